@@ -1,0 +1,120 @@
+// The small interfaces between pipeline stages. Each stage has an embedded offline default and,
+// where it makes sense, an adapter for an outside provider; the job runner only sees these types.
+import type { Analysis, AnalysisContext } from '../domain/analysis.js';
+import type { Transcript, SpeakerRole } from '../domain/transcript.js';
+
+export const PIPELINE_SAMPLE_RATE = 16000;
+
+/** Audio decoded by ffmpeg to 16 kHz float PCM. */
+export interface DecodedAudio {
+  sampleRate: number; // always PIPELINE_SAMPLE_RATE
+  /** Mono mix (the average of the channels). */
+  mono: Float32Array;
+  /** The separate channels of a true two-channel recording; absent for mono. */
+  channels?: [Float32Array, Float32Array];
+  durationSeconds: number;
+  /** 16 kHz mono 16-bit WAV file of `mono`, for recognisers that read files. */
+  wavPath: string;
+  /** 16 kHz mono 16-bit WAV files of each channel when `channels` is set. */
+  channelWavPaths?: [string, string];
+}
+
+export interface RecognizedWord {
+  word: string;
+  start: number; // seconds
+  end: number; // seconds
+  /** 0..1; the recogniser's own measure, 1 when it has none. */
+  confidence: number;
+}
+
+export interface Recognition {
+  words: RecognizedWord[];
+  language: string;
+  provider: string;
+  model: string;
+}
+
+/** Speech recognition: a WAV file in, words with times out. */
+export interface Transcriber {
+  readonly provider: string;
+  readonly model: string;
+  transcribe(input: { wavPath: string; durationSeconds: number; signal?: AbortSignal }): Promise<Recognition>;
+}
+
+/** A word with the diarization speaker it was attributed to (`S0`, `S1`, ...). */
+export interface AttributedWord extends RecognizedWord {
+  speaker: string;
+}
+
+export interface Diarization {
+  provider: string;
+  model: string;
+  /** Source speaker ids in order of first appearance. */
+  speakers: string[];
+  words: AttributedWord[];
+  /** Per source speaker, the sample ranges (seconds) attributed to it: input to voice embedding. */
+  speakerRegions: Record<string, Array<{ start: number; end: number }>>;
+}
+
+/** Speaker separation: decoded audio and recognised words in, words attributed to speakers out. */
+export interface Diarizer {
+  readonly provider: string;
+  readonly model: string;
+  diarize(audio: DecodedAudio, words: RecognizedWord[]): Promise<Diarization>;
+}
+
+/** A fixed-length speaker vector from speech audio. */
+export interface SpeakerEmbedder {
+  readonly provider: string;
+  embed(samples: Float32Array, sampleRate: number, regions?: Array<{ start: number; end: number }>): Promise<Float32Array>;
+}
+
+/** Inputs to speaker naming (strategy 2), besides the diarized words. */
+export interface ResolutionContext {
+  userDisplayName: string | null;
+  contactName: string | null;
+  phoneNumber: string | null;
+  direction: 'INCOMING' | 'OUTGOING' | null;
+  voiceEmbeddingEnabled: boolean;
+  /** Present when the user has a voice profile and matching ran. */
+  voice?: {
+    status: 'MATCHED' | 'NO_MATCH' | 'NO_PROFILE' | 'ERROR' | 'DISABLED';
+    /** Score in [0,1] per source speaker id. */
+    scores: Record<string, number>;
+    threshold: number;
+  };
+}
+
+/** Analysis: a normalised transcript in, analysis schemaVersion 3 out. */
+export interface Analyzer {
+  readonly provider: string;
+  readonly model: string;
+  analyze(transcript: Transcript, context: AnalysisContext, signal?: AbortSignal): Promise<Analysis>;
+}
+
+/** A pipeline error with a stable reason stored as the call's errorReason. */
+export class PipelineError extends Error {
+  constructor(
+    readonly reason: PipelineFailureReason,
+    message: string,
+    readonly retryable = false,
+  ) {
+    super(message);
+    this.name = 'PipelineError';
+  }
+}
+
+/** Stable `errorReason` values of a FAILED call (documented in the OpenAPI description). */
+export type PipelineFailureReason =
+  | 'audio_undecodable'
+  | 'audio_too_long'
+  | 'no_speech_detected'
+  | 'transcription_failed'
+  | 'transcription_provider_error'
+  | 'diarization_failed'
+  | 'analysis_failed'
+  | 'analysis_provider_error'
+  | 'audio_missing'
+  | 'internal_error';
+
+export type { SpeakerRole };

@@ -1,0 +1,58 @@
+// Locates the shared synthetic call corpus and renders its audio once into the project cache
+// (render.sh is cached and idempotent, so concurrent test files may call ensureCorpus freely).
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const corpusDir = path.resolve(process.env.CORPUS_DIR ?? path.join(projectRoot, '../shared/corpus'));
+export const corpusOut = path.resolve(process.env.CORPUS_OUT ?? path.join(projectRoot, '.cache/corpus'));
+
+export interface TruthTurn { index: number; speaker: 'A' | 'B'; role: 'USER' | 'CONTACT'; text: string; startSeconds: number; endSeconds: number }
+export interface Truth {
+  id: string;
+  title: string;
+  user: { displayName: string };
+  upload: { contactName: string | null; phoneNumber: string | null; direction: 'INCOMING' | 'OUTGOING'; recordedAt: string };
+  speakers: Record<'A' | 'B', { name: string | null; role: 'USER' | 'CONTACT'; voice: string }>;
+  durationSeconds: number;
+  turns: TruthTurn[];
+  expect: any;
+}
+
+export function corpusIds(): string[] {
+  return fs.readdirSync(path.join(corpusDir, 'dialogues')).filter((f) => f.endsWith('.json')).map((f) => f.replace(/\.json$/, '')).sort();
+}
+
+let rendered = false;
+/** Renders the corpus audio (cached) and returns the output folder. */
+export function ensureCorpus(ids: string[] = []): string {
+  if (!rendered) {
+    fs.mkdirSync(corpusOut, { recursive: true });
+    execFileSync('bash', [path.join(corpusDir, 'render.sh'), ...ids], {
+      env: { ...process.env, CORPUS_OUT: corpusOut },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    if (ids.length === 0) rendered = true;
+  }
+  return corpusOut;
+}
+
+export function loadTruth(id: string): Truth {
+  return JSON.parse(fs.readFileSync(path.join(ensureCorpus(), id, 'truth.json'), 'utf8'));
+}
+
+export function corpusFile(id: string, file: 'mono16k.wav' | 'stereo.wav' | 'phone8k.wav' | 'call.m4a' | 'call.mp3' | 'call.ogg' | 'call.aac'): string {
+  return path.join(ensureCorpus(), id, file);
+}
+
+/** The corpus scorer module (score.mjs) loaded dynamically. */
+export async function loadScorer(): Promise<{
+  scoreTranscript: (truth: unknown, transcript: unknown) => any;
+  summarize: (results: any[]) => any;
+  normalizeText: (s: string) => string[];
+  perfectTranscript: (truth: unknown) => any;
+}> {
+  return import(path.join(corpusDir, 'score.mjs'));
+}
