@@ -1,0 +1,10 @@
+import fs from 'node:fs';
+import { mfccFrames, frameEnergy } from '../../src/pipeline/diarization/features.js';
+const buf = fs.readFileSync('/work/main/.cache/corpus/car-repair/mono16k.wav');
+const pcm = new Int16Array(buf.buffer, buf.byteOffset + 44, (buf.length - 44) / 2);
+const s = Float32Array.from(pcm, (v) => v / 32768);
+const t0 = Date.now();
+const m = mfccFrames(s, 16000);
+console.log(Date.now() - t0, 'ms', m.length, Array.from(m[300]).map((x) => x.toFixed(1)).join(' '));
+const e = frameEnergy(s, 16000);
+console.log(e.length, e[10], e[300]);

@@ -1,0 +1,11 @@
+import fs from 'node:fs';
+import { detectSpeech } from '../../src/pipeline/diarization/vad.ts';
+const buf = fs.readFileSync('/work/main/.cache/corpus/car-repair/mono16k.wav');
+const pcm = new Int16Array(buf.buffer, buf.byteOffset + 44, (buf.length - 44) / 2);
+const s = Float32Array.from(pcm, (v) => v / 32768);
+const t0 = Date.now();
+const r = await detectSpeech(s, 16000);
+console.log(Date.now() - t0, 'ms', r.map((x) => `${x.start.toFixed(2)}-${x.end.toFixed(2)}`).join(' '));
+console.log(await detectSpeech(new Float32Array(16000 * 3), 16000));
+const truth = JSON.parse(fs.readFileSync('/work/main/.cache/corpus/car-repair/truth.json', 'utf8'));
+console.log(truth.turns.map((t: any) => `${t.speaker}:${t.startSeconds.toFixed(2)}-${t.endSeconds.toFixed(2)}`).join(' '));

@@ -1,0 +1,171 @@
+// Word-level speaker attribution of the diarizer on the synthetic corpus, with pocketsphinx words.
+//   node --import tsx bench/diarization-dev.ts [--tiers mono,stereo,m4a,phone] [--ids a,b] [--opts '{"switchPenalty":40}'] [--truth-words]
+// Recogniser output is cached in .cache/diarization-bench (pocketsphinx takes ~9 s per call).
+// --truth-words replaces the recogniser by truth turns with their words spread evenly (fast).
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { decodeAudio, readWavMono } from '../src/pipeline/audio/decode.js';
+import { parsePocketsphinxOutput } from '../src/pipeline/transcription/pocketsphinx.js';
+import { createDiarizer } from '../src/pipeline/diarization/index.js';
+import type { AttributedWord, DecodedAudio, RecognizedWord } from '../src/pipeline/types.js';
+import { corpusFile, corpusIds, loadScorer, loadTruth, projectRoot, type Truth } from '../test/support/corpus.js';
+
+const TIER_FILES = { mono: 'mono16k.wav', stereo: 'stereo.wav', m4a: 'call.m4a', phone: 'phone8k.wav', ogg: 'call.ogg', mp3: 'call.mp3' } as const;
+type Tier = keyof typeof TIER_FILES;
+
+function arg(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+const tiers = (arg('--variant') ? [arg('--variant')] : (arg('--tiers') ?? 'mono,stereo').split(',')) as Tier[];
+const ids = arg('--ids')?.split(',') ?? corpusIds();
+const monoOpts = JSON.parse(arg('--opts') ?? '{}');
+const truthWords = process.argv.includes('--truth-words');
+const verbose = process.argv.includes('--verbose');
+const variant = arg('--variant');
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'diar-bench-'));
+const cacheDir = path.join(projectRoot, '.cache/diarization-bench');
+fs.mkdirSync(cacheDir, { recursive: true });
+
+function recognise(id: string, tier: Tier, audio: DecodedAudio): RecognizedWord[] {
+  const cache = path.join(cacheDir, `${id}.${tier}.ps.txt`);
+  if (!fs.existsSync(cache)) {
+    const out = execFileSync('pocketsphinx_continuous', ['-infile', audio.wavPath, '-time', 'yes', '-logfn', '/dev/null'], { maxBuffer: 64 << 20 });
+    fs.writeFileSync(cache, out);
+  }
+  return parsePocketsphinxOutput(fs.readFileSync(cache, 'utf8'));
+}
+
+/** Truth turns' words spread over each turn's span by length. */
+export function truthTurnWords(truth: Truth): RecognizedWord[] {
+  return truth.turns.flatMap((t) => {
+    const toks = t.text.split(/\s+/).filter(Boolean);
+    const lens = toks.map((x) => x.length + 1);
+    const total = lens.reduce((a, b) => a + b, 0);
+    let acc = 0;
+    return toks.map((w, k) => {
+      const s = t.startSeconds + ((t.endSeconds - t.startSeconds) * acc) / total;
+      acc += lens[k];
+      const e = t.startSeconds + ((t.endSeconds - t.startSeconds) * acc) / total;
+      return { word: w, start: s, end: e, confidence: 1 };
+    });
+  });
+}
+
+/** The minimal transcript the scorer reads: one segment per word. */
+function transcriptOf(words: AttributedWord[], speakers: string[]) {
+  return {
+    segments: words.map((w, i) => ({
+      id: `seg_${String(i).padStart(4, '0')}`,
+      speakerId: w.speaker,
+      role: 'UNKNOWN',
+      startSeconds: w.start,
+      endSeconds: w.end,
+      text: w.word,
+    })),
+    speakers: speakers.map((s) => ({ speakerId: s, role: 'UNKNOWN', displayName: s, labelSource: 'DIARIZATION' })),
+  };
+}
+
+/** Attribution a perfect diarizer would get with these word times: each word's truth turn speaker. */
+function oracleWords(truth: Truth, words: RecognizedWord[]): AttributedWord[] {
+  return words.map((w) => {
+    let best = truth.turns[0];
+    let bestOv = -Infinity;
+    for (const t of truth.turns) {
+      const ov = Math.min(w.end, t.endSeconds) - Math.max(w.start, t.startSeconds);
+      if (ov > bestOv) [best, bestOv] = [t, ov];
+    }
+    return { ...w, speaker: best.speaker };
+  });
+}
+
+
+/** Truth with only the given turns, re-timed as laid out by `layout`. */
+function retimed(truth: Truth, turns: Truth['turns']): Truth {
+  return { ...truth, turns };
+}
+
+/**
+ * Stress variants built from the master audio with truth-turn word times:
+ * - gapless: turns butted together with no pause, so changes must be found by voice alone;
+ * - single: the left channel of stereo.wav (speaker A alone), which should give one speaker;
+ * - three: the call with a third voice's turns (taken from another call) spliced in.
+ */
+async function variantCase(id: string, kind: string): Promise<{ audio: DecodedAudio; truth: Truth; words: RecognizedWord[] }> {
+  const truth = loadTruth(id);
+  const master = (await readWavMono(corpusFile(id, 'mono16k.wav'))).samples;
+  const sr = 16000;
+  const make = (mono: Float32Array, t: Truth) => ({
+    audio: { sampleRate: sr, mono, durationSeconds: mono.length / sr, wavPath: '' } as DecodedAudio,
+    truth: t,
+    words: truthTurnWords(t),
+  });
+  const cut = (x: Float32Array, s: number, e: number) => x.subarray(Math.round(s * sr), Math.round(e * sr));
+  if (kind === 'single') {
+    const st = await decodeAudio(corpusFile(id, 'stereo.wav'), path.join(tmp, `${id}-single`), { timeoutMs: 60_000, maxSeconds: 600 });
+    return make(st.channels![0], retimed(truth, truth.turns.filter((t) => t.speaker === 'A')));
+  }
+  const pieces: Array<{ x: Float32Array; turn: Truth['turns'][number] }> = truth.turns.map((t) => ({ x: cut(master, t.startSeconds, t.endSeconds), turn: t }));
+  if (kind === 'three') {
+    // A third voice not in this call, from the first call that has one.
+    const voices = new Set([truth.speakers.A.voice, truth.speakers.B.voice]);
+    const other = corpusIds().map(loadTruth).find((t) => !voices.has(t.speakers.A.voice))!;
+    const otherAudio = (await readWavMono(corpusFile(other.id, 'mono16k.wav'))).samples;
+    const extra = other.turns.filter((t) => t.speaker === 'A').slice(0, 4);
+    extra.forEach((t, k) => pieces.splice(2 + k * 3, 0, { x: cut(otherAudio, t.startSeconds, t.endSeconds), turn: { ...t, speaker: 'C' as 'A' } }));
+  }
+  const gap = kind === 'gapless' ? 0 : 0.4;
+  const total = pieces.reduce((a, p) => a + p.x.length, 0) + Math.round(gap * sr) * (pieces.length + 1);
+  const out = new Float32Array(total);
+  let at = Math.round(gap * sr);
+  const turns: Truth['turns'] = [];
+  pieces.forEach((p, k) => {
+    out.set(p.x, at);
+    turns.push({ ...p.turn, index: k, startSeconds: at / sr, endSeconds: (at + p.x.length) / sr });
+    at += p.x.length + Math.round(gap * sr);
+  });
+  return make(out, retimed(truth, turns));
+}
+
+const scorer = await loadScorer();
+const diarizer = createDiarizer({ mono: monoOpts });
+
+const rows: string[] = [];
+const summary: Record<string, number[]> = {};
+for (const tier of tiers) {
+  const attrs: number[] = [];
+  const oracles: number[] = [];
+  for (const id of ids) {
+    let truth: Truth;
+    let audio: DecodedAudio;
+    let words: RecognizedWord[];
+    if (variant) ({ truth, audio, words } = await variantCase(id, variant));
+    else {
+      truth = loadTruth(id);
+      audio = await decodeAudio(corpusFile(id, TIER_FILES[tier]), path.join(tmp, `${id}-${tier}`), { timeoutMs: 60_000, maxSeconds: 600 });
+      words = truthWords ? truthTurnWords(truth) : recognise(id, tier, audio);
+    }
+    const t0 = Date.now();
+    const d = await diarizer.diarize(audio, words);
+    const ms = Date.now() - t0;
+    const r = scorer.scoreTranscript(truth, transcriptOf(d.words, d.speakers));
+    const o = scorer.scoreTranscript(truth, transcriptOf(oracleWords(truth, words), ['A', 'B', 'C']));
+    attrs.push(r.attribution);
+    oracles.push(o.attribution);
+    const voices = `${truth.speakers.A.voice}/${truth.speakers.B.voice}`;
+    rows.push(`| ${tier} | ${id} | ${voices} | ${words.length} | ${d.speakers.length} | ${(100 * r.attribution).toFixed(1)} | ${(100 * o.attribution).toFixed(1)} | ${ms} |`);
+    if (verbose) console.error(rows[rows.length - 1], d.model);
+  }
+  const mean = (a: number[]) => a.reduce((x, y) => x + y, 0) / a.length;
+  summary[tier] = [mean(attrs), Math.min(...attrs), mean(oracles)];
+  rows.push(`| ${tier} | **mean** (min ${(100 * Math.min(...attrs)).toFixed(1)}) | | | | **${(100 * mean(attrs)).toFixed(1)}** | ${(100 * mean(oracles)).toFixed(1)} | |`);
+}
+fs.rmSync(tmp, { recursive: true, force: true });
+console.log('| tier | call | voices A/B | words | speakers | attribution % | oracle % | ms |');
+console.log('|---|---|---|---|---|---|---|---|');
+for (const r of rows) console.log(r);
+for (const [t, [m, mn, o]] of Object.entries(summary)) console.error(`${t}: mean ${(100 * m).toFixed(2)} min ${(100 * mn).toFixed(2)} oracle ${(100 * o).toFixed(2)}`);

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs what the service needs on a fresh Debian/Ubuntu machine: system packages through apt
+# when missing (ffmpeg, the pocketsphinx recogniser and its English model; flite and sox for the
+# test corpus), then the npm dependencies when package-lock.json changed since the last install.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need=()
+command -v ffmpeg >/dev/null 2>&1 || need+=(ffmpeg)
+command -v pocketsphinx_continuous >/dev/null 2>&1 || need+=(pocketsphinx)
+[ -d /usr/share/pocketsphinx/model/en-us ] || need+=(pocketsphinx-en-us)
+if [ "${1:-}" = "--test" ]; then
+  command -v flite >/dev/null 2>&1 || need+=(flite)
+  command -v sox >/dev/null 2>&1 || need+=(sox)
+fi
+if ((${#need[@]})); then
+  echo "bootstrap: installing system packages: ${need[*]}" >&2
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -q "${need[@]}" >/dev/null 2>&1 \
+      || { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q "${need[@]}" >/dev/null; } \
+      || { echo "bootstrap: apt-get could not install ${need[*]}; install them and retry" >&2; exit 1; }
+  elif command -v sudo >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+    sudo apt-get update -q >/dev/null && sudo apt-get install -y -q "${need[@]}" >/dev/null \
+      || { echo "bootstrap: could not install ${need[*]} (sudo apt-get failed); install them and retry" >&2; exit 1; }
+  else
+    echo "bootstrap: missing system packages: ${need[*]}. Install them with your package manager (Debian: apt-get install ${need[*]})." >&2
+    exit 1
+  fi
+fi
+
+stamp=node_modules/.install-stamp
+if [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp" ] || [ package.json -nt "$stamp" ]; then
+  echo "bootstrap: installing npm dependencies" >&2
+  npm ci --no-audit --no-fund --loglevel=error
+  touch "$stamp"
+fi

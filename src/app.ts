@@ -1,0 +1,114 @@
+// Assembles the service from configuration: storage, queue, pipeline, HTTP server and workers.
+// main.ts runs it as a process; tests start it in-process with their own configuration.
+import type { FastifyInstance } from 'fastify';
+import pino, { type Logger } from 'pino';
+import type { Config } from './config.js';
+import { openDatabase, type DatabaseHandle } from './store/database.js';
+import { FileBlobStore } from './store/blobs.js';
+import { createJobQueue, type JobQueue } from './store/queue.js';
+import { buildServer } from './http/server.js';
+import { createIdentityVerifier } from './http/identity.js';
+import { sweepIdempotencyKeys } from './http/plugins/idempotency.js';
+import type { AppContext } from './http/context.js';
+import { createPipeline, type Pipeline } from './pipeline/index.js';
+import { createCallProcessor } from './pipeline/process-call.js';
+
+export interface Service {
+  config: Config;
+  ctx: AppContext;
+  database: DatabaseHandle;
+  queue: JobQueue;
+  pipeline: Pipeline;
+  server: FastifyInstance | null;
+  /** The bound address when HTTP is served. */
+  url: string | null;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  http?: boolean;
+  workers?: boolean;
+  log?: Logger;
+  /** Overrides of pipeline components (benchmarks, tests of failure paths). */
+  pipeline?: Partial<Pipeline>;
+  queue?: { maintenanceIntervalSeconds?: number; pollingIntervalSeconds?: number };
+  listen?: boolean;
+}
+
+export function createLogger(config: Config): Logger {
+  return pino({
+    level: config.logLevel,
+    base: { service: 'call-analysis' },
+    redact: { paths: ['*.authorization', '*.email', '*.displayName', '*.text', '*.password', '*.apiKey', '*.token'], censor: '[redacted]' },
+  });
+}
+
+export async function startService(config: Config, opts: StartOptions = {}): Promise<Service> {
+  const log = opts.log ?? createLogger(config);
+  const database = await openDatabase(config, log);
+  const blobs = new FileBlobStore(config.dataDir);
+  const queue = createJobQueue(database.connection, log.child({ component: 'queue' }), {
+    retryLimit: config.worker.retryLimit,
+    jobTimeoutSeconds: config.worker.jobTimeoutSeconds,
+    maintenanceIntervalSeconds: opts.queue?.maintenanceIntervalSeconds,
+    pollingIntervalSeconds: opts.queue?.pollingIntervalSeconds,
+  });
+  let server: FastifyInstance | null = null;
+  const timers: NodeJS.Timeout[] = [];
+  try {
+    await queue.start();
+    const pipeline = { ...(await createPipeline(config, log.child({ component: 'pipeline' }))), ...opts.pipeline };
+    const ctx: AppContext = {
+      config,
+      database,
+      blobs,
+      queue,
+      identity: createIdentityVerifier(config),
+      log,
+      analyzer: pipeline.analyzer,
+      embedder: pipeline.embedder,
+    };
+
+    if (opts.workers ?? config.worker.enabled) {
+      const processor = createCallProcessor({ ...ctx, pipeline });
+      await queue.work(processor, config.worker.concurrency);
+    }
+
+    const sweep = async () => {
+      await sweepIdempotencyKeys(database.db).catch(() => undefined);
+      await blobs.sweepPartials().catch(() => undefined);
+    };
+    void sweep();
+    timers.push(setInterval(sweep, 3600_000).unref());
+
+    let url: string | null = null;
+    if (opts.http ?? true) {
+      server = await buildServer(ctx);
+      if (opts.listen ?? true) url = await server.listen({ port: config.port, host: config.host });
+      else await server.ready();
+    }
+
+    return {
+      config,
+      ctx,
+      database,
+      queue,
+      pipeline,
+      server,
+      url,
+      async stop() {
+        for (const t of timers) clearInterval(t);
+        // Order matters: stop taking requests, let running jobs reach a safe point, close storage.
+        await server?.close();
+        await queue.stop(config.serviceEnv === 'test' ? 5 : 30);
+        await database.close();
+      },
+    };
+  } catch (err) {
+    for (const t of timers) clearInterval(t);
+    await server?.close().catch(() => undefined);
+    await queue.stop(0).catch(() => undefined);
+    await database.close();
+    throw err;
+  }
+}

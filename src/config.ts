@@ -1,0 +1,235 @@
+// One typed configuration module: every environment variable of the runtime contract plus the
+// provider variables this implementation adds, validated at start. A bad value stops the process
+// with a message that names the variable (never its value: it may be a secret).
+import path from 'node:path';
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, problem: string) {
+    super(`Invalid configuration: ${variable} ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export interface PlanCatalog {
+  free: { minutesPerMonth: number; transcriptsPerDay: number };
+  pro: { priceCents: number; minutesPerMonth: number; overageRatePerMinute: number };
+  topups: Array<{ sku: string; minutesGranted: number; transcriptsGranted: number; priceCents: number }>;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | null;
+  serviceEnv: 'development' | 'production' | 'test';
+  isProduction: boolean;
+  auth: {
+    projectId: string | null;
+    issuer: string | null;
+    jwksUrl: string;
+    clientEmail: string | null;
+    privateKey: string | null;
+    /** Seconds of clock skew tolerated on exp/iat/nbf. */
+    clockToleranceSeconds: number;
+  };
+  apiKey: string | null;
+  adminEmails: string[];
+  localUser: { email: string; name: string; externalId: string };
+  limits: {
+    maxFileSize: number;
+    maxUploadsPerHour: number;
+    maxConcurrentActiveCalls: number;
+    maxMonthlyUploadBytes: number;
+  };
+  voice: {
+    enabled: boolean;
+    consentVersion: string;
+    sampleMinSeconds: number;
+    sampleMaxSeconds: number;
+    sampleMaxSizeMb: number;
+    provider: 'embedded' | 'onnx';
+    modelPath: string | null;
+    matchThreshold: number | null;
+  };
+  plans: PlanCatalog;
+  worker: {
+    /** Run pipeline jobs in this process (the default); `--worker-only` runs jobs without HTTP. */
+    enabled: boolean;
+    concurrency: number;
+    /** Seconds a job may run before pg-boss considers it dead and retries it. */
+    jobTimeoutSeconds: number;
+    retryLimit: number;
+    maxAudioSeconds: number;
+  };
+  transcription: {
+    provider: 'pocketsphinx' | 'openai' | 'whisper';
+    openai: { baseUrl: string; apiKey: string | null; model: string; timeoutMs: number };
+    whisper: { modelPath: string; modelUrl: string | null; modelSha256: string | null; language: string };
+  };
+  analysis: {
+    provider: 'embedded' | 'openai';
+    openai: { baseUrl: string; apiKey: string | null; model: string; timeoutMs: number };
+  };
+  logLevel: string;
+}
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string): string | null {
+  const v = env[name];
+  return v === undefined || v.trim() === '' ? null : v.trim();
+}
+
+function int(env: Env, name: string, def: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  const v = str(env, name);
+  if (v === null) return def;
+  if (!/^-?\d+$/.test(v)) throw new ConfigError(name, 'must be an integer');
+  const n = Number(v);
+  if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}`);
+  return n;
+}
+
+function num(env: Env, name: string, def: number, min: number, max: number): number {
+  const v = str(env, name);
+  if (v === null) return def;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < min || n > max) throw new ConfigError(name, `must be a number between ${min} and ${max}`);
+  return n;
+}
+
+function bool(env: Env, name: string, def: boolean): boolean {
+  const v = str(env, name);
+  if (v === null) return def;
+  if (/^(true|1|yes|on)$/i.test(v)) return true;
+  if (/^(false|0|no|off)$/i.test(v)) return false;
+  throw new ConfigError(name, 'must be true or false');
+}
+
+function oneOf<T extends string>(env: Env, name: string, values: readonly T[], def: T): T {
+  const v = str(env, name);
+  if (v === null) return def;
+  if (!(values as readonly string[]).includes(v)) throw new ConfigError(name, `must be one of ${values.join(', ')}`);
+  return v as T;
+}
+
+function url(env: Env, name: string, def: string | null, protocols = ['http:', 'https:']): string | null {
+  const v = str(env, name) ?? def;
+  if (v === null) return null;
+  try {
+    const u = new URL(v);
+    if (!protocols.includes(u.protocol)) throw new Error();
+  } catch {
+    throw new ConfigError(name, `must be a URL (${protocols.join(' or ')})`);
+  }
+  return v;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const serviceEnv = oneOf(env, 'SERVICE_ENV', ['development', 'production', 'test'] as const, 'development');
+  const isProduction = serviceEnv === 'production';
+  const projectId = str(env, 'IDP_PROJECT_ID');
+  if (isProduction && !projectId) {
+    throw new ConfigError('IDP_PROJECT_ID', 'is required when SERVICE_ENV=production (the local development user is never used in production)');
+  }
+  const privateKey = str(env, 'IDP_PRIVATE_KEY');
+  const clientEmail = str(env, 'IDP_CLIENT_EMAIL');
+  if (Boolean(privateKey) !== Boolean(clientEmail)) {
+    throw new ConfigError(privateKey ? 'IDP_CLIENT_EMAIL' : 'IDP_PRIVATE_KEY', 'must be set together with the other service-account variable');
+  }
+  const dataDir = path.resolve(str(env, 'DATA_DIR') ?? './data');
+  const voiceMin = int(env, 'SERVICE_VOICE_SAMPLE_MIN_SECONDS', 5, 1, 3600);
+  const voiceMax = int(env, 'SERVICE_VOICE_SAMPLE_MAX_SECONDS', 120, 1, 3600);
+  if (voiceMax < voiceMin) throw new ConfigError('SERVICE_VOICE_SAMPLE_MAX_SECONDS', 'must not be below SERVICE_VOICE_SAMPLE_MIN_SECONDS');
+  const threshold = str(env, 'VOICE_MATCH_THRESHOLD');
+
+  return {
+    port: int(env, 'PORT', 8080, 0, 65535),
+    host: str(env, 'HOST') ?? '0.0.0.0',
+    dataDir,
+    databaseUrl: url(env, 'DATABASE_URL', null, ['postgres:', 'postgresql:']),
+    serviceEnv,
+    isProduction,
+    auth: {
+      projectId,
+      issuer: str(env, 'IDP_ISSUER') ?? (projectId ? `https://securetoken.google.com/${projectId}` : null),
+      jwksUrl: url(env, 'IDP_JWKS_URL', 'https://www.googleapis.com/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com')!,
+      clientEmail,
+      privateKey: privateKey?.replace(/\\n/g, '\n') ?? null,
+      clockToleranceSeconds: int(env, 'IDP_CLOCK_TOLERANCE_SECONDS', 30, 0, 300),
+    },
+    apiKey: str(env, 'SERVICE_API_KEY'),
+    adminEmails: (str(env, 'SERVICE_ADMIN_ALLOWED_EMAILS') ?? '')
+      .split(',')
+      .map((e) => e.trim().toLowerCase())
+      .filter(Boolean),
+    localUser: {
+      email: str(env, 'SERVICE_LOCAL_USER_EMAIL') ?? 'local@localhost',
+      name: str(env, 'SERVICE_LOCAL_USER_NAME') ?? 'Local User',
+      externalId: 'local-user',
+    },
+    limits: {
+      maxFileSize: int(env, 'MAX_FILE_SIZE', 52428800, 1),
+      maxUploadsPerHour: int(env, 'SERVICE_MAX_UPLOADS_PER_HOUR', 30, 0),
+      maxConcurrentActiveCalls: int(env, 'SERVICE_MAX_CONCURRENT_ACTIVE_CALLS', 5, 0),
+      maxMonthlyUploadBytes: int(env, 'SERVICE_MAX_MONTHLY_UPLOAD_BYTES', 2147483648, 0),
+    },
+    voice: {
+      enabled: bool(env, 'SERVICE_VOICE_EMBEDDING_ENABLED', true),
+      consentVersion: str(env, 'SERVICE_VOICE_CONSENT_VERSION') ?? 'v1',
+      sampleMinSeconds: voiceMin,
+      sampleMaxSeconds: voiceMax,
+      sampleMaxSizeMb: int(env, 'SERVICE_VOICE_SAMPLE_MAX_SIZE_MB', 10, 1, 1024),
+      provider: oneOf(env, 'VOICE_EMBEDDING_PROVIDER', ['embedded', 'onnx'] as const, 'embedded'),
+      modelPath: str(env, 'VOICE_EMBEDDING_MODEL_PATH'),
+      matchThreshold: threshold === null ? null : num(env, 'VOICE_MATCH_THRESHOLD', 0, 0, 1),
+    },
+    plans: {
+      free: {
+        minutesPerMonth: int(env, 'PLAN_FREE_MINUTES_PER_MONTH', 60, 0),
+        transcriptsPerDay: int(env, 'PLAN_FREE_TRANSCRIPTS_PER_DAY', 5, 0),
+      },
+      pro: {
+        priceCents: int(env, 'PLAN_PRO_PRICE_CENTS', 999, 0),
+        minutesPerMonth: int(env, 'PLAN_PRO_MINUTES_PER_MONTH', 1200, 0),
+        overageRatePerMinute: num(env, 'PLAN_PRO_OVERAGE_RATE_PER_MINUTE', 0.05, 0, 1000),
+      },
+      topups: [
+        { sku: 'topup_60_minutes', minutesGranted: 60, transcriptsGranted: 0, priceCents: 299 },
+        { sku: 'topup_300_minutes', minutesGranted: 300, transcriptsGranted: 0, priceCents: 999 },
+        { sku: 'topup_10_transcripts', minutesGranted: 0, transcriptsGranted: 10, priceCents: 199 },
+      ],
+    },
+    worker: {
+      enabled: bool(env, 'WORKER_ENABLED', true),
+      concurrency: int(env, 'WORKER_CONCURRENCY', 1, 1, 64),
+      jobTimeoutSeconds: int(env, 'WORKER_JOB_TIMEOUT_SECONDS', 1800, 30),
+      retryLimit: int(env, 'WORKER_RETRY_LIMIT', 3, 0, 20),
+      maxAudioSeconds: int(env, 'MAX_AUDIO_SECONDS', 4 * 3600, 1),
+    },
+    transcription: {
+      provider: oneOf(env, 'TRANSCRIPTION_PROVIDER', ['pocketsphinx', 'openai', 'whisper'] as const, 'pocketsphinx'),
+      openai: {
+        baseUrl: url(env, 'TRANSCRIPTION_OPENAI_BASE_URL', 'https://api.openai.com')!,
+        apiKey: str(env, 'TRANSCRIPTION_OPENAI_API_KEY'),
+        model: str(env, 'TRANSCRIPTION_OPENAI_MODEL') ?? 'whisper-1',
+        timeoutMs: int(env, 'TRANSCRIPTION_OPENAI_TIMEOUT_MS', 300000, 1000),
+      },
+      whisper: {
+        modelPath: path.resolve(str(env, 'WHISPER_MODEL_PATH') ?? path.join(dataDir, 'models', 'ggml-base.en.bin')),
+        modelUrl: url(env, 'WHISPER_MODEL_URL', null),
+        modelSha256: str(env, 'WHISPER_MODEL_SHA256'),
+        language: str(env, 'WHISPER_LANGUAGE') ?? 'en',
+      },
+    },
+    analysis: {
+      provider: oneOf(env, 'ANALYSIS_PROVIDER', ['embedded', 'openai'] as const, 'embedded'),
+      openai: {
+        baseUrl: url(env, 'ANALYSIS_OPENAI_BASE_URL', 'https://api.openai.com')!,
+        apiKey: str(env, 'ANALYSIS_OPENAI_API_KEY'),
+        model: str(env, 'ANALYSIS_OPENAI_MODEL') ?? 'gpt-4o-mini',
+        timeoutMs: int(env, 'ANALYSIS_OPENAI_TIMEOUT_MS', 120000, 1000),
+      },
+    },
+    logLevel: str(env, 'LOG_LEVEL') ?? (serviceEnv === 'test' ? 'warn' : 'info'),
+  };
+}

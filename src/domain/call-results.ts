@@ -1,0 +1,35 @@
+// Storing an analysis result: the artifact, the AI action items (delete then insert) and the
+// call's suggested title and summary, all in the caller's transaction. Shared by the pipeline's
+// completion step and by re-analysis, so both have the same side effects.
+import { sql, type Transaction } from 'kysely';
+import { ANALYSIS_SCHEMA_VERSION, type Analysis, type AnalysisContext } from './analysis.js';
+import { replaceAiActionItems } from './action-items.js';
+import type { Call, Database, User } from '../store/schema.js';
+import { saveArtifact } from '../store/repos/artifacts.js';
+
+export async function storeAnalysis(trx: Transaction<Database>, userId: string, callId: string, analysis: Analysis): Promise<void> {
+  await saveArtifact(trx, userId, callId, 'analysis', analysis.schemaVersion ?? ANALYSIS_SCHEMA_VERSION, analysis);
+  await replaceAiActionItems(trx, userId, callId, analysis);
+  await trx
+    .updateTable('calls')
+    .set({
+      suggestedTitle: analysis.suggestedTitle ?? null,
+      // The one-line summary mirrors the analysis until the user edits it.
+      summary: sql`CASE WHEN summary_edited THEN summary ELSE ${analysis.oneLineSummary ?? null} END`,
+      updatedAt: sql`now()`,
+    })
+    .where('id', '=', callId)
+    .where('userId', '=', userId)
+    .execute();
+}
+
+export function analysisContextOf(call: Call, user: Pick<User, 'displayName'>): AnalysisContext {
+  return {
+    userDisplayName: user.displayName,
+    contactName: call.contactName,
+    phoneNumber: call.phoneNumber,
+    direction: call.direction === 'INCOMING' || call.direction === 'OUTGOING' ? call.direction : null,
+    recordedAt: (call.recordedAt ?? call.createdAt).toISOString(),
+    title: call.title ?? call.uploadTitle,
+  };
+}

@@ -1,0 +1,133 @@
+// Calls: repository functions take the owner id first, so every query is scoped to its owner and
+// a foreign call is indistinguishable from a missing one.
+import { sql, type Transaction } from 'kysely';
+import type { Db } from '../store/database.js';
+import type { Call, CallStatus, Database } from '../store/schema.js';
+
+type Q = Db | Transaction<Database>;
+
+/** The title shown: the user's edit, else the upload's, else the analysis's suggestion. */
+export function effectiveTitle(call: Pick<Call, 'title' | 'uploadTitle' | 'suggestedTitle'>): string | null {
+  return call.title ?? call.uploadTitle ?? call.suggestedTitle ?? null;
+}
+
+export function callDetailOf(call: Call) {
+  return {
+    callId: call.id,
+    title: effectiveTitle(call),
+    status: call.status,
+    direction: call.direction,
+    contactName: call.contactName,
+    phoneNumber: call.phoneNumber,
+    durationSeconds: call.durationSeconds,
+    recordedAt: call.recordedAt ? call.recordedAt.toISOString() : null,
+    createdAt: call.createdAt.toISOString(),
+    errorReason: call.errorReason,
+    summary: call.summary,
+    notes: call.notes,
+    serviceContactId: call.serviceContactId,
+  };
+}
+
+export async function findCall(db: Q, userId: string, callId: string): Promise<Call | undefined> {
+  return db.selectFrom('calls').selectAll().where('userId', '=', userId).where('id', '=', callId).executeTakeFirst();
+}
+
+export interface CallCursor {
+  createdAt: string;
+  id: string;
+}
+
+export function encodeCursor(c: CallCursor): string {
+  return Buffer.from(`${c.createdAt}|${c.id}`).toString('base64url');
+}
+
+export function decodeCursor(s: string): CallCursor | null {
+  const [createdAt, id] = Buffer.from(s, 'base64url').toString().split('|');
+  if (!createdAt || !id || Number.isNaN(Date.parse(createdAt)) || !/^[0-9a-f-]{36}$/i.test(id)) return null;
+  return { createdAt, id };
+}
+
+/** Newest first; keyset pagination on (created_at, id), which has millisecond precision. */
+export async function listCalls(db: Db, userId: string, opts: { limit: number; cursor: CallCursor | null; status?: CallStatus }) {
+  let q = db
+    .selectFrom('calls as c')
+    .where('c.userId', '=', userId)
+    .select([
+      'c.id',
+      'c.title',
+      'c.uploadTitle',
+      'c.suggestedTitle',
+      'c.contactName',
+      'c.direction',
+      'c.status',
+      'c.durationSeconds',
+      'c.createdAt',
+      (eb) => eb.selectFrom('actionItems as a').whereRef('a.callId', '=', 'c.id').where('a.userId', '=', userId).select(sql<number>`count(*)::int`.as('n')).as('actionItemCount'),
+      (eb) =>
+        eb
+          .selectFrom('actionItems as a')
+          .whereRef('a.callId', '=', 'c.id')
+          .where('a.userId', '=', userId)
+          .where('a.status', '!=', 'DISMISSED')
+          .select('a.title')
+          .orderBy('a.createdAt', 'asc')
+          .orderBy('a.position', 'asc')
+          .limit(1)
+          .as('firstActionTitle'),
+    ])
+    .orderBy('c.createdAt', 'desc')
+    .orderBy('c.id', 'desc')
+    .limit(opts.limit + 1);
+  if (opts.status) q = q.where('c.status', '=', opts.status);
+  if (opts.cursor) {
+    const { createdAt, id } = opts.cursor;
+    q = q.where(sql<boolean>`(c.created_at, c.id) < (${createdAt}::timestamptz, ${id}::uuid)`);
+  }
+  const rows = await q.execute();
+  const page = rows.slice(0, opts.limit);
+  const last = page[page.length - 1];
+  return {
+    items: page.map((r) => ({
+      callId: r.id,
+      title: effectiveTitle(r),
+      contactName: r.contactName,
+      direction: r.direction,
+      status: r.status,
+      durationSeconds: r.durationSeconds,
+      createdAt: r.createdAt.toISOString(),
+      actionItemCount: Number(r.actionItemCount ?? 0),
+      firstActionTitle: r.firstActionTitle ?? null,
+    })),
+    nextCursor: rows.length > opts.limit && last ? encodeCursor({ createdAt: last.createdAt.toISOString(), id: last.id }) : undefined,
+  };
+}
+
+export async function callStatuses(db: Db, userId: string, ids: string[]) {
+  if (ids.length === 0) return [];
+  const rows = await db.selectFrom('calls').select(['id', 'status']).where('userId', '=', userId).where('id', 'in', ids).execute();
+  const byId = new Map(rows.map((r) => [r.id, r.status]));
+  return ids.filter((id) => byId.has(id)).map((id) => ({ callId: id, status: byId.get(id)! }));
+}
+
+export async function updateCallFields(db: Db, userId: string, callId: string, fields: { title?: string; summary?: string; notes?: string }): Promise<Call | undefined> {
+  const set: Record<string, unknown> = { updatedAt: sql`now()` };
+  // An empty string clears the field; a cleared title falls back to the upload or suggested one.
+  if (fields.title !== undefined) set.title = fields.title === '' ? null : fields.title;
+  if (fields.summary !== undefined) Object.assign(set, { summary: fields.summary === '' ? null : fields.summary, summaryEdited: true });
+  if (fields.notes !== undefined) set.notes = fields.notes === '' ? null : fields.notes;
+  return db.updateTable('calls').set(set).where('userId', '=', userId).where('id', '=', callId).returningAll().executeTakeFirst();
+}
+
+export async function setCallContact(db: Db, userId: string, callId: string, contactId: string | null): Promise<Call | undefined> {
+  return db.updateTable('calls').set({ serviceContactId: contactId, updatedAt: sql`now()` }).where('userId', '=', userId).where('id', '=', callId).returningAll().executeTakeFirst();
+}
+
+export async function deleteCallRow(db: Q, userId: string, callId: string): Promise<boolean> {
+  const r = await db.deleteFrom('calls').where('userId', '=', userId).where('id', '=', callId).executeTakeFirst();
+  return Number(r.numDeletedRows) > 0;
+}
+
+export async function recordEvent(db: Q, userId: string, callId: string, step: string, outcome: string, detail: Record<string, unknown> | null = null): Promise<void> {
+  await db.insertInto('processingEvents').values({ userId, callId, step, outcome, detail: detail ? JSON.stringify(detail) : null }).execute();
+}

@@ -1,0 +1,119 @@
+// The user's address book. Every function takes the owner id first; a foreign contact behaves
+// exactly like a missing one. Deleting a contact keeps its calls: the foreign key
+// calls.service_contact_id is ON DELETE SET NULL, so the link is cleared by the database itself.
+import { sql } from 'kysely';
+import type { Db } from '../store/database.js';
+import type { Call, Contact } from '../store/schema.js';
+import { errors } from '../http/errors.js';
+import { findCall } from './calls.js';
+
+export interface ContactView {
+  id: string;
+  name: string;
+  phoneNumber: string | null;
+  email: string | null;
+  notes: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function contactOf(row: Contact): ContactView {
+  return {
+    id: row.id,
+    name: row.name,
+    phoneNumber: row.phoneNumber,
+    email: row.email,
+    notes: row.notes,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+export interface ContactInput {
+  name: string;
+  phoneNumber?: string | null;
+  email?: string | null;
+  notes?: string | null;
+}
+
+// Deliberately simple: one @, no whitespace, a dot in the domain. Deliverability is not ours to judge.
+const EMAIL_RE = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
+
+/** Trims the fields; blank optional fields become null; throws validation_failed on bad input. */
+function normalise(input: ContactInput): { name: string; phoneNumber: string | null; email: string | null; notes: string | null } {
+  const name = input.name.trim();
+  const fields: Array<{ path: string; message: string }> = [];
+  if (!name) fields.push({ path: '/body/name', message: 'must not be blank' });
+  const opt = (v: string | null | undefined) => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
+  const email = opt(input.email);
+  if (email !== null && !EMAIL_RE.test(email)) fields.push({ path: '/body/email', message: 'must be an email address' });
+  if (fields.length > 0) throw errors.validation({ fields });
+  // Notes keep their inner formatting; only surrounding whitespace is insignificant.
+  return { name, phoneNumber: opt(input.phoneNumber), email, notes: opt(input.notes) };
+}
+
+/** Sorted by name, case-insensitively; ties by exact name then id so the order is stable. */
+export async function listContacts(db: Db, userId: string): Promise<Contact[]> {
+  return db
+    .selectFrom('contacts')
+    .selectAll()
+    .where('userId', '=', userId)
+    .orderBy(sql`lower(name)`)
+    .orderBy('name')
+    .orderBy('id')
+    .execute();
+}
+
+export async function getContact(db: Db, userId: string, id: string): Promise<Contact> {
+  const row = await db.selectFrom('contacts').selectAll().where('userId', '=', userId).where('id', '=', id).executeTakeFirst();
+  if (!row) throw errors.contactNotFound();
+  return row;
+}
+
+export async function createContact(db: Db, userId: string, input: ContactInput): Promise<Contact> {
+  const v = normalise(input);
+  return db.insertInto('contacts').values({ userId, ...v }).returningAll().executeTakeFirstOrThrow();
+}
+
+/** PUT: full replacement; an omitted or null optional field is cleared. */
+export async function replaceContact(db: Db, userId: string, id: string, input: ContactInput): Promise<Contact> {
+  const v = normalise(input);
+  const row = await db
+    .updateTable('contacts')
+    .set({ ...v, updatedAt: sql`now()` })
+    .where('userId', '=', userId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) throw errors.contactNotFound();
+  return row;
+}
+
+export async function deleteContact(db: Db, userId: string, id: string): Promise<void> {
+  const res = await db.deleteFrom('contacts').where('userId', '=', userId).where('id', '=', id).executeTakeFirst();
+  if (Number(res.numDeletedRows) === 0) throw errors.contactNotFound();
+}
+
+/**
+ * Links a call to one of the user's contacts, or unlinks it with null. Both must belong to the
+ * user, else 404. The upload's legacy contactName/contactId are left as they are.
+ */
+export async function linkCallContact(db: Db, userId: string, callId: string, contactId: string | null): Promise<Call> {
+  return db.transaction().execute(async (trx) => {
+    // Checked before the contact so that a foreign call never reveals whether a contact id exists.
+    const call = await findCall(trx, userId, callId);
+    if (!call) throw errors.callNotFound();
+    if (contactId !== null) {
+      // FOR SHARE: a concurrent delete of the contact waits until the link is written (and then clears it).
+      const contact = await trx.selectFrom('contacts').select('id').where('userId', '=', userId).where('id', '=', contactId).forShare().executeTakeFirst();
+      if (!contact) throw errors.contactNotFound();
+    }
+    return trx
+      .updateTable('calls')
+      .set({ serviceContactId: contactId, updatedAt: sql`now()` })
+      .where('userId', '=', userId)
+      .where('id', '=', callId)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  });
+}

@@ -1,0 +1,77 @@
+// Streams one multipart audio part into the blob store: the first bytes are sniffed before
+// anything is written (415 when they are not an accepted audio format), the size limit is enforced
+// while streaming (413, and the partial file is removed), and memory stays flat.
+import { Readable } from 'node:stream';
+import type { MultipartFile } from '@fastify/multipart';
+import { ErrorCode, ServiceError } from './errors.js';
+import type { BlobStore } from '../store/blobs.js';
+import { acceptAudioUpload, SNIFF_BYTES, type AudioFormat } from '../pipeline/audio/sniff.js';
+
+async function readHead(stream: AsyncIterable<Buffer>): Promise<{ head: Buffer; rest: AsyncIterator<Buffer>; done: boolean }> {
+  const it = stream[Symbol.asyncIterator]();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let done = false;
+  while (size < SNIFF_BYTES) {
+    const next = await it.next();
+    if (next.done) {
+      done = true;
+      break;
+    }
+    chunks.push(next.value);
+    size += next.value.length;
+  }
+  return { head: Buffer.concat(chunks), rest: it, done };
+}
+
+export interface StoredAudio {
+  format: AudioFormat;
+  bytes: number;
+  key: string;
+}
+
+export async function storeAudioPart(
+  part: MultipartFile,
+  blobs: BlobStore,
+  keyFor: (format: AudioFormat) => string,
+  opts: { allowed: readonly AudioFormat[]; tooLarge?: ServiceError },
+): Promise<StoredAudio> {
+  const tooLarge = opts.tooLarge ?? new ServiceError(ErrorCode.PayloadTooLarge);
+  let head: Buffer;
+  let rest: AsyncIterator<Buffer>;
+  let done: boolean;
+  try {
+    ({ head, rest, done } = await readHead(part.file));
+  } catch (err) {
+    if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge;
+    throw err;
+  }
+  const format = acceptAudioUpload({ filename: part.filename, mimetype: part.mimetype, head }, opts.allowed);
+  if (!format) {
+    part.file.resume(); // drain, so the client gets the answer instead of a reset
+    throw new ServiceError(ErrorCode.UnsupportedMediaType, { accepted: [...opts.allowed] });
+  }
+  const key = keyFor(format);
+  const source = Readable.from(
+    (async function* () {
+      yield head;
+      if (done) return;
+      for (;;) {
+        const next = await rest.next();
+        if (next.done) return;
+        yield next.value;
+      }
+    })(),
+  );
+  try {
+    const { bytes } = await blobs.put(key, source);
+    if (part.file.truncated) {
+      await blobs.delete(key);
+      throw tooLarge;
+    }
+    return { format, bytes, key };
+  } catch (err) {
+    if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge;
+    throw err;
+  }
+}

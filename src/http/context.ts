@@ -1,0 +1,36 @@
+// What every request handler can reach: configuration, storage and the pipeline's entry points.
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { DatabaseHandle } from '../store/database.js';
+import type { BlobStore } from '../store/blobs.js';
+import type { JobQueue } from '../store/queue.js';
+import type { User } from '../store/schema.js';
+import type { IdentityVerifier } from './identity.js';
+import type { Analyzer, SpeakerEmbedder } from '../pipeline/types.js';
+
+export interface AppContext {
+  config: Config;
+  database: DatabaseHandle;
+  blobs: BlobStore;
+  queue: JobQueue;
+  identity: IdentityVerifier | null;
+  log: Logger;
+  /** The analyzer used by re-analysis (the same one the pipeline uses). */
+  analyzer: Analyzer;
+  /** The speaker embedder used for voice profiles (the same one the pipeline uses). */
+  embedder: SpeakerEmbedder;
+}
+
+export interface RequestUser {
+  id: string;
+  externalUserId: string;
+  email: string | null;
+  isAdmin: boolean;
+  row: User;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    user: RequestUser;
+  }
+}

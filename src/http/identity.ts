@@ -1,0 +1,112 @@
+// Verification of identity-provider ID tokens. Two implementations behind one interface:
+//  - JwksIdentityVerifier: jose against the provider's public key set (RS256 only, audience,
+//    issuer, expiry with a small tolerance, non-empty subject). The key set is cached and refetched
+//    when a token names an unknown `kid`.
+//  - AdminSdkIdentityVerifier: the provider's admin SDK (firebase-admin), loaded only when
+//    service-account credentials are configured; it honours revocation and disabled users.
+import { createRemoteJWKSet, jwtVerify, errors as joseErrors, type JWTPayload } from 'jose';
+import type { Config } from '../config.js';
+import type { IdentityClaims } from '../store/repos/users.js';
+
+export class IdentityError extends Error {
+  constructor(readonly kind: 'invalid' | 'disabled') {
+    super(kind === 'disabled' ? 'identity disabled' : 'identity token invalid');
+    this.name = 'IdentityError';
+  }
+}
+
+export interface IdentityVerifier {
+  verify(token: string): Promise<IdentityClaims>;
+  /** Best-effort removal of the user at the provider on account deletion. */
+  deleteUser?(externalUserId: string): Promise<void>;
+}
+
+function claimsOf(payload: JWTPayload): IdentityClaims {
+  const sub = typeof payload.sub === 'string' && payload.sub ? payload.sub : typeof payload.user_id === 'string' ? payload.user_id : '';
+  if (!sub) throw new IdentityError('invalid');
+  const str = (v: unknown) => (typeof v === 'string' && v.trim() ? v : null);
+  return { externalUserId: sub, email: str(payload.email), name: str(payload.name), picture: str(payload.picture) };
+}
+
+export class JwksIdentityVerifier implements IdentityVerifier {
+  private readonly jwks: ReturnType<typeof createRemoteJWKSet>;
+
+  constructor(
+    private readonly opts: { jwksUrl: string; audience: string; issuer: string; clockToleranceSeconds: number },
+  ) {
+    // jose caches the key set and refetches (rate-limited by the cooldown) on an unknown kid.
+    this.jwks = createRemoteJWKSet(new URL(opts.jwksUrl), { cooldownDuration: 30_000, cacheMaxAge: 6 * 3600_000, timeoutDuration: 5000 });
+  }
+
+  async verify(token: string): Promise<IdentityClaims> {
+    try {
+      const { payload } = await jwtVerify(token, this.jwks, {
+        algorithms: ['RS256'],
+        audience: this.opts.audience,
+        issuer: this.opts.issuer,
+        clockTolerance: this.opts.clockToleranceSeconds,
+        requiredClaims: ['exp', 'iat'],
+      });
+      if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + this.opts.clockToleranceSeconds) throw new IdentityError('invalid');
+      return claimsOf(payload);
+    } catch (err) {
+      if (err instanceof IdentityError) throw err;
+      if (err instanceof joseErrors.JOSEError || err instanceof TypeError) throw new IdentityError('invalid');
+      throw new IdentityError('invalid');
+    }
+  }
+}
+
+/** Minimal view of the firebase-admin auth API that we use. */
+interface AdminAuth {
+  verifyIdToken(token: string, checkRevoked?: boolean): Promise<Record<string, unknown>>;
+  deleteUser(uid: string): Promise<void>;
+}
+
+export class AdminSdkIdentityVerifier implements IdentityVerifier {
+  private auth: Promise<AdminAuth> | null = null;
+
+  constructor(private readonly opts: { projectId: string; clientEmail: string; privateKey: string }) {}
+
+  private load(): Promise<AdminAuth> {
+    this.auth ??= (async () => {
+      const app = await import('firebase-admin/app');
+      const { getAuth } = await import('firebase-admin/auth');
+      const name = `call-analysis-${this.opts.projectId}`;
+      const existing = app.getApps().find((a) => a.name === name);
+      const instance =
+        existing ??
+        app.initializeApp(
+          { credential: app.cert({ projectId: this.opts.projectId, clientEmail: this.opts.clientEmail, privateKey: this.opts.privateKey }), projectId: this.opts.projectId },
+          name,
+        );
+      return getAuth(instance) as unknown as AdminAuth;
+    })();
+    return this.auth;
+  }
+
+  async verify(token: string): Promise<IdentityClaims> {
+    const auth = await this.load();
+    try {
+      const decoded = await auth.verifyIdToken(token, true);
+      return claimsOf({ ...decoded, sub: (decoded.uid as string) ?? (decoded.sub as string) } as JWTPayload);
+    } catch (err) {
+      const code = (err as { code?: string }).code ?? '';
+      if (code === 'auth/user-disabled') throw new IdentityError('disabled');
+      throw new IdentityError('invalid');
+    }
+  }
+
+  async deleteUser(externalUserId: string): Promise<void> {
+    const auth = await this.load();
+    await auth.deleteUser(externalUserId);
+  }
+}
+
+/** The verifier the configuration asks for; null means the local development shortcut. */
+export function createIdentityVerifier(config: Config): IdentityVerifier | null {
+  const { projectId, issuer, jwksUrl, clientEmail, privateKey, clockToleranceSeconds } = config.auth;
+  if (!projectId) return null;
+  if (clientEmail && privateKey) return new AdminSdkIdentityVerifier({ projectId, clientEmail, privateKey });
+  return new JwksIdentityVerifier({ jwksUrl, audience: projectId, issuer: issuer!, clockToleranceSeconds });
+}

@@ -1,0 +1,55 @@
+// Authentication of every /api/** request except /api/health: the optional service API key
+// (constant-time comparison), then the caller's identity from the ID token, or the fixed local
+// user when no identity provider is configured (development shortcut).
+import crypto from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ErrorCode, ServiceError } from '../errors.js';
+import { IdentityError } from '../identity.js';
+import { findOrCreateUser } from '../../store/repos/users.js';
+import type { AppContext } from '../context.js';
+
+const PUBLIC_PATHS = new Set(['/api/health']);
+
+function sameSecret(given: string, expected: string): boolean {
+  // Hashing first gives equal-length buffers, so the comparison time does not depend on the input.
+  const a = crypto.createHash('sha256').update(given).digest();
+  const b = crypto.createHash('sha256').update(expected).digest();
+  return crypto.timingSafeEqual(a, b);
+}
+
+export function isAdminEmail(ctx: AppContext, email: string | null): boolean {
+  return !!email && ctx.config.adminEmails.includes(email.toLowerCase());
+}
+
+export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
+  app.decorateRequest('user', null as never);
+
+  app.addHook('onRequest', async (request: FastifyRequest) => {
+    const path = request.url.split('?')[0];
+    if (!path.startsWith('/api/') || PUBLIC_PATHS.has(path)) return;
+
+    if (ctx.config.apiKey) {
+      const given = request.headers['x-service-api-key'];
+      if (typeof given !== 'string' || !sameSecret(given, ctx.config.apiKey)) throw new ServiceError(ErrorCode.ApiKeyInvalid);
+    }
+
+    let claims;
+    if (!ctx.identity) {
+      const { email, name, externalId } = ctx.config.localUser;
+      claims = { externalUserId: externalId, email, name, picture: null };
+    } else {
+      const header = request.headers.authorization;
+      if (!header) throw new ServiceError(ErrorCode.AuthMissing);
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+      if (!match) throw new ServiceError(ErrorCode.AuthInvalid);
+      try {
+        claims = await ctx.identity.verify(match[1]);
+      } catch (err) {
+        if (err instanceof IdentityError && err.kind === 'disabled') throw new ServiceError(ErrorCode.AuthDisabled);
+        throw new ServiceError(ErrorCode.AuthInvalid);
+      }
+    }
+    const row = await findOrCreateUser(ctx.database.db, claims);
+    request.user = { id: row.id, externalUserId: row.externalUserId, email: row.email, isAdmin: isAdminEmail(ctx, row.email), row };
+  });
+}

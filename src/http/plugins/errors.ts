@@ -1,0 +1,63 @@
+// The one error handler: every failure, the framework's own included, answers the spec's error
+// body {error: {code, message, details?}}. Unexpected errors are logged with their stack and
+// answered with a fixed message, so no stack trace, SQL or personal data reaches a client.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ErrorCode, ServiceError } from '../errors.js';
+
+function fromFramework(err: FastifyError): ServiceError | null {
+  if (err.validation) {
+    const fields = err.validation.map((v) => ({
+      path: `${err.validationContext ?? ''}${v.instancePath || ''}${v.keyword === 'required' ? `/${String((v.params as { missingProperty?: string }).missingProperty ?? '')}` : ''}`,
+      message: v.message ?? 'is invalid',
+    }));
+    return new ServiceError(ErrorCode.ValidationFailed, { fields });
+  }
+  switch (err.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ServiceError(ErrorCode.UnsupportedMediaType, undefined, 'The request content type is not supported.');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+    case 'FST_REQ_FILE_TOO_LARGE':
+    case 'FST_PARTS_LIMIT':
+    case 'FST_FILES_LIMIT':
+    case 'FST_FIELDS_LIMIT':
+      return new ServiceError(ErrorCode.PayloadTooLarge);
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
+    case 'FST_PROTO_VIOLATION':
+      return new ServiceError(ErrorCode.ValidationFailed, undefined, 'The request body is malformed.');
+    default:
+      break;
+  }
+  if (err instanceof SyntaxError || (err.statusCode === 400 && /JSON/i.test(err.message))) {
+    return new ServiceError(ErrorCode.ValidationFailed, undefined, 'The request body is not valid JSON.');
+  }
+  if (err.statusCode === 413) return new ServiceError(ErrorCode.PayloadTooLarge);
+  if (err.statusCode === 415) return new ServiceError(ErrorCode.UnsupportedMediaType);
+  if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+    return new ServiceError(err.statusCode === 404 ? ErrorCode.NotFound : ErrorCode.ValidationFailed, undefined, err.statusCode === 404 ? undefined : 'The request is invalid.');
+  }
+  return null;
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    let se: ServiceError | null = err instanceof ServiceError ? err : fromFramework(err);
+    if (!se) {
+      if ((err as { code?: string }).code === 'ECONNREFUSED' || /connect|terminat|Connection/i.test(String(err.message)) && (err as { code?: string }).code !== undefined) {
+        se = new ServiceError(ErrorCode.ServiceUnavailable);
+      } else {
+        se = new ServiceError(ErrorCode.InternalError);
+      }
+      request.log.error({ err }, 'unhandled error');
+    } else if (se.status >= 500) {
+      request.log.error({ code: se.code }, 'request failed');
+    }
+    void reply.status(se.status).type('application/json; charset=utf-8').send(se.toBody());
+  });
+
+  app.setNotFoundHandler((_request, reply) => {
+    const se = new ServiceError(ErrorCode.NotFound);
+    void reply.status(404).type('application/json; charset=utf-8').send(se.toBody());
+  });
+}

@@ -1,0 +1,138 @@
+// Idempotency-Key support for every mutating /api/** request.
+//
+// The first request with a key claims it (state IN_PROGRESS); its response is stored per user and
+// key for 24 hours and replayed on a retry (header `Idempotent-Replayed: true`). A retry while the
+// first is still running answers 409; the same key with a different request (method, path or JSON
+// body) answers 422. Responses that describe a passing condition are not stored, so a retry can
+// succeed later: 5xx, 409 and 429 release the key. A claim left by a process that died is taken
+// over after CLAIM_STALE_SECONDS.
+//
+// Uploads are multipart streams whose bytes are not hashed; for them the key identifies the upload
+// (the call row also records the key, so even a crash between commit and reply yields one call).
+import crypto from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { sql } from 'kysely';
+import type { AppContext } from '../context.js';
+import { ErrorCode, ServiceError } from '../errors.js';
+import type { Db } from '../../store/database.js';
+
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const RETENTION_HOURS = 24;
+const CLAIM_STALE_SECONDS = 600;
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    idempotencyKey?: string;
+    idempotencyClaimed?: boolean;
+  }
+}
+
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value as object)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+function requestHash(req: FastifyRequest): string {
+  const path = req.url.split('?')[0];
+  const isJson = typeof req.body === 'object' && req.body !== null && !req.isMultipart();
+  const body = isJson ? canonical(req.body) : '';
+  return crypto.createHash('sha256').update(`${req.method}\n${path}\n${req.url.split('?')[1] ?? ''}\n${body}`).digest('hex');
+}
+
+async function claim(db: Db, userId: string, key: string, hash: string) {
+  const inserted = await db
+    .insertInto('idempotencyKeys')
+    .values({ userId, key, requestHash: hash, state: 'IN_PROGRESS', responseStatus: null, responseBody: JSON.stringify(null), expiresAt: sql<Date>`now() + interval '24 hours'` })
+    .onConflict((oc) =>
+      oc
+        .columns(['userId', 'key'])
+        .doUpdateSet({ requestHash: hash, state: 'IN_PROGRESS', responseStatus: null, responseBody: JSON.stringify(null), createdAt: sql`now()`, expiresAt: sql<Date>`now() + interval '24 hours'` })
+        // Take over only an expired record or an abandoned claim.
+        .where((eb) =>
+          eb.or([
+            eb('idempotencyKeys.expiresAt', '<', sql<Date>`now()`),
+            eb.and([eb('idempotencyKeys.state', '=', 'IN_PROGRESS'), eb('idempotencyKeys.createdAt', '<', sql<Date>`now() - make_interval(secs => ${CLAIM_STALE_SECONDS})`)]),
+          ]),
+        ),
+    )
+    .returning('key')
+    .executeTakeFirst();
+  if (inserted) return { claimed: true as const };
+  const existing = await db.selectFrom('idempotencyKeys').selectAll().where('userId', '=', userId).where('key', '=', key).executeTakeFirst();
+  return { claimed: false as const, existing };
+}
+
+export async function sweepIdempotencyKeys(db: Db): Promise<number> {
+  const r = await db.deleteFrom('idempotencyKeys').where('expiresAt', '<', sql<Date>`now()`).executeTakeFirst();
+  return Number(r.numDeletedRows);
+}
+
+export function registerIdempotency(app: FastifyInstance, ctx: AppContext): void {
+  const db = ctx.database.db;
+
+  app.addHook('preHandler', async (req: FastifyRequest, reply: FastifyReply) => {
+    if (!MUTATING.has(req.method) || !req.user) return;
+    const header = req.headers['idempotency-key'];
+    if (header === undefined) return;
+    const key = Array.isArray(header) ? header[0] : header;
+    if (!KEY_PATTERN.test(key)) throw new ServiceError(ErrorCode.ValidationFailed, { fields: [{ path: '/headers/idempotency-key', message: 'must be 1 to 255 visible ASCII characters' }] });
+    const hash = requestHash(req);
+    const result = await claim(db, req.user.id, key, hash);
+    if (result.claimed) {
+      req.idempotencyKey = key;
+      req.idempotencyClaimed = true;
+      return;
+    }
+    const existing = result.existing;
+    if (!existing) throw new ServiceError(ErrorCode.IdempotencyInProgress);
+    if (existing.requestHash !== hash) throw new ServiceError(ErrorCode.IdempotencyKeyReused);
+    if (existing.state === 'IN_PROGRESS') throw new ServiceError(ErrorCode.IdempotencyInProgress);
+    reply.header('idempotent-replayed', 'true');
+    const body = existing.responseBody;
+    if (body === null || body === undefined) return reply.status(existing.responseStatus ?? 204).send();
+    return reply.status(existing.responseStatus ?? 200).type('application/json; charset=utf-8').send(JSON.stringify(body));
+  });
+
+  app.addHook('onSend', async (req: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    if (!req.idempotencyClaimed || !req.idempotencyKey) return payload;
+    req.idempotencyClaimed = false;
+    const status = reply.statusCode;
+    const release = status >= 500 || status === 409 || status === 429;
+    try {
+      if (release) {
+        await db.deleteFrom('idempotencyKeys').where('userId', '=', req.user.id).where('key', '=', req.idempotencyKey).execute();
+      } else {
+        let body: unknown = null;
+        if (typeof payload === 'string' && payload.length > 0) {
+          try {
+            body = JSON.parse(payload);
+          } catch {
+            body = null;
+          }
+        }
+        await db
+          .updateTable('idempotencyKeys')
+          .set({ state: 'DONE', responseStatus: status, responseBody: JSON.stringify(body), expiresAt: sql<Date>`now() + make_interval(hours => ${RETENTION_HOURS})` })
+          .where('userId', '=', req.user.id)
+          .where('key', '=', req.idempotencyKey)
+          .execute();
+      }
+    } catch (err) {
+      req.log.warn({ err: (err as Error).message }, 'idempotency record not updated');
+    }
+    return payload;
+  });
+
+  // A request that ended without a response (client gone, crash in a stream) releases its claim.
+  app.addHook('onResponse', async (req: FastifyRequest) => {
+    if (!req.idempotencyClaimed || !req.idempotencyKey) return;
+    await db.deleteFrom('idempotencyKeys').where('userId', '=', req.user.id).where('key', '=', req.idempotencyKey).where('state', '=', 'IN_PROGRESS').execute().catch(() => undefined);
+  });
+}

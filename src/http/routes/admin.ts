@@ -1,0 +1,217 @@
+// /api/admin/**: feature flags, accounts, credits, plan and the audit log. A caller who is not on
+// the admin allowlist gets exactly the answer of an unknown route, so the surface stays hidden.
+// Each mutation and its audit entry commit in one transaction.
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { sql, type Transaction } from 'kysely';
+import type { AppContext } from '../context.js';
+import { ErrorCode, ServiceError, errors } from '../errors.js';
+import { AdminUserSummary, DateTime, Nullable, PageEnvelope, PageQuery, UsageLimitsSchema, Uuid, errorResponses, pageOf } from '../schemas.js';
+import { adminSummaryOf } from '../../domain/account.js';
+import { computeLimits } from '../../domain/usage.js';
+import type { AuditEntry, Database } from '../../store/schema.js';
+
+const tags = ['Admin'];
+const MAX_PAGE_SIZE = 200;
+
+const AdminFlag = Type.Object({ flagKey: Type.String(), enabled: Type.Boolean(), updatedAt: Nullable(DateTime), updatedBy: Nullable(Type.String()) });
+const AuditEntrySchema = Type.Object({
+  id: Uuid,
+  actorEmail: Type.String(),
+  action: Type.Union(['FLAG_TOGGLE', 'CREDIT_GRANT', 'ACCOUNT_STATUS_CHANGE', 'PLAN_CHANGE'].map((a) => Type.Literal(a))),
+  targetType: Type.Union([Type.Literal('feature_flag'), Type.Literal('user')]),
+  targetId: Type.String(),
+  details: Type.String(),
+  createdAt: DateTime,
+});
+const UserIdParams = Type.Object({ userId: Uuid });
+
+function paging(q: { page?: number; size?: number }) {
+  const page = q.page ?? 0;
+  const size = Math.min(q.size ?? 50, MAX_PAGE_SIZE);
+  return { page, size, offset: page * size };
+}
+
+async function audit(trx: Transaction<Database>, entry: Omit<AuditEntry, 'id' | 'createdAt'>) {
+  await trx.insertInto('auditLog').values(entry).execute();
+}
+
+export default async function adminRoutes(app: FastifyInstance, ctx: AppContext) {
+  const db = ctx.database.db;
+
+  // Non-admins get the same 404 body as an unknown route (see the not-found handler). The check
+  // runs before schema validation, so a malformed body does not reveal the route with a 400.
+  app.addHook('preValidation', async (req: FastifyRequest) => {
+    if (req.url.startsWith('/api/admin') && !req.user?.isAdmin) throw errors.notFound();
+  });
+
+  const actor = (req: FastifyRequest) => req.user.email ?? req.user.externalUserId;
+
+  app.get('/api/admin/feature-flags', { schema: { tags, summary: 'All feature flags', response: { 200: Type.Array(AdminFlag), ...errorResponses(404) } } }, async () => {
+    const rows = await db.selectFrom('featureFlags').selectAll().orderBy('flagKey').execute();
+    return rows.map((r) => ({ flagKey: r.flagKey, enabled: r.enabled, updatedAt: r.updatedAt?.toISOString() ?? null, updatedBy: r.updatedBy }));
+  });
+
+  app.patch(
+    '/api/admin/feature-flags/:key',
+    {
+      schema: {
+        tags,
+        summary: 'Toggle a seeded feature flag (flags are never created here)',
+        params: Type.Object({ key: Type.String({ minLength: 1, maxLength: 100 }) }),
+        body: Type.Object({ enabled: Type.Boolean() }),
+        response: { 200: AdminFlag, ...errorResponses(400, 404) },
+      },
+    },
+    async (req) => {
+      const { key } = req.params as { key: string };
+      const { enabled } = req.body as { enabled: boolean };
+      const row = await db.transaction().execute(async (trx) => {
+        const updated = await trx
+          .updateTable('featureFlags')
+          .set({ enabled, updatedAt: sql`now()`, updatedBy: actor(req) })
+          .where('flagKey', '=', key)
+          .returningAll()
+          .executeTakeFirst();
+        if (!updated) throw new ServiceError(ErrorCode.FlagNotFound);
+        await audit(trx, { actorEmail: actor(req), action: 'FLAG_TOGGLE', targetType: 'feature_flag', targetId: key, details: `Flag ${key} set to ${enabled ? 'enabled' : 'disabled'}.` });
+        return updated;
+      });
+      return { flagKey: row.flagKey, enabled: row.enabled, updatedAt: row.updatedAt?.toISOString() ?? null, updatedBy: row.updatedBy };
+    },
+  );
+
+  app.get(
+    '/api/admin/users',
+    {
+      schema: {
+        tags,
+        summary: 'Accounts, paged; search is a case-insensitive substring of the email',
+        querystring: Type.Intersect([PageQuery, Type.Object({ search: Type.Optional(Type.String({ maxLength: 320 })) })]),
+        response: { 200: PageEnvelope(AdminUserSummary), ...errorResponses(400, 404) },
+      },
+    },
+    async (req) => {
+      const q = req.query as { page?: number; size?: number; search?: string };
+      const { page, size, offset } = paging(q);
+      let base = db.selectFrom('users');
+      if (q.search) {
+        const pattern = `%${q.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+        base = base.where(sql<boolean>`lower(email) LIKE ${pattern}`);
+      }
+      const [{ total }] = await base.select(sql<number>`count(*)::int`.as('total')).execute();
+      const rows = await base.selectAll().orderBy('createdAt', 'desc').orderBy('id').limit(size).offset(offset).execute();
+      return pageOf(rows.map(adminSummaryOf), total, page, size);
+    },
+  );
+
+  app.post(
+    '/api/admin/users/:userId/grant-credits',
+    {
+      schema: {
+        tags,
+        summary: 'Grant top-up credit (no payment check)',
+        description: 'At least one of minutes and transcripts must be positive; 0 or omitted leaves that balance untouched.',
+        params: UserIdParams,
+        body: Type.Object({ minutes: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })), transcripts: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })) }),
+        response: { 200: UsageLimitsSchema, ...errorResponses(400, 404) },
+      },
+    },
+    async (req) => {
+      const { userId } = req.params as { userId: string };
+      const { minutes = 0, transcripts = 0 } = req.body as { minutes?: number; transcripts?: number };
+      if (minutes <= 0 && transcripts <= 0) throw errors.validation({ fields: [{ path: '/body', message: 'minutes or transcripts must be positive' }] });
+      await db.transaction().execute(async (trx) => {
+        const updated = await trx
+          .updateTable('users')
+          .set((eb) => ({ topupMinutesBalance: eb('topupMinutesBalance', '+', minutes), topupTranscriptsBalance: eb('topupTranscriptsBalance', '+', transcripts) }))
+          .where('id', '=', userId)
+          .returning('id')
+          .executeTakeFirst();
+        if (!updated) throw new ServiceError(ErrorCode.UserNotFound);
+        await audit(trx, { actorEmail: actor(req), action: 'CREDIT_GRANT', targetType: 'user', targetId: userId, details: `Granted ${minutes} minutes and ${transcripts} transcripts.` });
+      });
+      return computeLimits(db, ctx.config, userId);
+    },
+  );
+
+  app.patch(
+    '/api/admin/users/:userId/status',
+    {
+      schema: {
+        tags,
+        summary: 'Set the account status; the reason is shown to the account on blocked uploads',
+        params: UserIdParams,
+        body: Type.Object({
+          status: Type.Union([Type.Literal('ACTIVE'), Type.Literal('SUSPENDED'), Type.Literal('DISABLED')]),
+          reason: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
+        }),
+        response: { 200: AdminUserSummary, ...errorResponses(400, 404) },
+      },
+    },
+    async (req) => {
+      const { userId } = req.params as { userId: string };
+      const { status, reason } = req.body as { status: 'ACTIVE' | 'SUSPENDED' | 'DISABLED'; reason?: string | null };
+      const user = await db.transaction().execute(async (trx) => {
+        const updated = await trx
+          .updateTable('users')
+          .set({ accountStatus: status, accountStatusReason: status === 'ACTIVE' ? null : (reason?.trim() || null) })
+          .where('id', '=', userId)
+          .returningAll()
+          .executeTakeFirst();
+        if (!updated) throw new ServiceError(ErrorCode.UserNotFound);
+        await audit(trx, {
+          actorEmail: actor(req),
+          action: 'ACCOUNT_STATUS_CHANGE',
+          targetType: 'user',
+          targetId: userId,
+          details: `Account status set to ${status}${reason ? ` (reason: ${reason})` : ''}.`,
+        });
+        return updated;
+      });
+      return adminSummaryOf(user);
+    },
+  );
+
+  app.patch(
+    '/api/admin/users/:userId/plan',
+    {
+      schema: {
+        tags,
+        summary: 'Change the plan (no payment flow)',
+        params: UserIdParams,
+        body: Type.Object({ plan: Type.Union([Type.Literal('FREE'), Type.Literal('PRO')]) }),
+        response: { 200: AdminUserSummary, ...errorResponses(400, 404) },
+      },
+    },
+    async (req) => {
+      const { userId } = req.params as { userId: string };
+      const { plan } = req.body as { plan: 'FREE' | 'PRO' };
+      const user = await db.transaction().execute(async (trx) => {
+        const updated = await trx.updateTable('users').set({ plan }).where('id', '=', userId).returningAll().executeTakeFirst();
+        if (!updated) throw new ServiceError(ErrorCode.UserNotFound);
+        await audit(trx, { actorEmail: actor(req), action: 'PLAN_CHANGE', targetType: 'user', targetId: userId, details: `Plan set to ${plan}.` });
+        return updated;
+      });
+      return adminSummaryOf(user);
+    },
+  );
+
+  app.get(
+    '/api/admin/audit-log',
+    {
+      schema: { tags, summary: 'The audit log, most recent first', querystring: PageQuery, response: { 200: PageEnvelope(AuditEntrySchema), ...errorResponses(400, 404) } },
+    },
+    async (req) => {
+      const { page, size, offset } = paging(req.query as { page?: number; size?: number });
+      const [{ total }] = await db.selectFrom('auditLog').select(sql<number>`count(*)::int`.as('total')).execute();
+      const rows = await db.selectFrom('auditLog').selectAll().orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(size).offset(offset).execute();
+      return pageOf(
+        rows.map((r) => ({ ...r, createdAt: r.createdAt.toISOString() })),
+        total,
+        page,
+        size,
+      );
+    },
+  );
+}

@@ -1,0 +1,172 @@
+// Calls: list, status polling, detail, edits, transcript and deletion.
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../context.js';
+import { errors } from '../errors.js';
+import { errorResponses, Uuid } from '../schemas.js';
+import { CallDetailSchema, CallIdParams, CallListItemSchema, CallStatusSchema } from './call-schemas.js';
+import { callDetailOf, callStatuses, decodeCursor, deleteCallRow, findCall, listCalls, updateCallFields } from '../../domain/calls.js';
+import { Transcript } from '../../domain/transcript.js';
+import { getArtifact } from '../../store/repos/artifacts.js';
+import type { CallStatus } from '../../store/schema.js';
+
+const tags = ['Calls'];
+const MAX_STATUS_IDS = 100;
+const MAX_BULK_DELETE = 100;
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export default async function callRoutes(app: FastifyInstance, ctx: AppContext) {
+  const db = ctx.database.db;
+
+  /** Audio and other files first, then the row (and with it artifacts and action items). */
+  async function deleteCall(userId: string, callId: string): Promise<boolean> {
+    const call = await findCall(db, userId, callId);
+    if (!call) return false;
+    await ctx.blobs.deletePrefix(`users/${userId}/calls/${callId}`);
+    return deleteCallRow(db, userId, callId);
+  }
+
+  app.get(
+    '/api/calls',
+    {
+      schema: {
+        tags,
+        summary: 'The caller\'s calls, newest first',
+        querystring: Type.Object({
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+          cursor: Type.Optional(Type.String({ maxLength: 200 })),
+          status: Type.Optional(CallStatusSchema),
+        }),
+        response: { 200: Type.Object({ items: Type.Array(CallListItemSchema), nextCursor: Type.Optional(Type.String()) }), ...errorResponses(400, 401) },
+      },
+    },
+    async (req) => {
+      const q = req.query as { limit?: number; cursor?: string; status?: CallStatus };
+      const cursor = q.cursor ? decodeCursor(q.cursor) : null;
+      if (q.cursor && !cursor) throw errors.validation({ fields: [{ path: '/querystring/cursor', message: 'is not a cursor of this list' }] });
+      return listCalls(db, req.user.id, { limit: q.limit ?? 50, cursor, status: q.status });
+    },
+  );
+
+  app.get(
+    '/api/calls/status',
+    {
+      schema: {
+        tags,
+        summary: 'Statuses of several calls (poll every 3 to 5 seconds)',
+        description: `At most ${MAX_STATUS_IDS} comma-separated ids. Unknown, malformed and foreign ids are left out of items.`,
+        querystring: Type.Object({ ids: Type.String({ maxLength: 100 * 40 }) }),
+        response: { 200: Type.Object({ items: Type.Array(Type.Object({ callId: Uuid, status: CallStatusSchema })) }), ...errorResponses(400, 401) },
+      },
+    },
+    async (req) => {
+      const ids = [...new Set((req.query as { ids: string }).ids.split(',').map((s) => s.trim()).filter(Boolean))];
+      if (ids.length > MAX_STATUS_IDS) throw errors.validation({ fields: [{ path: '/querystring/ids', message: `at most ${MAX_STATUS_IDS} ids` }] });
+      return { items: await callStatuses(db, req.user.id, ids.filter((id) => UUID_RE.test(id))) };
+    },
+  );
+
+  app.get(
+    '/api/calls/:id',
+    { schema: { tags, summary: 'Call detail (no transcript, no analysis)', params: CallIdParams, response: { 200: CallDetailSchema, ...errorResponses(401, 404) } } },
+    async (req) => {
+      const call = await findCall(db, req.user.id, (req.params as { id: string }).id);
+      if (!call) throw errors.callNotFound();
+      return callDetailOf(call);
+    },
+  );
+
+  app.patch(
+    '/api/calls/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Edit title, summary or notes',
+        description: 'An omitted field stays unchanged; an empty string clears it (a cleared title falls back to the upload title or the suggested one).',
+        params: CallIdParams,
+        body: Type.Object(
+          {
+            title: Type.Optional(Type.String({ maxLength: 500 })),
+            summary: Type.Optional(Type.String({ maxLength: 2000 })),
+            notes: Type.Optional(Type.String({ maxLength: 20000 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: CallDetailSchema, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (req) => {
+      const call = await updateCallFields(db, req.user.id, (req.params as { id: string }).id, req.body as { title?: string; summary?: string; notes?: string });
+      if (!call) throw errors.callNotFound();
+      return callDetailOf(call);
+    },
+  );
+
+  app.get(
+    '/api/calls/:id/transcript',
+    {
+      schema: {
+        tags,
+        summary: 'The speaker-attributed transcript of a completed call',
+        params: CallIdParams,
+        response: { 200: Transcript, ...errorResponses(401, 404, 422) },
+      },
+      // Stored transcripts are served exactly as stored.
+      serializerCompiler: () => (data) => JSON.stringify(data),
+    },
+    async (req) => {
+      const call = await findCall(db, req.user.id, (req.params as { id: string }).id);
+      if (!call) throw errors.callNotFound();
+      if (call.status !== 'COMPLETED') throw errors.callNotCompleted(call.status);
+      const transcript = await getArtifact(db, req.user.id, call.id, 'transcript');
+      if (!transcript) throw errors.callNotFound();
+      return transcript;
+    },
+  );
+
+  app.delete(
+    '/api/calls/:id',
+    { schema: { tags, summary: 'Delete a call, its files, artifacts and action items (irreversible)', params: CallIdParams, response: { 204: Type.Null(), ...errorResponses(401, 404) } } },
+    async (req, reply) => {
+      if (!(await deleteCall(req.user.id, (req.params as { id: string }).id))) throw errors.callNotFound();
+      return reply.status(204).send();
+    },
+  );
+
+  app.delete(
+    '/api/calls',
+    {
+      schema: {
+        tags,
+        summary: 'Delete several calls',
+        description: `At most ${MAX_BULK_DELETE} ids. Unknown or foreign ids count as missing; failed entries are {callId, reason}.`,
+        body: Type.Object({ callIds: Type.Array(Type.String(), { maxItems: MAX_BULK_DELETE }) }),
+        response: {
+          200: Type.Object({ deleted: Type.Integer(), missing: Type.Integer(), failed: Type.Array(Type.Object({ callId: Type.String(), reason: Type.String() })) }),
+          ...errorResponses(400, 401),
+        },
+      },
+    },
+    async (req) => {
+      const ids = [...new Set((req.body as { callIds: string[] }).callIds)];
+      let deleted = 0;
+      let missing = 0;
+      const failed: Array<{ callId: string; reason: string }> = [];
+      for (const id of ids) {
+        if (!UUID_RE.test(id)) {
+          missing++;
+          continue;
+        }
+        try {
+          if (await deleteCall(req.user.id, id)) deleted++;
+          else missing++;
+        } catch (err) {
+          req.log.warn({ err: (err as Error).message }, 'bulk delete entry failed');
+          failed.push({ callId: id, reason: 'delete_failed' });
+        }
+      }
+      return { deleted, missing, failed };
+    },
+  );
+
+}

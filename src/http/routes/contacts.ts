@@ -1,0 +1,105 @@
+// Contacts (the service's own address book) and the link of a call to one of them.
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../context.js';
+import { DateTime, Nullable, Uuid, errorResponses } from '../schemas.js';
+import { CallDetailSchema } from './call-schemas.js';
+import { callDetailOf } from '../../domain/calls.js';
+import { contactOf, createContact, deleteContact, getContact, linkCallContact, listContacts, replaceContact, type ContactInput } from '../../domain/contacts.js';
+
+const tags = ['Contacts'];
+
+const ContactSchema = Type.Object({
+  id: Uuid,
+  name: Type.String(),
+  phoneNumber: Nullable(Type.String()),
+  email: Nullable(Type.String()),
+  notes: Nullable(Type.String()),
+  createdAt: DateTime,
+  updatedAt: DateTime,
+});
+
+const fieldsNote =
+  'name is required and must not be blank. phoneNumber, email and notes are optional; null, an empty string or an omitted field leaves them empty. email must look like an address (local@domain.tld).';
+const ContactBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  phoneNumber: Type.Optional(Nullable(Type.String({ maxLength: 50 }))),
+  email: Type.Optional(Nullable(Type.String({ maxLength: 320 }))),
+  notes: Type.Optional(Nullable(Type.String({ maxLength: 10000 }))),
+});
+const IdParams = Type.Object({ id: Uuid });
+
+export default async function contactRoutes(app: FastifyInstance, ctx: AppContext) {
+  const db = ctx.database.db;
+
+  app.get(
+    '/api/contacts',
+    { schema: { tags, summary: 'The caller\'s contacts, sorted by name (case-insensitive)', response: { 200: Type.Array(ContactSchema), ...errorResponses(401) } } },
+    async (req) => (await listContacts(db, req.user.id)).map(contactOf),
+  );
+
+  app.get(
+    '/api/contacts/:id',
+    { schema: { tags, summary: 'One contact', params: IdParams, response: { 200: ContactSchema, ...errorResponses(400, 401, 404) } } },
+    async (req) => contactOf(await getContact(db, req.user.id, (req.params as { id: string }).id)),
+  );
+
+  app.post(
+    '/api/contacts',
+    {
+      schema: { tags, summary: 'Create a contact', description: fieldsNote, body: ContactBody, response: { 201: ContactSchema, ...errorResponses(400, 401) } },
+    },
+    async (req, reply) => reply.status(201).send(contactOf(await createContact(db, req.user.id, req.body as ContactInput))),
+  );
+
+  app.put(
+    '/api/contacts/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Replace a contact',
+        description: `Full replacement: an optional field that is omitted or null is cleared. ${fieldsNote}`,
+        params: IdParams,
+        body: ContactBody,
+        response: { 200: ContactSchema, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (req) => contactOf(await replaceContact(db, req.user.id, (req.params as { id: string }).id, req.body as ContactInput)),
+  );
+
+  app.delete(
+    '/api/contacts/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a contact',
+        description: 'Linked calls are kept; their contact link (serviceContactId) is cleared.',
+        params: IdParams,
+        response: { 204: Type.Null(), ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (req, reply) => {
+      await deleteContact(db, req.user.id, (req.params as { id: string }).id);
+      return reply.status(204).send();
+    },
+  );
+
+  app.patch(
+    '/api/calls/:callId/contact',
+    {
+      schema: {
+        tags: ['Calls', ...tags],
+        summary: 'Link a call to a contact, or unlink it with null',
+        description:
+          'Call and contact must both belong to the caller, otherwise 404 (call_not_found or contact_not_found). The legacy contactId/contactName captured at upload are not changed. The link is returned as serviceContactId.',
+        params: Type.Object({ callId: Uuid }),
+        body: Type.Object({ contactId: Nullable(Uuid) }),
+        response: { 200: CallDetailSchema, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (req) => {
+      const { contactId } = req.body as { contactId: string | null };
+      return callDetailOf(await linkCallContact(db, req.user.id, (req.params as { callId: string }).callId, contactId));
+    },
+  );
+}

@@ -1,0 +1,152 @@
+// The voice profile: one per user, made from a short sample of the user's voice. The sample is
+// decoded, measured and embedded, then deleted; only the opaque embedding is kept, never returned.
+import fs from 'node:fs';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { sql } from 'kysely';
+import type { AppContext } from '../context.js';
+import { ErrorCode, ServiceError, errors } from '../errors.js';
+import { DateTime, errorResponses } from '../schemas.js';
+import { storeAudioPart } from '../audio-part.js';
+import { decodeAudio } from '../../pipeline/audio/decode.js';
+import { PipelineError } from '../../pipeline/types.js';
+import { EmbeddingError, serializeEmbedding } from '../../pipeline/voice/embedder.js';
+
+const tags = ['Voice profile'];
+const VOICE_FORMATS = ['wav', 'mp3', 'm4a'] as const;
+
+const ProfileStatus = Type.Object({
+  status: Type.String({ description: 'ACTIVE or MISSING' }),
+  provider: Type.Optional(Type.String()),
+  consentVersion: Type.Optional(Type.String()),
+  createdAt: Type.Optional(DateTime),
+});
+const CreatedProfile = Type.Object({
+  status: Type.String(),
+  provider: Type.String(),
+  consentVersion: Type.String(),
+  createdAt: DateTime,
+  sampleDurationSeconds: Type.Integer(),
+});
+
+export default async function voiceProfileRoutes(app: FastifyInstance, ctx: AppContext) {
+  const db = ctx.database.db;
+  const voice = ctx.config.voice;
+
+  app.addHook('preValidation', async (req: FastifyRequest) => {
+    if (req.url.startsWith('/api/users/me/voice-profile') && !voice.enabled) throw errors.featureNotAvailable();
+  });
+
+  app.post(
+    '/api/users/me/voice-profile',
+    {
+      schema: {
+        tags,
+        summary: 'Create or replace the voice profile from a sample (WAV, MP3 or M4A)',
+        description: `multipart/form-data with one \`file\` part. The client must show a consent screen first. Duration between ${voice.sampleMinSeconds} and ${voice.sampleMaxSeconds} s, at most ${voice.sampleMaxSizeMb} MB. The sample is deleted once the embedding is made.`,
+        consumes: ['multipart/form-data'],
+        response: { 201: CreatedProfile, ...errorResponses(400, 401, 404, 413, 415, 502) },
+      },
+    },
+    async (req, reply) => {
+      if (!req.isMultipart()) throw errors.validation({ fields: [{ path: '/file', message: 'is required (multipart/form-data)' }] });
+      const maxBytes = voice.sampleMaxSizeMb * 1024 * 1024;
+      const tooLarge = new ServiceError(ErrorCode.VoiceSampleTooLarge, { maxBytes });
+      if (Number(req.headers['content-length'] ?? 0) > maxBytes + 256 * 1024) throw tooLarge;
+      const userId = req.user.id;
+      const sampleDir = `users/${userId}/voice-samples/${crypto.randomUUID()}`;
+      const workDir = path.join(ctx.config.dataDir, 'work', `voice-${crypto.randomUUID()}`);
+      try {
+        let stored = null;
+        for await (const part of req.parts({ limits: { fileSize: maxBytes, files: 1 } })) {
+          if (part.type !== 'file' || part.fieldname !== 'file' || stored) {
+            if (part.type === 'file') part.file.resume();
+            continue;
+          }
+          stored = await storeAudioPart(part, ctx.blobs, (format) => `${sampleDir}/sample.${format}`, { allowed: VOICE_FORMATS, tooLarge });
+        }
+        if (!stored) throw errors.validation({ fields: [{ path: '/file', message: 'is required' }] }, 'The file part is missing.');
+
+        await fs.promises.mkdir(workDir, { recursive: true });
+        let audio;
+        try {
+          audio = await decodeAudio(ctx.blobs.localPath(stored.key), workDir, { timeoutMs: 120_000, maxSeconds: voice.sampleMaxSeconds + 1 });
+        } catch (err) {
+          if (err instanceof PipelineError && err.reason === 'audio_too_long') throw new ServiceError(ErrorCode.VoiceSampleTooLong, { maxSeconds: voice.sampleMaxSeconds });
+          if (err instanceof PipelineError && err.reason === 'audio_undecodable') throw new ServiceError(ErrorCode.UnsupportedMediaType, undefined, 'The voice sample could not be decoded.');
+          throw err;
+        }
+        const seconds = audio.durationSeconds;
+        if (seconds < voice.sampleMinSeconds) throw new ServiceError(ErrorCode.VoiceSampleTooShort, { minSeconds: voice.sampleMinSeconds });
+        if (seconds > voice.sampleMaxSeconds) throw new ServiceError(ErrorCode.VoiceSampleTooLong, { maxSeconds: voice.sampleMaxSeconds });
+
+        let embedding: Float32Array;
+        try {
+          embedding = await ctx.embedder.embed(audio.mono, audio.sampleRate);
+        } catch (err) {
+          if (err instanceof EmbeddingError && err.reason === 'not_enough_speech') {
+            throw new ServiceError(ErrorCode.VoiceSampleTooShort, { minSeconds: voice.sampleMinSeconds }, 'The voice sample holds too little speech.');
+          }
+          req.log.warn({ err: (err as Error).message }, 'voice embedding failed');
+          throw new ServiceError(ErrorCode.VoiceProviderError);
+        }
+        const row = await db
+          .insertInto('voiceProfiles')
+          .values({
+            userId,
+            status: 'ACTIVE',
+            provider: ctx.embedder.provider,
+            consentVersion: voice.consentVersion,
+            embedding: serializeEmbedding(embedding),
+            sampleDurationSeconds: Math.round(seconds),
+            updatedAt: new Date(),
+          })
+          .onConflict((oc) =>
+            oc.column('userId').doUpdateSet({
+              status: 'ACTIVE',
+              provider: ctx.embedder.provider,
+              consentVersion: voice.consentVersion,
+              embedding: serializeEmbedding(embedding),
+              sampleDurationSeconds: Math.round(seconds),
+              createdAt: sql`now()`,
+              updatedAt: sql`now()`,
+            }),
+          )
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        return reply.status(201).send({
+          status: row.status,
+          provider: row.provider,
+          consentVersion: row.consentVersion,
+          createdAt: row.createdAt.toISOString(),
+          sampleDurationSeconds: row.sampleDurationSeconds,
+        });
+      } finally {
+        // The sample is never kept, whatever the outcome.
+        await ctx.blobs.deletePrefix(sampleDir).catch(() => undefined);
+        await fs.promises.rm(workDir, { recursive: true, force: true });
+      }
+    },
+  );
+
+  app.get(
+    '/api/users/me/voice-profile/status',
+    { schema: { tags, summary: 'Whether a voice profile exists', response: { 200: ProfileStatus, ...errorResponses(401, 404) } } },
+    async (req) => {
+      const row = await db.selectFrom('voiceProfiles').select(['status', 'provider', 'consentVersion', 'createdAt']).where('userId', '=', req.user.id).executeTakeFirst();
+      if (!row) return { status: 'MISSING' };
+      return { status: row.status, provider: row.provider, consentVersion: row.consentVersion, createdAt: row.createdAt.toISOString() };
+    },
+  );
+
+  app.delete(
+    '/api/users/me/voice-profile',
+    { schema: { tags, summary: 'Delete the voice profile (idempotent)', response: { 204: Type.Null(), ...errorResponses(401, 404) } } },
+    async (req, reply) => {
+      await db.deleteFrom('voiceProfiles').where('userId', '=', req.user.id).execute();
+      return reply.status(204).send();
+    },
+  );
+}

@@ -1,0 +1,82 @@
+// The HTTP server: Fastify with TypeBox route schemas (validation, serialisation and the OpenAPI
+// document come from the same schemas), one error handler, authentication, and one file per
+// route group.
+import crypto from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import multipart from '@fastify/multipart';
+import swagger from '@fastify/swagger';
+import type { AppContext } from './context.js';
+import { registerErrorHandling } from './plugins/errors.js';
+import { registerAuth } from './plugins/auth.js';
+import { registerIdempotency } from './plugins/idempotency.js';
+import { ErrorBody } from './schemas.js';
+import { openApiDescription } from './openapi-description.js';
+import healthRoutes from './routes/health.js';
+import userRoutes from './routes/users.js';
+import planAndFlagRoutes from './routes/plans-flags.js';
+import adminRoutes from './routes/admin.js';
+import callRoutes from './routes/calls.js';
+import uploadRoutes from './routes/upload.js';
+import actionItemRoutes from './routes/action-items.js';
+import contactRoutes from './routes/contacts.js';
+import analyticsRoutes from './routes/analytics.js';
+import analysisRoutes from './routes/analysis.js';
+import voiceProfileRoutes from './routes/voice-profile.js';
+
+/** Request headers and fields that must never reach the logs. */
+const REDACT = ['req.headers.authorization', 'req.headers["x-service-api-key"]', 'req.headers.cookie'];
+
+export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: ctx.log.child({ component: 'http' }, { redact: REDACT }),
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : crypto.randomUUID();
+    },
+    requestIdHeader: false,
+    bodyLimit: 1024 * 1024,
+    trustProxy: true,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
+    routerOptions: { ignoreTrailingSlash: true },
+    // The pino instance's type differs from Fastify's base logger type only nominally.
+  }) as unknown as FastifyInstance;
+
+  app.addHook('onSend', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+  });
+
+  registerErrorHandling(app);
+  app.addSchema(ErrorBody);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Call Analysis Service', version: '1.0.0', description: openApiDescription(ctx.config) },
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Identity-provider ID token (RS256).' },
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-Service-Api-Key', description: 'Required on every /api/** route except /api/health when SERVICE_API_KEY is set.' },
+        },
+      },
+      security: [{ bearerAuth: [] }],
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+  });
+
+  await app.register(multipart, {
+    limits: { fileSize: ctx.config.limits.maxFileSize, files: 1, fields: 10, fieldSize: 64 * 1024, parts: 12, headerPairs: 100 },
+  });
+
+  registerAuth(app, ctx);
+  registerIdempotency(app, ctx);
+
+  const routes = [healthRoutes, userRoutes, planAndFlagRoutes, callRoutes, uploadRoutes, actionItemRoutes, contactRoutes, analyticsRoutes, analysisRoutes, voiceProfileRoutes];
+  for (const r of routes) await app.register(async (scope) => r(scope, ctx));
+  await app.register(async (scope) => adminRoutes(scope, ctx));
+
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  const { default: apiReference } = await import('@scalar/fastify-api-reference');
+  await app.register(apiReference, { routePrefix: '/docs', configuration: { url: '/openapi.json', title: 'Call Analysis Service' } } as never);
+
+  return app;
+}

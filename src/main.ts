@@ -1,0 +1,59 @@
+// The process entry point: `npm start` (HTTP and in-process workers) or `npm run worker`
+// (workers only, sharing the queue of an external PostgreSQL with other processes).
+import { ConfigError, loadConfig } from './config.js';
+import { createLogger, startService } from './app.js';
+import { DataDirLockedError } from './store/embedded-postgres.js';
+
+async function main() {
+  const workerOnly = process.argv.includes('--worker-only');
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const log = createLogger(config);
+  if (workerOnly && !config.databaseUrl) {
+    log.warn('worker-only mode on the embedded database: other processes cannot share this queue (set DATABASE_URL)');
+  }
+  let service;
+  try {
+    service = await startService(config, { http: !workerOnly, workers: workerOnly ? true : config.worker.enabled, log });
+  } catch (err) {
+    if (err instanceof DataDirLockedError) {
+      console.error(err.message);
+      process.exit(3);
+    }
+    log.fatal({ err }, 'service failed to start');
+    process.exit(1);
+  }
+  log.info({ url: service.url, workerOnly, database: config.databaseUrl ? 'external' : 'embedded' }, 'service started');
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => {
+      log.error('shutdown took too long; exiting');
+      process.exit(1);
+    }, 90_000).unref();
+    try {
+      await service.stop();
+      clearTimeout(force);
+      log.info('stopped');
+      process.exit(0);
+    } catch (err) {
+      log.error({ err }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+void main();

@@ -1,0 +1,665 @@
+// Action items and next steps from the speech acts of the call.
+//
+// A request ("can you email me a written quote?") makes the other party the owner; a commitment
+// ("I'll send the quote tomorrow morning") makes the speaker the owner; a request and the owner's
+// answering commitment a few turns later are one item. Items whose intent has a launcher
+// (meeting, email, call, message, reminder) and tasks someone was asked to do become action items;
+// the rest of the "I'll do X" plans and dated plans of a party become next steps. Every piece of
+// launcher metadata (addresses, numbers, times, providers) is taken from what was said.
+import type { AnalysisActionItem, Intent, IntentMetadata } from '../../../domain/analysis.js';
+import { clausesOf, type Clause } from './clauses.js';
+import type { DateMention } from './dates.js';
+import { callDay } from './dates.js';
+import { phoneDigits, toE164, type SpokenEmail, type SpokenNumber, type SpokenPhone } from './spoken.js';
+import { addresseeOf, capitalize, contentStems, overlap, type CallText, type Speaker, type Unit } from './text.js';
+
+export interface Candidate {
+  unit: Unit;
+  clause: Clause;
+  owner: Speaker;
+  /** The other party: who asked, or who is addressed. */
+  other: Speaker | null;
+  intent: Intent;
+  channel: 'whatsapp' | 'sms' | 'telegram' | null;
+  provider: 'zoom' | 'teams' | 'meet' | 'phone' | null;
+  dates: DateMention[];
+  /** The noun phrase a pronoun object stands for ("it" -> "the Zoom invite"). */
+  antecedent: Antecedent | null;
+  stems: string[];
+}
+
+interface Antecedent {
+  phrase: string;
+  unit: Unit;
+}
+
+export interface NextStepOut {
+  text: string;
+  ownerSpeaker: string | null;
+  when: string | null;
+  sourceSegmentIds: string[];
+  ownerSpeakerId: string | null;
+  ownerRole: Speaker['role'];
+  dueDate: string | null;
+}
+
+export interface ActionResult {
+  actionItems: AnalysisActionItem[];
+  nextSteps: NextStepOut[];
+  commitments: Array<{ text: string; ownerSpeaker: string; sourceSegmentIds: string[] }>;
+  decisions: Array<{ text: string; agreedBy: string | null; sourceSegmentIds: string[] }>;
+  /** Candidates that became action items, for summaries. */
+  actionUnits: Set<number>;
+}
+
+const MEETING_NOUN = /\b(meeting|demo|demonstration|interview|video call|conference call|zoom call|teams call|webinar|consultation|session|catch-up|catch up|sync|walkthrough|walk-through|presentation|call with|screening)\b/i;
+const INVITE = /\b(invite|invitation|calendar (?:invite|invitation|hold|event)|meeting link|zoom link|teams link|meet link|video link)\b/i;
+const DOCUMENTISH = /\b(quote|quotation|estimate|invoice|receipt|document|documents|file|files|report|form|forms|contract|proposal|details|info|information|link|slides|deck|agenda|resume|cv|photo|photos|pictures?|summary|notes|statement|copy|pdf|spreadsheet|sheet|brochure|offer|letter|paperwork|confirmation|itinerary|times|schedule|address|list)\b/i;
+const URGENT = /\b(urgent|urgently|asap|as soon as possible|right away|immediately|straight away|today|tonight|this (?:morning|afternoon|evening)|within the hour)\b/i;
+const GENERIC_VP = /^(do (that|it|this|so)|will do|handle (that|it)|take care of (that|it)|get (on|onto) (that|it))\b/i;
+
+/** Provider named in a text, only when it was explicit. */
+export function providerOf(text: string): Candidate['provider'] {
+  if (/\bzoom\b/i.test(text)) return 'zoom';
+  if (/\bmicrosoft teams\b|\bTeams\b|\bteams (call|meeting|invite|link|chat)\b/.test(text)) return 'teams';
+  if (/\bgoogle meet\b|\bMeet (link|invite|call)\b/.test(text)) return 'meet';
+  if (/\b(phone call|by phone|over the phone|conference call|phone meeting)\b/i.test(text)) return 'phone';
+  return null;
+}
+
+/** Chat channel named in a text ("text me" is SMS). */
+export function channelOf(text: string, verb: string): Candidate['channel'] {
+  if (/\bwhats ?app\b/i.test(text) || verb === 'whatsapp') return 'whatsapp';
+  if (/\btelegram\b/i.test(text)) return 'telegram';
+  if (/\b(sms|text message|texts?|texting)\b/i.test(text) || verb === 'text') return 'sms';
+  return null;
+}
+
+const PRONOUN_OBJECT = /^(\w+(?:\s+(?:back|over|up|out|on|off))?)\s+(it|them|that|this|those|these)\b/i;
+/** Verbs whose pronoun object is a thing handed over, worth naming in a title ("send it"). */
+const TRANSFER_VERB = /^(send|resend|forward|email|mail|share|bring|return|ship|drop|give|sign|pay|post|upload|print|fax|text|whatsapp|message|deliver|submit|pick|check|review|fix|look)$/i;
+const NOT_ANTECEDENT = /^(i|you|we|they|he|she|it|me|us|them|him|her|that|this|what|something|anything|everything|nothing|someone|anyone|everyone|minute|second|moment|problem|way|time|day|morning|afternoon|evening|night|week|month|year|lot|bit|thing|things|sure|okay|address|number|same|other|end|relief|pleasure|news|call|phone|line)$/i;
+const CHUNK_STOP = 'on|in|at|by|to|for|from|with|and|or|but|when|if|tonight|today|tomorrow|this|next|after|before|until|again|back|is|are|was|were|will|would|should|can|could|up|out|over|that|which|who|as|so|right|too|first|of|about|into|onto|off|now|then|here|there|please|instead|anymore|yet|already|every|each|has|have|had|does|do|did|works|work';
+const CHUNK = new RegExp(`\\b(?:the|a|an|your|my|our|their|his|her)\\s+((?:[A-Za-z0-9'-]+\\s+){0,3}?[A-Za-z0-9'-]+)(?=\\s+(?:${CHUNK_STOP})\\b|\\s*[,.?!;:]|\\s*$)`, 'gi');
+
+/** Determiner-led noun chunks ("the train times", "a written quote", "invoice 2041"). */
+export function nounChunks(text: string): string[] {
+  const out: Array<{ i: number; p: string }> = [];
+  for (const m of text.matchAll(CHUNK)) {
+    const head = m[1].split(/\s+/).pop() ?? '';
+    const firstWord = m[1].split(/\s+/)[0] ?? '';
+    if (NOT_ANTECEDENT.test(head) || NOT_ANTECEDENT.test(firstWord) || /^\d+$/.test(head)) continue;
+    if (/\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/i.test(m[0])) continue;
+    out.push({ i: m.index!, p: m[0].trim() });
+  }
+  for (const m of text.matchAll(/\b(invoice|order|ticket|case|reference|account|policy|claim)\s+(?:number\s+)?(\d{3,})\b/gi)) out.push({ i: m.index!, p: m[0] });
+  return out.sort((a, b) => a.i - b.i).map((x) => x.p);
+}
+
+/** The noun phrase a pronoun object refers to: a sendable thing said shortly before, or the latest one. */
+function findAntecedent(ct: CallText, unit: Unit, clause: Clause): Antecedent | null {
+  const m = clause.vp.match(PRONOUN_OBJECT);
+  if (!m) return null;
+  let fallback: Antecedent | null = null;
+  for (let k = unit.idx - 1; k >= 0 && k >= unit.idx - 10; k--) {
+    const u = ct.units[k];
+    const phrases = nounChunks(u.norm).reverse();
+    for (const p of phrases) {
+      if (DOCUMENTISH.test(p) || INVITE.test(p) || MEETING_NOUN.test(p)) return { phrase: p, unit: u };
+      if (unit.idx - k <= 3) fallback ??= { phrase: p, unit: u };
+    }
+  }
+  return fallback;
+}
+
+function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecedent | null): { intent: Intent; channel: Candidate['channel']; provider: Candidate['provider'] } {
+  const vp = clause.vp;
+  const verb = clause.verb;
+  const withAnte = ante ? `${vp} ${ante.phrase}` : vp;
+  const provider = providerOf(clause.text) ?? (ante ? providerOf(ante.phrase) : null);
+  const channel = channelOf(vp, verb);
+  const hasEmail = unit.entities.some((e) => e.kind === 'email' && vp.includes((e as SpokenEmail).address));
+  if (['whatsapp', 'text', 'message', 'sms', 'telegram', 'ping'].includes(verb) || (channel && /^(send|resend|forward|share|drop|reply|write)$/.test(verb))) {
+    return { intent: 'message', channel, provider: null };
+  }
+  const meetingVerb = /^(schedule|book|set|arrange|organi[sz]e|plan|put|send|resend|forward|share|join|meet|host|hold|have|do|reschedule|move|confirm)$/.test(verb);
+  if (meetingVerb && (INVITE.test(withAnte) || (verb !== 'send' && verb !== 'resend' && verb !== 'forward' && verb !== 'share' && (MEETING_NOUN.test(withAnte) || (ante && MEETING_NOUN.test(ante.unit.norm)) || (provider && provider !== 'phone'))))) {
+    if (!(verb === 'meet' && !provider && !MEETING_NOUN.test(withAnte))) return { intent: 'meeting', channel: null, provider };
+  }
+  if (verb === 'email' || verb === 'mail' && hasEmail || /\be-?mail\b/i.test(vp) || hasEmail) return { intent: 'email', channel: null, provider: null };
+  if (/^(call|ring|phone|dial)$/.test(verb) || /\bgive (me|you|us|him|her|them) a (call|ring|buzz)\b/i.test(vp)) {
+    if (provider && provider !== 'phone') return { intent: 'meeting', channel: null, provider };
+    return { intent: 'call', channel: null, provider: null };
+  }
+  if (verb === 'remind' || /\b(reminder|alarm)\b/i.test(vp) || /\bmake a note\b/i.test(vp)) return { intent: 'reminder', channel: null, provider: null };
+  if (/^(send|resend|forward|share|mail)$/.test(verb) && !/\bback\b/i.test(vp) && DOCUMENTISH.test(withAnte)) {
+    // A document goes by e-mail when an address was given around this point of the call.
+    const near = ct.units.filter((u) => Math.abs(u.turn - unit.turn) <= 4);
+    if (near.some((u) => u.entities.some((e) => e.kind === 'email')) || near.some((u) => /\be-?mail\b/i.test(u.norm))) {
+      return { intent: 'email', channel: null, provider: null };
+    }
+  }
+  return { intent: 'task', channel, provider: null };
+}
+
+/** Dates said inside the clause. */
+function clauseDates(unit: Unit, clause: Clause): DateMention[] {
+  const t = clause.text.toLowerCase();
+  return unit.dates.filter((d) => t.includes(d.text.toLowerCase()));
+}
+
+const SPECIFICITY: Record<Intent, number> = { meeting: 6, email: 5, message: 4, call: 3, reminder: 2, task: 1, none: 0 };
+
+interface Group {
+  cands: Candidate[];
+  owner: Speaker;
+  intent: Intent;
+  meeting: boolean;
+  /** Units that joined without a clause of their own (acceptances, proposals, addresses). */
+  extraUnits: Unit[];
+  accepts: Unit[];
+}
+
+function firstName(name: string): string {
+  return name.split(/\s+/)[0] ?? name;
+}
+
+/** A verb phrase rewritten for the owner to read: pronouns replaced by the people they point to. */
+function titleOf(c: Candidate): string {
+  let vp = c.clause.vp;
+  const speaker = c.unit.speaker;
+  const speakerName = speaker.displayName || speaker.label;
+  const otherName = c.other ? c.other.displayName || c.other.label : null;
+  if (c.antecedent && (TRANSFER_VERB.test(c.clause.verb) || /^(set|arrange|book|schedule|organi[sz]e)$/.test(c.clause.verb))) {
+    const phrase = c.antecedent.phrase.replace(/^(your|my|our)\s+/i, 'the ');
+    vp = vp.replace(PRONOUN_OBJECT, (_m, v: string, _p: string) => {
+      const [verb, ...particle] = v.split(/\s+/);
+      return particle.length ? `${verb} ${phrase} ${particle.join(' ')}` : `${verb} ${phrase}`;
+    });
+  }
+  if (c.clause.kind === 'request') {
+    // said by the requester to the owner: "me" is the requester, "your" the owner's own
+    vp = vp
+      .replace(/\b(me|us)\b/g, speakerName)
+      .replace(/\b(my|our)\b/g, `${speakerName}'s`)
+      .replace(/\byourself\b/g, 'yourself')
+      .replace(/\byour\b/g, 'the');
+  } else if (otherName) {
+    // said by the owner: "you" is the other party; "my" stays for the app user's own items
+    vp = vp
+      .replace(/\byou\b/g, otherName)
+      .replace(/\byour\b/g, `${otherName}'s`)
+      .replace(/\b(myself|ourselves)\b/g, '')
+      .replace(/\b(my|our)\b/g, c.owner.role === 'USER' ? '$1' : 'their');
+  }
+  vp = vp.replace(/\s+/g, ' ').replace(/\s+([,.])/g, '$1').trim();
+  return capitalize(vp.replace(/[,;:]+$/, ''));
+}
+
+function sentenceOf(u: Unit): string {
+  return u.text.trim();
+}
+
+function uniq<T>(xs: T[]): T[] {
+  return [...new Set(xs)];
+}
+
+function segIds(units: Unit[]): string[] {
+  return uniq(units.sort((a, b) => a.idx - b.idx).map((u) => u.segmentId));
+}
+
+export function extractActions(ct: CallText): ActionResult {
+  const day = callDay(ct.context.recordedAt);
+  const cands: Candidate[] = [];
+  const proposals: Array<{ unit: Unit; clause: Clause }> = [];
+  const accepts: Array<{ unit: Unit; clause: Clause }> = [];
+  const desires: Array<{ unit: Unit; clause: Clause }> = [];
+
+  for (const unit of ct.units) {
+    for (const clause of clausesOf(unit)) {
+      if (clause.kind === 'other' || clause.negated) continue;
+      if (clause.kind === 'proposal') {
+        proposals.push({ unit, clause });
+        // A proposal that names a meeting ("would a Zoom call next Tuesday work?") is a meeting even
+        // if nobody says "I'll send the invite".
+        if (!(providerOf(clause.text) || MEETING_NOUN.test(clause.text))) continue;
+      }
+      if (clause.kind === 'accept') {
+        accepts.push({ unit, clause });
+        continue;
+      }
+      if (clause.kind === 'desire') {
+        desires.push({ unit, clause });
+        continue;
+      }
+      const other = addresseeOf(ct, unit);
+      const owner = clause.kind === 'request' ? other ?? unit.speaker : unit.speaker;
+      const ante = findAntecedent(ct, unit, clause);
+      const { intent, channel, provider } =
+        clause.kind === 'proposal' ? { intent: 'meeting' as Intent, channel: null, provider: providerOf(clause.text) } : classifyIntent(ct, unit, clause, ante);
+      cands.push({
+        unit,
+        clause,
+        owner,
+        other: clause.kind === 'request' ? unit.speaker : other,
+        intent,
+        channel,
+        provider,
+        dates: clauseDates(unit, clause),
+        antecedent: ante,
+        stems: contentStems(`${clause.vp} ${ante?.phrase ?? ''}`),
+      });
+    }
+  }
+
+  // ---- grouping: a request and the owner's answering commitment are one item
+  const groups: Group[] = [];
+  const meetingGroups: Group[] = [];
+  for (const c of cands) {
+    const generic = GENERIC_VP.test(c.clause.vp) && c.clause.kind === 'commit';
+    if (generic) {
+      const target = [...groups].reverse().find((g) => g.owner.speakerId === c.owner.speakerId && c.unit.turn - lastTurn(g) <= 2 && g.cands.some((x) => x.clause.kind === 'request' && !x.clause.conditional));
+      if (target) {
+        target.cands.push(c);
+        continue;
+      }
+    }
+    if (c.intent === 'meeting') {
+      const g = meetingGroups.find((m) => Math.abs(c.unit.turn - lastTurn(m)) <= 6);
+      if (g) g.cands.push(c);
+      else meetingGroups.push({ cands: [c], owner: c.owner, intent: 'meeting', meeting: true, extraUnits: [], accepts: [] });
+      continue;
+    }
+    // a dated remark about the same thing right after a plan ("I'm shipping you a replacement. It
+    // should arrive on Thursday") completes that plan
+    if (c.clause.kind === 'future' && /^(it|they|this|that|he|she)\b/i.test(c.clause.text)) {
+      const prev = groups[groups.length - 1];
+      if (prev && prev.owner.speakerId === c.owner.speakerId && lastTurn(prev) === c.unit.turn) {
+        prev.cands.push(c);
+        continue;
+      }
+    }
+    const match = [...groups].reverse().find((g) => {
+      if (g.owner.speakerId !== c.owner.speakerId || c.unit.turn - lastTurn(g) > 3) return false;
+      const kinds = new Set(g.cands.map((x) => x.clause.kind));
+      const pair = (kinds.has('request') && c.clause.kind !== 'request') || (c.clause.kind === 'request' && !kinds.has('request'));
+      if (!pair) return false;
+      if (g.intent === c.intent && g.intent !== 'task') return true;
+      const sim = Math.max(...g.cands.map((x) => overlap(x.stems, c.stems)));
+      const pronoun = PRONOUN_OBJECT.test(c.clause.vp);
+      return (g.intent === 'task' || c.intent === 'task' || g.intent === c.intent) && (sim >= 0.15 || pronoun);
+    });
+    if (match) {
+      match.cands.push(c);
+      if (SPECIFICITY[c.intent] > SPECIFICITY[match.intent]) match.intent = c.intent;
+    } else groups.push({ cands: [c], owner: c.owner, intent: c.intent, meeting: false, extraUnits: [], accepts: [] });
+  }
+
+  // acceptances ("will do") confirm the latest request to the speaker
+  for (const a of accepts) {
+    const g = [...groups, ...meetingGroups]
+      .filter((x) => x.owner.speakerId === a.unit.speaker.speakerId && a.unit.turn - lastTurn(x) >= 0 && a.unit.turn - lastTurn(x) <= 1)
+      .sort((x, y) => lastTurn(y) - lastTurn(x))[0];
+    if (g && g.cands.some((x) => x.clause.kind === 'request')) g.extraUnits.push(a.unit);
+  }
+
+  const actionItems: AnalysisActionItem[] = [];
+  const nextSteps: NextStepOut[] = [];
+  const actionUnits = new Set<number>();
+
+  for (const mg of meetingGroups) {
+    const item = meetingItem(ct, mg, proposals, accepts, desires, day);
+    actionItems.push(item.item);
+    for (const u of item.units) actionUnits.add(u.idx);
+  }
+
+  for (const g of groups) {
+    const units = uniq([...g.cands.map((c) => c.unit), ...g.extraUnits]);
+    const kinds = new Set(g.cands.map((c) => c.clause.kind));
+    const launchable = g.intent !== 'task' && g.intent !== 'none';
+    const asked = kinds.has('request');
+    const planned = kinds.has('commit') || kinds.has('joint');
+    const isAction = (launchable && (asked || planned)) || (asked && g.intent === 'task');
+    const best = pickBest(g.cands);
+    const due = dueOf(ct, g.cands, day);
+    if (!isAction) {
+      nextSteps.push({
+        text: titleOf(best),
+        ownerSpeaker: g.owner.label,
+        when: due?.text ?? null,
+        sourceSegmentIds: segIds(units),
+        ownerSpeakerId: g.owner.speakerId,
+        ownerRole: g.owner.role,
+        dueDate: due?.date ?? null,
+      });
+      continue;
+    }
+    const meta = metadataFor(ct, g, best, units, due);
+    for (const u of units) actionUnits.add(u.idx);
+    actionItems.push(buildItem(g.owner, titleOf(best), units, meta.units, g.intent, meta.metadata, due, g.cands));
+  }
+
+  actionItems.sort((a, b) => (a.sourceSegmentIds?.[0] ?? '').localeCompare(b.sourceSegmentIds?.[0] ?? ''));
+  const commitments = cands
+    .filter((c) => c.clause.kind === 'commit' && !GENERIC_VP.test(c.clause.vp))
+    .map((c) => ({ text: `${c.owner.displayName || c.owner.label} will ${lowerFirst(titleOf(c))}`, ownerSpeaker: c.owner.label, sourceSegmentIds: [c.unit.segmentId] }));
+  const decisions = decisionsOf(ct, accepts);
+  return { actionItems, nextSteps, commitments, decisions, actionUnits };
+}
+
+function lowerFirst(s: string): string {
+  return s ? s[0].toLowerCase() + s.slice(1) : s;
+}
+
+function lastTurn(g: Group): number {
+  return Math.max(...g.cands.map((c) => c.unit.turn), ...g.extraUnits.map((u) => u.turn));
+}
+
+/** The clause that describes the item best: the one with the most content, requests first on ties. */
+function pickBest(cands: Candidate[]): Candidate {
+  return [...cands]
+    .filter((c) => !GENERIC_VP.test(c.clause.vp))
+    .sort((a, b) => b.stems.length - a.stems.length || (a.clause.kind === 'request' ? -1 : 1))[0] ?? cands[0];
+}
+
+interface Due {
+  date: string;
+  text: string;
+  mention: DateMention;
+}
+
+/**
+ * Due date of a group: a date said in the owner's commitment wins over one in the request; an item
+ * tied to another event ("I'll text you when the technician is on the way") takes the latest date
+ * said shortly before it.
+ */
+function dueOf(ct: CallText, cands: Candidate[], day: string): Due | null {
+  const ordered = [...cands].sort((a, b) => rank(a) - rank(b));
+  for (const c of ordered) {
+    const d = c.dates.find((x) => x.date && x.date >= day);
+    if (d) return { date: d.date!, text: d.text, mention: d };
+  }
+  if (cands.some((c) => c.clause.whenClause)) {
+    const first = Math.min(...cands.map((c) => c.unit.idx));
+    for (let k = first - 1; k >= 0 && ct.units[first].turn - ct.units[k].turn <= 3; k--) {
+      const d = ct.units[k].dates.find((x) => x.date && x.date >= day);
+      if (d) return { date: d.date!, text: d.text, mention: d };
+    }
+  }
+  return null;
+}
+
+function rank(c: Candidate): number {
+  return c.clause.kind === 'commit' ? 0 : c.clause.kind === 'request' ? 1 : 2;
+}
+
+interface Meta {
+  metadata: IntentMetadata;
+  /** Units cited by the metadata (where an address or number was said). */
+  units: Unit[];
+}
+
+function nearUnits(ct: CallText, units: Unit[], before: number, after: number): Unit[] {
+  const lo = Math.min(...units.map((u) => u.turn)) - before;
+  const hi = Math.max(...units.map((u) => u.turn)) + after;
+  return ct.units.filter((u) => u.turn >= lo && u.turn <= hi);
+}
+
+/** The spoken entity of a kind nearest to the item, preferring the other party's words. */
+function nearestEntity<K extends 'email' | 'phone'>(
+  ct: CallText,
+  units: Unit[],
+  kind: K,
+  owner: Speaker,
+  before: number,
+  after: number,
+): { entity: K extends 'email' ? SpokenEmail : SpokenPhone; unit: Unit } | null {
+  const pool = nearUnits(ct, units, before, after);
+  const center = units.reduce((a, u) => a + u.turn, 0) / units.length;
+  let best: { entity: any; unit: Unit; score: number } | null = null;
+  for (const u of pool) {
+    for (const e of u.entities) {
+      if (e.kind !== kind) continue;
+      const score = Math.abs(u.turn - center) + (u.speaker.speakerId === owner.speakerId ? 0.5 : 0) + (units.includes(u) ? -2 : 0);
+      if (!best || score < best.score) best = { entity: e, unit: u, score };
+    }
+  }
+  return best ? { entity: best.entity, unit: best.unit } : null;
+}
+
+function subjectOf(c: Candidate): string | null {
+  const text = c.antecedent ? c.antecedent.phrase : c.clause.vp;
+  const np = nounChunks(text).find((p) => DOCUMENTISH.test(p)) ?? nounChunks(text)[0];
+  if (!np) return null;
+  return capitalize(np.replace(/^(the|a|an|your|my|our|their)\s+/i, ''));
+}
+
+function metadataFor(ct: CallText, g: Group, best: Candidate, units: Unit[], due: Due | null): Meta {
+  const other = g.cands.find((c) => c.other)?.other ?? null;
+  const otherName = other ? other.displayName || other.label : null;
+  const cited: Unit[] = [];
+  const md: IntentMetadata = {};
+  const title = titleOf(best);
+  switch (g.intent) {
+    case 'email': {
+      const found = nearestEntity(ct, units, 'email', g.owner, 4, 2);
+      if (found) {
+        md.toEmail = found.entity.address;
+        cited.push(found.unit);
+        const sayer = found.unit.speaker;
+        md.toName = sayer.speakerId !== g.owner.speakerId ? sayer.displayName || sayer.label : otherName;
+      } else md.toName = otherName;
+      const subject = subjectOf(best);
+      if (subject) md.subject = subject;
+      md.bodyPreview = `${otherName ? `Hi ${firstName(otherName)}, f` : 'F'}ollowing up on our call${subject ? `: ${subject.toLowerCase()}` : ''}.`;
+      break;
+    }
+    case 'call': {
+      const found = nearestEntity(ct, units, 'phone', g.owner, 2, 2);
+      if (found) {
+        const e164 = toE164(found.entity, ct.context.phoneNumber);
+        const callDigits = phoneDigits(ct.context.phoneNumber);
+        if (e164 && phoneDigits(e164) !== callDigits && !callDigits.endsWith(found.entity.digits)) {
+          md.phoneNumber = e164;
+          cited.push(found.unit);
+        }
+      }
+      const named = best.clause.vp.match(/^(?:call|ring|phone)\s+((?:the|a)\s+[\w\s]+?)(?:\s+(?:back|on|at|if|when|about|by|within|tomorrow|today|tonight)\b|$)/i);
+      md.contactName = named ? named[1] : otherName;
+      break;
+    }
+    case 'message': {
+      const channel = g.cands.map((c) => c.channel).find(Boolean) ?? null;
+      if (channel) {
+        md.channel = channel;
+        md.providerHint = channel;
+      }
+      const found = nearestEntity(ct, units, 'phone', g.owner, 1, 1);
+      if (found) {
+        const e164 = toE164(found.entity, ct.context.phoneNumber);
+        if (e164 && phoneDigits(e164) !== phoneDigits(ct.context.phoneNumber)) {
+          md.phoneNumber = e164;
+          cited.push(found.unit);
+        }
+      }
+      md.contactName = otherName;
+      const subject = subjectOf(best);
+      md.bodyPreview = subject ? `About ${subject.toLowerCase()}.` : null;
+      break;
+    }
+    case 'reminder': {
+      md.title = title;
+      if (due?.mention.datetime && due.mention.explicitTime) md.remindAt = due.mention.datetime;
+      md.notes = units.map(sentenceOf).join(' ');
+      break;
+    }
+    default: {
+      md.title = title;
+      md.notes = units.map(sentenceOf).join(' ');
+    }
+  }
+  return { metadata: md, units: cited };
+}
+
+function buildItem(
+  owner: Speaker,
+  title: string,
+  units: Unit[],
+  extra: Unit[],
+  intent: Intent,
+  metadata: IntentMetadata,
+  due: Due | null,
+  cands: Candidate[],
+): AnalysisActionItem {
+  const all = uniq([...units, ...extra]);
+  const conditional = cands.every((c) => c.clause.conditional);
+  const urgent = cands.some((c) => URGENT.test(c.clause.text));
+  const priority: AnalysisActionItem['priority'] = conditional ? 'low' : urgent ? 'high' : 'medium';
+  return {
+    title,
+    description: units.sort((a, b) => a.idx - b.idx).map(sentenceOf).join(' '),
+    ownerSpeaker: owner.label,
+    ownerSpeakerId: owner.speakerId,
+    ownerSpeakerLabel: owner.label,
+    ownerDisplayName: owner.displayName,
+    ownerRole: owner.role,
+    dueDate: due?.date ?? null,
+    priority,
+    sourceSegmentIds: segIds(all),
+    intent,
+    intentMetadata: metadata,
+  };
+}
+
+function meetingItem(
+  ct: CallText,
+  g: Group,
+  proposals: Array<{ unit: Unit; clause: Clause }>,
+  accepts: Array<{ unit: Unit; clause: Clause }>,
+  desires: Array<{ unit: Unit; clause: Clause }>,
+  day: string,
+): { item: AnalysisActionItem; units: Unit[] } {
+  const turns = g.cands.map((c) => c.unit.turn);
+  const lo = Math.min(...turns) - 3;
+  const hi = Math.max(...turns) + 3;
+  const inWin = (u: Unit) => u.turn >= lo && u.turn <= hi;
+  const props = proposals.filter((p) => inWin(p.unit));
+  const accs = accepts.filter((a) => inWin(a.unit) && a.unit.dates.some((d) => d.date));
+  // Owner: whoever commits to set it up or send the invite; else whoever proposed it.
+  const committer = g.cands.find((c) => c.clause.kind === 'commit' || c.clause.kind === 'joint');
+  const proposer = props[0]?.unit.speaker;
+  const owner = committer?.owner ?? proposer ?? g.cands[0].owner;
+  const other = ct.speakers.find((s) => s.speakerId !== owner.speakerId) ?? null;
+
+  // The time: the last accepted time, else the last proposed one, else one said with the meeting.
+  const timed = (u: Unit) => u.dates.filter((d) => d.date && d.date >= day);
+  let when: DateMention | null = null;
+  for (const src of [accs.map((a) => a.unit), props.map((p) => p.unit), g.cands.map((c) => c.unit)]) {
+    for (const u of [...src].reverse()) {
+      const withTime = timed(u).find((d) => d.datetime && d.explicitTime);
+      if (withTime) {
+        when = withTime;
+        break;
+      }
+    }
+    if (when) break;
+  }
+  if (!when) {
+    for (const u of [...g.cands.map((c) => c.unit), ...props.map((p) => p.unit)]) {
+      const d = timed(u)[0];
+      if (d) {
+        when = d;
+        break;
+      }
+    }
+  }
+  const units = uniq([...g.cands.map((c) => c.unit), ...props.map((p) => p.unit), ...accs.map((a) => a.unit)]);
+  const window = ct.units.filter(inWin);
+  const provider = [...g.cands.map((c) => c.provider), ...props.map((p) => providerOf(p.clause.text))].find(Boolean) ?? null;
+
+  // Duration: "about thirty minutes", "an hour" said around the meeting.
+  let durationMinutes: number | null = null;
+  for (const u of window) {
+    for (const e of u.entities) {
+      if (e.kind !== 'number') continue;
+      const n = e as SpokenNumber;
+      if (n.unit && /^minutes?$/.test(n.unit) && n.value > 0 && n.value <= 480) durationMinutes = n.value;
+      if (n.unit && /^hours?$/.test(n.unit) && n.value > 0 && n.value <= 8) durationMinutes = n.value * 60;
+    }
+    if (durationMinutes === null && /\b(an|one) hour\b/i.test(u.norm) && /\b(take|need|last|for|about)\b/i.test(u.norm)) durationMinutes = 60;
+    if (durationMinutes === null && /\bhalf an hour\b/i.test(u.norm)) durationMinutes = 30;
+  }
+  const durUnit = window.find((u) => u.entities.some((e) => e.kind === 'number' && (e as SpokenNumber).unit !== null && /^(minutes?|hours?)$/.test((e as SpokenNumber).unit!)));
+
+  // Attendees: the other party, with the address they gave for the invite.
+  const attendees: Array<{ name: string; email?: string | null }> = [];
+  const emailFound = nearestEntity(ct, g.cands.map((c) => c.unit), 'email', owner, 4, 2);
+  if (other) {
+    attendees.push({ name: other.displayName || other.label, ...(emailFound && emailFound.unit.speaker.speakerId !== owner.speakerId ? { email: emailFound.entity.address } : {}) });
+  }
+  const topic = meetingTitle([...desires.filter((d) => inWin(d.unit)).map((d) => d.unit), ...units]);
+  const md: IntentMetadata = {
+    providerHint: provider,
+    attendees,
+    proposedAt: when?.datetime && when.explicitTime ? when.datetime : null,
+    durationMinutes,
+    title: topic,
+  };
+  const cited = [...units, ...(emailFound ? [emailFound.unit] : []), ...(durUnit && durationMinutes ? [durUnit] : [])];
+  // Title: the owner's own words for the step ("Send the Teams invite") and what the meeting is for.
+  const own = g.cands.filter((c) => c.owner.speakerId === owner.speakerId && c.clause.kind !== 'proposal');
+  const best = own.length ? pickBest(own) : null;
+  const what = topic ?? (provider ? `${capitalize(provider)} meeting` : 'Meeting');
+  let title = best ? titleOf(best) : `Schedule: ${what}`;
+  if (best && topic && !title.toLowerCase().includes(topic.toLowerCase())) title = `${title}: ${topic.toLowerCase()}`;
+  const due = when?.date ? { date: when.date, text: when.text, mention: when } : null;
+  const item = buildItem(owner, title, units, cited, 'meeting', md, due, g.cands);
+  return { item, units: uniq(cited) };
+}
+
+const MEETING_HEAD = /^(meeting|demo|demonstration|interview|webinar|consultation|session|catch-up|walkthrough|presentation|call)$/i;
+const TOPIC_LEFT_STOP = /^(a|an|the|to|for|see|like|would|we|you|i|your|our|my|set|up|book|schedule|have|do|meet|join|send|with|about|on|at|is|be|that|this|need|want|zoom|teams|video|phone|quick)$/i;
+
+/** A short name for the meeting from the meeting noun said ("final interview", "demo of ..."). */
+function meetingTitle(units: Unit[]): string | null {
+  for (const u of units) {
+    const toks = u.norm.replace(/[.,!?;:]+(\s|$)/g, ' | ').split(/\s+/).filter(Boolean);
+    const h = toks.findIndex((t, i) => MEETING_HEAD.test(t) && !(t.toLowerCase() === 'call' && !/^(zoom|teams|video|conference|sales|intro|discovery)$/i.test(toks[i - 1] ?? '')));
+    if (h < 0) continue;
+    let l = h;
+    while (l - 1 >= 0 && h - l < 2 && toks[l - 1] !== '|' && !TOPIC_LEFT_STOP.test(toks[l - 1])) l--;
+    let r = h + 1;
+    if (/^(of|about|for)$/i.test(toks[r] ?? '')) {
+      let k = r + 1;
+      if (/^(the|your|our|a|an)$/i.test(toks[k] ?? '')) k++;
+      let end = k;
+      while (end < toks.length && end - k < 4 && toks[end] !== '|' && !/^(next|on|at|by|with|this|tomorrow|today|work|works)$/i.test(toks[end])) end++;
+      if (end > k) r = end;
+    }
+    const phrase = toks
+      .slice(l, r)
+      .join(' ')
+      .replace(/\b(your|our|my)\b/gi, 'the')
+      .trim();
+    if (phrase && !/^call$/i.test(phrase)) return capitalize(phrase);
+  }
+  return null;
+}
+
+const WEAK_ACCEPT = /^(yes|yeah|sure|okay|ok|great|perfect|fine|got it|no problem|will do|of course|absolutely|deal|agreed|sure thing)[.!]*$/i;
+
+function decisionsOf(ct: CallText, accepts: Array<{ unit: Unit; clause: Clause }>): ActionResult['decisions'] {
+  const out: ActionResult['decisions'] = [];
+  for (const a of accepts) {
+    if (WEAK_ACCEPT.test(a.clause.text.trim())) continue;
+    // what was accepted: the other party's last sentence before the acceptance
+    const prev = [...ct.units.slice(0, a.unit.idx)].reverse().find((u) => u.speaker.speakerId !== a.unit.speaker.speakerId);
+    if (!prev) continue;
+    const name = a.unit.speaker.displayName || a.unit.speaker.label;
+    const accepted = a.clause.text.replace(/\s+(for|to)\s+(me|us)\b/i, '').replace(/[.!]+$/, '');
+    const hasContent = a.unit.dates.length > 0 || contentStems(accepted).length >= 2;
+    const text = hasContent ? `${capitalize(accepted)} (${name} agreed)` : `${name} agreed: ${prev.text.replace(/[.!?]+$/, '')}`;
+    out.push({ text, agreedBy: name, sourceSegmentIds: uniq([prev.segmentId, a.unit.segmentId]) });
+  }
+  return out;
+}

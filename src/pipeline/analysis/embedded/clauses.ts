@@ -1,0 +1,223 @@
+// Speech-act reading of one sentence: splits it into clauses and says, for each clause, whether it
+// is a commitment ("I'll call you back"), a request ("can you send me", "please email"), a
+// proposal ("does Thursday at ten work?"), an acceptance ("works for me"), a plan of a third party
+// ("the new card will arrive within five days") or nothing actionable, and what the verb phrase is.
+import nlp from 'compromise';
+import type { Unit } from './text.js';
+
+export type ClauseKind = 'commit' | 'soft' | 'request' | 'joint' | 'desire' | 'proposal' | 'accept' | 'future' | 'other';
+
+export interface Clause {
+  kind: ClauseKind;
+  /** The clause with contractions expanded, case kept. */
+  text: string;
+  /** The verb phrase after the subject and modal ("send the quote tomorrow morning"). */
+  vp: string;
+  /** Base form of the main verb, lower case ("send"). */
+  verb: string;
+  /** Said under a condition ("if anything else looks wrong, call us"). */
+  conditional: boolean;
+  /** Said with a subordinate "when/once/after ..." clause that ties it to another event. */
+  whenClause: boolean;
+  /** Character offset of `text` inside the unit's expanded text. */
+  offset: number;
+  negated: boolean;
+}
+
+const EXPANSIONS: Array<[RegExp, string]> = [
+  [/\bwon't\b/gi, 'will not'],
+  [/\bcan't\b/gi, 'can not'],
+  [/\bshan't\b/gi, 'shall not'],
+  [/\blet's\b/gi, 'let us'],
+  [/\b(\w+)n't\b/gi, '$1 not'],
+  [/\b(i|you|we|they|he|she|it|that|there)'ll\b/gi, '$1 will'],
+  [/\b(i|you|we|they)'ve\b/gi, '$1 have'],
+  [/\b(i|you|we|they|he|she)'d\b/gi, '$1 would'],
+  [/\bi'm\b/gi, 'I am'],
+  [/\b(you|we|they)'re\b/gi, '$1 are'],
+  [/\b(it|that|what|there|here|he|she|who|where)'s\b/gi, '$1 is'],
+];
+
+/** Contractions expanded with case kept ("I'll" -> "I will"). */
+export function expand(text: string): string {
+  let s = text.replace(/[’‘]/g, "'");
+  for (const [re, rep] of EXPANSIONS) s = s.replace(re, rep);
+  return s.replace(/\s+/g, ' ').trim();
+}
+
+// Discourse markers that open a clause without being part of it. The ambiguous ones ("look",
+// "right", "well") only count when a comma follows, so "Look at the report" stays an imperative.
+const MARKER = /^(?:(?:yes|yeah|yep|sure|okay|ok|oh|ah|well|great|perfect|fine|alright|all right|right|no problem|got it|understood|of course|look|listen|honestly|hi|hello|hey|thanks|thank you|cool|good|excellent|wonderful|absolutely|definitely|certainly|no worries|sounds good)\s*[,.!]\s*|(?:and|but|so|then|just|also|actually|and then|oh and|plus)\s+)+/i;
+const VOCATIVE_END = /,\s*[A-Z][a-z]+\s*[.?!]?$/;
+
+const PLEASANTRY = /^(have a|see you|talk (to you )?soon|speak soon|take care|thank|bye|goodbye|enjoy|hang on|hold on|excuse|sorry|welcome|good (morning|afternoon|evening|night|luck)|congrat|guess|imagine|mind you|wait|look forward|looking forward|keep me posted|be well|stay safe|happy to help)/i;
+const PURPOSE_OF_CALL = /^(calling|phoning|ringing|reaching out|writing|following up|checking in) (about|from|with|to|because|regarding|back|on behalf|for|in)\b|^(speaking|looking forward|sorry|glad|happy|afraid|here|fine|good|okay)\b/i;
+const INFO_REQUEST = /^(hear|repeat|say|spell|hold|explain|confirm|clarify|tell me (more|about|what|how|if|whether|why|when|where|who)|give me a (second|moment|minute|sec)|see|imagine|believe|understand)\b/i;
+
+const SUBJECT_MODAL =
+  /^(I|we|We)\s+(will|shall|am going to|are going to|am gonna|are gonna|plan to|intend to|promise to|am happy to|are happy to|would be happy to|will be happy to|am about to|will make sure to|will be sure to|can|could|may|might|need to|have to|must|should|will try to|am planning to|are planning to|will have to)\s+(.+)$/i;
+const PROGRESSIVE = /^(I|we|We)\s+(am|are)\s+(\w+ing)\b\s*(.*)$/i;
+const LET_ME = /^let me\s+(?!know\b)(.+)$/i;
+const LET_US = /^let us\s+(.+)$/i;
+const HAPPY_TO = /^(?:(?:I|we)\s+(?:am|are|would be|will be)\s+)?(?:happy|glad|more than happy)\s+to\s+(.+)$/i;
+const REQUEST_Q = /^(?:can|could|would|will)\s+you\s+(?:please\s+|kindly\s+|maybe\s+|possibly\s+|also\s+|just\s+)?(?!like\b|mind\b)(.+?)[?.!]*$/i;
+const WOULD_YOU_MIND = /^would you mind\s+(\w+ing)\b\s*(.*?)[?.!]*$/i;
+const PLEASE = /^(?:please|kindly)\s*,?\s+(.+)$/i;
+const NEED_YOU = /^(?:I|we)\s+(?:need|want|would like|would love|will need)\s+you\s+to\s+(.+)$/i;
+const YOU_NEED = /^you\s+(?:will\s+|would\s+|might\s+|may\s+)?(?:need to|have to|must|should|want to|ought to|will want to|are going to need to|will need to)\s+(.+)$/i;
+const MAKE_SURE = /^(?:make sure|be sure|remember|do not forget|don't forget|please remember)\s+(?:that\s+)?(?:to\s+|you\s+)?(.+)$/i;
+const REMIND_ME = /^remind me\s+(?:to|about|that)?\s*(.+)$/i;
+const DESIRE = /^(?:I|we)\s+(?:would|will)\s+(?:like|love)\s+to\s+(.+)$|^(?:I|we)\s+(?:want|wanted|hope|hoped|was hoping|were hoping)\s+to\s+(.+)$/i;
+const ACCEPT = /^(?:(?:that|it|this|[\w\s:.]{0,40}?)\s+(?:works|would work|sounds good|sounds great|sounds fair|sounds perfect|is good|is fine|is perfect|suits me|is great)(?:\s+for\s+(?:me|us))?|will do|deal|agreed|sure thing|no problem|sounds good|perfect|okay|ok|great|fine|yes|sure|of course|absolutely|got it|that works|works for me)[.!]*$/i;
+const PROPOSAL = /^(?:would|does|do|will|is|could|can)\s+(?:a|an|the|that|this|it|[\w:.]+day|next|tomorrow|[\w\s:.]{0,30}?)\b.*\b(?:work|suit|be (?:ok|okay|good|fine|possible))\b|^(?:how|what)\s+about\b|^(?:are|would)\s+you\s+(?:be\s+)?(?:free|available)\b|^shall we\b|^should we\b/i;
+const FUTURE_MARKER = /\b(will|should|shall|can|could|is going to|are going to|gets in|get in|arrives?|starts?|comes|is coming|are coming|is due|until|scheduled|expected)\b/i;
+
+function verbOf(vp: string): string {
+  const first = vp.trim().split(/\s+/)[0]?.toLowerCase().replace(/[^a-z-]/g, '') ?? '';
+  if (!first) return '';
+  if (/^(re-?send|resend)$/.test(first)) return 'resend';
+  if (/^e-?mail$/.test(first)) return 'email';
+  if (/^whatsapp$/.test(first)) return 'whatsapp';
+  const inf = nlp(first).verbs().toInfinitive().out('text').toLowerCase();
+  return inf || first;
+}
+
+function startsWithVerb(clause: string): boolean {
+  const doc = nlp(clause);
+  const terms = doc.json()[0]?.terms as Array<{ text: string; tags: string[] }> | undefined;
+  if (!terms || !terms.length) return false;
+  const t = terms[0];
+  const w = t.text.toLowerCase();
+  if (/^(i|you|we|he|she|it|they|there|this|that|these|those|my|your|our|the|a|an|what|where|when|why|how|who|which|is|are|was|were|am|do|does|did|have|has|had|can|could|would|will|should|shall|may|might|must|not|no|yes|so|if|once)$/.test(w)) return false;
+  if (t.tags.includes('Gerund') || t.tags.includes('PastTense') || t.tags.includes('Participle')) return false;
+  // A present-tense verb with an -s ("Sounds good", "Works for me") is a clipped statement.
+  if (/s$/.test(w) && t.tags.includes('PresentTense') && !t.tags.includes('Infinitive')) return false;
+  return t.tags.includes('Imperative') || (t.tags.includes('Verb') && t.tags.includes('Infinitive')) || /^(email|e-mail|text|whatsapp|message|call|ring|phone|send|resend|check|pick|bring|book|schedule|remind|forward|pay|sign|fill|return|drop|grab|get|make|set|submit|upload|review|read|update|arrive|come|meet|contact|reach|give|let|keep|try|ask|tell|share|ship|order|buy|confirm)$/.test(w);
+}
+
+/** Splits a sentence into clauses at coordinations that start a new predicate. */
+function splitClauses(expanded: string): Array<{ text: string; offset: number }> {
+  const parts: Array<{ text: string; offset: number }> = [];
+  const re = /(;\s+|,?\s+(?:and|but|so)\s+(?=(?:I|we|you|he|she|they|it|then|also)\b)|,\s+(?:and|but)\s+|\s+and\s+(?=(?:then\s+)?[a-z]+\s))/g;
+  let last = 0;
+  for (const m of expanded.matchAll(re)) {
+    const cut = m.index!;
+    const next = expanded.slice(cut + m[0].length);
+    // "and" followed by a noun ("the rotors and the pads") is not a new clause.
+    if (/^\s*and\s/.test(m[0]) && !/,/.test(m[0]) && !startsWithVerb(next.replace(/^then\s+/, ''))) continue;
+    parts.push({ text: expanded.slice(last, cut), offset: last });
+    last = cut + m[0].length;
+  }
+  parts.push({ text: expanded.slice(last), offset: last });
+  return parts.filter((p) => p.text.trim().length > 0);
+}
+
+function stripCondition(text: string): { text: string; conditional: boolean; whenClause: boolean } {
+  let t = text.trim();
+  let conditional = false;
+  let whenClause = false;
+  const lead = t.match(/^(if|unless|in case|should)\b[^,]*,\s*(.+)$/i);
+  if (lead) {
+    conditional = true;
+    t = lead[2];
+  }
+  const once = t.match(/^(once|when|after|as soon as|before)\b[^,]*,\s*(.+)$/i);
+  if (once) {
+    whenClause = true;
+    t = once[2];
+  }
+  if (/\b(if|unless|in case)\b/i.test(t)) conditional = true;
+  if (/\b(when|once|as soon as|after)\s+(?:the|it|you|he|she|they|we|I|your|my|our)\b/i.test(t)) whenClause = true;
+  return { text: t, conditional, whenClause };
+}
+
+function clean(s: string): string {
+  return s.replace(/\s+/g, ' ').replace(/^[,;:\s]+|[\s,;:]+$/g, '').replace(/[.!?]+$/, '').trim();
+}
+
+/** Reads one clause (markers and conditions removed) into a speech act. */
+function classify(raw: string, unit: Unit, inherited: string | null): Omit<Clause, 'offset'> {
+  const cond = stripCondition(raw.trim().replace(MARKER, ''));
+  let text = cond.text.replace(MARKER, '').trim();
+  text = text.replace(VOCATIVE_END, (m) => (/[?]/.test(m) ? '?' : '')).trim();
+  const base = { text, conditional: cond.conditional, whenClause: cond.whenClause };
+  const lower = text.toLowerCase();
+  const isQ = unit.isQuestion && /\?\s*$/.test(unit.text);
+  const mk = (kind: ClauseKind, vp: string, negated = false): Omit<Clause, 'offset'> => {
+    const v = clean(vp);
+    return { ...base, kind, vp: v, verb: verbOf(v), negated };
+  };
+
+  if (!text) return mk('other', '');
+  if (PLEASANTRY.test(text)) return mk('other', text);
+
+  // Bare verb phrase after "and": it shares the subject and modal of the clause before it.
+  if (inherited && startsWithVerb(text) && !PLEASE.test(text)) return mk(inherited as ClauseKind, text);
+
+  let m: RegExpMatchArray | null;
+  if ((m = text.match(NEED_YOU))) return mk('request', m[1]);
+  if ((m = text.match(DESIRE))) return mk('desire', m[1] ?? m[2] ?? '');
+  if ((m = text.match(REMIND_ME))) return mk('request', `remind me to ${m[1]}`);
+  if ((m = text.match(WOULD_YOU_MIND))) return mk('request', `${nlp(m[1]).verbs().toInfinitive().out('text')} ${m[2]}`);
+  if ((m = text.match(REQUEST_Q))) {
+    if (INFO_REQUEST.test(m[1])) return mk('other', m[1]);
+    return mk('request', m[1]);
+  }
+  if ((m = text.match(PLEASE))) {
+    if (PLEASANTRY.test(m[1]) || INFO_REQUEST.test(m[1])) return mk('other', m[1]);
+    return mk('request', m[1]);
+  }
+  if ((m = text.match(MAKE_SURE))) return mk('request', m[1]);
+  if ((m = text.match(YOU_NEED))) return mk('request', m[1]);
+  if ((m = text.match(LET_US))) return mk('joint', m[1]);
+  if ((m = text.match(LET_ME))) return mk('commit', m[1]);
+  if (/^let me know\b/i.test(text)) return mk('request', text.replace(/^let me/i, 'let them'));
+  if ((m = text.match(HAPPY_TO))) return mk('commit', m[1]);
+  if ((m = text.match(SUBJECT_MODAL))) {
+    const modal = m[2].toLowerCase();
+    let vp = m[3];
+    const negated = /^not\b/i.test(vp);
+    if (negated) vp = vp.replace(/^not\s+/i, '');
+    if (isQ) return mk('other', vp);
+    // "we'll need about thirty minutes" states a requirement, not a plan
+    if (/^(need|be needing|want|like|love|see about)\b/i.test(vp) && !/^need to\b/i.test(vp)) return mk('other', vp, negated);
+    if (negated) return mk('other', vp, true);
+    const soft = /^(could|may|might|should)$/.test(modal) || (modal === 'can' && unit.dates.length === 0);
+    return mk(soft ? 'soft' : 'commit', vp);
+  }
+  if ((m = text.match(PROGRESSIVE))) {
+    const rest = `${m[3]} ${m[4]}`.trim();
+    if (PURPOSE_OF_CALL.test(rest) || isQ) return mk('other', rest);
+    // "I'm shipping you a replacement": the present progressive of a plan
+    const inf = nlp(m[3]).verbs().toInfinitive().out('text') || m[3].replace(/ing$/, '');
+    if (/^(be|have|feel|think|hope|look|wonder|try|say|tell|ask|do|go)$/.test(inf.toLowerCase())) return mk('other', rest);
+    return mk('commit', `${inf} ${m[4]}`);
+  }
+  if (isQ && PROPOSAL.test(text) && unit.dates.length > 0) return mk('proposal', text);
+  if (isQ && PROPOSAL.test(text)) return mk('proposal', text);
+  if (ACCEPT.test(text) && text.split(/\s+/).length <= 12) return mk('accept', text);
+  if (isQ) return mk('other', text);
+  if (startsWithVerb(text)) {
+    if (INFO_REQUEST.test(text)) return mk('other', text);
+    return mk('request', text);
+  }
+  // A third party's or the speaker's side's future event with a date: "a new card will arrive
+  // within five business days", "the boiler company can't come until Wednesday morning".
+  if (!unit.past && FUTURE_MARKER.test(lower) && unit.dates.some((d) => d.date !== null)) {
+    return mk('future', text);
+  }
+  return mk('other', text);
+}
+
+/** The speech acts of one sentence, in order. */
+export function clausesOf(unit: Unit): Clause[] {
+  const expanded = expand(unit.norm);
+  const out: Clause[] = [];
+  let inherited: string | null = null;
+  for (const part of splitClauses(expanded)) {
+    const c = classify(part.text, unit, inherited);
+    out.push({ ...c, offset: part.offset });
+    inherited = c.kind === 'commit' || c.kind === 'request' || c.kind === 'soft' || c.kind === 'joint' ? c.kind : null;
+  }
+  return out;
+}

@@ -1,0 +1,202 @@
+// Date and time expressions resolved against the call's recording time with chrono-node.
+//
+// No call states a time zone, so times are wall-clock times on the calendar day of `recordedAt`
+// (UTC), and datetimes are written without an offset. chrono is extended with the forms a phone
+// call uses that it does not know ("Thursday the 24th", "within five business days", "within the
+// hour", "after 4"), and bare weekdays are pointed into the past or the future by the tense of
+// the sentence they were said in.
+import * as chrono from 'chrono-node';
+
+export interface DateMention {
+  /** The expression as it appears in the normalised sentence. */
+  text: string;
+  /** Character offset of `text` in the normalised sentence. */
+  index: number;
+  /** `YYYY-MM-DD`, or null when only the month is known. */
+  date: string | null;
+  /** `YYYY-MM`. */
+  month: string;
+  /** `HH:MM` when a clock time (or part of day) was said. */
+  time: string | null;
+  /** True when the time came from an explicit clock time, not a part of day ("evening"). */
+  explicitTime: boolean;
+  /** `YYYY-MM-DDTHH:MM:SS` when both a day and a time are known. */
+  datetime: string | null;
+  /** True for an expression that names only a time ("at 11"): its day comes from context. */
+  timeOnly: boolean;
+  granularity: 'month' | 'day' | 'time';
+}
+
+const WEEKDAY_INDEX: Record<string, number> = { sunday: 0, monday: 1, tuesday: 2, wednesday: 3, thursday: 4, friday: 5, saturday: 6 };
+const pad = (n: number) => String(n).padStart(2, '0');
+const ymd = (d: Date) => `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
+const addDays = (d: Date, n: number) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + n));
+
+function addBusinessDays(d: Date, n: number): Date {
+  let cur = d;
+  let left = n;
+  while (left > 0) {
+    cur = addDays(cur, 1);
+    const wd = cur.getUTCDay();
+    if (wd !== 0 && wd !== 6) left--;
+  }
+  return cur;
+}
+
+const WORD_NUM: Record<string, number> = { a: 1, an: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10 };
+
+function buildChrono(): chrono.Chrono {
+  const c = chrono.casual.clone();
+  // "Thursday the 24th", "on the 18th": a day of the month without the month.
+  c.parsers.push({
+    pattern: () => /\b(?:(monday|tuesday|wednesday|thursday|friday|saturday|sunday),?\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+of\b)/i,
+    extract: (context, match) => {
+      const day = Number(match[2]);
+      if (day < 1 || day > 31) return null;
+      const ref = context.refDate;
+      const wd = match[1] ? WEEKDAY_INDEX[match[1].toLowerCase()] : null;
+      // The nearest month in which that day is still ahead (and falls on the weekday said).
+      for (let k = 0; k < 12; k++) {
+        const d = new Date(Date.UTC(ref.getUTCFullYear(), ref.getUTCMonth() + k, day));
+        if (d.getUTCDate() !== day) continue;
+        if (k === 0 && day < ref.getUTCDate()) continue;
+        if (wd !== null && d.getUTCDay() !== wd) continue;
+        const comps: Record<string, number> = { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day };
+        if (wd !== null) comps.weekday = wd;
+        return comps;
+      }
+      return null;
+    },
+  });
+  // "within five business days", "within 3 days", "within a week".
+  c.parsers.push({
+    pattern: () => /\bwithin\s+(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten)\s+(business|working)?\s*(days?|weeks?)\b/i,
+    extract: (context, match) => {
+      const n = /^\d+$/.test(match[1]) ? Number(match[1]) : WORD_NUM[match[1].toLowerCase()];
+      const ref = new Date(Date.UTC(context.refDate.getUTCFullYear(), context.refDate.getUTCMonth(), context.refDate.getUTCDate()));
+      const weeks = /^week/i.test(match[3]);
+      const d = match[2] && !weeks ? addBusinessDays(ref, n) : addDays(ref, weeks ? 7 * n : n);
+      return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate() };
+    },
+  });
+  // "within the hour", "in an hour", "right away": later the same day.
+  c.parsers.push({
+    pattern: () => /\b(within the hour|in (?:an|the next) hour|right away|straight away|asap|as soon as possible|shortly)\b/i,
+    extract: (context) => {
+      const r = context.refDate;
+      return { year: r.getUTCFullYear(), month: r.getUTCMonth() + 1, day: r.getUTCDate() };
+    },
+  });
+  // "after 4" / "before 10": a clock time.
+  c.parsers.push({
+    pattern: () => /\b(?:after|before|around|about|from)\s+(\d{1,2})(?::(\d{2}))?(?!\s*(?:%|percent|dollars?|minutes?|hours?|days?|weeks?|months?|years?|people|times|\d|:))\b/i,
+    extract: (_context, match) => {
+      const hour = Number(match[1]);
+      if (hour < 1 || hour > 12) return null;
+      return { hour, minute: match[2] ? Number(match[2]) : 0 };
+    },
+  });
+  return c;
+}
+
+let engine: chrono.Chrono | null = null;
+const PART_OF_DAY = /\b(morning|afternoon|evening|tonight|night|noon|midday|lunchtime|lunch)\b/i;
+
+/**
+ * Date and time expressions of one sentence (already in written form, see spoken.ts).
+ * `past` says the sentence talks about the past, so a bare weekday means the last one.
+ */
+export function resolveDates(sentence: string, recordedAt: string, past: boolean): DateMention[] {
+  engine ??= buildChrono();
+  const ref = new Date(recordedAt);
+  if (Number.isNaN(ref.getTime())) return [];
+  const refDay = new Date(Date.UTC(ref.getUTCFullYear(), ref.getUTCMonth(), ref.getUTCDate()));
+  const results = engine.parse(sentence, { instant: ref, timezone: 0 }, { forwardDate: false });
+  const out: DateMention[] = [];
+  for (const r of results) {
+    const text = r.text.replace(/[,.]+$/, '');
+    const lower = text.toLowerCase();
+    // chrono reads "now" and "the week" as dates; neither names a day in a conversation.
+    if (/^(now|the week|today's|a week|week)$/.test(lower)) continue;
+    if (/^\d+ (weeks?|days?|months?|minutes?|hours?)$/.test(lower)) continue;
+    // Parts of day inside greetings and habits ("good morning", "have a lovely evening", "every
+    // night") are not dates.
+    const before = sentence.slice(0, r.index).toLowerCase();
+    if (/^(morning|afternoon|evening|night|day)$/.test(lower) && /\b(good|every|nice|lovely|great|wonderful|a|each|all)\s+$/.test(before)) continue;
+    const s = r.start;
+    let year = s.get('year')!;
+    let month = s.get('month')!;
+    let day = s.get('day')!;
+    let date = new Date(Date.UTC(year, month - 1, day));
+    const weekdayOnly = s.isCertain('weekday') && !s.isCertain('day') && !s.isCertain('month');
+    if (weekdayOnly) {
+      const wd = s.get('weekday')!;
+      if (/\bnext\s+\w+day\b/i.test(text) && !past) {
+        // "next Tuesday" is the first Tuesday after the call.
+        let d = addDays(refDay, 1);
+        while (d.getUTCDay() !== wd) d = addDays(d, 1);
+        date = d;
+      } else if (/\blast\s+\w+day\b/i.test(text) || past) {
+        let d = addDays(refDay, -1);
+        while (d.getUTCDay() !== wd) d = addDays(d, -1);
+        date = d;
+      } else {
+        let d = addDays(refDay, 1);
+        while (d.getUTCDay() !== wd) d = addDays(d, 1);
+        date = d;
+      }
+    } else if (!s.isCertain('year') && s.isCertain('month') && !past && refDay.getTime() - date.getTime() > 183 * 86_400_000 && !/\b(ago|last|yesterday)\b/i.test(text)) {
+      // "May 12th" said in December is next May; a date a few weeks back is still this year's
+      // ("due on May 15th" said in June).
+      date = new Date(Date.UTC(year + 1, month - 1, day));
+    }
+    year = date.getUTCFullYear();
+    month = date.getUTCMonth() + 1;
+    day = date.getUTCDate();
+
+    const monthOnly = s.isCertain('month') && !s.isCertain('day') && !weekdayOnly;
+    const hourCertain = s.isCertain('hour');
+    const partOfDay = PART_OF_DAY.test(text);
+    const timeOnly = hourCertain && !s.isCertain('day') && !s.isCertain('weekday') && !s.isCertain('month') && !/\b(today|tonight|tomorrow|yesterday)\b/i.test(text);
+    let time: string | null = null;
+    if ((hourCertain || partOfDay) && !/\blast night\b/i.test(text)) {
+      let hour = s.get('hour')!;
+      const minute = s.get('minute') ?? 0;
+      // People say "at four" for 16:00; a clock time without a.m./p.m. between 1 and 7 is read as
+      // afternoon, as in office hours.
+      if (hourCertain && !s.isCertain('meridiem') && hour >= 1 && hour <= 7 && !/\bmorning\b/i.test(sentence)) hour += 12;
+      time = `${pad(hour)}:${pad(minute)}`;
+    }
+    // chrono keeps "tonight"/"last night" near midnight on the reference day; the calendar day said
+    // is the one that matters here.
+    if (/\blast night\b/i.test(text)) {
+      const d = addDays(refDay, -1);
+      year = d.getUTCFullYear();
+      month = d.getUTCMonth() + 1;
+      day = d.getUTCDate();
+    }
+    const dateStr = monthOnly ? null : `${year}-${pad(month)}-${pad(day)}`;
+    out.push({
+      text,
+      index: r.index,
+      date: dateStr,
+      month: `${year}-${pad(month)}`,
+      time,
+      explicitTime: hourCertain,
+      datetime: dateStr && time ? `${dateStr}T${time}:00` : null,
+      timeOnly,
+      granularity: monthOnly ? 'month' : time ? 'time' : 'day',
+    });
+  }
+  return out;
+}
+
+/** A time-only mention ("at 11") placed on the day of an earlier mention. */
+export function onDay(m: DateMention, date: string): DateMention {
+  return { ...m, date, month: date.slice(0, 7), datetime: m.time ? `${date}T${m.time}:00` : null, timeOnly: false };
+}
+
+export function callDay(recordedAt: string): string {
+  const d = new Date(recordedAt);
+  return Number.isNaN(d.getTime()) ? '' : ymd(d);
+}

@@ -1,0 +1,505 @@
+// Spoken-form normalisation. Recognisers (and the corpus scripts) write numbers, phone numbers and
+// e-mail addresses the way people say them: "five five five, three eight two", "ten thirty",
+// "priya dot shah at gmail dot com". Date parsing, amount extraction and the launchers need the
+// written form, so each sentence is rewritten here and the entities found are reported with the
+// exact spoken span they came from (the evidence that keeps the analysis grounded).
+//
+// compromise's number parser reads "eight hundred, five five five" as one cardinal and "ten thirty"
+// as 0, so the digit-by-digit and clock readings are decided here from the shape of the run.
+
+export interface SpokenPhone {
+  kind: 'phone';
+  /** The digits as said, without country code unless one was spoken. */
+  digits: string;
+  /** True when the speaker said "plus" before the digits. */
+  international: boolean;
+  spoken: string;
+}
+export interface SpokenEmail {
+  kind: 'email';
+  address: string;
+  spoken: string;
+}
+export interface SpokenNumber {
+  kind: 'number';
+  value: number;
+  /** Word that followed the number: "dollars", "minutes", "days", ... (lower case). */
+  unit: string | null;
+  currency: string | null;
+  spoken: string;
+}
+export interface SpokenIdentifier {
+  kind: 'identifier';
+  digits: string;
+  /** The noun before the digits ("invoice", "order", "apartment"), when there is one. */
+  label: string | null;
+  spoken: string;
+}
+export type SpokenEntity = SpokenPhone | SpokenEmail | SpokenNumber | SpokenIdentifier;
+
+export interface Normalized {
+  /** The sentence with spoken numbers, times, ordinals, phones and e-mails in written form. */
+  text: string;
+  entities: SpokenEntity[];
+}
+
+const UNITS: Record<string, number> = {
+  zero: 0, oh: 0, o: 0, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9,
+};
+const TEENS: Record<string, number> = {
+  ten: 10, eleven: 11, twelve: 12, thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18, nineteen: 19,
+};
+const TENS: Record<string, number> = { twenty: 20, thirty: 30, forty: 40, fourty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90 };
+const SCALES: Record<string, number> = { hundred: 100, thousand: 1000, million: 1_000_000, billion: 1_000_000_000 };
+const ORDINALS: Record<string, number> = {
+  first: 1, second: 2, third: 3, fourth: 4, fifth: 5, sixth: 6, seventh: 7, eighth: 8, ninth: 9, tenth: 10,
+  eleventh: 11, twelfth: 12, thirteenth: 13, fourteenth: 14, fifteenth: 15, sixteenth: 16, seventeenth: 17,
+  eighteenth: 18, nineteenth: 19, twentieth: 20, thirtieth: 30,
+};
+const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december', 'jan', 'feb', 'mar', 'apr', 'jun', 'jul', 'aug', 'sep', 'sept', 'oct', 'nov', 'dec'];
+const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
+const CURRENCIES: Record<string, string> = {
+  dollar: 'USD', dollars: 'USD', bucks: 'USD', usd: 'USD', euro: 'EUR', euros: 'EUR', pound: 'GBP', pounds: 'GBP', quid: 'GBP',
+  cent: 'USD', cents: 'USD', rupees: 'INR', rupee: 'INR', yen: 'JPY', francs: 'CHF', pesos: 'MXN',
+};
+/** Top-level domains accepted when reassembling a spoken address; keeps "at the station dot" out. */
+const TLDS = new Set([
+  'com', 'net', 'org', 'io', 'co', 'uk', 'us', 'ca', 'de', 'fr', 'es', 'it', 'nl', 'be', 'ch', 'at', 'au', 'nz', 'ie', 'in', 'edu',
+  'gov', 'info', 'biz', 'me', 'app', 'dev', 'ai', 'tv', 'eu', 'se', 'no', 'dk', 'fi', 'pl', 'pt', 'br', 'mx', 'jp', 'cn', 'za',
+]);
+/** Words that cannot be the local part of an address ("send it to me at ..."). */
+const NOT_LOCAL = new Set(['me', 'us', 'you', 'him', 'her', 'them', 'it', 'is', 'was', 'be', 'the', 'a', 'an', 'to', 'and', 'or', 'back', 'home', 'work', 'that', 'this', 'there', 'here', 'look', 'arrive', 'arrives', 'meet']);
+/** Nouns that make a number a quantity worth reporting with its unit. */
+const UNIT_WORDS = new RegExp(
+  `^(${[...Object.keys(CURRENCIES), 'percent', 'minutes?', 'hours?', 'days?', 'nights?', 'weeks?', 'months?', 'years?', 'business', 'working', 'times', 'people', 'items?', 'units?', 'miles?', 'kilometers?', 'km', 'kilos?', 'kg', 'gigs?', 'gb', 'mbps', 'seconds?'].join('|')})$`,
+);
+/** Words after which a lone small number is a clock time or quantity, not the pronoun "one". */
+const NUMBER_CONTEXT = new Set(['at', 'after', 'before', 'around', 'about', 'by', 'until', 'till', 'from', 'to', 'between', 'number', 'apartment', 'room', 'suite', 'unit', 'page', 'line', 'option', 'extension', 'gate', 'platform']);
+
+interface Tok {
+  /** Original characters of the token, including attached punctuation. */
+  raw: string;
+  /** Lower-case word without surrounding punctuation. */
+  w: string;
+  /** Punctuation that preceded / followed the word inside the token. */
+  pre: string;
+  post: string;
+}
+
+function tokenize(text: string): Tok[] {
+  return (text.match(/\S+/g) ?? []).map((raw) => {
+    const m = raw.match(/^([^\p{L}\p{N}]*)(.*?)([^\p{L}\p{N}]*)$/u)!;
+    // "a.m." keeps its dots; trailing sentence punctuation after it is still split off below.
+    let core = m[2];
+    let post = m[3];
+    if (/^[ap]\.m$/i.test(core) && post.startsWith('.')) {
+      core += '.';
+      post = post.slice(1);
+    }
+    return { raw, w: core.toLowerCase(), pre: m[1], post };
+  });
+}
+
+const isUnit = (w: string) => w in UNITS && w !== 'o';
+const isDigitWord = (w: string) => w in UNITS;
+const isNumWord = (w: string) => w in UNITS || w in TEENS || w in TENS || w in SCALES;
+const splitHyphen = (w: string) => (/^[a-z]+-[a-z]+$/.test(w) ? w.split('-') : [w]);
+
+/** Cardinal value of number words ("six hundred and twelve" -> 612); null when not a cardinal. */
+export function cardinalValue(words: string[]): number | null {
+  let total = 0;
+  let current = 0;
+  let seen = false;
+  let last: 'unit' | 'teen' | 'tens' | 'scale' | null = null;
+  for (const raw of words) {
+    for (const w of splitHyphen(raw)) {
+      if (w === 'and') continue;
+      if (w === 'a' && !seen) {
+        current = 1;
+        seen = true;
+        last = 'unit';
+        continue;
+      }
+      if (w in UNITS && w !== 'o' && w !== 'oh') {
+        if (last === 'unit' || last === 'teen') return null; // "five five" is a digit string, not a cardinal
+        current += UNITS[w];
+        last = 'unit';
+      } else if (w in TEENS) {
+        if (last === 'unit' || last === 'teen' || last === 'tens') return null;
+        current += TEENS[w];
+        last = 'teen';
+      } else if (w in TENS) {
+        if (last === 'unit' || last === 'teen' || last === 'tens') return null;
+        current += TENS[w];
+        last = 'tens';
+      } else if (w in SCALES) {
+        const s = SCALES[w];
+        if (s === 100) current = (current || 1) * 100;
+        else {
+          total += (current || 1) * s;
+          current = 0;
+        }
+        last = 'scale';
+      } else return null;
+      seen = true;
+    }
+  }
+  return seen ? total + current : null;
+}
+
+function ordinalValue(words: string[]): number | null {
+  const lastWord = words[words.length - 1];
+  const parts = splitHyphen(lastWord);
+  const tail = parts[parts.length - 1];
+  if (!(tail in ORDINALS)) return null;
+  const head = [...words.slice(0, -1), ...parts.slice(0, -1)];
+  const base = head.length ? cardinalValue(head) : 0;
+  if (base === null) return null;
+  return base + ORDINALS[tail];
+}
+
+/** Digit string of a digit-by-digit reading ("eight hundred, five five five" -> "800555"). */
+function digitString(words: string[]): string | null {
+  let out = '';
+  let repeat = 1;
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i];
+    if (w === 'double') { repeat = 2; continue; }
+    if (w === 'triple') { repeat = 3; continue; }
+    if (isDigitWord(w)) {
+      const next = words[i + 1];
+      if (next === 'hundred') {
+        out += String(UNITS[w]).repeat(repeat) + '00';
+        i++;
+      } else if (next === 'thousand') {
+        out += String(UNITS[w]).repeat(repeat) + '000';
+        i++;
+      } else out += String(UNITS[w]).repeat(repeat);
+    } else if (w in TEENS) out += String(TEENS[w]).repeat(repeat);
+    else if (w in TENS) {
+      const next = words[i + 1];
+      if (next && isUnit(next) && next !== 'oh' && next !== 'zero') {
+        out += String(TENS[w] + UNITS[next]);
+        i++;
+      } else out += String(TENS[w]);
+    } else return null;
+    repeat = 1;
+  }
+  return out;
+}
+
+interface Run {
+  start: number; // token index
+  end: number; // exclusive
+  words: string[];
+  /** Token indexes (relative) after which a comma or other pause was written. */
+  breaks: number[];
+}
+
+/** Maximal runs of number words; commas inside a run mark digit groups ("five five five, three ..."). */
+function numberRuns(toks: Tok[]): Run[] {
+  const runs: Run[] = [];
+  let i = 0;
+  while (i < toks.length) {
+    const w = toks[i].w;
+    const starts = isNumWord(w) || w === 'double' || w === 'triple' || splitHyphen(w).every(isNumWord) || (w in ORDINALS) || splitHyphen(w).some((p) => p in ORDINALS);
+    if (!starts) {
+      i++;
+      continue;
+    }
+    const run: Run = { start: i, end: i, words: [], breaks: [] };
+    let j = i;
+    while (j < toks.length) {
+      const t = toks[j];
+      const tw = t.w;
+      const parts = splitHyphen(tw);
+      const ok =
+        parts.every(isNumWord) ||
+        tw === 'double' || tw === 'triple' ||
+        (tw === 'and' && run.words.length > 0 && run.words[run.words.length - 1] === 'hundred' && j + 1 < toks.length && splitHyphen(toks[j + 1].w).every((p) => isNumWord(p) || p in ORDINALS)) ||
+        (parts.some((p) => p in ORDINALS) && parts.slice(0, -1).every(isNumWord) && parts[parts.length - 1] in ORDINALS);
+      if (!ok) break;
+      if (j > i && toks[j].pre) break;
+      run.words.push(tw);
+      run.end = j + 1;
+      if (parts[parts.length - 1] in ORDINALS) break; // an ordinal ends a run
+      if (t.post) {
+        // a comma inside a digit run is a pause between groups; anything else ends the run
+        if (t.post === ',' && j + 1 < toks.length && (isDigitWord(toks[j + 1].w) || toks[j + 1].w in TENS || toks[j + 1].w in TEENS || toks[j + 1].w === 'double' || toks[j + 1].w === 'triple')) {
+          run.breaks.push(run.words.length);
+        } else break;
+      }
+      j++;
+    }
+    if (run.words.length === 0) {
+      i++;
+      continue;
+    }
+    runs.push(run);
+    i = run.end;
+  }
+  return runs;
+}
+
+function isTimeMinutes(words: string[]): number | null {
+  if (words.length === 1) {
+    if (words[0] in TEENS && TEENS[words[0]] >= 10) return TEENS[words[0]];
+    if (words[0] in TENS && TENS[words[0]] <= 50) return TENS[words[0]];
+    if (/^[a-z]+-[a-z]+$/.test(words[0])) return isTimeMinutes(words[0].split('-'));
+    return null;
+  }
+  if (words.length === 2) {
+    if ((words[0] === 'oh' || words[0] === 'o') && isUnit(words[1]) && words[1] !== 'oh') return UNITS[words[1]];
+    if (words[0] in TENS && TENS[words[0]] <= 50 && isUnit(words[1]) && UNITS[words[1]] > 0) return TENS[words[0]] + UNITS[words[1]];
+  }
+  return null;
+}
+
+function hourValue(w: string): number | null {
+  if (isUnit(w) && UNITS[w] >= 1) return UNITS[w];
+  if (w in TEENS && TEENS[w] <= 12) return TEENS[w];
+  return null;
+}
+
+interface Replacement {
+  start: number;
+  end: number;
+  text: string;
+  entity?: SpokenEntity;
+}
+
+function spokenOf(toks: Tok[], start: number, end: number): string {
+  const raw = toks.slice(start, end).map((t) => t.raw).join(' ');
+  return raw.replace(/^[^\p{L}\p{N}]+/u, '').replace(/[^\p{L}\p{N}.]+$/u, '').replace(/\.$/, (m) => (/\b[ap]\.m\.$/i.test(raw) ? m : ''));
+}
+
+/** Interprets one run of number words; returns the written text and any entity. */
+function interpretRun(toks: Tok[], run: Run): Replacement | null {
+  const { words } = run;
+  // Context words are only read inside the same sentence.
+  const prevTok = run.start > 0 ? toks[run.start - 1] : null;
+  const prev = prevTok && !/[.?!;]/.test(prevTok.post) ? prevTok.w : '';
+  const prev2Tok = run.start > 1 ? toks[run.start - 2] : null;
+  const prev2 = prev && prev2Tok && !prevTok!.post && !/[.?!;]/.test(prev2Tok.post) ? prev2Tok.w : '';
+  const next = run.end < toks.length ? toks[run.end].w : '';
+  const next2 = run.end + 1 < toks.length ? toks[run.end + 1].w : '';
+  const spoken = spokenOf(toks, run.start, run.end);
+
+  // Ordinals become digits only where they are a day of the month, so "the first opening" and
+  // "the third time" stay words.
+  const lastParts = splitHyphen(words[words.length - 1]);
+  if (lastParts[lastParts.length - 1] in ORDINALS) {
+    const v = ordinalValue(words);
+    if (v === null || v < 1 || v > 31) return null;
+    const dateContext =
+      MONTHS.includes(prev) ||
+      (prev === 'the' && (WEEKDAYS.includes(prev2) || ['on', 'by', 'until', 'till', 'before', 'after', 'from', 'for'].includes(prev2))) ||
+      (next === 'of' && MONTHS.includes(next2));
+    if (!dateContext) return null;
+    const suffix = v % 10 === 1 && v !== 11 ? 'st' : v % 10 === 2 && v !== 12 ? 'nd' : v % 10 === 3 && v !== 13 ? 'rd' : 'th';
+    return { start: run.start, end: run.end, text: `${v}${suffix}` };
+  }
+
+  // "ten thirty", "eleven fifteen", "twelve oh five": an hour followed by minutes.
+  if (run.breaks.length === 0 && words.length >= 2 && words.length <= 3) {
+    const h = hourValue(words[0]);
+    const m = isTimeMinutes(words.slice(1));
+    if (h !== null && m !== null && !(next in CURRENCIES) && !['percent', 'people', 'years', 'dollars'].includes(next)) {
+      return { start: run.start, end: run.end, text: `${h}:${String(m).padStart(2, '0')}` };
+    }
+  }
+
+  // A digit-by-digit reading: phone numbers, invoice numbers, codes.
+  const singles = words.filter((w) => isDigitWord(w)).length;
+  const card = cardinalValue(words);
+  if (card === null || (run.breaks.length > 0 && singles >= 2)) {
+    const digits = digitString(words);
+    if (digits === null || digits.length < 2) return null;
+    const international = prev === 'plus';
+    if (digits.length >= 7) {
+      const groups: string[] = [];
+      let from = 0;
+      for (const b of [...run.breaks, words.length]) {
+        const g = digitString(words.slice(from, b));
+        if (g) groups.push(g);
+        from = b;
+      }
+      const text = (international ? '+' : '') + groups.join('-');
+      const start = international ? run.start - 1 : run.start;
+      return {
+        start,
+        end: run.end,
+        text,
+        entity: { kind: 'phone', digits, international, spoken: spokenOf(toks, start, run.end) },
+      };
+    }
+    const label = /^[a-z]+$/.test(prev) && !['is', 'it', 'the', 'a', 'at', 'and', 'on', 'to', 'its'].includes(prev) ? prev : null;
+    return { start: run.start, end: run.end, text: digits, entity: { kind: 'identifier', digits, label, spoken } };
+  }
+
+  // A cardinal. A lone "one" is usually the pronoun ("the old one"), so it stays a word unless a
+  // unit or a preposition of time shows it is a number.
+  if (words.length === 1 && words[0] === 'one' && !(next in CURRENCIES) && !NUMBER_CONTEXT.has(prev) && !/^(minute|hour|day|week|month|year|o'clock)s?$/.test(next)) return null;
+  if (words.length === 1 && (words[0] === 'oh' || words[0] === 'o')) return null;
+  if (words.length === 1 && words[0] in SCALES) return null;
+  const unitWord = toks[run.end - 1].post === '' && UNIT_WORDS.test(next) ? next : null;
+  const currency = unitWord && unitWord in CURRENCIES ? CURRENCIES[unitWord] : null;
+  const value = currency && /^cents?$/.test(unitWord!) ? card / 100 : card;
+  return {
+    start: run.start,
+    end: run.end,
+    text: String(card),
+    entity: { kind: 'number', value, unit: unitWord, currency, spoken: unitWord ? `${spoken} ${toks[run.end].raw.replace(/[^\p{L}]+$/u, '')}` : spoken },
+  };
+}
+
+/** E-mail addresses spoken as "<local> at <domain> dot <tld>". */
+function emailReplacements(toks: Tok[], taken: Set<number>): Replacement[] {
+  const out: Replacement[] = [];
+  for (let k = 1; k < toks.length - 2; k++) {
+    if (toks[k].w !== 'at' || taken.has(k)) continue;
+    // domain: label words, "dot", label words, ..., ending on a known top-level domain
+    const labels: string[][] = [[]];
+    let j = k + 1;
+    let end = -1;
+    while (j < toks.length && j <= k + 12) {
+      const t = toks[j];
+      if (t.w === 'dot') {
+        if (labels[labels.length - 1].length === 0) break;
+        labels.push([]);
+        j++;
+        continue;
+      }
+      if (!/^[a-z0-9-]+$/.test(t.w)) break;
+      const cur = labels[labels.length - 1];
+      if (cur.length >= 3) break;
+      cur.push(t.w);
+      if (labels.length >= 2 && cur.length === 1 && TLDS.has(t.w) && (j + 1 >= toks.length || toks[j + 1].w !== 'dot')) {
+        end = j + 1;
+        break;
+      }
+      if (t.post && t.post !== '') break;
+      j++;
+    }
+    if (end < 0 || labels.length < 2 || labels.slice(0, -1).some((l) => l.length === 0)) continue;
+    // local part: the word before "at", extended over "dot"/"underscore"/"dash" joins and spelled letters
+    let s = k - 1;
+    const first = toks[s];
+    if (!/^[a-z0-9]+$/.test(first.w) || NOT_LOCAL.has(first.w) || first.post) continue;
+    const parts: string[] = [first.w];
+    if (first.w.length === 1) {
+      while (s - 1 >= 0 && /^[a-z0-9]$/.test(toks[s - 1].w) && !toks[s - 1].post && toks[s - 1].raw.length === 1 + toks[s - 1].pre.length) {
+        s--;
+        parts[0] = toks[s].w + parts[0];
+      }
+    }
+    while (s - 2 >= 0 && ['dot', 'underscore', 'dash', 'hyphen'].includes(toks[s - 1].w) && /^[a-z0-9]+$/.test(toks[s - 2].w) && !toks[s - 2].post && !NOT_LOCAL.has(toks[s - 2].w)) {
+      const sep = toks[s - 1].w === 'dot' ? '.' : toks[s - 1].w === 'underscore' ? '_' : '-';
+      parts.unshift(toks[s - 2].w + sep);
+      s -= 2;
+    }
+    const local = parts.join('');
+    const domain = labels.map((l) => l.map(numberWordToDigit).join('')).join('.');
+    const address = `${local.split(/([._-])/).map(numberWordToDigit).join('')}@${domain}`;
+    if (!/^[a-z0-9._-]+@[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(address)) continue;
+    out.push({ start: s, end, text: address, entity: { kind: 'email', address, spoken: spokenOf(toks, s, end) } });
+    for (let x = s; x < end; x++) taken.add(x);
+  }
+  return out;
+}
+
+function numberWordToDigit(w: string): string {
+  return w in UNITS && w !== 'o' ? String(UNITS[w]) : w;
+}
+
+const WRITTEN_EMAIL = /\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b/g;
+const WRITTEN_PHONE = /(?:\+\d[\d\s().-]{6,}\d|\b\d{3}[\s.-]\d{3}[\s.-]\d{4}\b|\b\d{3}[\s.-]\d{4}\b)/g;
+
+/**
+ * Rewrites one sentence from spoken to written form and lists the entities in it. Text that is
+ * already written (digits, `x@y.com`) passes through and is reported too.
+ */
+export function normalizeSpoken(text: string): Normalized {
+  const toks = tokenize(text);
+  const taken = new Set<number>();
+  const reps: Replacement[] = emailReplacements(toks, taken);
+  for (const run of numberRuns(toks)) {
+    if (run.start < toks.length && [...Array(run.end - run.start).keys()].some((i) => taken.has(run.start + i))) continue;
+    const r = interpretRun(toks, run);
+    if (r) reps.push(r);
+  }
+  reps.sort((a, b) => a.start - b.start);
+  const entities: SpokenEntity[] = [];
+  const out: string[] = [];
+  let i = 0;
+  for (const r of reps) {
+    if (r.start < i) continue;
+    while (i < r.start) out.push(toks[i++].raw);
+    out.push(toks[r.start].pre + r.text + toks[r.end - 1].post);
+    if (r.entity) entities.push(r.entity);
+    i = r.end;
+  }
+  while (i < toks.length) out.push(toks[i++].raw);
+  let written = out.join(' ');
+  // "half past ten" / "quarter to three"
+  written = written.replace(/\b(half|quarter) (past|after|to) (\d{1,2})\b/gi, (_m, part: string, rel: string, h: string) => {
+    const hour = Number(h);
+    const min = part.toLowerCase() === 'half' ? 30 : 15;
+    if (rel.toLowerCase() === 'to') return `${hour === 1 ? 12 : hour - 1}:${60 - min}`;
+    return `${hour}:${String(min).padStart(2, '0')}`;
+  });
+
+  for (const m of text.matchAll(WRITTEN_EMAIL)) entities.push({ kind: 'email', address: m[0].toLowerCase(), spoken: m[0] });
+  for (const m of text.matchAll(WRITTEN_PHONE)) {
+    const digits = m[0].replace(/\D/g, '');
+    if (digits.length >= 7) entities.push({ kind: 'phone', digits, international: m[0].trim().startsWith('+'), spoken: m[0].trim() });
+  }
+  return { text: written, entities };
+}
+
+// Country calling codes, longest first when matching the call's own number. Only the prefix is
+// needed: a spoken national number takes the country of the call it was said in.
+const COUNTRY_CODES = [
+  '1', '7', '20', '27', '30', '31', '32', '33', '34', '36', '39', '40', '41', '43', '44', '45', '46', '47', '48', '49', '51', '52',
+  '53', '54', '55', '56', '57', '58', '60', '61', '62', '63', '64', '65', '66', '81', '82', '84', '86', '90', '91', '92', '93',
+  '94', '95', '98', '351', '352', '353', '354', '355', '356', '357', '358', '359', '370', '371', '372', '380', '381', '385',
+  '386', '420', '421', '852', '886', '971', '972', '966', '234', '254', '233', '212', '213', '216',
+];
+
+/** Country calling code of an E.164-like number ("+1 555 600 0134" -> "1"), or null. */
+export function countryCodeOf(phone: string | null | undefined): string | null {
+  if (!phone) return null;
+  const trimmed = phone.trim();
+  if (!trimmed.startsWith('+')) return null;
+  const digits = trimmed.replace(/\D/g, '');
+  const found = COUNTRY_CODES.filter((c) => digits.startsWith(c)).sort((a, b) => b.length - a.length)[0];
+  return found ?? null;
+}
+
+/**
+ * E.164 form of spoken digits, using the call's country when the speaker gave a national number.
+ * Returns null when the digits cannot be a full number (a seven-digit local number has no area
+ * code, and inventing one would not be grounded).
+ */
+export function toE164(phone: SpokenPhone, callPhoneNumber: string | null | undefined): string | null {
+  const d = phone.digits;
+  if (phone.international) return d.length >= 8 && d.length <= 15 ? `+${d}` : null;
+  const cc = countryCodeOf(callPhoneNumber);
+  if (cc === '1' || (!cc && d.length === 10)) {
+    // North American numbering: ten digits, or eleven with the leading 1.
+    if (d.length === 10) return `+1${d}`;
+    if (d.length === 11 && d.startsWith('1')) return `+${d}`;
+    return null;
+  }
+  if (!cc) return null;
+  if (d.startsWith('00') && d.length > 9) return `+${d.slice(2)}`;
+  if (d.startsWith(cc) && d.length >= 10) return `+${d}`;
+  const national = d.startsWith('0') ? d.slice(1) : d;
+  if (national.length < 8 || national.length + cc.length > 15) return null;
+  return `+${cc}${national}`;
+}
+
+/** Digits of a phone number in any format, for comparing against the call's own number. */
+export function phoneDigits(s: string | null | undefined): string {
+  return (s ?? '').replace(/\D/g, '');
+}

@@ -1,0 +1,216 @@
+// The transcript as a list of sentences ("units"), each with its speaker, an estimated time, the
+// written form of what was said, its content-word stems and its date mentions. Every later stage
+// (summaries, action items, sentiment) works on these units.
+import nlp from 'compromise';
+import { stemmer } from 'stemmer';
+import { eng } from 'stopword';
+import type { Transcript, TranscriptSegment, SpeakerRole } from '../../../domain/transcript.js';
+import type { AnalysisContext } from '../../../domain/analysis.js';
+import { normalizeSpoken, type SpokenEntity } from './spoken.js';
+import { resolveDates, type DateMention } from './dates.js';
+
+export interface Speaker {
+  speakerId: string;
+  label: string;
+  displayName: string;
+  role: SpeakerRole;
+}
+
+export interface Unit {
+  /** Position in the call, 0-based over all sentences. */
+  idx: number;
+  /** Index of the segment (turn) the sentence belongs to. */
+  turn: number;
+  segmentId: string;
+  speaker: Speaker;
+  /** The sentence as transcribed. */
+  text: string;
+  /** Written form (numbers, phones, e-mails rewritten). */
+  norm: string;
+  /** Lower-case written form with contractions expanded, for pattern matching. */
+  plain: string;
+  start: number;
+  end: number;
+  /** Stems of the content words. */
+  stems: string[];
+  words: number;
+  isQuestion: boolean;
+  past: boolean;
+  entities: SpokenEntity[];
+  dates: DateMention[];
+}
+
+export interface CallText {
+  units: Unit[];
+  segments: TranscriptSegment[];
+  speakers: Speaker[];
+  /** Speaker by speakerId. */
+  byId: Map<string, Speaker>;
+  duration: number;
+  context: AnalysisContext;
+}
+
+const STOP = new Set([
+  ...eng,
+  'okay', 'ok', 'yeah', 'yes', 'no', 'hi', 'hello', 'hey', 'bye', 'thanks', 'thank', 'please', 'sure', 'oh', 'um', 'uh', 'got',
+  'well', 'right', 'just', 'really', 'also', 'great', 'perfect', 'good', 'fine', 'sounds', 'will', 'can', 'could', 'would', 'shall',
+  'let', 'get', 'go', 'going', 'know', 'think', 'say', 'said', 'tell', 'like', 'want', 'need', 'make', 'see', 'look', 'come',
+  'll', 've', 're', 'd', 's', 't', 'm', 'don', 'didn', 'isn', 'it’s', "it's", 'i’m', "i'm", 'one', 'thing', 'things', 'lot', 'bit',
+  'time', 'today', 'tomorrow', 'tonight', 'now', 'then', 'there', 'here', 'much', 'many', 'little', 'first', 'again',
+]);
+
+export function isStopword(w: string): boolean {
+  return STOP.has(w.toLowerCase());
+}
+
+/** Lower-case words of a text, apostrophes kept inside words. */
+export function words(text: string): string[] {
+  return (text.toLowerCase().replace(/[’‘]/g, "'").match(/[\p{L}\p{N}]+(?:['@.-][\p{L}\p{N}]+)*/gu) ?? []);
+}
+
+/** Stems of the content words of a text (stopwords and one-letter words dropped). */
+export function contentStems(text: string): string[] {
+  return words(text)
+    .filter((w) => w.length > 1 && !STOP.has(w) && !/^\d+$/.test(w) && !w.includes('@'))
+    .map((w) => stemmer(w.replace(/'s$/, '')));
+}
+
+const CONTRACTIONS: Array<[RegExp, string]> = [
+  [/\bwon't\b/g, 'will not'],
+  [/\bcan't\b/g, 'can not'],
+  [/\bshan't\b/g, 'shall not'],
+  [/\blet's\b/g, 'let us'],
+  [/\b(\w+)n't\b/g, '$1 not'],
+  [/\b(i|you|we|they|he|she|it|that|there)'ll\b/g, '$1 will'],
+  [/\b(i|you|we|they)'ve\b/g, '$1 have'],
+  [/\b(i|you|we|they|he|she)'d\b/g, '$1 would'],
+  [/\bi'm\b/g, 'i am'],
+  [/\b(you|we|they)'re\b/g, '$1 are'],
+  [/\b(it|that|what|there|here|he|she|who|where)'s\b/g, '$1 is'],
+];
+
+/** Lower-case text with contractions expanded, so patterns need one spelling only. */
+export function plainOf(text: string): string {
+  let s = text.toLowerCase().replace(/[’‘]/g, "'");
+  for (const [re, rep] of CONTRACTIONS) s = s.replace(re, rep);
+  return s.replace(/\s+/g, ' ').trim();
+}
+
+/** Splits a segment's text into sentences (compromise), keeping every character. */
+export function sentencesOf(text: string): string[] {
+  const trimmed = text.trim();
+  if (!trimmed) return [];
+  const out = (nlp(trimmed).sentences().out('array') as string[]).map((s) => s.trim()).filter(Boolean);
+  return out.length ? out : [trimmed];
+}
+
+/**
+ * Whether a sentence reports the past. "got" is left out: "Got a minute?" and "Got it" are
+ * present in meaning. A sentence with a future or modal marker is not past.
+ */
+export function isPastSentence(norm: string): boolean {
+  const plain = plainOf(norm);
+  if (/\b(will|going to|can|could|should|would|shall|tomorrow|next|tonight)\b/.test(plain)) return false;
+  const doc = nlp(norm);
+  const past = doc.match('#PastTense').not('(got|get)').found;
+  return past || /\b(ago|yesterday|last (night|week|month|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b/.test(plain);
+}
+
+function speakerOf(seg: TranscriptSegment, byId: Map<string, Speaker>): Speaker {
+  return (
+    byId.get(seg.speakerId) ?? {
+      speakerId: seg.speakerId,
+      label: seg.speakerLabel,
+      displayName: seg.speakerDisplayName,
+      role: seg.role,
+    }
+  );
+}
+
+export function buildCallText(transcript: Transcript, context: AnalysisContext): CallText {
+  const byId = new Map<string, Speaker>();
+  for (const s of transcript.speakers) {
+    byId.set(s.speakerId, { speakerId: s.speakerId, label: s.label, displayName: s.displayName, role: s.role });
+  }
+  const segments = [...transcript.segments].sort((a, b) => a.startSeconds - b.startSeconds || a.id.localeCompare(b.id));
+  const units: Unit[] = [];
+  segments.forEach((seg, turn) => {
+    const sentences = sentencesOf(seg.text);
+    const total = sentences.reduce((a, s) => a + s.length, 0) || 1;
+    let offset = 0;
+    const span = Math.max(0, seg.endSeconds - seg.startSeconds);
+    for (const text of sentences) {
+      const { text: norm, entities } = normalizeSpoken(text);
+      const past = isPastSentence(norm);
+      const start = seg.startSeconds + (span * offset) / total;
+      offset += text.length;
+      const end = seg.startSeconds + (span * offset) / total;
+      units.push({
+        idx: units.length,
+        turn,
+        segmentId: seg.id,
+        speaker: speakerOf(seg, byId),
+        text,
+        norm,
+        plain: plainOf(norm),
+        start,
+        end,
+        stems: contentStems(norm),
+        words: words(text).length,
+        isQuestion: /\?\s*$/.test(text),
+        past,
+        entities,
+        dates: resolveDates(norm, context.recordedAt, past),
+      });
+    }
+  });
+  const speakers: Speaker[] = [];
+  for (const seg of segments) {
+    const sp = speakerOf(seg, byId);
+    if (!speakers.some((s) => s.speakerId === sp.speakerId)) speakers.push(sp);
+  }
+  for (const s of byId.values()) if (!speakers.some((x) => x.speakerId === s.speakerId)) speakers.push(s);
+  const duration = Math.max(transcript.durationSeconds, ...segments.map((s) => s.endSeconds), 0);
+  return { units, segments, speakers, byId, duration, context };
+}
+
+/** The other party of a two-party call as seen from `speaker`: the nearest different speaker. */
+export function addresseeOf(ct: CallText, unit: Unit): Speaker | null {
+  for (let d = 1; d < ct.units.length; d++) {
+    for (const k of [unit.idx + d, unit.idx - d]) {
+      const u = ct.units[k];
+      if (u && u.speaker.speakerId !== unit.speaker.speakerId) return u.speaker;
+    }
+  }
+  const other = ct.speakers.find((s) => s.speakerId !== unit.speaker.speakerId);
+  return other ?? null;
+}
+
+/** A name fit for a sentence: the display name unless it is a placeholder label. */
+export function nameOf(s: Speaker | null): string {
+  if (!s) return 'the other party';
+  return s.displayName || s.label || 'the other party';
+}
+
+/** Jaccard overlap of two stem lists. */
+export function overlap(a: string[], b: string[]): number {
+  if (!a.length || !b.length) return 0;
+  const A = new Set(a);
+  const B = new Set(b);
+  let inter = 0;
+  for (const x of A) if (B.has(x)) inter++;
+  return inter / (A.size + B.size - inter);
+}
+
+export function capitalize(s: string): string {
+  return s ? s[0].toUpperCase() + s.slice(1) : s;
+}
+
+export function clock(seconds: number): string {
+  const total = Math.max(0, Math.floor(seconds));
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = total % 60;
+  const p = (n: number) => String(n).padStart(2, '0');
+  return h > 0 ? `${p(h)}:${p(m)}:${p(s)}` : `${p(m)}:${p(s)}`;
+}

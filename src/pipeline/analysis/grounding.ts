@@ -1,0 +1,519 @@
+// Grounding: the spec forbids emails, phone numbers and times in intentMetadata that the
+// transcript does not contain. Models invent plausible ones (a guessed company address, a default
+// 09:00), so every such value is checked against the transcript and dropped when unsupported.
+//
+// Transcripts carry spoken forms ("priya dot shah at gmail dot com", "five five five, three eight
+// two, six zero one zero", "next Tuesday at eleven a.m.") as well as written ones, so the
+// transcript is normalised before comparison:
+//
+// - Emails: the transcript becomes a token stream in which "at" is "@", "dot"/"period"/"point" is
+//   ".", "underscore" is "_", "dash"/"hyphen" is "-", and (in a second pass) number words are
+//   digits. An email is grounded when the concatenation of some run of consecutive tokens equals
+//   it, case-insensitively; so "A P at northwind foods dot com" grounds "ap@northwindfoods.com",
+//   and token boundaries keep a substring such as "s@foods.com" from matching.
+// - Phone numbers: number words and written digits become digit groups ("eight hundred" -> 800,
+//   "double five" -> 55, "oh" after a number -> 0); separators (spaces, commas, hyphens, brackets,
+//   plus) keep a run going. A number is grounded when some run of consecutive groups spells its
+//   digits, or its digits without a 1-3 digit country code (at least 7 digits must remain).
+// - Date/times (proposedAt, remindAt): the wall-clock fields written in the ISO string are
+//   compared (its offset is ignored: calls state no time zone, and the model writes the time the
+//   speakers said). Day evidence is every date chrono-node finds in the number-normalised
+//   transcript relative to recordedAt, read both forward (plans) and nearest (days already past);
+//   for a weekday-only mention such as "next Tuesday" the previous, coming and following such
+//   weekday count, since usage differs; "N business days" counts weekdays from the call; a
+//   time-only mention counts for the day chrono resolves it to and for the day of the call.
+//   Time evidence is every explicit clock time ("at eleven", "four thirty p.m.", "noon"; an hour
+//   without a.m./p.m. matches both halves of the day) and part-of-day words (morning 05-12,
+//   afternoon 12-18, evening 17-22, tonight/night 18-24). A value is grounded when its date has day evidence and, unless it is
+//   date-only or midnight, its time has time evidence anywhere in the transcript.
+// - sourceSegmentIds that are not ids of the transcript's segments are removed.
+//
+// The returned violations carry the dropped value (benchmarks score them); callers must log only
+// path and kind.
+import * as chrono from 'chrono-node';
+import type { Analysis } from '../../domain/analysis.js';
+import type { Transcript } from '../../domain/transcript.js';
+import { filterSegmentIds } from './finalize.js';
+
+export type GroundingViolationKind = 'email' | 'phone' | 'datetime' | 'segment';
+export interface GroundingViolation {
+  path: string;
+  kind: GroundingViolationKind;
+  value: string;
+}
+export interface GroundingResult {
+  analysis: Analysis;
+  violations: GroundingViolation[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Spoken numbers
+
+const UNITS: Record<string, number> = { zero: 0, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9 };
+const TEENS: Record<string, number> = {
+  ten: 10, eleven: 11, twelve: 12, thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18, nineteen: 19,
+};
+const TENS: Record<string, number> = { twenty: 20, thirty: 30, forty: 40, fourty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90 };
+const ORDINALS: Record<string, number> = {
+  first: 1, second: 2, third: 3, fourth: 4, fifth: 5, sixth: 6, seventh: 7, eighth: 8, ninth: 9, tenth: 10, eleventh: 11,
+  twelfth: 12, thirteenth: 13, fourteenth: 14, fifteenth: 15, sixteenth: 16, seventeenth: 17, eighteenth: 18, nineteenth: 19,
+  twentieth: 20, thirtieth: 30,
+};
+const REPEAT: Record<string, number> = { double: 2, triple: 3 };
+
+interface Tok {
+  text: string;
+  lower: string;
+  start: number;
+  end: number;
+  kind: 'word' | 'digits' | 'punct';
+}
+
+function tokenize(s: string): Tok[] {
+  const out: Tok[] = [];
+  for (const m of s.matchAll(/[A-Za-z]+|\d+|[^\sA-Za-z\d]/g)) {
+    const text = m[0];
+    const kind = /^\d/.test(text) ? 'digits' : /^[A-Za-z]/.test(text) ? 'word' : 'punct';
+    out.push({ text, lower: text.toLowerCase(), start: m.index!, end: m.index! + text.length, kind });
+  }
+  return out;
+}
+
+/** A number read from the transcript: its digits, the token span it covers, and whether it was an ordinal. */
+interface NumGroup {
+  digits: string;
+  from: number; // first token index
+  to: number; // last token index
+  ordinal: boolean;
+}
+
+/** Punctuation that may sit inside a spoken or written number sequence without ending it. */
+const NUMBER_JOINERS = new Set([',', '-', '(', ')', '+', '/', '.']);
+
+/**
+ * Reads number words and digit tokens into groups, and groups into runs (consecutive numbers
+ * separated only by joiners). Compounds follow ordinary English ("twenty three", "eight hundred",
+ * "three hundred and eighty", "two thousand twenty five"); digit-by-digit dictation stays one
+ * group per word so that any grouping a speaker used can be matched.
+ */
+function readNumbers(toks: Tok[]): NumGroup[][] {
+  const runs: NumGroup[][] = [];
+  let run: NumGroup[] = [];
+  const flush = () => {
+    if (run.length) runs.push(run);
+    run = [];
+  };
+  let i = 0;
+  while (i < toks.length) {
+    const t = toks[i];
+    const g = readGroup(toks, i, run.length > 0);
+    if (g) {
+      for (const x of g) run.push(x);
+      i = g[g.length - 1].to + 1;
+      continue;
+    }
+    if (!(t.kind === 'punct' && NUMBER_JOINERS.has(t.text))) flush();
+    i++;
+  }
+  flush();
+  return runs;
+}
+
+function readGroup(toks: Tok[], i: number, inRun: boolean): NumGroup[] | null {
+  const t = toks[i];
+  if (t.kind === 'digits') {
+    // "12th" is tokenised as 12 + th.
+    const next = toks[i + 1];
+    const ordinal = next !== undefined && next.start === t.end && /^(st|nd|rd|th)$/.test(next.lower);
+    return [{ digits: t.text, from: i, to: ordinal ? i + 1 : i, ordinal }];
+  }
+  if (t.kind !== 'word') return null;
+  const w = t.lower;
+  // "o" of "o'clock" is not a zero.
+  const apostrophe = toks[i + 1]?.text === "'" || toks[i + 1]?.text === '\u2019';
+  if ((w === 'oh' || (w === 'o' && !apostrophe)) && inRun) return [{ digits: '0', from: i, to: i, ordinal: false }];
+  if (w in REPEAT) {
+    const n = nextWord(toks, i);
+    if (n !== null && toks[n].lower in UNITS) {
+      return [{ digits: String(UNITS[toks[n].lower]).repeat(REPEAT[w]), from: i, to: n, ordinal: false }];
+    }
+    return null;
+  }
+  if (w in ORDINALS) return [{ digits: String(ORDINALS[w]), from: i, to: i, ordinal: true }];
+  if (!(w in UNITS || w in TEENS || w in TENS)) return null;
+
+  // Compound reading: [thousands] [hundreds] [tens] [unit], each optional, "and" after hundred.
+  let total = 0;
+  let current = 0;
+  let last = i;
+  let state: 'start' | 'unit' | 'teen' | 'tens' | 'hundred' | 'thousand' = 'start';
+  let j = i;
+  let ordinal = false;
+  while (j < toks.length) {
+    const tk = toks[j];
+    if (j > i && !(tk.kind === 'word' || (tk.kind === 'punct' && tk.text === '-' && j === last + 1))) break;
+    const x = tk.lower;
+    if (tk.text === '-') {
+      j++;
+      continue;
+    }
+    if (x === 'and' && state === 'hundred') {
+      const n = j + 1 < toks.length ? toks[j + 1].lower : '';
+      if (n in UNITS || n in TEENS || n in TENS || n in ORDINALS) {
+        j++;
+        continue;
+      }
+      break;
+    }
+    // A trailing ordinal ends the number: "twenty first", "one hundred and twelfth".
+    const ordinalFits = state === 'tens' ? ORDINALS[x] < 10 : state === 'hundred' || state === 'thousand';
+    if (j > i && x in ORDINALS && ordinalFits) {
+      current += ORDINALS[x];
+      last = j;
+      ordinal = true;
+      j++;
+      break;
+    }
+    if (x in UNITS && UNITS[x] > 0 && (state === 'start' || state === 'tens' || state === 'hundred' || state === 'thousand')) {
+      if (state === 'hundred' && toks[j - 1]?.lower !== 'and' && current % 100 === 0 && j > i) {
+        // "eight hundred five five five" is dictation: 800 then digits.
+        break;
+      }
+      current += UNITS[x];
+      state = 'unit';
+    } else if (x === 'zero' && state === 'start') {
+      current = 0;
+      state = 'unit';
+      last = j;
+      j++;
+      break;
+    } else if (x in TEENS && (state === 'start' || state === 'hundred' || state === 'thousand')) {
+      current += TEENS[x];
+      state = 'teen';
+    } else if (x in TENS && (state === 'start' || state === 'hundred' || state === 'thousand')) {
+      current += TENS[x];
+      state = 'tens';
+    } else if (x === 'hundred' && (state === 'unit' || state === 'teen') && current > 0) {
+      current *= 100;
+      state = 'hundred';
+    } else if (x === 'thousand' && state !== 'start' && state !== 'thousand' && current > 0) {
+      total += current * 1000;
+      current = 0;
+      state = 'thousand';
+    } else {
+      break;
+    }
+    last = j;
+    j++;
+  }
+  return [{ digits: String(total + current), from: i, to: last, ordinal }];
+}
+
+function nextWord(toks: Tok[], i: number): number | null {
+  return i + 1 < toks.length && toks[i + 1].kind === 'word' ? i + 1 : null;
+}
+
+function ordinalSuffix(n: number): string {
+  if (n % 100 >= 11 && n % 100 <= 13) return 'th';
+  return ['th', 'st', 'nd', 'rd'][n % 10] ?? 'th';
+}
+
+/**
+ * The text with every spoken number replaced by digits ("eleven a.m." -> "11 a.m.", "twelfth" ->
+ * "12th", "four thirty" after a time cue -> "4:30"), for chrono-node, which reads digits only.
+ */
+export function digitizeSpokenNumbers(s: string): string {
+  const toks = tokenize(s);
+  const runs = readNumbers(toks);
+  let out = '';
+  let pos = 0;
+  for (const run of runs) {
+    for (const g of run) {
+      const a = toks[g.from].start;
+      const b = toks[g.to].end;
+      out += s.slice(pos, a) + g.digits + (g.ordinal && toks[g.to].kind === 'word' ? ordinalSuffix(Number(g.digits)) : '');
+      pos = b;
+    }
+  }
+  out += s.slice(pos);
+  // "at 4 30 pm" -> "at 4:30 pm"; "eleven oh five" -> "11:05". Minutes must be two digits (or
+  // "oh" + one) so that dictated digits ("at 5 5 5") are not read as a time.
+  const toClock = (m: string, h: string, mm: string | undefined, m1: string | undefined, maxHour: number) => {
+    const hour = Number(h);
+    const minute = Number(mm ?? m1);
+    return hour > maxHour || minute > 59 ? null : `${hour}:${String(minute).padStart(2, '0')}`;
+  };
+  return out
+    .replace(/\b(at|by|after|before|around|until|till|from|about|say)\s+(\d{1,2})\s+(?:(\d{2})|0\s+(\d))\b/gi, (m, cue: string, h: string, mm?: string, m1?: string) => {
+      const c = toClock(m, h, mm, m1, 23);
+      return c ? `${cue} ${c}` : m;
+    })
+    .replace(/\b(\d{1,2})\s+(?:(\d{2})|0\s+(\d))(?=\s*(?:a\.?\s?m\b|p\.?\s?m\b|o'?\s?clock))/gi, (m, h: string, mm?: string, m1?: string) => toClock(m, h, mm, m1, 12) ?? m);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Emails
+
+const EMAIL_WORDS: Record<string, string> = {
+  at: '@',
+  dot: '.',
+  period: '.',
+  point: '.',
+  underscore: '_',
+  dash: '-',
+  hyphen: '-',
+};
+/** Written characters that may occur inside an address. */
+const EMAIL_PUNCT = new Set(['@', '.', '_', '-', '+']);
+
+/** Token streams of a transcript text in which an email is looked for (see the header). */
+function emailStreams(text: string): string[][] {
+  const toks = tokenize(text);
+  const plain = toks.map((t) => (t.kind === 'word' ? EMAIL_WORDS[t.lower] ?? t.lower : t.kind === 'digits' ? t.text : EMAIL_PUNCT.has(t.text) ? t.text : '\u0000'));
+  // Second pass: spoken digits become digits ("agent two at ..." -> "agent2@...").
+  const withDigits = [...plain];
+  for (const run of readNumbers(toks)) {
+    for (const g of run) {
+      if (toks[g.from].kind !== 'word') continue;
+      withDigits[g.from] = g.digits;
+      for (let k = g.from + 1; k <= g.to; k++) withDigits[k] = '';
+    }
+  }
+  return [plain, withDigits.filter((x, k) => x !== '' || plain[k] === '')];
+}
+
+function streamSpells(stream: string[], target: string): boolean {
+  for (let i = 0; i < stream.length; i++) {
+    if (stream[i] === '' || !target.startsWith(stream[i])) continue;
+    let acc = '';
+    for (let j = i; j < stream.length; j++) {
+      acc += stream[j];
+      if (acc === target) return true;
+      if (!target.startsWith(acc)) break;
+    }
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Phone numbers
+
+function phoneCandidates(value: string): string[] {
+  const v = value.trim();
+  let digits = v.replace(/\D/g, '');
+  const international = v.startsWith('+') || v.startsWith('00');
+  if (v.startsWith('00')) digits = digits.slice(2);
+  const out = [digits];
+  // With a country code the speaker may have said only the national number.
+  if (international) for (let cc = 1; cc <= 3; cc++) out.push(digits.slice(cc));
+  else if (digits.length === 11 && digits.startsWith('1')) out.push(digits.slice(1));
+  return [...new Set(out.filter((d) => d.length >= 7))];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Date/times
+
+interface DayTimeEvidence {
+  days: Set<string>; // YYYY-MM-DD
+  /** Minutes after midnight of explicit clock times. */
+  times: Set<number>;
+  /** Inclusive-exclusive minute ranges of part-of-day words. */
+  ranges: Array<[number, number]>;
+}
+
+const PART_OF_DAY: Array<[RegExp, [number, number]]> = [
+  [/\bmorning\b/i, [5 * 60, 12 * 60]],
+  [/\bafternoon\b/i, [12 * 60, 18 * 60]],
+  [/\bevening\b/i, [17 * 60, 22 * 60]],
+  [/\b(tonight|night)\b/i, [18 * 60, 24 * 60]],
+  [/\b(lunch|lunchtime)\b/i, [11 * 60, 14 * 60 + 1]],
+];
+
+const ymd = (d: Date) => d.toISOString().slice(0, 10);
+const addDays = (d: Date, n: number) => new Date(d.getTime() + n * 86_400_000);
+
+function dayTimeEvidence(texts: string[], recordedAt: string | undefined): DayTimeEvidence {
+  const ref = recordedAt && !Number.isNaN(Date.parse(recordedAt)) ? new Date(recordedAt) : new Date();
+  const ev: DayTimeEvidence = { days: new Set(), times: new Set(), ranges: [] };
+  const addTime = (h: number, m: number, meridiemKnown: boolean) => {
+    ev.times.add(h * 60 + m);
+    if (!meridiemKnown && h < 12) ev.times.add((h + 12) * 60 + m);
+    if (!meridiemKnown && h === 12) ev.times.add(m);
+  };
+  for (const raw of texts) {
+    const text = digitizeSpokenNumbers(raw);
+    // Timezone 0: the wall clock of recordedAt (UTC) is the reference day, matching how the ISO
+    // values are compared; the corpus's calls are all the same calendar day in every zone.
+    // Both readings: forward ("on Monday" = the coming Monday, for plans) and nearest (for days
+    // already past, "since Sunday", "the invoice from May fifteenth").
+    const results = [
+      ...chrono.parse(text, { instant: ref, timezone: 0 }, { forwardDate: true }),
+      ...chrono.parse(text, { instant: ref, timezone: 0 }),
+    ];
+    for (const r of results) {
+      const c = r.start;
+      // Every result resolves to a day: its own date, or for a time-only mention the day chrono
+      // assumes (today, or tomorrow once the time has passed).
+      const date = c.date();
+      ev.days.add(ymd(date));
+      if (c.isCertain('weekday') && !c.isCertain('day')) {
+        // "next Tuesday" is used for both the coming and the following Tuesday.
+        ev.days.add(ymd(addDays(date, 7)));
+        ev.days.add(ymd(addDays(date, -7)));
+      }
+      if (c.isCertain('hour')) {
+        addTime(c.get('hour') ?? 0, c.get('minute') ?? 0, c.isCertain('meridiem'));
+        ev.days.add(ymd(ref));
+      }
+      if (r.end?.isCertain('hour')) addTime(r.end.get('hour') ?? 0, r.end.get('minute') ?? 0, r.end.isCertain('meridiem'));
+    }
+    // chrono has no business days: "within 5 business days" counts weekdays from the call.
+    for (const m of text.matchAll(/\b(\d{1,2})\s+(?:business|working)\s+days?\b/gi)) {
+      let d = ref;
+      for (let left = Number(m[1]); left > 0; ) {
+        d = addDays(d, 1);
+        if (d.getUTCDay() !== 0 && d.getUTCDay() !== 6) left--;
+      }
+      ev.days.add(ymd(d));
+    }
+    // Clock times chrono skips when they follow words such as "after" ("tomorrow after 4").
+    for (const m of text.matchAll(/\b(?:at|by|after|before|around|until|till|from|about|say|since)\s+(\d{1,2})(?::(\d{2}))?(?:\s*(a\.?\s?m\.?|p\.?\s?m\.?|o'?\s?clock))?(?![\d:])/gi)) {
+      const h = Number(m[1]);
+      const mi = m[2] ? Number(m[2]) : 0;
+      if (h > 23 || mi > 59) continue;
+      const mer = m[3]?.toLowerCase().replace(/[^ap]/g, '');
+      if (mer === 'p' && h < 12) addTime(h + 12, mi, true);
+      else if (mer === 'a') addTime(h === 12 ? 0 : h, mi, true);
+      else addTime(h, mi, h > 12);
+    }
+    if (/\bnoon\b|\bmidday\b/i.test(text)) ev.times.add(12 * 60);
+    if (/\bmidnight\b/i.test(text)) ev.times.add(0);
+    for (const [re, range] of PART_OF_DAY) if (re.test(text)) ev.ranges.push(range);
+  }
+  return ev;
+}
+
+/** Parses the wall-clock fields of an ISO 8601 string; null when it is not one. */
+function wallClock(value: string): { day: string; minutes: number | null } | null {
+  const m = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}):(\d{2})(?::\d{2}(?:\.\d+)?)?)?(?:Z|[+-]\d{2}:?\d{2})?$/.exec(value.trim());
+  if (!m) return null;
+  if (m[2] === undefined) return { day: m[1], minutes: null };
+  const minutes = Number(m[2]) * 60 + Number(m[3]);
+  return { day: m[1], minutes: minutes === 0 ? null : minutes };
+}
+
+function datetimeGrounded(value: string, ev: DayTimeEvidence): boolean {
+  const wc = wallClock(value);
+  if (!wc || !ev.days.has(wc.day)) return false;
+  if (wc.minutes === null) return true;
+  if (ev.times.has(wc.minutes)) return true;
+  return ev.ranges.some(([a, b]) => wc.minutes! >= a && wc.minutes! < b);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** Normalised views of one transcript, built once per analysis. */
+class TranscriptEvidence {
+  private readonly emailStreamsCache: string[][];
+  private readonly phoneRuns: string[][];
+  private evidence: DayTimeEvidence | null = null;
+
+  constructor(
+    private readonly texts: string[],
+    private readonly recordedAt: string | undefined,
+  ) {
+    this.emailStreamsCache = texts.flatMap((t) => emailStreams(t));
+    this.phoneRuns = texts.flatMap((t) => readNumbers(tokenize(t)).map((run) => run.map((g) => g.digits)));
+  }
+
+  hasEmail(value: string): boolean {
+    const target = value.trim().toLowerCase();
+    if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(target)) return false;
+    return this.emailStreamsCache.some((s) => streamSpells(s, target));
+  }
+
+  hasPhone(value: string): boolean {
+    const candidates = phoneCandidates(value);
+    return candidates.some((c) => this.phoneRuns.some((run) => streamSpells(run, c)));
+  }
+
+  hasDatetime(value: string): boolean {
+    this.evidence ??= dayTimeEvidence(this.texts, this.recordedAt);
+    return datetimeGrounded(value, this.evidence);
+  }
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Drops emails, phone numbers and date/times of action-item intentMetadata that the transcript
+ * does not support, and sourceSegmentIds that are not segments of the transcript. Does not mutate
+ * its input. `recordedAt` (ISO) anchors relative dates; without it the current time is used.
+ */
+export function groundAnalysis(a: Analysis, transcript: Transcript, recordedAt?: string): GroundingResult {
+  const analysis = structuredClone(a);
+  const violations: GroundingViolation[] = [];
+
+  filterSegmentIds(analysis, new Set(transcript.segments.map((s) => s.id)), (path, value) => violations.push({ path, kind: 'segment', value }));
+
+  const ev = new TranscriptEvidence(
+    transcript.segments.map((s) => s.text),
+    recordedAt,
+  );
+
+  (analysis.actionItems ?? []).forEach((item, i) => {
+    const md = item.intentMetadata as Obj | null | undefined;
+    if (!isObj(md)) return;
+    const base = `/actionItems/${i}/intentMetadata`;
+    const check = (key: string, kind: GroundingViolationKind, ok: (v: string) => boolean) => {
+      const v = md[key];
+      if (typeof v !== 'string') return;
+      if (v.trim() === '' || !ok(v)) {
+        md[key] = null;
+        if (v.trim() !== '') violations.push({ path: `${base}/${key}`, kind, value: v });
+      }
+    };
+    check('toEmail', 'email', (v) => ev.hasEmail(v));
+    check('phoneNumber', 'phone', (v) => ev.hasPhone(v));
+    check('proposedAt', 'datetime', (v) => ev.hasDatetime(v));
+    check('remindAt', 'datetime', (v) => ev.hasDatetime(v));
+    if (Array.isArray(md.attendees)) {
+      const kept: unknown[] = [];
+      md.attendees.forEach((att, k) => {
+        if (!isObj(att)) return;
+        const email = att.email;
+        if (typeof email === 'string' && email.trim() !== '' && !ev.hasEmail(email)) {
+          violations.push({ path: `${base}/attendees/${k}/email`, kind: 'email', value: email });
+          att.email = null;
+        }
+        // An attendee whose only identification was an invented address identifies nobody.
+        const hasName = typeof att.name === 'string' && att.name.trim() !== '';
+        if (hasName || (typeof att.email === 'string' && att.email.trim() !== '')) kept.push(att);
+      });
+      md.attendees = kept;
+    }
+  });
+
+  return { analysis, violations };
+}
+
+/**
+ * The spec: intentMetadata.phoneNumber is set "only when different from the current call's
+ * number". Removes it (in place) when it is the call's own number; returns how many were removed.
+ */
+export function dropCurrentCallNumber(a: Analysis, callPhoneNumber: string | null | undefined): number {
+  if (!callPhoneNumber) return 0;
+  const own = new Set(phoneCandidates(callPhoneNumber));
+  if (own.size === 0) return 0;
+  let n = 0;
+  for (const item of a.actionItems ?? []) {
+    const md = item.intentMetadata;
+    if (!md || typeof md.phoneNumber !== 'string') continue;
+    if (phoneCandidates(md.phoneNumber).some((c) => own.has(c))) {
+      md.phoneNumber = null;
+      n++;
+    }
+  }
+  return n;
+}

@@ -1,0 +1,324 @@
+// Audio decoding: whatever the upload is, ffmpeg turns it into 16 kHz 16-bit PCM, which every
+// later stage (recognisers, diarization, voice embedding) consumes. Decoding is capped at the
+// duration limit so that a small file claiming hours of audio costs at most the limit, and samples
+// are streamed from disk into one Float32Array per channel instead of buffering ffmpeg's output.
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { PIPELINE_SAMPLE_RATE, PipelineError, type DecodedAudio } from '../types.js';
+import { ChildProcessError, runChild } from './child.js';
+
+export interface DecodeOptions {
+  timeoutMs: number;
+  /** Longer input fails with audio_too_long. */
+  maxSeconds: number;
+  signal?: AbortSignal;
+  /** ffmpeg binary; default `ffmpeg` from PATH. */
+  ffmpegPath?: string;
+}
+
+/**
+ * Channels at least this correlated (or with the quieter one this far below the louder one) are
+ * one signal recorded twice, not two parties on their own channels. Lossy joint-stereo coding of
+ * a duplicated mono signal still correlates above 0.99; separate call legs are near 0.
+ */
+const SAME_SIGNAL_CORRELATION = 0.95;
+const SILENT_CHANNEL_ENERGY_RATIO = 1e-3;
+const READ_CHUNK_BYTES = 4 * 1024 * 1024;
+
+function ffmpegFailure(err: unknown, what: string): PipelineError {
+  if (err instanceof PipelineError) return err;
+  if (err instanceof ChildProcessError) {
+    if (err.kind === 'spawn') {
+      return new PipelineError('internal_error', `ffmpeg is not available (${err.code ?? 'spawn failed'}); install the Debian package ffmpeg`, true);
+    }
+    if (err.kind === 'timeout') return new PipelineError('audio_undecodable', `${what} timed out`, true);
+    if (err.kind === 'aborted') return new PipelineError('internal_error', `${what} was aborted`, true);
+    if (err.kind === 'output_limit') return new PipelineError('audio_undecodable', `${what} produced too much output`);
+    return new PipelineError('audio_undecodable', `${what} failed: the file is not decodable audio`);
+  }
+  return new PipelineError('internal_error', `${what} failed unexpectedly`);
+}
+
+/** ffmpeg arguments decoding the first audio stream of `input` to 16 kHz 16-bit PCM. */
+function ffmpegArgs(input: string, output: string, format: 'wav' | 's16le', layouts: string, limitSeconds: number): string[] {
+  return [
+    '-nostdin', '-hide_banner', '-loglevel', 'error', '-y',
+    '-i', input,
+    '-map', '0:a:0', '-vn', '-sn', '-dn',
+    // aformat picks the closest allowed layout, so 5.1 and other layouts fold down to stereo.
+    '-af', `aformat=channel_layouts=${layouts}`,
+    '-ar', String(PIPELINE_SAMPLE_RATE),
+    '-c:a', 'pcm_s16le',
+    // Stop just past the limit: enough to tell "too long" without decoding hours of audio.
+    '-t', String(limitSeconds + 1),
+    '-f', format, output,
+  ];
+}
+
+interface WavInfo {
+  channels: number;
+  sampleRate: number;
+  bitsPerSample: number;
+  /** 1 = integer PCM, 3 = IEEE float. */
+  formatTag: number;
+  dataOffset: number;
+  dataBytes: number;
+}
+
+async function readWavInfo(file: string): Promise<WavInfo> {
+  const fh = await fsp.open(file, 'r');
+  try {
+    const { size } = await fh.stat();
+    const head = Buffer.alloc(12);
+    await fh.read(head, 0, 12, 0);
+    const riff = head.toString('latin1', 0, 4);
+    if ((riff !== 'RIFF' && riff !== 'RF64') || head.toString('latin1', 8, 12) !== 'WAVE') throw new Error('not a WAV file');
+    let pos = 12;
+    let fmt: Omit<WavInfo, 'dataOffset' | 'dataBytes'> | null = null;
+    const hdr = Buffer.alloc(8);
+    while (pos + 8 <= size) {
+      await fh.read(hdr, 0, 8, pos);
+      const id = hdr.toString('latin1', 0, 4);
+      const len = hdr.readUInt32LE(4);
+      if (id === 'fmt ') {
+        const b = Buffer.alloc(Math.min(len, 40));
+        await fh.read(b, 0, b.length, pos + 8);
+        let formatTag = b.readUInt16LE(0);
+        // WAVE_FORMAT_EXTENSIBLE carries the real format in its sub-format GUID.
+        if (formatTag === 0xfffe && b.length >= 26) formatTag = b.readUInt16LE(24);
+        fmt = { formatTag, channels: b.readUInt16LE(2), sampleRate: b.readUInt32LE(4), bitsPerSample: b.readUInt16LE(14) };
+      } else if (id === 'data') {
+        if (!fmt) throw new Error('WAV data before format');
+        // Streamed or RF64 writers leave the size unknown; the file length bounds it either way.
+        const available = size - (pos + 8);
+        const dataBytes = len === 0 || len === 0xffffffff || len > available ? available : len;
+        return { ...fmt, dataOffset: pos + 8, dataBytes };
+      }
+      pos += 8 + len + (len & 1);
+    }
+    throw new Error('WAV without data');
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * Streams the frames of a WAV file as float samples in [-1, 1]: `onChunk` receives interleaved
+ * frames for at most READ_CHUNK_BYTES at a time.
+ */
+async function streamWav(file: string, info: WavInfo, onChunk: (interleaved: Float32Array) => void): Promise<void> {
+  const bytesPerSample = info.bitsPerSample / 8;
+  const frameBytes = bytesPerSample * info.channels;
+  if (![1, 2, 3, 4].includes(bytesPerSample) || (bytesPerSample === 4 && info.formatTag !== 1 && info.formatTag !== 3)) {
+    throw new Error('unsupported WAV sample format');
+  }
+  const chunkBytes = Math.max(frameBytes, Math.floor(READ_CHUNK_BYTES / frameBytes) * frameBytes);
+  const buf = Buffer.alloc(chunkBytes);
+  const fh = await fsp.open(file, 'r');
+  try {
+    let remaining = info.dataBytes - (info.dataBytes % frameBytes);
+    let pos = info.dataOffset;
+    while (remaining > 0) {
+      const want = Math.min(chunkBytes, remaining);
+      const { bytesRead } = await fh.read(buf, 0, want, pos);
+      const usable = bytesRead - (bytesRead % frameBytes);
+      if (usable <= 0) break;
+      const n = usable / bytesPerSample;
+      const out = new Float32Array(n);
+      if (bytesPerSample === 2 && buf.byteOffset % 2 === 0 && os.endianness() === 'LE') {
+        const pcm = new Int16Array(buf.buffer, buf.byteOffset, n);
+        for (let i = 0; i < n; i++) out[i] = pcm[i] / 32768;
+      } else if (bytesPerSample === 2) for (let i = 0; i < n; i++) out[i] = buf.readInt16LE(i * 2) / 32768;
+      else if (bytesPerSample === 1) for (let i = 0; i < n; i++) out[i] = (buf[i] - 128) / 128;
+      else if (bytesPerSample === 3) for (let i = 0; i < n; i++) out[i] = buf.readIntLE(i * 3, 3) / 8388608;
+      else if (info.formatTag === 3) for (let i = 0; i < n; i++) out[i] = buf.readFloatLE(i * 4);
+      else for (let i = 0; i < n; i++) out[i] = buf.readInt32LE(i * 4) / 2147483648;
+      onChunk(out);
+      pos += usable;
+      remaining -= usable;
+    }
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Reads a PCM WAV file (8/16/24/32-bit integer or 32-bit float), averaging its channels. */
+export async function readWavMono(file: string): Promise<{ samples: Float32Array; sampleRate: number }> {
+  const info = await readWavInfo(file);
+  const frames = Math.floor(info.dataBytes / ((info.bitsPerSample / 8) * info.channels));
+  const samples = new Float32Array(frames);
+  let at = 0;
+  await streamWav(file, info, (chunk) => {
+    const c = info.channels;
+    for (let i = 0; i + c <= chunk.length; i += c) {
+      let s = 0;
+      for (let k = 0; k < c; k++) s += chunk[i + k];
+      samples[at++] = s / c;
+    }
+  });
+  return { samples: at === frames ? samples : samples.subarray(0, at), sampleRate: info.sampleRate };
+}
+
+function wavHeader16(dataBytes: number, sampleRate: number, channels = 1): Buffer {
+  const h = Buffer.alloc(44);
+  h.write('RIFF', 0, 'latin1');
+  h.writeUInt32LE(36 + dataBytes, 4);
+  h.write('WAVE', 8, 'latin1');
+  h.write('fmt ', 12, 'latin1');
+  h.writeUInt32LE(16, 16);
+  h.writeUInt16LE(1, 20);
+  h.writeUInt16LE(channels, 22);
+  h.writeUInt32LE(sampleRate, 24);
+  h.writeUInt32LE(sampleRate * channels * 2, 28);
+  h.writeUInt16LE(channels * 2, 32);
+  h.writeUInt16LE(16, 34);
+  h.write('data', 36, 'latin1');
+  h.writeUInt32LE(dataBytes, 40);
+  return h;
+}
+
+/** Writes float samples in [-1, 1] as a mono 16-bit PCM WAV file (clipping out-of-range values). */
+export async function writeWav16(file: string, samples: Float32Array, sampleRate: number): Promise<void> {
+  const fh = await fsp.open(file, 'w');
+  try {
+    await fh.write(wavHeader16(samples.length * 2, sampleRate));
+    const step = 1 << 20;
+    const buf = Buffer.alloc(step * 2);
+    for (let off = 0; off < samples.length; off += step) {
+      const n = Math.min(step, samples.length - off);
+      for (let i = 0; i < n; i++) {
+        const v = samples[off + i];
+        const s = v >= 1 ? 32767 : v <= -1 ? -32768 : Math.round(v * 32767);
+        buf.writeInt16LE(s, i * 2);
+      }
+      await fh.write(buf, 0, n * 2);
+    }
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Decodes any supported upload to 16 kHz PCM in memory plus mono (and per-channel) WAV files in workDir. */
+export async function decodeAudio(inputPath: string, workDir: string, opts: DecodeOptions): Promise<DecodedAudio> {
+  const sr = PIPELINE_SAMPLE_RATE;
+  await fsp.mkdir(workDir, { recursive: true });
+  const decodedPath = path.join(workDir, 'decoded16k.wav');
+  try {
+    await runChild(opts.ffmpegPath ?? 'ffmpeg', ffmpegArgs(inputPath, decodedPath, 'wav', 'mono|stereo', opts.maxSeconds), {
+      timeoutMs: opts.timeoutMs,
+      maxStdoutBytes: 64 * 1024,
+      maxStderrBytes: 256 * 1024,
+      signal: opts.signal,
+    });
+  } catch (err) {
+    await fsp.rm(decodedPath, { force: true });
+    throw ffmpegFailure(err, 'audio decoding');
+  }
+
+  let info: WavInfo;
+  try {
+    info = await readWavInfo(decodedPath);
+  } catch {
+    throw new PipelineError('audio_undecodable', 'audio decoding produced no readable audio');
+  }
+  const frames = Math.floor(info.dataBytes / (2 * info.channels));
+  if (info.bitsPerSample !== 16 || info.sampleRate !== sr || (info.channels !== 1 && info.channels !== 2)) {
+    throw new PipelineError('internal_error', 'audio decoding produced an unexpected PCM format');
+  }
+  if (frames === 0) throw new PipelineError('audio_undecodable', 'the file contains no audio samples');
+  if (frames > opts.maxSeconds * sr) {
+    await fsp.rm(decodedPath, { force: true });
+    throw new PipelineError('audio_too_long', `audio is longer than the limit of ${opts.maxSeconds} s`);
+  }
+  const durationSeconds = frames / sr;
+  const wavPath = path.join(workDir, 'audio16k.wav');
+
+  if (info.channels === 1) {
+    const { samples } = await readWavMono(decodedPath);
+    // ffmpeg's output already is the mono 16-bit file the recognisers want.
+    await fsp.rename(decodedPath, wavPath);
+    return { sampleRate: sr, mono: samples, durationSeconds, wavPath };
+  }
+
+  const left = new Float32Array(frames);
+  const right = new Float32Array(frames);
+  let at = 0;
+  let ll = 0;
+  let rr = 0;
+  let lr = 0;
+  await streamWav(decodedPath, info, (chunk) => {
+    for (let i = 0; i + 1 < chunk.length; i += 2) {
+      const l = chunk[i];
+      const r = chunk[i + 1];
+      left[at] = l;
+      right[at] = r;
+      at++;
+      ll += l * l;
+      rr += r * r;
+      lr += l * r;
+    }
+  });
+  await fsp.rm(decodedPath, { force: true });
+  const kind = classifyStereo(ll, rr, lr);
+
+  if (kind === 'left' || kind === 'right') {
+    // One leg of a two-channel file is empty: it is a mono recording, not a conversation split in two.
+    const mono = kind === 'left' ? left : right;
+    await writeWav16(wavPath, mono, sr);
+    return { sampleRate: sr, mono, durationSeconds, wavPath };
+  }
+  // Averaging in place into `left` keeps peak memory at two arrays for duplicated-mono input; a
+  // phase-inverted duplicate would average to silence, so that one keeps the left channel as is.
+  const mono = kind === 'same' ? left : new Float32Array(frames);
+  if (!(kind === 'same' && lr < 0)) for (let i = 0; i < frames; i++) mono[i] = (left[i] + right[i]) / 2;
+  await writeWav16(wavPath, mono, sr);
+  if (kind === 'same') return { sampleRate: sr, mono, durationSeconds, wavPath };
+
+  const channelWavPaths: [string, string] = [path.join(workDir, 'channel0-16k.wav'), path.join(workDir, 'channel1-16k.wav')];
+  await writeWav16(channelWavPaths[0], left, sr);
+  await writeWav16(channelWavPaths[1], right, sr);
+  return { sampleRate: sr, mono, channels: [left, right], durationSeconds, wavPath, channelWavPaths };
+}
+
+/** Whether two channels carry two different signals, or which single one carries the audio. */
+export function classifyStereo(ll: number, rr: number, lr: number): 'distinct' | 'same' | 'left' | 'right' {
+  const loud = Math.max(ll, rr);
+  if (loud === 0) return 'same';
+  if (rr < ll * SILENT_CHANNEL_ENERGY_RATIO) return 'left';
+  if (ll < rr * SILENT_CHANNEL_ENERGY_RATIO) return 'right';
+  const corr = lr / Math.sqrt(ll * rr);
+  return Math.abs(corr) >= SAME_SIGNAL_CORRELATION ? 'same' : 'distinct';
+}
+
+export interface ProbeOptions {
+  timeoutMs: number;
+  /** When set, decoding stops one second past it, so longer input reports a value above it rather than its full length. */
+  maxSeconds?: number;
+  signal?: AbortSignal;
+  ffmpegPath?: string;
+}
+
+/**
+ * Duration of an audio file in seconds, measured by decoding it and counting samples (container
+ * durations are unreliable, notably for raw AAC). Fails with audio_undecodable like decodeAudio.
+ */
+export async function probeDurationSeconds(inputPath: string, opts: ProbeOptions): Promise<number> {
+  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'probe-'));
+  const out = path.join(dir, 'probe.pcm');
+  try {
+    await runChild(opts.ffmpegPath ?? 'ffmpeg', ffmpegArgs(inputPath, out, 's16le', 'mono', opts.maxSeconds ?? 24 * 3600), {
+      timeoutMs: opts.timeoutMs,
+      maxStdoutBytes: 64 * 1024,
+      maxStderrBytes: 256 * 1024,
+      signal: opts.signal,
+    });
+    const { size } = await fsp.stat(out);
+    if (size === 0) throw new PipelineError('audio_undecodable', 'the file contains no audio samples');
+    return size / 2 / PIPELINE_SAMPLE_RATE;
+  } catch (err) {
+    throw ffmpegFailure(err, 'audio duration probe');
+  } finally {
+    await fsp.rm(dir, { recursive: true, force: true });
+  }
+}

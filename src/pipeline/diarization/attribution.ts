@@ -1,0 +1,106 @@
+// Turning frame-level speaker labels into what the pipeline consumes: words with speakers, speaker
+// ids in order of first appearance, and per-speaker speech regions.
+import type { AttributedWord, RecognizedWord } from '../types.js';
+import { mergeRegions, type SpeechRegion } from './vad.js';
+
+/** Frame labels on a regular grid: label[i] is a cluster index, or -1 for non-speech. */
+export interface FrameLabels {
+  labels: Int32Array;
+  /** Time of frame i's centre = offset + i * hop. */
+  offset: number;
+  hop: number;
+}
+
+function frameIndex(t: number, fl: FrameLabels): number {
+  return Math.round((t - fl.offset) / fl.hop);
+}
+
+/**
+ * Cluster of each word: the majority label of the speech frames inside its span; a word with no
+ * speech frames (the recogniser's times drift a little) takes the nearest labelled frame.
+ */
+export function labelWords(words: RecognizedWord[], fl: FrameLabels): number[] {
+  const n = fl.labels.length;
+  return words.map((w) => {
+    const a = Math.max(0, frameIndex(w.start, fl));
+    const b = Math.min(n - 1, frameIndex(w.end, fl));
+    const votes = new Map<number, number>();
+    for (let i = a; i <= b; i++) {
+      const l = fl.labels[i];
+      if (l >= 0) votes.set(l, (votes.get(l) ?? 0) + 1);
+    }
+    let best = -1;
+    let bestVotes = 0;
+    for (const [l, v] of votes) if (v > bestVotes) [best, bestVotes] = [l, v];
+    if (best >= 0) return best;
+    const mid = Math.min(n - 1, Math.max(0, frameIndex((w.start + w.end) / 2, fl)));
+    for (let d = 1; d < n; d++) {
+      if (mid - d >= 0 && fl.labels[mid - d] >= 0) return fl.labels[mid - d];
+      if (mid + d < n && fl.labels[mid + d] >= 0) return fl.labels[mid + d];
+    }
+    return 0;
+  });
+}
+
+/**
+ * A short word tightly surrounded by words of one other speaker is almost always a labelling
+ * slip at a phone boundary, not a one-word interjection (those come with pauses around them).
+ */
+export function smoothShortWords(words: RecognizedWord[], labels: number[], maxWordSeconds = 0.25, maxGapSeconds = 0.12): number[] {
+  const out = labels.slice();
+  for (let i = 1; i + 1 < words.length; i++) {
+    const w = words[i];
+    if (w.end - w.start > maxWordSeconds) continue;
+    const p = out[i - 1];
+    const q = labels[i + 1];
+    if (p !== q || p === labels[i]) continue;
+    if (w.start - words[i - 1].end <= maxGapSeconds && words[i + 1].start - w.end <= maxGapSeconds) out[i] = p;
+  }
+  return out;
+}
+
+/** Runs of equally labelled frames as regions per cluster. */
+export function labelRegions(fl: FrameLabels, mergeGap = 0.3, minLength = 0.1): Map<number, SpeechRegion[]> {
+  const byLabel = new Map<number, SpeechRegion[]>();
+  let runStart = -1;
+  for (let i = 0; i <= fl.labels.length; i++) {
+    const l = i < fl.labels.length ? fl.labels[i] : -2;
+    const prev = i > 0 ? fl.labels[i - 1] : -2;
+    if (l !== prev) {
+      if (prev >= 0 && runStart >= 0) {
+        const list = byLabel.get(prev) ?? [];
+        list.push({ start: fl.offset + (runStart - 0.5) * fl.hop, end: fl.offset + (i - 0.5) * fl.hop });
+        byLabel.set(prev, list);
+      }
+      runStart = i;
+    }
+  }
+  for (const [l, list] of byLabel) byLabel.set(l, mergeRegions(list, mergeGap, minLength).map((r) => ({ start: Math.max(0, r.start), end: r.end })));
+  return byLabel;
+}
+
+/**
+ * Names clusters `S0`, `S1`, ... in order of first appearance: by the first word when there are
+ * words, otherwise (or for clusters without words) by the first region.
+ */
+export function assembleDiarization(
+  words: RecognizedWord[],
+  wordClusters: number[],
+  regions: Map<number, SpeechRegion[]>,
+): { speakers: string[]; words: AttributedWord[]; speakerRegions: Record<string, SpeechRegion[]> } {
+  const first = new Map<number, number>();
+  words.forEach((w, i) => {
+    const c = wordClusters[i];
+    if (!first.has(c)) first.set(c, w.start);
+  });
+  if (words.length === 0) for (const [c, rs] of regions) if (rs.length) first.set(c, rs[0].start);
+  const order = [...first.entries()].sort((a, b) => a[1] - b[1]).map(([c]) => c);
+  const ids = new Map(order.map((c, i) => [c, `S${i}`]));
+  const speakerRegions: Record<string, SpeechRegion[]> = {};
+  for (const c of order) speakerRegions[ids.get(c)!] = regions.get(c) ?? [];
+  return {
+    speakers: order.map((c) => ids.get(c)!),
+    words: words.map((w, i) => ({ ...w, speaker: ids.get(wordClusters[i])! })),
+    speakerRegions,
+  };
+}

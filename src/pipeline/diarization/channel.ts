@@ -1,0 +1,72 @@
+// Diarization of a true two-channel recording (one call leg per channel): the speaker of a word
+// is the channel that is louder over the word's span. No clustering is needed, and crosstalk or
+// echo of the far end leaks in far below the near-end level.
+import type { DecodedAudio, Diarization, Diarizer, RecognizedWord } from '../types.js';
+import { assembleDiarization, labelRegions, type FrameLabels } from './attribution.js';
+import { frameEnergy, frameGrid } from './features.js';
+import { detectSpeech } from './vad.js';
+
+const HOP = 0.01;
+const FRAME = 0.025;
+
+function spanEnergy(x: Float32Array, sampleRate: number, start: number, end: number): number {
+  const a = Math.max(0, Math.floor(start * sampleRate));
+  const b = Math.min(x.length, Math.ceil(end * sampleRate));
+  let e = 0;
+  for (let i = a; i < b; i++) e += x[i] * x[i];
+  return e;
+}
+
+export class ChannelDiarizer implements Diarizer {
+  readonly provider = 'embedded';
+  readonly model = 'channel-energy-v1';
+
+  async diarize(audio: DecodedAudio, words: RecognizedWord[]): Promise<Diarization> {
+    if (!audio.channels) throw new Error('ChannelDiarizer needs a two-channel recording');
+    const sr = audio.sampleRate;
+    const chans = audio.channels;
+
+    // Frame labels: among the channels whose VAD hears speech, the louder one. They give the
+    // speaker regions and the fallback for words too short to measure.
+    const grid = frameGrid(audio.mono.length, sr, { frameSeconds: FRAME, hopSeconds: HOP });
+    const labels = new Int32Array(grid.count).fill(-1);
+    const energies = chans.map((c) => frameEnergy(c, sr, { frameSeconds: FRAME, hopSeconds: HOP }));
+    const masks = await Promise.all(
+      chans.map(async (c) => {
+        const m = new Uint8Array(grid.count);
+        for (const r of await detectSpeech(c, sr)) {
+          const a = Math.max(0, Math.ceil((r.start - grid.frameSeconds / 2) / HOP));
+          const b = Math.min(grid.count - 1, Math.floor((r.end - grid.frameSeconds / 2) / HOP));
+          for (let i = a; i <= b; i++) m[i] = 1;
+        }
+        return m;
+      }),
+    );
+    for (let i = 0; i < grid.count; i++) {
+      const on0 = masks[0][i] === 1;
+      const on1 = masks[1][i] === 1;
+      if (on0 && on1) labels[i] = energies[0][i] >= energies[1][i] ? 0 : 1;
+      else if (on0) labels[i] = 0;
+      else if (on1) labels[i] = 1;
+    }
+    const fl: FrameLabels = { labels, offset: grid.frameSeconds / 2, hop: grid.hopSeconds };
+
+    const wordChannels = words.map((w) => {
+      const e0 = spanEnergy(chans[0], sr, w.start, w.end);
+      const e1 = spanEnergy(chans[1], sr, w.start, w.end);
+      if (e0 === 0 && e1 === 0) return nearestLabel(fl, (w.start + w.end) / 2);
+      return e0 >= e1 ? 0 : 1;
+    });
+    return { provider: this.provider, model: this.model, ...assembleDiarization(words, wordChannels, labelRegions(fl)) };
+  }
+}
+
+function nearestLabel(fl: FrameLabels, t: number): number {
+  const n = fl.labels.length;
+  const mid = Math.min(n - 1, Math.max(0, Math.round((t - fl.offset) / fl.hop)));
+  for (let d = 0; d < n; d++) {
+    if (mid - d >= 0 && fl.labels[mid - d] >= 0) return fl.labels[mid - d];
+    if (mid + d < n && fl.labels[mid + d] >= 0) return fl.labels[mid + d];
+  }
+  return 0;
+}

@@ -1,0 +1,277 @@
+// Speaker diarization of a single-channel call without a neural model:
+//   VAD -> MFCC frames (call-level mean/variance normalisation) -> sliding-window statistics ->
+//   k-means into speaker clusters -> GMM re-segmentation with a Viterbi switch penalty (repeated)
+//   -> BIC check on the number of speakers -> word-by-word attribution.
+import type { DecodedAudio, Diarization, Diarizer, RecognizedWord } from '../types.js';
+import { assembleDiarization, labelRegions, labelWords, smoothShortWords, type FrameLabels } from './attribution.js';
+import { frameEnergy, frameGrid, mfccFrames } from './features.js';
+import { DiagGmm, deltaBic, kmeans, type Vec } from './gmm.js';
+import { detectSpeech, type SpeechRegion } from './vad.js';
+
+export interface MonoDiarizationOptions {
+  /** Cepstral coefficients used, c1..cN (c0 is loudness, not voice). Default 19. */
+  coefficients: number;
+  melBands: number;
+  /** Frames quieter than the loudest speech by more than this are ignored. Default 40 dB. */
+  energyRangeDb: number;
+  /** Sliding window for the first clustering pass. */
+  windowSeconds: number;
+  windowHopSeconds: number;
+  /** Most speakers considered; a phone call has two. */
+  maxSpeakers: number;
+  /** GMM components per speaker in re-segmentation. */
+  gmmComponents: number;
+  resegmentIterations: number;
+  /** Viterbi cost (nats) of a speaker change between adjacent speech frames. */
+  switchPenalty: number;
+  /** Fraction of the switch penalty charged when the change falls in a pause. */
+  pauseSwitchFactor: number;
+  /** BIC penalty weight for accepting one more speaker. Larger favours fewer speakers. */
+  bicLambda: number;
+  /** A cluster with less speech than this share is merged away. */
+  minSpeakerShare: number;
+  vadAggressiveness: 0 | 1 | 2 | 3;
+}
+
+export const DEFAULT_MONO_OPTIONS: MonoDiarizationOptions = {
+  coefficients: 19,
+  melBands: 40,
+  energyRangeDb: 40,
+  windowSeconds: 1.5,
+  windowHopSeconds: 0.25,
+  maxSpeakers: 3,
+  gmmComponents: 16,
+  resegmentIterations: 3,
+  switchPenalty: 60,
+  pauseSwitchFactor: 0.2,
+  bicLambda: 1.0,
+  minSpeakerShare: 0.05,
+  vadAggressiveness: 2,
+};
+
+const HOP = 0.01;
+const FRAME = 0.025;
+
+export interface MonoDebug {
+  regions: SpeechRegion[];
+  frameLabels: FrameLabels;
+  clusters: number;
+  bic: number[];
+}
+
+/** Frame-level diarization of a mono signal: labels per 10 ms frame (-1 = non-speech). */
+export async function diarizeFrames(
+  samples: Float32Array,
+  sampleRate: number,
+  options: Partial<MonoDiarizationOptions> = {},
+): Promise<MonoDebug> {
+  const o = { ...DEFAULT_MONO_OPTIONS, ...options };
+  const regions = await detectSpeech(samples, sampleRate, { aggressiveness: o.vadAggressiveness });
+  const grid = frameGrid(samples.length, sampleRate, { frameSeconds: FRAME, hopSeconds: HOP });
+  const offset = grid.frameSeconds / 2;
+  const hop = grid.hopSeconds;
+  const labels = new Int32Array(grid.count).fill(-1);
+  const empty: MonoDebug = { regions, frameLabels: { labels, offset, hop }, clusters: 0, bic: [] };
+  if (regions.length === 0 || grid.count === 0) return empty;
+
+  // Speech frames: inside a VAD region and loud enough to carry voice (drops inter-word gaps).
+  const energy = frameEnergy(samples, sampleRate, { frameSeconds: FRAME, hopSeconds: HOP });
+  const inRegion = new Uint8Array(grid.count);
+  for (const r of regions) {
+    const a = Math.max(0, Math.ceil((r.start - offset) / hop));
+    const b = Math.min(grid.count - 1, Math.floor((r.end - offset) / hop));
+    for (let i = a; i <= b; i++) inRegion[i] = 1;
+  }
+  const speechEnergies = Array.from(energy).filter((_, i) => inRegion[i]).sort((a, b) => a - b);
+  const loud = speechEnergies[Math.floor(0.95 * (speechEnergies.length - 1))] ?? 0;
+  const speechIdx: number[] = [];
+  for (let i = 0; i < grid.count; i++) if (inRegion[i] && energy[i] > loud - o.energyRangeDb) speechIdx.push(i);
+  if (speechIdx.length < 50) {
+    for (const i of speechIdx) labels[i] = 0;
+    return { ...empty, clusters: speechIdx.length ? 1 : 0 };
+  }
+
+  const mfcc = mfccFrames(samples, sampleRate, { frameSeconds: FRAME, hopSeconds: HOP, coefficients: o.coefficients + 1, melBands: o.melBands });
+  const dim = o.coefficients;
+  // Call-level mean and variance normalisation removes the channel and loudness, keeping timbre.
+  const feats: Vec[] = speechIdx.map((i) => mfcc[i].subarray(1, dim + 1).slice());
+  normaliseColumns(feats);
+
+  // First pass: statistics of sliding windows of speech frames, clustered with k-means.
+  const windowFrames = Math.round(o.windowSeconds / hop);
+  const stepFrames = Math.round(o.windowHopSeconds / hop);
+  const windows: Array<{ from: number; to: number }> = []; // indexes into speechIdx
+  for (let s = 0; s < speechIdx.length; ) {
+    // Windows stay inside one contiguous stretch of speech (no jump over a pause > 0.3 s).
+    let e = s;
+    while (e + 1 < speechIdx.length && e - s + 1 < windowFrames && speechIdx[e + 1] - speechIdx[e] < 30) e++;
+    windows.push({ from: s, to: e + 1 });
+    if (e + 1 >= speechIdx.length) break;
+    s = speechIdx[e + 1] - speechIdx[e] >= 30 ? e + 1 : s + stepFrames;
+  }
+  const winVecs: Vec[] = windows.map(({ from, to }) => {
+    const v = new Float32Array(2 * dim);
+    const n = to - from;
+    for (let k = from; k < to; k++) for (let d = 0; d < dim; d++) v[d] += feats[k][d] / n;
+    for (let k = from; k < to; k++) for (let d = 0; d < dim; d++) v[dim + d] += (feats[k][d] - v[d]) ** 2 / n;
+    for (let d = 0; d < dim; d++) v[dim + d] = Math.sqrt(v[dim + d]);
+    return v;
+  });
+  normaliseColumns(winVecs);
+
+  const k0 = Math.min(2, o.maxSpeakers);
+  let frameLab = windowsToFrames(windows, kmeans(winVecs, k0, { restarts: 10, seed: 11 }).labels, speechIdx.length, k0);
+  frameLab = resegment(feats, speechIdx, frameLab, k0, o);
+
+  // Speaker count: drop to one when the two clusters are not distinct by BIC; try a third only
+  // when it is clearly supported (phone calls rarely have one).
+  const bic: number[] = [];
+  let k = k0;
+  if (k === 2) {
+    const b = clusterBic(feats, frameLab, 0, 1, o.bicLambda);
+    bic.push(b);
+    if (b <= 0 || share(frameLab, 0) < o.minSpeakerShare || share(frameLab, 1) < o.minSpeakerShare) {
+      frameLab.fill(0);
+      k = 1;
+    }
+  }
+  if (k === 2 && o.maxSpeakers >= 3) {
+    const km3 = kmeans(winVecs, 3, { restarts: 10, seed: 13 });
+    let lab3 = windowsToFrames(windows, km3.labels, speechIdx.length, 3);
+    lab3 = resegment(feats, speechIdx, lab3, 3, o);
+    let ok = true;
+    for (let a = 0; a < 3 && ok; a++) {
+      if (share(lab3, a) < 2 * o.minSpeakerShare) ok = false;
+      for (let c = a + 1; c < 3 && ok; c++) {
+        const b = clusterBic(feats, lab3, a, c, o.bicLambda * 2);
+        bic.push(b);
+        if (b <= 0) ok = false;
+      }
+    }
+    if (ok) {
+      frameLab = lab3;
+      k = 3;
+    }
+  }
+  speechIdx.forEach((fi, j) => (labels[fi] = frameLab[j]));
+  return { regions, frameLabels: { labels, offset, hop }, clusters: k, bic };
+}
+
+function share(lab: Int32Array, c: number): number {
+  let n = 0;
+  for (const l of lab) if (l === c) n++;
+  return n / lab.length;
+}
+
+function clusterBic(feats: Vec[], lab: Int32Array, a: number, b: number, lambda: number): number {
+  // Subsample so the full-covariance estimate stays cheap; frames 3 apart are still correlated
+  // enough that the ΔBIC keeps its meaning.
+  const A: Vec[] = [];
+  const B: Vec[] = [];
+  for (let i = 0; i < feats.length; i += 3) {
+    if (lab[i] === a) A.push(feats[i]);
+    else if (lab[i] === b) B.push(feats[i]);
+  }
+  if (A.length < 2 * feats[0].length || B.length < 2 * feats[0].length) return -Infinity;
+  return deltaBic(A, B, lambda);
+}
+
+function windowsToFrames(windows: Array<{ from: number; to: number }>, winLabels: Int32Array, n: number, k: number): Int32Array {
+  const votes = new Float32Array(n * k);
+  windows.forEach(({ from, to }, w) => {
+    for (let i = from; i < to; i++) votes[i * k + winLabels[w]]++;
+  });
+  const out = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    let best = 0;
+    for (let c = 1; c < k; c++) if (votes[i * k + c] > votes[i * k + best]) best = c;
+    out[i] = best;
+  }
+  return out;
+}
+
+/** Per-speaker GMMs trained on the current labels, then a Viterbi pass with a switch penalty. */
+function resegment(feats: Vec[], speechIdx: number[], lab: Int32Array, k: number, o: MonoDiarizationOptions): Int32Array {
+  let cur = lab;
+  for (let it = 0; it < o.resegmentIterations; it++) {
+    const models: Array<DiagGmm | null> = [];
+    for (let c = 0; c < k; c++) {
+      const data = feats.filter((_, i) => cur[i] === c);
+      models.push(data.length >= 4 * feats[0].length ? DiagGmm.train(data, o.gmmComponents, { seed: 17 + c }) : null);
+    }
+    const live = models.map((m) => m !== null);
+    const ll = new Float64Array(feats.length * k);
+    for (let i = 0; i < feats.length; i++)
+      for (let c = 0; c < k; c++) ll[i * k + c] = models[c] ? models[c]!.logLikelihood(feats[i]) : -1e9;
+    const next = viterbi(ll, k, speechIdx, o, live);
+    let changed = 0;
+    for (let i = 0; i < next.length; i++) if (next[i] !== cur[i]) changed++;
+    cur = next;
+    if (changed === 0) break;
+  }
+  return cur;
+}
+
+function viterbi(ll: Float64Array, k: number, speechIdx: number[], o: MonoDiarizationOptions, live: boolean[]): Int32Array {
+  const n = speechIdx.length;
+  const back = new Int32Array(n * k);
+  let score = new Float64Array(k);
+  for (let c = 0; c < k; c++) score[c] = live[c] ? ll[c] : -Infinity;
+  for (let i = 1; i < n; i++) {
+    const gap = speechIdx[i] - speechIdx[i - 1];
+    const pen = gap > 15 ? o.switchPenalty * o.pauseSwitchFactor : o.switchPenalty;
+    const next = new Float64Array(k);
+    for (let c = 0; c < k; c++) {
+      let best = score[c];
+      let arg = c;
+      for (let p = 0; p < k; p++) {
+        if (p === c) continue;
+        const s = score[p] - pen;
+        if (s > best) {
+          best = s;
+          arg = p;
+        }
+      }
+      next[c] = best + ll[i * k + c];
+      back[i * k + c] = arg;
+    }
+    score = next;
+  }
+  const out = new Int32Array(n);
+  let c = 0;
+  for (let j = 1; j < k; j++) if (score[j] > score[c]) c = j;
+  for (let i = n - 1; i >= 0; i--) {
+    out[i] = c;
+    c = back[i * k + c];
+  }
+  return out;
+}
+
+function normaliseColumns(rows: Vec[]): void {
+  if (!rows.length) return;
+  const dim = rows[0].length;
+  const n = rows.length;
+  for (let d = 0; d < dim; d++) {
+    let m = 0;
+    for (const r of rows) m += r[d];
+    m /= n;
+    let v = 0;
+    for (const r of rows) v += (r[d] - m) ** 2;
+    const sd = Math.sqrt(v / n) || 1;
+    for (const r of rows) r[d] = (r[d] - m) / sd;
+  }
+}
+
+/** Mono diarization: unsupervised clustering of the call's own voices, attributed per word. */
+export class MfccClusterDiarizer implements Diarizer {
+  readonly provider = 'embedded';
+  readonly model = 'vad-mfcc-gmm-v1';
+  constructor(private readonly options: Partial<MonoDiarizationOptions> = {}) {}
+
+  async diarize(audio: DecodedAudio, words: RecognizedWord[]): Promise<Diarization> {
+    const dbg = await diarizeFrames(audio.mono, audio.sampleRate, this.options);
+    const wordClusters = smoothShortWords(words, labelWords(words, dbg.frameLabels));
+    const regions = labelRegions(dbg.frameLabels);
+    return { provider: this.provider, model: this.model, ...assembleDiarization(words, wordClusters, regions) };
+  }
+}

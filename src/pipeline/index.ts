@@ -1,0 +1,48 @@
+// The pipeline's components, chosen from configuration. Every stage has an offline default that
+// needs no model download; outside providers are opt-in through the provider variables.
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { createTranscriber } from './transcription/index.js';
+import { createDiarizer } from './diarization/index.js';
+import { createAnalyzer } from './analysis/index.js';
+import { createSpeakerEmbedder } from './voice/embedder.js';
+import { DEFAULT_VOICE_MATCH_THRESHOLD } from './voice/match.js';
+import type { Analyzer, Diarizer, SpeakerEmbedder, Transcriber } from './types.js';
+
+export interface Pipeline {
+  transcriber: Transcriber;
+  diarizer: Diarizer;
+  analyzer: Analyzer;
+  embedder: SpeakerEmbedder;
+  voiceMatchThreshold: number;
+}
+
+export async function createPipeline(config: Config, log: Logger): Promise<Pipeline> {
+  const transcriber = await createTranscriber(
+    {
+      provider: config.transcription.provider,
+      openai: { ...config.transcription.openai, apiKey: config.transcription.openai.apiKey ?? undefined },
+      whisper: {
+        ...config.transcription.whisper,
+        modelUrl: config.transcription.whisper.modelUrl ?? undefined,
+        modelSha256: config.transcription.whisper.modelSha256 ?? undefined,
+      },
+    },
+    log,
+  );
+  const analyzer = createAnalyzer({ provider: config.analysis.provider, openai: config.analysis.openai }, log);
+  let embedder: SpeakerEmbedder;
+  try {
+    embedder = await createSpeakerEmbedder({ provider: config.voice.provider, modelPath: config.voice.modelPath ?? undefined });
+  } catch (err) {
+    log.warn({ err: (err as Error).message }, 'voice embedding provider unavailable; using the embedded extractor');
+    embedder = await createSpeakerEmbedder({ provider: 'embedded' });
+  }
+  return {
+    transcriber,
+    diarizer: createDiarizer(),
+    analyzer,
+    embedder,
+    voiceMatchThreshold: config.voice.matchThreshold ?? DEFAULT_VOICE_MATCH_THRESHOLD,
+  };
+}

@@ -1,0 +1,215 @@
+// The processing job of one call: QUEUED → PROCESSING (decode) → TRANSCRIBING (recognition,
+// diarization, voice matching, naming) → ANALYZING → COMPLETED, or FAILED with a stable reason.
+//
+// Every write is idempotent (artifacts are upserts; AI action items are deleted then inserted in
+// the completing transaction), so a job that runs again after its worker died produces one result.
+// A job for a call that is already terminal, or deleted, does nothing.
+import fs from 'node:fs';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { Value } from '@sinclair/typebox/value';
+import type { AppContext } from '../http/context.js';
+import type { CallJobContext, CallJobData, CallJobHandler } from '../store/queue.js';
+import type { Pipeline } from './index.js';
+import { PipelineError, type PipelineFailureReason, type ResolutionContext } from './types.js';
+import { decodeAudio } from './audio/decode.js';
+import { groupUtterances, resolveSpeakers } from './resolution/index.js';
+import { buildTranscript, utterancesOf } from './normalize.js';
+import { embedCallSpeakers, matchUserVoice, scoreSpeakers } from './voice/match.js';
+import { deserializeEmbedding } from './voice/embedder.js';
+import { validateAnalysis } from './analysis/validate.js';
+import { Transcript, TRANSCRIPT_SCHEMA_VERSION } from '../domain/transcript.js';
+import { analysisContextOf, storeAnalysis } from '../domain/call-results.js';
+import { findCall, recordEvent } from '../domain/calls.js';
+import { computeLimits, isFlagEnabled, minutesBeyondAllowance } from '../domain/usage.js';
+import { saveArtifact } from '../store/repos/artifacts.js';
+import type { Call, CallStatus } from '../store/schema.js';
+
+export const ALIGNMENT_VERSION = 'word-vad-1';
+
+type Deps = AppContext & { pipeline: Pipeline };
+
+class CallGone extends Error {}
+
+export function createCallProcessor(deps: Deps): CallJobHandler {
+  const { database, blobs, config, log } = deps;
+  const db = database.db;
+
+  async function setStatus(call: Call, status: CallStatus): Promise<void> {
+    const r = await db
+      .updateTable('calls')
+      .set({ status, updatedAt: sql`now()` })
+      .where('id', '=', call.id)
+      .where('userId', '=', call.userId)
+      .where('status', 'not in', ['COMPLETED', 'FAILED'])
+      .executeTakeFirst();
+    if (Number(r.numUpdatedRows) === 0) throw new CallGone();
+  }
+
+  async function fail(call: Call, reason: PipelineFailureReason, detail: Record<string, unknown>): Promise<void> {
+    await db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable('calls')
+        .set({ status: 'FAILED', errorReason: reason, updatedAt: sql`now()`, completedAt: sql`now()` })
+        .where('id', '=', call.id)
+        .where('userId', '=', call.userId)
+        .execute();
+      await recordEvent(trx, call.userId, call.id, 'PIPELINE', 'FAILED', { reason, ...detail });
+    });
+  }
+
+  function checkAbort(signal: AbortSignal) {
+    if (signal.aborted) throw new PipelineError('internal_error', 'processing interrupted by shutdown', true);
+  }
+
+  async function run(call: Call, job: CallJobContext): Promise<void> {
+    const started = Date.now();
+    const timings: Record<string, number> = {};
+    const time = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
+      const t0 = Date.now();
+      try {
+        return await fn();
+      } finally {
+        timings[name] = Date.now() - t0;
+      }
+    };
+
+    await db.updateTable('calls').set({ attempts: sql`attempts + 1` }).where('id', '=', call.id).execute();
+    await setStatus(call, 'PROCESSING');
+    await recordEvent(db, call.userId, call.id, 'DECODE', 'STARTED', { attempt: job.retryCount + 1 });
+    if (!call.audioKey || !(await blobs.exists(call.audioKey))) throw new PipelineError('audio_missing', 'the stored audio file is missing');
+
+    const workDir = path.join(config.dataDir, 'work', `${call.id}-${job.jobId}`);
+    await fs.promises.mkdir(workDir, { recursive: true });
+    try {
+      const audio = await time('decode', () =>
+        decodeAudio(blobs.localPath(call.audioKey!), workDir, { timeoutMs: 10 * 60_000, maxSeconds: config.worker.maxAudioSeconds }),
+      );
+      const durationSeconds = Math.round(audio.durationSeconds);
+      await db.updateTable('calls').set({ durationSeconds }).where('id', '=', call.id).execute();
+      await recordEvent(db, call.userId, call.id, 'DECODE', 'COMPLETED', { durationSeconds, channels: audio.channels ? 2 : 1, ms: timings.decode });
+      checkAbort(job.signal);
+
+      await setStatus(call, 'TRANSCRIBING');
+      const { transcriber, diarizer, analyzer, embedder } = deps.pipeline;
+      const recognition = await time('transcribe', () => transcriber.transcribe({ wavPath: audio.wavPath, durationSeconds: audio.durationSeconds, signal: job.signal }));
+      await recordEvent(db, call.userId, call.id, 'TRANSCRIBE', 'COMPLETED', { words: recognition.words.length, provider: recognition.provider, ms: timings.transcribe });
+      if (recognition.words.length === 0) throw new PipelineError('no_speech_detected', 'the recogniser found no speech');
+      checkAbort(job.signal);
+
+      const diarization = await time('diarize', async () => {
+        try {
+          return await diarizer.diarize(audio, recognition.words);
+        } catch (err) {
+          if (err instanceof PipelineError) throw err;
+          throw new PipelineError('diarization_failed', (err as Error).message);
+        }
+      });
+      await recordEvent(db, call.userId, call.id, 'DIARIZE', 'COMPLETED', { speakers: diarization.speakers.length, model: diarization.model, ms: timings.diarize });
+
+      const user = await db.selectFrom('users').select(['displayName']).where('id', '=', call.userId).executeTakeFirstOrThrow();
+      const voice = await time('voice', () => matchVoice(call.userId, audio, diarization.speakerRegions));
+      const resolutionContext: ResolutionContext = {
+        userDisplayName: user.displayName,
+        contactName: call.contactName,
+        phoneNumber: call.phoneNumber,
+        direction: call.direction === 'INCOMING' || call.direction === 'OUTGOING' ? call.direction : null,
+        voiceEmbeddingEnabled: config.voice.enabled,
+        voice,
+      };
+      const resolution = resolveSpeakers(groupUtterances(utterancesOf(diarization.words)), resolutionContext);
+      const transcript = buildTranscript({
+        callId: call.id,
+        words: diarization.words,
+        diarization,
+        recognition,
+        resolution,
+        durationSeconds: audio.durationSeconds,
+        createdAt: new Date().toISOString(),
+        alignmentVersion: ALIGNMENT_VERSION,
+      });
+      if (!Value.Check(Transcript, transcript)) {
+        const first = [...Value.Errors(Transcript, transcript)][0];
+        throw new PipelineError('internal_error', `transcript failed validation at ${first?.path ?? '?'}`);
+      }
+      await saveArtifact(db, call.userId, call.id, 'transcript', TRANSCRIPT_SCHEMA_VERSION, transcript);
+      await recordEvent(db, call.userId, call.id, 'RESOLVE', 'COMPLETED', {
+        warnings: transcript.speakerResolution.warnings,
+        voiceMatchStatus: transcript.speakerResolution.voiceMatchStatus,
+        segments: transcript.segments.length,
+      });
+      checkAbort(job.signal);
+
+      await setStatus(call, 'ANALYZING');
+      const fresh = (await findCall(db, call.userId, call.id)) ?? call;
+      const analysis = await time('analyze', () => analyzer.analyze(transcript, analysisContextOf(fresh, user), job.signal));
+      const checked = validateAnalysis(analysis);
+      if (!checked.ok) throw new PipelineError('analysis_failed', `analysis failed validation: ${checked.errors.slice(0, 3).join('; ')}`);
+
+      const billing = await isFlagEnabled(db, 'billing_enabled');
+      const limitsBefore = billing ? await computeLimits(db, config, call.userId) : null;
+      await db.transaction().execute(async (trx) => {
+        const locked = await trx.selectFrom('calls').select('status').where('id', '=', call.id).where('userId', '=', call.userId).forUpdate().executeTakeFirst();
+        if (!locked || locked.status === 'COMPLETED' || locked.status === 'FAILED') throw new CallGone();
+        await storeAnalysis(trx, call.userId, call.id, checked.value);
+        await trx.updateTable('calls').set({ status: 'COMPLETED', errorReason: null, completedAt: sql`now()`, updatedAt: sql`now()` }).where('id', '=', call.id).execute();
+        await trx.updateTable('usageLedger').set({ durationSeconds }).where('callId', '=', call.id).execute();
+        if (limitsBefore) {
+          const extra = minutesBeyondAllowance(limitsBefore, Math.ceil(durationSeconds / 60));
+          if (extra > 0) {
+            await trx.updateTable('users').set({ topupMinutesBalance: sql`greatest(0, topup_minutes_balance - ${extra})` }).where('id', '=', call.userId).execute();
+          }
+        }
+        await recordEvent(trx, call.userId, call.id, 'ANALYZE', 'COMPLETED', {
+          provider: analyzer.provider,
+          actionItems: checked.value.actionItems?.length ?? 0,
+          ms: timings.analyze,
+        });
+        await recordEvent(trx, call.userId, call.id, 'PIPELINE', 'COMPLETED', { totalMs: Date.now() - started, timings, audioSeconds: audio.durationSeconds });
+      });
+      log.info({ callId: call.id, totalMs: Date.now() - started, timings, audioSeconds: audio.durationSeconds }, 'call processed');
+    } finally {
+      await fs.promises.rm(workDir, { recursive: true, force: true });
+    }
+  }
+
+  async function matchVoice(userId: string, audio: Parameters<typeof embedCallSpeakers>[1], regions: Record<string, Array<{ start: number; end: number }>>): Promise<ResolutionContext['voice']> {
+    const threshold = deps.pipeline.voiceMatchThreshold;
+    if (!config.voice.enabled) return { status: 'DISABLED', scores: {}, threshold };
+    const profile = await db.selectFrom('voiceProfiles').select(['embedding', 'provider']).where('userId', '=', userId).where('status', '=', 'ACTIVE').executeTakeFirst();
+    if (!profile) return { status: 'NO_PROFILE', scores: {}, threshold };
+    try {
+      if (profile.provider !== deps.pipeline.embedder.provider) throw new Error('profile made by another embedding provider');
+      const embeddings = await embedCallSpeakers(deps.pipeline.embedder, audio, regions);
+      const scores = scoreSpeakers(deserializeEmbedding(profile.embedding), embeddings);
+      const match = matchUserVoice(scores, threshold);
+      return { status: match.status, scores, threshold };
+    } catch (err) {
+      log.warn({ err: (err as Error).message }, 'voice matching failed; using text-only speaker resolution');
+      return { status: 'ERROR', scores: {}, threshold };
+    }
+  }
+
+  return async (data: CallJobData, job: CallJobContext) => {
+    const call = await findCall(db, data.userId, data.callId);
+    if (!call || call.status === 'COMPLETED' || call.status === 'FAILED') return;
+    try {
+      await run(call, job);
+    } catch (err) {
+      if (err instanceof CallGone) return;
+      const stillThere = await findCall(db, data.userId, data.callId);
+      if (!stillThere || stillThere.status === 'COMPLETED' || stillThere.status === 'FAILED') return;
+      const pe = err instanceof PipelineError ? err : new PipelineError('internal_error', (err as Error)?.message ?? 'unknown error', true);
+      const lastAttempt = job.retryCount >= job.retryLimit;
+      if (pe.retryable && !lastAttempt && !job.signal.aborted) {
+        await recordEvent(db, call.userId, call.id, 'PIPELINE', 'RETRY_SCHEDULED', { reason: pe.reason, attempt: job.retryCount + 1 });
+        log.warn({ callId: call.id, reason: pe.reason, attempt: job.retryCount + 1 }, 'call processing failed; will retry');
+        throw pe;
+      }
+      if (job.signal.aborted) throw pe; // shutting down: leave the call for the next worker
+      log.warn({ callId: call.id, reason: pe.reason }, 'call processing failed');
+      if (!(err instanceof PipelineError)) log.error({ err }, 'unexpected pipeline error');
+      await fail(call, pe.reason, { attempt: job.retryCount + 1 });
+    }
+  };
+}

@@ -1,0 +1,132 @@
+// Tolerant matching of spoken words against the supplied user and contact names.
+//
+// Speech recognition lower-cases everything, drops punctuation and misspells names ("Maria" ->
+// "mariah", "Priya" -> "pria"), so an exact comparison misses most real evidence; a loose one turns
+// ordinary words into names ("more" sounds like "Moore", "baker" like "Becker"). The rules here:
+//
+//  - exact (case-insensitive) always matches;
+//  - otherwise the heard word must not be an ordinary English word (compromise's lexicon knows
+//    about 24k words and tags first and last names separately, so "mariah" is a name and "more"
+//    is not), must share a Double Metaphone code with the name and be within a small Levenshtein
+//    distance: 1 for free mentions, 2 inside greeting/introduction patterns, where the sentence
+//    structure already says "a name goes here";
+//  - inside patterns a nickname prefix also counts ("chris" for "Christopher");
+//  - names shorter than four letters only match exactly (their phonetic codes are too coarse).
+import nlp from 'compromise';
+import { doubleMetaphone } from 'double-metaphone';
+import { distance } from 'fastest-levenshtein';
+
+export type NameOwner = 'user' | 'contact';
+
+/** A supplied name, split into the forms that can be heard. */
+export interface NameSpec {
+  who: NameOwner;
+  /** Lower-case tokens of the whole supplied name. */
+  tokens: string[];
+  /**
+   * A person's name rather than an organisation's ("Daniel Okafor" vs "Lumen Net Support"). Only a
+   * person's first name or honorific + surname count on their own, and only a person's name mentioned
+   * in passing points at the other speaker (people say their own company's name all the time).
+   */
+  personLike: boolean;
+  /** The first token may be matched on its own (person first name, or a distinctive organisation word). */
+  firstUsableAlone: boolean;
+  /** The first token is distinctive enough to count in a free mention (not an ordinary word). */
+  firstDistinctive: boolean;
+}
+
+const NAME_TAGS = new Set(['FirstName', 'MaleName', 'FemaleName', 'LastName', 'Person', 'ProperNoun']);
+const FIRST_NAME_TAGS = new Set(['FirstName', 'MaleName', 'FemaleName']);
+
+// Words of business names that never identify a company on their own.
+const ORG_WORDS = new Set([
+  'inc', 'ltd', 'llc', 'co', 'corp', 'company', 'group', 'support', 'services', 'service', 'team', 'office',
+  'practice', 'clinic', 'bank', 'accounts', 'account', 'sales', 'solutions', 'systems', 'software', 'foods',
+  'auto', 'motors', 'logistics', 'dental', 'medical', 'family', 'school', 'university', 'hospital',
+  'department', 'dept', 'insurance', 'agency', 'store', 'shop', 'and', 'the', 'of', 'net', 'tech', 'studio',
+]);
+
+// Frequent conversational words the lexicon lookup could miss (inflections, contractions, fillers).
+const EXTRA_COMMON = new Set([
+  'okay', 'ok', 'yeah', 'yes', 'no', 'hello', 'hi', 'hey', 'bye', 'thanks', 'thank', 'please', 'sorry',
+  'sure', 'right', 'well', 'great', 'good', 'fine', 'perfect', 'morning', 'afternoon', 'evening', 'night',
+  'today', 'tomorrow', 'tonight', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday',
+  'january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october',
+  'november', 'december', 'dot', 'com', 'at', 'um', 'uh', 'er', 'ah', 'oh', 'hmm', 'mm',
+]);
+
+type Lexicon = Record<string, string | string[] | undefined>;
+const lexicon: Lexicon = ((nlp.model() as { one?: { lexicon?: Lexicon } }).one?.lexicon) ?? {};
+
+function lexTags(word: string): string[] {
+  const t = lexicon[word];
+  return t === undefined ? [] : Array.isArray(t) ? t : [t];
+}
+
+/** An ordinary English word (not only a name): unsafe as a fuzzy name match or a free mention. */
+export function isCommonWord(word: string): boolean {
+  const w = word.toLowerCase();
+  if (EXTRA_COMMON.has(w) || ORG_WORDS.has(w)) return true;
+  const tags = lexTags(w);
+  return tags.length > 0 && tags.some((t) => !NAME_TAGS.has(t));
+}
+
+/** A word the lexicon knows only as a first name ("janet", "kevin"); "will" or "mark" do not qualify. */
+export function isKnownFirstName(word: string): boolean {
+  const w = word.toLowerCase();
+  if (w.length < 3 || EXTRA_COMMON.has(w)) return false;
+  const tags = lexTags(w);
+  return tags.some((t) => FIRST_NAME_TAGS.has(t)) && tags.every((t) => NAME_TAGS.has(t));
+}
+
+/** Lower-case word tokens of a name or an utterance (apostrophes kept, so "maria's" stays one token). */
+export function wordsOf(text: string): string[] {
+  return text.toLowerCase().replace(/[\u2018\u2019`]/g, "'").match(/[a-z0-9]+(?:'[a-z]+)*/g) ?? [];
+}
+
+export function nameSpecOf(name: string | null | undefined, who: NameOwner): NameSpec | null {
+  // A stray period ("Dr. Jane Smith") or an honorific should not become a name token.
+  const tokens = wordsOf(name ?? '').filter((t) => !HONORIFICS.has(t));
+  if (tokens.length === 0) return null;
+  const first = tokens[0];
+  const personLike =
+    who === 'user' ||
+    isKnownFirstName(first) ||
+    (tokens.length >= 2 && tokens.length <= 3 && tokens.every((t) => !isCommonWord(t) && !ORG_WORDS.has(t)));
+  const firstDistinctive = !isCommonWord(first) && first.length >= 3;
+  const firstUsableAlone = personLike ? first.length >= 2 : tokens.length > 1 && firstDistinctive && first.length >= 4;
+  return { who, tokens, personLike, firstUsableAlone, firstDistinctive };
+}
+
+export const HONORIFICS = new Set(['mr', 'mrs', 'ms', 'miss', 'mister', 'missus', 'dr', 'doctor', 'mx', 'sir', 'madam']);
+
+export type MatchGrade = 'exact' | 'close' | 'loose';
+
+/**
+ * How well a heard token matches a name token: `exact`; `close` (one edit and the same sound, good
+ * enough for a free mention); `loose` (two edits or a nickname prefix, only inside a pattern); or null.
+ */
+export function matchToken(heard: string, name: string): MatchGrade | null {
+  const h = heard.toLowerCase();
+  const n = name.toLowerCase();
+  if (h === n) return 'exact';
+  if (n.length < 4 || h.length < 3 || isCommonWord(h)) return null;
+  const d = distance(h, n);
+  if (d <= 2 && soundsAlike(h, n)) return d <= 1 ? 'close' : 'loose';
+  // A short form of the name ("chris" for "christopher") or the name's long form ("christopher" for "chris").
+  if ((n.startsWith(h) && h.length >= 3) || (h.startsWith(n) && h.length - n.length <= 7)) return 'loose';
+  return null;
+}
+
+function soundsAlike(a: string, b: string): boolean {
+  const [a1, a2] = doubleMetaphone(a);
+  const [b1, b2] = doubleMetaphone(b);
+  return a1 === b1 || a1 === b2 || a2 === b1 || a2 === b2;
+}
+
+/** `Contact ending <last 4 digits>` from a phone number, or null when it has no digits. */
+export function phoneFallbackLabel(phoneNumber: string | null | undefined): string | null {
+  const digits = (phoneNumber ?? '').replace(/\D/g, '');
+  if (digits.length === 0) return null;
+  return `Contact ending ${digits.slice(-4)}`;
+}

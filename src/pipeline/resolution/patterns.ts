@@ -1,0 +1,255 @@
+// Text evidence about who is speaking, read from one speaker's utterances.
+//
+// Every claim is relative to the speaker who said the words: `self` (a self-introduction names the
+// speaker: "it's Maria", "this is Nadia Rahman", "Jamie speaking", "calling from Bayview Logistics")
+// or `other` (addressing names the listener: "Hi Daniel", "Am I speaking with Laura Chen?",
+// "Jamie, it's Chris", and, weaker, a name used in passing: "thanks, Priya", "Mr. Moore").
+// The resolver turns these into roles; see resolve.ts for how claims are weighed.
+import { HONORIFICS, isCommonWord, isKnownFirstName, matchToken, wordsOf, type MatchGrade, type NameOwner, type NameSpec } from './names.js';
+
+/**
+ * `strict`: the whole supplied name, exactly, in an introduction or greeting (USER_PROFILE /
+ * CONTACT_METADATA); `greeting`: part of a supplied name or a misheard one in such a pattern
+ * (GREETING_MATCH); `mention`: a supplied person's name used elsewhere (NAME_MENTION); `unknownName`:
+ * someone introduces themselves, or greets the listener, with a first name that is not the user's,
+ * which says that person is not the user (GREETING_MATCH, MEDIUM).
+ */
+export type ClaimKind = 'strict' | 'greeting' | 'mention' | 'unknownName';
+
+export interface TextClaim {
+  kind: ClaimKind;
+  about: 'self' | 'other';
+  role: 'USER' | 'CONTACT';
+  /** The supplied name the claim rests on; absent for `unknownName`. */
+  who?: NameOwner;
+  /** Index of the utterance (within this speaker's) that carried it. */
+  utterance: number;
+}
+
+export interface NameSpecs {
+  user: NameSpec | null;
+  contact: NameSpec | null;
+}
+
+interface NameHit {
+  who: NameOwner;
+  start: number;
+  end: number; // exclusive
+  grade: MatchGrade;
+  /** The whole supplied name, every token exact. */
+  full: boolean;
+  possessive: boolean;
+  honorific: boolean;
+  /** Only the first token of a multi-word name matched. */
+  partial: boolean;
+}
+
+// Words that may stand before a name at the start of a turn ("Hello, Jamie speaking", "Oh hi Daniel").
+const OPENERS = new Set([
+  'hello', 'hi', 'hey', 'hiya', 'oh', 'yes', 'yeah', 'yep', 'um', 'uh', 'er', 'ah', 'well', 'ok', 'okay', 'so',
+  'good', 'morning', 'afternoon', 'evening', 'right',
+]);
+const GREETINGS = new Set(['hi', 'hello', 'hey', 'hiya', 'howdy', 'morning', 'afternoon', 'evening', 'dear']);
+// Words that follow a vocative at the start of a turn: "Jamie, it's Chris", "Daniel, how are you".
+const VOCATIVE_FOLLOWERS = new Set([
+  "it's", 'its', 'it', 'this', "i'm", 'im', 'i', 'how', 'good', 'hi', 'hello', 'hey', 'are', 'got', 'can',
+  'could', 'do', 'did', 'you', 'thanks', 'thank', "how's", "what's", 'hope', 'sorry', 'just',
+]);
+const DETERMINERS = new Set(['the', 'a', 'an', 'my', 'your', 'our', 'their', 'his', 'her', 'its', 'this', 'that', 'some', 'any']);
+const SELF_INTRO_ONE = new Set(["it's", 'its', "i'm", 'im', "name's", 'names']);
+const SELF_INTRO_TWO = new Set(['this is', 'it is', 'i am', 'name is', 'here is']);
+const ADDRESS_QUESTION_TWO = new Set(['is this', 'is that', 'are you']);
+
+function baseOf(token: string): { base: string; possessive: boolean } {
+  if (token.endsWith("'s")) return { base: token.slice(0, -2), possessive: true };
+  return { base: token, possessive: false };
+}
+
+const GRADE_ORDER: Record<MatchGrade, number> = { exact: 0, close: 1, loose: 2 };
+function worse(a: MatchGrade, b: MatchGrade): MatchGrade {
+  return GRADE_ORDER[a] >= GRADE_ORDER[b] ? a : b;
+}
+
+/** Longest match of `spec` starting at token `i` (after an optional honorific). */
+function matchAt(tokens: string[], i: number, spec: NameSpec): NameHit | null {
+  let j = i;
+  const honorific = HONORIFICS.has(tokens[i]);
+  if (honorific) j++;
+  if (j >= tokens.length) return null;
+
+  // The whole name.
+  if (j + spec.tokens.length <= tokens.length) {
+    let grade: MatchGrade | null = 'exact';
+    let possessive = false;
+    for (let k = 0; k < spec.tokens.length && grade; k++) {
+      const { base, possessive: pos } = baseOf(tokens[j + k]);
+      // Only the last word of the name can carry "'s".
+      if (pos && k < spec.tokens.length - 1) { grade = null; break; }
+      possessive = pos;
+      const g = matchToken(base, spec.tokens[k]);
+      grade = g ? worse(grade, g) : null;
+    }
+    if (grade) {
+      return { who: spec.who, start: i, end: j + spec.tokens.length, grade, full: grade === 'exact', possessive, honorific, partial: false };
+    }
+  }
+  if (spec.tokens.length === 1) return null;
+
+  const { base, possessive } = baseOf(tokens[j]);
+  // Honorific + surname ("Mr. Moore", "Miss Alvarez").
+  if (honorific && spec.personLike) {
+    const g = matchToken(base, spec.tokens[spec.tokens.length - 1]);
+    if (g) return { who: spec.who, start: i, end: j + 1, grade: g, full: false, possessive, honorific, partial: true };
+  }
+  // First name alone ("Hi Daniel"), or an organisation's distinctive first word ("calling from Bayview").
+  if (spec.firstUsableAlone) {
+    const g = matchToken(base, spec.tokens[0]);
+    if (g) return { who: spec.who, start: i, end: j + 1, grade: g, full: false, possessive, honorific, partial: true };
+  }
+  return null;
+}
+
+function findNameHits(tokens: string[], specs: NameSpecs): NameHit[] {
+  const hits: NameHit[] = [];
+  for (let i = 0; i < tokens.length; ) {
+    const cands = [specs.user, specs.contact]
+      .filter((s): s is NameSpec => s !== null)
+      .map((s) => matchAt(tokens, i, s))
+      .filter((h): h is NameHit => h !== null);
+    if (cands.length === 0) { i++; continue; }
+    cands.sort((a, b) => b.end - a.end || GRADE_ORDER[a.grade] - GRADE_ORDER[b.grade]);
+    const best = cands[0];
+    const rival = cands[1];
+    // Both names fit equally well (a shared surname, the same first name): it says nothing.
+    if (rival && rival.end === best.end && rival.grade === best.grade) { i = best.end; continue; }
+    hits.push(best);
+    i = best.end;
+  }
+  return hits;
+}
+
+type Context = 'self' | 'address' | 'mention' | 'skip';
+
+function atTurnStart(tokens: string[], start: number): boolean {
+  for (let k = 0; k < start; k++) if (!OPENERS.has(tokens[k])) return false;
+  return true;
+}
+
+function hasIntroCueBefore(tokens: string[], start: number, window: number): boolean {
+  for (let k = Math.max(0, start - window); k < start; k++) {
+    const t = tokens[k];
+    if (SELF_INTRO_ONE.has(t) || t === 'calling') return true;
+    if (k + 1 < start && SELF_INTRO_TWO.has(`${t} ${tokens[k + 1]}`)) return true;
+  }
+  return false;
+}
+
+/** Where a name at [start, end) stands: introducing the speaker, addressing the listener, or in passing. */
+function contextOf(tokens: string[], start: number, end: number, opts: { orgName: boolean; firstTurn: boolean; vocative: boolean }): Context {
+  const p1 = tokens[start - 1] ?? '';
+  const p2 = tokens[start - 2] ?? '';
+  const n1 = tokens[end] ?? '';
+  // Part of an e-mail address or a web address ("maria dot lopez at ...").
+  if (p1 === 'dot' || n1 === 'dot') return 'skip';
+
+  const two = `${p2} ${p1}`;
+  if (SELF_INTRO_ONE.has(p1) || SELF_INTRO_TWO.has(two)) return 'self';
+  if (p1 === 'is' && p2 === 'name') return 'self';
+  const startOfTurn = atTurnStart(tokens, start);
+  if (startOfTurn && (n1 === 'speaking' || n1 === 'here' || n1 === 'calling')) return 'self';
+  if (opts.orgName) {
+    // "it's Kevin from Lumen Net Support", "I'm calling from Bayview Logistics".
+    if (p1 === 'from' && hasIntroCueBefore(tokens, start - 1, 6)) return 'self';
+    // An answering line with the company's own name: "Thank you for calling Acme Dental".
+    if (opts.firstTurn && p1 === 'calling' && p2 === 'for') return 'self';
+  }
+
+  if (GREETINGS.has(p1)) return 'address';
+  if (ADDRESS_QUESTION_TWO.has(two)) return 'address';
+  if (p1 === 'is' && n1 === 'there') return 'address';
+  if (/\b(am|can|could|may) i (speaking|speak|talking|talk) (with|to)$/.test(tokens.slice(Math.max(0, start - 4), start).join(' '))) return 'address';
+  // A vocative opening the turn: "Daniel?", "Jamie, it's Chris". Later in the call the same form is
+  // only a mention; in the first turn it is how people greet on the phone.
+  if (opts.vocative && startOfTurn && (end === tokens.length || VOCATIVE_FOLLOWERS.has(n1))) return opts.firstTurn ? 'address' : 'mention';
+  return 'mention';
+}
+
+const roleOf = (who: NameOwner): 'USER' | 'CONTACT' => (who === 'user' ? 'USER' : 'CONTACT');
+
+/** Claims made by one speaker's utterances (in time order), and which supplied names the speaker said. */
+export function claimsOfSpeaker(utterances: string[], specs: NameSpecs): { claims: TextClaim[]; references: Set<NameOwner> } {
+  const claims: TextClaim[] = [];
+  const references = new Set<NameOwner>();
+  utterances.forEach((text, u) => {
+    const tokens = wordsOf(text);
+    const hits = findNameHits(tokens, specs);
+    const covered = new Set<number>();
+    for (const hit of hits) {
+      for (let k = hit.start; k < hit.end; k++) covered.add(k);
+      const spec = hit.who === 'user' ? specs.user : specs.contact;
+      if (!spec) continue;
+      const ctx = contextOf(tokens, hit.start, hit.end, { orgName: !spec.personLike, firstTurn: u === 0, vocative: true });
+      if (ctx === 'skip') continue;
+      references.add(hit.who);
+      if (hit.possessive) continue; // "Maria's car": about her, not to or from her
+      if (ctx === 'self' || ctx === 'address') {
+        claims.push({ kind: hit.full ? 'strict' : 'greeting', about: ctx === 'self' ? 'self' : 'other', role: roleOf(hit.who), who: hit.who, utterance: u });
+        continue;
+      }
+      // A name in passing: only a person's name, heard clearly, not used as a common noun.
+      if (!spec.personLike || hit.grade === 'loose') continue;
+      if (DETERMINERS.has(tokens[hit.start - 1] ?? '')) continue;
+      if (hit.partial && !hit.honorific && !spec.firstDistinctive) continue;
+      claims.push({ kind: 'mention', about: 'other', role: roleOf(hit.who), who: hit.who, utterance: u });
+    }
+
+    // Someone else's first name in an introduction or greeting: that person is not the user.
+    if (!specs.user) return;
+    tokens.forEach((tok, i) => {
+      if (covered.has(i) || tok.endsWith("'s") || !isKnownFirstName(tok)) return;
+      // No vocative reading here: an unknown name opening a turn is as often a third party ("Leo is ...").
+      const ctx = contextOf(tokens, i, i + 1, { orgName: false, firstTurn: u === 0, vocative: false });
+      if (ctx === 'self') claims.push({ kind: 'unknownName', about: 'self', role: 'CONTACT', utterance: u });
+      else if (ctx === 'address') claims.push({ kind: 'unknownName', about: 'other', role: 'CONTACT', utterance: u });
+    });
+  });
+  return { claims, references };
+}
+
+// Things only a caller says; they veto the looser answering forms ("Hello, this is the fraud team
+// at Harbor Bank. Am I speaking with Laura Chen?" is a caller introducing themselves).
+const CALLER_MARKERS = /\b(calling|call you|ringing|am i speaking|is this|is that|can i speak|may i speak|could i speak|i'd like|i would like|i wanted|i want to|following up|follow up|returning your|got your message)\b/;
+const HELP_OFFER = /\b(how (can|may) (i|we) (help|assist)|what can (i|we) do for you|how can i direct)\b/;
+const THANKS_FOR_CALLING = /^((hello|hi|hey|good|morning|afternoon|evening)\s+)*(thank you|thanks)( so much| very much)? for calling\b/;
+const NOT_BEFORE_SPEAKING = new Set(["i'm", 'im', 'am', 'is', 'are', 'was', 'be', 'been', 'who', "who's", 'yes', 'yeah', 'hello', 'hi', "it's", 'its', 'this', 'publicly', 'generally', 'roughly', 'honestly', 'frankly']);
+
+/**
+ * Whether the call's opening turn is an answering phrase ("Dr Smith's office, how can I help",
+ * "Thank you for calling X", "Acme Dental speaking", "Hello, this is Acme Dental"): the speaker is
+ * the one who picked up. Personal names are left to the name rules.
+ */
+export function isAnsweringPhrase(text: string, specs: NameSpecs): boolean {
+  const tokens = wordsOf(text);
+  if (tokens.length === 0) return false;
+  const joined = tokens.join(' ');
+  if (HELP_OFFER.test(joined) || THANKS_FOR_CALLING.test(joined)) return true;
+  const head = tokens.slice(0, 7);
+  if (/\b[a-z]+'s (office|desk|line|residence|surgery|practice)\b/.test(head.join(' '))) return true;
+  if (CALLER_MARKERS.test(joined)) return false;
+
+  const personal = (tok: string) => {
+    const { base } = baseOf(tok);
+    if (isKnownFirstName(base)) return true;
+    return [specs.user, specs.contact].some((s) => s?.personLike && s.tokens.some((t) => matchToken(base, t) !== null));
+  };
+  const k = head.indexOf('speaking');
+  if (k >= 1 && !NOT_BEFORE_SPEAKING.has(tokens[k - 1]) && !personal(tokens[k - 1])) return true;
+
+  let s = 0;
+  while (s < tokens.length && OPENERS.has(tokens[s])) s++;
+  if (tokens[s] === 'this' && tokens[s + 1] === 'is' && s + 2 < tokens.length) {
+    const next = tokens[s + 2];
+    return next === 'the' || (!personal(next) && !isCommonWord(next.replace(/'s$/, '')));
+  }
+  return false;
+}

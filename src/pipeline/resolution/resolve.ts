@@ -1,0 +1,323 @@
+// Speaker naming, strategy version 2: which diarized speaker is the user, which the contact, and
+// what each is called. Pure: words in, roles and names out.
+//
+// EVIDENCE, strongest first. Roles are decided by the strongest tier that prefers one assignment;
+// a tier whose claims contradict each other evenly is skipped (and if nothing below decides
+// either, the result is AMBIGUOUS).
+//
+//  1. Names in greeting and introduction patterns, HIGH: a speaker introduces themselves ("it's
+//     Maria", "this is Nadia Rahman", "Jamie speaking", "I'm calling from Bayview Logistics") or
+//     addresses the other ("Hi Daniel", "Am I speaking with Laura Chen?", "Good morning Mr Patel").
+//     Only the supplied user and contact names count here, compared tolerantly (names.ts).
+//  2. Voice embedding (voice.status MATCHED): the best-scoring speaker above the threshold is the
+//     USER. It ranks below tier 1 only when the two disagree: a greeting that names a speaker
+//     survives telephone audio and similar voices, while a score near the threshold on a few seconds
+//     of one speaker does not. When they agree, or tier 1 is silent or split, the voice decides and
+//     the user's labelSource is VOICE_EMBEDDING. It is also the only evidence that can still decide
+//     when the names are ambiguous (below).
+//  3. MEDIUM text: a supplied person's name used in passing points at the listener ("Thank you,
+//     Priya"; counted once per speaker and name, so it is the asymmetry that decides), and a first name
+//     that is not the user's in an introduction or greeting ("this is Janet") marks a non-user.
+//  4. The call's opening turn is an answering phrase ("Acme Dental, how can I help?"): with the
+//     direction, the answerer is the USER on INCOMING calls and the CONTACT on OUTGOING ones.
+//     MEDIUM, warning `answering_pattern_used`. Only the first turn of the recording counts, since
+//     a caller's "Dr. Patel's office, this is Janet" in the second turn looks the same.
+//  5. Positional fallback, LOW: no evidence at all. The first speaker answered the phone, so is the
+//     USER on INCOMING calls and the CONTACT on OUTGOING ones. Warning `speaker_roles_unresolved`.
+//     Without a direction there is no guess: both speakers stay UNKNOWN (labelSource DIARIZATION).
+//
+// AMBIGUOUS: when each of the two speakers says both the user's and the contact's name (in any
+// pattern), no text evidence is used: which of the two names is "self" then hangs on parsing and on
+// where diarization put a turn boundary, and showing no names is better than showing swapped ones.
+// Both speakers get role UNKNOWN, labelSource AMBIGUOUS, warning `speaker_identity_ambiguous`,
+// unless the voice profile decides. Evenly contradicting evidence with nothing below to break the
+// tie ends the same way.
+//
+// LABEL SOURCES. Once roles are set, each speaker is labelled with its own strongest evidence that
+// agrees with the outcome; a speaker without any is BY_ELIMINATION (MEDIUM), shown as PHONE_FALLBACK
+// when it is the contact and its name is the phone-number label. The division of the text sources:
+//  - USER_PROFILE / CONTACT_METADATA (HIGH): the whole supplied name, word for word, in an
+//    introduction or address ("this is Nadia Rahman", "Am I speaking with Laura Chen?", "calling
+//    from Bayview Logistics"). The strict text match on the supplied names.
+//  - GREETING_MATCH (HIGH): the same patterns with part of a supplied name ("Hi Daniel", "it's
+//    Maria", "Mr Patel") or a misheard one ("hi mariah"). Also, at MEDIUM, a stranger's first name
+//    in such a pattern and the answering phrase.
+//  - NAME_MENTION (MEDIUM): a supplied person's name anywhere else.
+// A speaker's confidence is that of its label, capped at MEDIUM when the roles were decided by
+// MEDIUM evidence or against some contrary evidence of the deciding tier. LOW only ever comes with
+// POSITIONAL_FALLBACK or DIARIZATION. AMBIGUOUS speakers are MEDIUM: the spec keeps LOW for
+// fallbacks, and the conflict itself is evidence.
+//
+// NAMES. USER: the user's display name ('You' when unknown). CONTACT: the contact name, else
+// `Contact ending <last 4 digits>` of the phone number (usedPhoneFallback), else 'Contact'.
+// UNKNOWN: 'Speaker <n>' in order of first appearance. `label` equals `displayName`. A name a speaker
+// gives that was not supplied ("this is Janet") helps decide roles but is never shown: the
+// recogniser's spelling of an unknown name is not trustworthy enough to display.
+//
+// SPEAKER COUNTS. One speaker: its own introductions and its greetings of the other party still
+// decide its role ("Hi Maria, it's Daniel" on a voicemail is the contact); no position guess, since
+// "who answered" needs two parties. Three or more (usually an over-split diarization): the two who
+// say the most words are resolved as above, the rest stay UNKNOWN with labelSource DIARIZATION;
+// voice evidence counts only when it points into that pair.
+import {
+  STRATEGY_VERSION,
+  type Confidence,
+  type LabelSource,
+  type SpeakerResolutionInfo,
+  type SpeakerRole,
+} from '../../domain/transcript.js';
+import type { ResolutionContext } from '../types.js';
+import { nameSpecOf, phoneFallbackLabel, wordsOf, type NameOwner } from './names.js';
+import { claimsOfSpeaker, isAnsweringPhrase, type NameSpecs } from './patterns.js';
+
+/** One stretch of speech of one source speaker. */
+export interface Utterance {
+  sourceSpeakerId: string;
+  text: string;
+  start: number;
+  end: number;
+}
+
+/** A source speaker with its utterances in time order. */
+export interface SpeakerUtterances {
+  sourceSpeakerId: string;
+  utterances: Utterance[];
+}
+
+export interface ResolvedSpeaker {
+  sourceSpeakerId: string;
+  role: SpeakerRole;
+  displayName: string;
+  label: string;
+  labelSource: LabelSource;
+  confidence: Confidence;
+  voiceMatchScore: number | null;
+  voiceProfileMatched: boolean | null;
+}
+
+/** Result of speaker naming: one entry per input speaker, in the input order. */
+export interface SpeakerResolutionResult {
+  speakers: ResolvedSpeaker[];
+  speakerResolution: SpeakerResolutionInfo;
+}
+
+type Role = 'USER' | 'CONTACT';
+type Kind = 'voice' | 'strict' | 'greeting' | 'mention' | 'unknownName' | 'answering';
+type Tier = 'TEXT_HIGH' | 'VOICE' | 'TEXT_MEDIUM' | 'ANSWERING';
+
+interface Evidence {
+  kind: Kind;
+  /** Index into the resolved pair. */
+  target: number;
+  role: Role;
+  from: number;
+  who?: NameOwner;
+}
+
+const TIER_OF: Record<Kind, Tier> = {
+  strict: 'TEXT_HIGH',
+  greeting: 'TEXT_HIGH',
+  voice: 'VOICE',
+  mention: 'TEXT_MEDIUM',
+  unknownName: 'TEXT_MEDIUM',
+  answering: 'ANSWERING',
+};
+const TIERS: Tier[] = ['TEXT_HIGH', 'VOICE', 'TEXT_MEDIUM', 'ANSWERING'];
+// Precedence of a speaker's own evidence when choosing its label.
+const LABEL_RANK: Record<Kind, number> = { voice: 0, strict: 1, greeting: 2, mention: 3, unknownName: 4, answering: 5 };
+
+const other = (r: Role): Role => (r === 'USER' ? 'CONTACT' : 'USER');
+
+/** Groups time-ordered utterances by source speaker, speakers in order of first appearance. */
+export function groupUtterances(utterances: Utterance[]): SpeakerUtterances[] {
+  const sorted = [...utterances].sort((a, b) => a.start - b.start);
+  const bySpeaker = new Map<string, Utterance[]>();
+  for (const u of sorted) {
+    const list = bySpeaker.get(u.sourceSpeakerId);
+    if (list) list.push(u);
+    else bySpeaker.set(u.sourceSpeakerId, [u]);
+  }
+  return [...bySpeaker].map(([sourceSpeakerId, list]) => ({ sourceSpeakerId, utterances: list }));
+}
+
+function voiceMatchStatusOf(ctx: ResolutionContext): string {
+  if (!ctx.voiceEmbeddingEnabled) return 'DISABLED';
+  return ctx.voice?.status ?? 'NO_PROFILE';
+}
+
+/** The speaker the voice profile matched: the unique best score at or above the threshold. */
+function voiceMatchedId(ctx: ResolutionContext, ids: string[]): string | null {
+  const v = ctx.voice;
+  if (!ctx.voiceEmbeddingEnabled || !v || v.status !== 'MATCHED') return null;
+  const scored = ids
+    .map((id) => ({ id, score: v.scores[id] }))
+    .filter((s): s is { id: string; score: number } => typeof s.score === 'number' && Number.isFinite(s.score))
+    .sort((a, b) => b.score - a.score);
+  const best = scored[0];
+  if (!best || best.score < v.threshold) return null;
+  if (scored[1] && scored[1].score === best.score) return null;
+  return best.id;
+}
+
+function clamp01(x: number): number {
+  return Math.min(1, Math.max(0, x));
+}
+
+/** Resolves roles and names for the speakers of one call (see the rules at the top of this file). */
+export function resolveSpeakers(input: SpeakerUtterances[], context: ResolutionContext): SpeakerResolutionResult {
+  const ids = input.map((s) => s.sourceSpeakerId);
+  const specs: NameSpecs = {
+    user: nameSpecOf(context.userDisplayName, 'user'),
+    contact: nameSpecOf(context.contactName, 'contact'),
+  };
+  const userName = context.userDisplayName?.trim() || null;
+  const contactName = context.contactName?.trim() || null;
+  const phoneLabel = contactName ? null : phoneFallbackLabel(context.phoneNumber);
+  const voiceStatus = voiceMatchStatusOf(context);
+  const matchedId = voiceMatchedId(context, ids);
+  const scoresKnown = context.voiceEmbeddingEnabled && context.voice && (context.voice.status === 'MATCHED' || context.voice.status === 'NO_MATCH');
+
+  // The pair that is resolved: everyone when there are at most two, else the two who say the most.
+  const wordCount = input.map((s) => s.utterances.reduce((n, u) => n + wordsOf(u.text).length, 0));
+  let pair = input.map((_, i) => i);
+  if (pair.length > 2) {
+    pair = [...pair].sort((a, b) => wordCount[b] - wordCount[a] || a - b).slice(0, 2).sort((a, b) => a - b);
+  }
+
+  // Gather evidence, indexed by position in `pair`.
+  const evidence: Evidence[] = [];
+  const references: Array<Set<NameOwner>> = [];
+  pair.forEach((speakerIndex, p) => {
+    const { claims, references: refs } = claimsOfSpeaker(input[speakerIndex].utterances.map((u) => u.text), specs);
+    references.push(refs);
+    for (const c of claims) {
+      if (c.about === 'self') evidence.push({ kind: c.kind, target: p, role: c.role, from: p, who: c.who });
+      else if (pair.length === 2) evidence.push({ kind: c.kind, target: 1 - p, role: c.role, from: p, who: c.who });
+      // Alone on the recording: addressing the user means the speaker is the contact, and the reverse.
+      else evidence.push({ kind: c.kind, target: p, role: other(c.role), from: p, who: c.who });
+    }
+  });
+  if (matchedId !== null) {
+    const p = pair.findIndex((i) => ids[i] === matchedId);
+    if (p >= 0) evidence.push({ kind: 'voice', target: p, role: 'USER', from: p });
+  }
+  const opening = earliestUtterance(input);
+  if (opening && context.direction && isAnsweringPhrase(opening.utterance.text, specs)) {
+    const p = pair.indexOf(opening.speakerIndex);
+    if (p >= 0) evidence.push({ kind: 'answering', target: p, role: context.direction === 'INCOMING' ? 'USER' : 'CONTACT', from: p });
+  }
+
+  // Hypothesis 0: pair[0] is the USER (and pair[1], if any, the CONTACT); hypothesis 1: the reverse.
+  const hypothesisOf = (e: Evidence): 0 | 1 => ((e.target === 0) === (e.role === 'USER') ? 0 : 1);
+  const namesAmbiguous =
+    pair.length === 2 && specs.user !== null && specs.contact !== null &&
+    references.every((r) => r.has('user') && r.has('contact'));
+  const tiers = namesAmbiguous ? (['VOICE'] as Tier[]) : TIERS;
+
+  let decided: { hypothesis: 0 | 1; tier: Tier; unanimous: boolean } | null = null;
+  let contradicted = false;
+  for (const tier of tiers) {
+    const votes = [new Set<string>(), new Set<string>()];
+    for (const e of evidence) {
+      if (TIER_OF[e.kind] !== tier) continue;
+      votes[hypothesisOf(e)].add(`${e.kind === 'strict' ? 'greeting' : e.kind}|${e.from}|${e.target}|${e.role}|${e.who ?? ''}`);
+    }
+    const [a, b] = [votes[0].size, votes[1].size];
+    if (a === b) {
+      if (a > 0) contradicted = true;
+      continue;
+    }
+    decided = { hypothesis: a > b ? 0 : 1, tier, unanimous: a === 0 || b === 0 };
+    break;
+  }
+
+  const resolved: ResolvedSpeaker[] = input.map((s, i) => ({
+    sourceSpeakerId: s.sourceSpeakerId,
+    role: 'UNKNOWN',
+    displayName: `Speaker ${i + 1}`,
+    label: `Speaker ${i + 1}`,
+    labelSource: 'DIARIZATION',
+    confidence: 'LOW',
+    voiceMatchScore: scoresKnown && typeof context.voice!.scores[s.sourceSpeakerId] === 'number' ? clamp01(context.voice!.scores[s.sourceSpeakerId]) : null,
+    voiceProfileMatched: scoresKnown ? s.sourceSpeakerId === matchedId : null,
+  }));
+  const nameFor = (role: SpeakerRole, i: number): string =>
+    role === 'USER' ? userName ?? 'You' : role === 'CONTACT' ? contactName ?? phoneLabel ?? 'Contact' : `Speaker ${i + 1}`;
+  const assign = (i: number, role: SpeakerRole, labelSource: LabelSource, confidence: Confidence) => {
+    const name = nameFor(role, i);
+    Object.assign(resolved[i], { role, displayName: name, label: name, labelSource, confidence });
+  };
+
+  const warnings: string[] = [];
+  let usedDirection = false;
+  let ambiguous = false;
+  if (decided) {
+    const roles: Role[] = decided.hypothesis === 0 ? ['USER', 'CONTACT'] : ['CONTACT', 'USER'];
+    const capMedium = decided.tier === 'TEXT_MEDIUM' || decided.tier === 'ANSWERING' || !decided.unanimous;
+    let answeringUsed = decided.tier === 'ANSWERING';
+    pair.forEach((speakerIndex, p) => {
+      const role = roles[p];
+      const own = evidence
+        .filter((e) => e.target === p && e.role === role && (!namesAmbiguous || e.kind === 'voice'))
+        .sort((x, y) => LABEL_RANK[x.kind] - LABEL_RANK[y.kind])[0];
+      if (!own) {
+        const source: LabelSource = role === 'CONTACT' && !contactName && phoneLabel ? 'PHONE_FALLBACK' : 'BY_ELIMINATION';
+        assign(speakerIndex, role, source, 'MEDIUM');
+        return;
+      }
+      if (own.kind === 'answering') answeringUsed = true;
+      const source: LabelSource =
+        own.kind === 'voice' ? 'VOICE_EMBEDDING'
+        : own.kind === 'strict' ? (role === 'USER' ? 'USER_PROFILE' : 'CONTACT_METADATA')
+        : own.kind === 'mention' ? 'NAME_MENTION'
+        : 'GREETING_MATCH';
+      const strong = own.kind === 'voice' || own.kind === 'strict' || own.kind === 'greeting';
+      assign(speakerIndex, role, source, strong && !capMedium ? 'HIGH' : 'MEDIUM');
+    });
+    if (answeringUsed) {
+      warnings.push('answering_pattern_used');
+      usedDirection = true;
+    }
+  } else if (namesAmbiguous || contradicted) {
+    ambiguous = true;
+    for (const i of pair) assign(i, 'UNKNOWN', 'AMBIGUOUS', 'MEDIUM');
+    warnings.push('speaker_identity_ambiguous');
+  } else if (pair.length === 2 && context.direction) {
+    const first: Role = context.direction === 'INCOMING' ? 'USER' : 'CONTACT';
+    assign(pair[0], first, 'POSITIONAL_FALLBACK', 'LOW');
+    assign(pair[1], other(first), 'POSITIONAL_FALLBACK', 'LOW');
+    usedDirection = true;
+  }
+
+  const resolvedSpeakerCount = resolved.filter(
+    (s) => s.role !== 'UNKNOWN' && s.labelSource !== 'POSITIONAL_FALLBACK' && s.labelSource !== 'DIARIZATION',
+  ).length;
+  if (input.length > 0 && resolvedSpeakerCount === 0 && !ambiguous) warnings.push('speaker_roles_unresolved');
+
+  const nameClaimed = (who: NameOwner) => evidence.some((e) => e.who === who);
+  const speakerResolution: SpeakerResolutionInfo = {
+    strategyVersion: STRATEGY_VERSION,
+    usedUserDisplayName: userName !== null && (resolved.some((s) => s.role === 'USER') || nameClaimed('user')),
+    usedContactName: contactName !== null && (resolved.some((s) => s.role === 'CONTACT') || nameClaimed('contact')),
+    usedDirection,
+    usedPhoneFallback: phoneLabel !== null && resolved.some((s) => s.role === 'CONTACT'),
+    voiceEmbeddingEnabled: context.voiceEmbeddingEnabled,
+    voiceProfileUsed: resolved.some((s) => s.labelSource === 'VOICE_EMBEDDING'),
+    voiceMatchStatus: voiceStatus,
+    totalSpeakerCount: input.length,
+    resolvedSpeakerCount,
+    warnings,
+  };
+  return { speakers: resolved, speakerResolution };
+}
+
+function earliestUtterance(input: SpeakerUtterances[]): { speakerIndex: number; utterance: Utterance } | null {
+  let best: { speakerIndex: number; utterance: Utterance } | null = null;
+  input.forEach((s, speakerIndex) => {
+    for (const u of s.utterances) {
+      if (wordsOf(u.text).length === 0) continue;
+      if (!best || u.start < best.utterance.start) best = { speakerIndex, utterance: u };
+    }
+  });
+  return best;
+}

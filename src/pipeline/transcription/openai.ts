@@ -1,0 +1,224 @@
+// Adapter for any server speaking OpenAI's audio transcription protocol (OpenAI, Groq, speaches,
+// LocalAI, ...). Only the common subset is relied on: verbose_json with word timestamps where the
+// server has them, segment timestamps otherwise, plain text as a last resort.
+import { openAsBlob } from 'node:fs';
+import path from 'node:path';
+import { PipelineError, type Recognition, type RecognizedWord, type Transcriber } from '../types.js';
+
+export interface OpenAiTranscriptionConfig {
+  /** Server root, e.g. `https://api.openai.com` or `http://localhost:8000`; a trailing `/v1` is tolerated. */
+  baseUrl: string;
+  apiKey?: string;
+  /** e.g. `whisper-1`, `whisper-large-v3`, `Systran/faster-whisper-small`. */
+  model: string;
+  timeoutMs: number;
+  /** ISO-639-1 hint sent to the server; when absent the server detects the language. */
+  language?: string;
+  /** Label reported as the transcription provider (default `openai-compatible`). */
+  providerName?: string;
+}
+
+/** Bodies beyond this are refused rather than buffered: a transcript of hours is far smaller. */
+const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+
+// verbose_json reports the language by name ("english"); the transcript wants ISO codes.
+const LANGUAGE_CODES: Record<string, string> = {
+  english: 'en', german: 'de', french: 'fr', spanish: 'es', italian: 'it', portuguese: 'pt', dutch: 'nl',
+  polish: 'pl', russian: 'ru', ukrainian: 'uk', turkish: 'tr', swedish: 'sv', danish: 'da', norwegian: 'no',
+  finnish: 'fi', czech: 'cs', greek: 'el', hungarian: 'hu', romanian: 'ro', japanese: 'ja', chinese: 'zh',
+  korean: 'ko', arabic: 'ar', hebrew: 'he', hindi: 'hi', vietnamese: 'vi', indonesian: 'id', thai: 'th',
+  catalan: 'ca', malay: 'ms',
+};
+
+export function languageCode(lang: unknown, fallback: string): string {
+  if (typeof lang !== 'string' || !lang.trim()) return fallback;
+  const l = lang.trim().toLowerCase();
+  if (LANGUAGE_CODES[l]) return LANGUAGE_CODES[l];
+  return /^[a-z]{2,3}([-_][a-z0-9]+)?$/.test(l) ? l.split(/[-_]/)[0] : fallback;
+}
+
+function transcriptionUrl(baseUrl: string): string {
+  const root = baseUrl.replace(/\/+$/, '');
+  return /\/v1$/.test(root) ? `${root}/audio/transcriptions` : `${root}/v1/audio/transcriptions`;
+}
+
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+const clamp01 = (v: number) => Math.min(1, Math.max(0, v));
+
+interface RawWord {
+  word?: unknown;
+  text?: unknown;
+  start?: unknown;
+  end?: unknown;
+  probability?: unknown;
+  confidence?: unknown;
+}
+interface RawSegment {
+  start?: unknown;
+  end?: unknown;
+  text?: unknown;
+  words?: unknown;
+}
+
+function mapWord(w: RawWord): RecognizedWord | null {
+  const text = typeof w.word === 'string' ? w.word : typeof w.text === 'string' ? w.text : null;
+  const start = num(w.start);
+  const end = num(w.end);
+  if (text === null || start === null || end === null) return null;
+  const word = text.trim();
+  if (!word) return null;
+  const p = num(w.probability) ?? num(w.confidence);
+  return { word, start, end: Math.max(start, end), confidence: p === null ? 1 : clamp01(p) };
+}
+
+/** Spreads the words of `text` over [start, end] in proportion to their length. */
+export function spreadText(text: string, start: number, end: number): RecognizedWord[] {
+  const tokens = text.split(/\s+/).filter(Boolean);
+  if (!tokens.length) return [];
+  const span = Math.max(0, end - start);
+  const weights = tokens.map((t) => t.length + 1);
+  const total = weights.reduce((a, b) => a + b, 0);
+  const out: RecognizedWord[] = [];
+  let acc = 0;
+  for (let i = 0; i < tokens.length; i++) {
+    const s = start + (span * acc) / total;
+    acc += weights[i];
+    out.push({ word: tokens[i], start: s, end: start + (span * acc) / total, confidence: 1 });
+  }
+  return out;
+}
+
+/** Words from a verbose_json body: `words[]`, else words nested in segments, else segment text spread over segment times. */
+export function wordsFromVerboseJson(body: unknown, durationSeconds: number): RecognizedWord[] {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new Error('response is not a JSON object');
+  const b = body as { words?: unknown; segments?: unknown; text?: unknown };
+  if (b.words !== undefined && b.words !== null && !Array.isArray(b.words)) throw new Error('words is not an array');
+  if (b.segments !== undefined && b.segments !== null && !Array.isArray(b.segments)) throw new Error('segments is not an array');
+  const words = Array.isArray(b.words) ? b.words : [];
+  const segments = (Array.isArray(b.segments) ? b.segments : []) as RawSegment[];
+
+  let out: RecognizedWord[] = [];
+  if (words.length) {
+    out = words.map((w) => mapWord(w as RawWord)).filter((w): w is RecognizedWord => w !== null);
+  } else if (segments.some((s) => Array.isArray(s?.words) && s.words.length)) {
+    out = segments.flatMap((s) => (Array.isArray(s?.words) ? s.words : []).map((w) => mapWord(w as RawWord)).filter((w): w is RecognizedWord => w !== null));
+  } else if (segments.length) {
+    for (const s of segments) {
+      const start = num(s?.start);
+      const end = num(s?.end);
+      if (start === null || end === null || typeof s.text !== 'string') throw new Error('segment without start, end or text');
+      out.push(...spreadText(s.text, start, end));
+    }
+  } else if (typeof b.text === 'string') {
+    // A server that ignored verbose_json: no timing at all, so the whole call is one span.
+    out = spreadText(b.text, 0, durationSeconds);
+  } else {
+    throw new Error('response has neither words, segments nor text');
+  }
+  // Every word unusable means a dialect this adapter does not speak; do not report it as silence.
+  if (words.length && !out.length) throw new Error('words lack text or timestamps');
+  out.sort((x, y) => x.start - y.start);
+  return out;
+}
+
+async function readBounded(res: Response, limit: number): Promise<string> {
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel();
+      throw new Error('response too large');
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export class OpenAiTranscriber implements Transcriber {
+  readonly provider: string;
+  readonly model: string;
+  private readonly url: string;
+
+  constructor(private readonly cfg: OpenAiTranscriptionConfig) {
+    if (!cfg.baseUrl) throw new Error('OpenAI-compatible transcription needs a baseUrl');
+    if (!cfg.model) throw new Error('OpenAI-compatible transcription needs a model');
+    this.provider = cfg.providerName ?? 'openai-compatible';
+    this.model = cfg.model;
+    this.url = transcriptionUrl(cfg.baseUrl);
+  }
+
+  async transcribe(input: { wavPath: string; durationSeconds: number; signal?: AbortSignal }): Promise<Recognition> {
+    const form = new FormData();
+    const blob = await openAsBlob(input.wavPath, { type: 'audio/wav' });
+    form.append('file', blob, path.basename(input.wavPath));
+    form.append('model', this.cfg.model);
+    form.append('response_format', 'verbose_json');
+    form.append('timestamp_granularities[]', 'word');
+    form.append('timestamp_granularities[]', 'segment');
+    if (this.cfg.language) form.append('language', this.cfg.language);
+
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (this.cfg.apiKey) headers.authorization = `Bearer ${this.cfg.apiKey}`;
+
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(), this.cfg.timeoutMs);
+    const signal = input.signal ? AbortSignal.any([input.signal, timeout.signal]) : timeout.signal;
+    const fail = (msg: string, retryable: boolean) => new PipelineError('transcription_provider_error', `transcription provider: ${msg}`, retryable);
+
+    try {
+      let res: Response;
+      try {
+        res = await fetch(this.url, { method: 'POST', body: form, headers, signal });
+      } catch {
+        if (timeout.signal.aborted) throw fail(`no answer within ${this.cfg.timeoutMs} ms`, true);
+        if (input.signal?.aborted) throw fail('request aborted', true);
+        // The cause can quote the URL; the host is configuration, but keep messages uniform.
+        throw fail('network error', true);
+      }
+      let text: string;
+      try {
+        text = await readBounded(res, MAX_RESPONSE_BYTES);
+      } catch (err) {
+        if (timeout.signal.aborted) throw fail(`no complete answer within ${this.cfg.timeoutMs} ms`, true);
+        if ((err as Error).message === 'response too large') throw fail('response too large', false);
+        throw fail('connection lost while reading the answer', true);
+      }
+      if (!res.ok) {
+        const retryable = res.status === 429 || res.status === 408 || res.status >= 500;
+        throw fail(`HTTP ${res.status}${errorCode(text)}`, retryable);
+      }
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        throw fail('malformed response (not JSON)', false);
+      }
+      let words: RecognizedWord[];
+      try {
+        words = wordsFromVerboseJson(body, input.durationSeconds);
+      } catch (err) {
+        throw fail(`malformed response (${(err as Error).message})`, false);
+      }
+      const language = this.cfg.language ?? languageCode((body as { language?: unknown }).language, 'en');
+      return { words, language, provider: this.provider, model: this.model };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+/** The provider's machine-readable error code, if any; free-text messages are left out on purpose. */
+function errorCode(text: string): string {
+  try {
+    const e = (JSON.parse(text) as { error?: { code?: unknown; type?: unknown } }).error;
+    const code = typeof e?.code === 'string' ? e.code : typeof e?.type === 'string' ? e.type : null;
+    return code && /^[\w.-]{1,64}$/.test(code) ? ` (${code})` : '';
+  } catch {
+    return '';
+  }
+}

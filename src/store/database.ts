@@ -1,0 +1,105 @@
+// The database: one pg pool and one Kysely instance over it, embedded or external, one dialect.
+import { CamelCasePlugin, Kysely, Migrator, PostgresDialect, sql, type Migration, type MigrationProvider } from 'kysely';
+import pg from 'pg';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { EmbeddedPostgres } from './embedded-postgres.js';
+import * as m001 from './migrations/001_initial.js';
+import type { Database } from './schema.js';
+
+// pg returns int8 and numeric as strings; every count here fits in a double.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number(v));
+// `date` columns stay plain YYYY-MM-DD strings instead of local-midnight Date objects.
+pg.types.setTypeParser(pg.types.builtins.DATE, (v) => v);
+
+export type Db = Kysely<Database>;
+
+const migrations: Record<string, Migration> = {
+  '001_initial': m001,
+};
+
+class StaticMigrationProvider implements MigrationProvider {
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return migrations;
+  }
+}
+
+export const SEEDED_FLAGS: Array<{ key: string; enabled: boolean }> = [
+  { key: 'billing_enabled', enabled: false },
+];
+
+export interface DatabaseHandle {
+  db: Db;
+  pool: pg.Pool;
+  /** The pg connection settings, shared with pg-boss so it uses the same server. */
+  connection: pg.PoolConfig;
+  embedded: EmbeddedPostgres | null;
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export async function openDatabase(config: Config, log: Logger, opts: { migrate?: boolean } = {}): Promise<DatabaseHandle> {
+  let embedded: EmbeddedPostgres | null = null;
+  let connection: pg.PoolConfig;
+  if (config.databaseUrl) {
+    connection = { connectionString: config.databaseUrl };
+  } else {
+    embedded = new EmbeddedPostgres(config.dataDir, log.child({ component: 'embedded-postgres' }));
+    const c = await embedded.start();
+    connection = { host: c.host, port: c.port, user: c.user, database: c.database };
+  }
+  const pool = new pg.Pool({ ...connection, max: 10, connectionTimeoutMillis: 5000, idleTimeoutMillis: 30000 });
+  // A dropped connection (database restart) must not crash the process; the pool reconnects.
+  pool.on('error', (err) => log.warn({ err: err.message }, 'idle database connection failed'));
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: [new CamelCasePlugin()] });
+
+  try {
+    if (opts.migrate !== false) {
+      await migrate(db, log);
+      await seedFlags(db);
+    }
+  } catch (err) {
+    await db.destroy().catch(() => undefined);
+    await embedded?.stop();
+    throw err;
+  }
+
+  return {
+    db,
+    pool,
+    connection,
+    embedded,
+    async ping() {
+      try {
+        await sql`SELECT 1`.execute(db);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    async close() {
+      await db.destroy().catch(() => undefined);
+      await embedded?.stop();
+    },
+  };
+}
+
+/** Kysely's PostgreSQL adapter serialises concurrent migrators with an advisory lock. */
+export async function migrate(db: Db, log: Logger): Promise<void> {
+  const migrator = new Migrator({ db, provider: new StaticMigrationProvider() });
+  const { error, results } = await migrator.migrateToLatest();
+  for (const r of results ?? []) {
+    if (r.status === 'Success') log.info({ migration: r.migrationName }, 'migration applied');
+    if (r.status === 'Error') log.error({ migration: r.migrationName }, 'migration failed');
+  }
+  if (error) throw error instanceof Error ? error : new Error('migration failed');
+}
+
+export async function seedFlags(db: Db): Promise<void> {
+  await db
+    .insertInto('featureFlags')
+    .values(SEEDED_FLAGS.map((f) => ({ flagKey: f.key, enabled: f.enabled })))
+    .onConflict((oc) => oc.column('flagKey').doNothing())
+    .execute();
+}

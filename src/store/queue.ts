@@ -1,0 +1,127 @@
+// The durable job queue (pg-boss) on the same PostgreSQL as the data. A call's processing job is
+// enqueued inside the upload's transaction, so the call row and its job commit together; several
+// service or worker processes may share the queue (pg-boss fetches with SKIP LOCKED).
+import { CompiledQuery, type Transaction } from 'kysely';
+import PgBoss from 'pg-boss';
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import type { Database } from './schema.js';
+
+export const CALL_QUEUE = 'call-process';
+export const SWEEP_QUEUE = 'maintenance-sweep';
+
+export interface CallJobData {
+  callId: string;
+  userId: string;
+  /** `process` runs the whole pipeline. */
+  kind: 'process';
+}
+
+export interface CallJobContext {
+  jobId: string;
+  /** 0 on the first attempt. */
+  retryCount: number;
+  retryLimit: number;
+  /** Aborted when the process shuts down; steps stop at the next safe point. */
+  signal: AbortSignal;
+}
+
+export type CallJobHandler = (data: CallJobData, ctx: CallJobContext) => Promise<void>;
+
+export interface QueueOptions {
+  retryLimit: number;
+  jobTimeoutSeconds: number;
+  /** How often pg-boss looks for expired (abandoned) jobs; small values recover faster. */
+  maintenanceIntervalSeconds?: number;
+  pollingIntervalSeconds?: number;
+}
+
+export interface JobQueue {
+  start(): Promise<void>;
+  /** Enqueues the processing of a call as part of the caller's transaction. */
+  enqueueCall(trx: Transaction<Database>, data: CallJobData): Promise<void>;
+  work(handler: CallJobHandler, concurrency: number): Promise<void>;
+  /** Stops taking jobs, waits up to `graceSeconds` for running ones, then aborts them. */
+  stop(graceSeconds?: number): Promise<void>;
+  /** Number of jobs of this process still running. */
+  running(): number;
+}
+
+export function createJobQueue(connection: pg.PoolConfig, log: Logger, opts: QueueOptions): JobQueue {
+  const boss = new PgBoss({
+    ...(connection.connectionString
+      ? { connectionString: connection.connectionString }
+      : { host: connection.host, port: connection.port, user: connection.user, database: connection.database, password: connection.password as string | undefined }),
+    max: 4,
+    schema: 'pgboss',
+    maintenanceIntervalSeconds: opts.maintenanceIntervalSeconds ?? 30,
+    monitorStateIntervalSeconds: undefined,
+    application_name: 'call-analysis-queue',
+  });
+  boss.on('error', (err) => log.warn({ err: err.message }, 'job queue error'));
+  const abort = new AbortController();
+  let started = false;
+  let active = 0;
+
+  return {
+    async start() {
+      await boss.start();
+      started = true;
+      const queue = {
+        name: CALL_QUEUE,
+        retryLimit: opts.retryLimit,
+        retryDelay: 5,
+        retryBackoff: true,
+        expireInSeconds: opts.jobTimeoutSeconds,
+        retentionDays: 7,
+      };
+      if (await boss.getQueue(CALL_QUEUE)) await boss.updateQueue(CALL_QUEUE, queue);
+      else await boss.createQueue(CALL_QUEUE, queue).catch(async (err) => {
+        // Another process created it at the same moment.
+        if (!(await boss.getQueue(CALL_QUEUE))) throw err;
+      });
+    },
+
+    async enqueueCall(trx, data) {
+      const db: PgBoss.Db = {
+        async executeSql(text: string, values: unknown[]) {
+          const result = await trx.executeQuery(CompiledQuery.raw(text, values));
+          return { rows: result.rows as unknown[] };
+        },
+      };
+      // singletonKey: one live job per call even when an upload is retried or a job re-sent.
+      await boss.send(CALL_QUEUE, data, { db, singletonKey: data.callId });
+    },
+
+    async work(handler, concurrency) {
+      for (let i = 0; i < concurrency; i++) {
+        await boss.work<CallJobData>(CALL_QUEUE, { batchSize: 1, includeMetadata: true, pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 1 }, async ([job]) => {
+          active++;
+          try {
+            await handler(job.data, { jobId: job.id, retryCount: job.retryCount, retryLimit: job.retryLimit, signal: abort.signal });
+          } finally {
+            active--;
+          }
+        });
+      }
+    },
+
+    async stop(graceSeconds = 30) {
+      if (!started) return;
+      started = false;
+      await boss.offWork(CALL_QUEUE).catch(() => undefined);
+      const deadline = Date.now() + graceSeconds * 1000;
+      while (active > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      if (active > 0) {
+        abort.abort();
+        const hard = Date.now() + 10_000;
+        while (active > 0 && Date.now() < hard) await new Promise((r) => setTimeout(r, 200));
+      }
+      await boss.stop({ graceful: true, wait: true, timeout: 5000 }).catch((err) => log.warn({ err: (err as Error).message }, 'job queue did not stop cleanly'));
+    },
+
+    running() {
+      return active;
+    },
+  };
+}

@@ -1,0 +1,190 @@
+// Kysely table types. Columns are snake_case in SQL and camelCase here (CamelCasePlugin).
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+type Json<T> = ColumnType<T, string | T, string | T>;
+
+export type AccountStatus = 'ACTIVE' | 'SUSPENDED' | 'DISABLED';
+export type Plan = 'FREE' | 'PRO';
+export type CallStatus = 'QUEUED' | 'PROCESSING' | 'TRANSCRIBING' | 'ANALYZING' | 'COMPLETED' | 'FAILED';
+export const ACTIVE_CALL_STATUSES: CallStatus[] = ['QUEUED', 'PROCESSING', 'TRANSCRIBING', 'ANALYZING'];
+export type ActionItemStatus = 'OPEN' | 'IN_PROGRESS' | 'DONE' | 'DISMISSED';
+
+export interface UsersTable {
+  id: Generated<string>;
+  externalUserId: string;
+  email: string | null;
+  displayName: string | null;
+  photoUrl: string | null;
+  createdAt: Generated<Date>;
+  lastLoginAt: Timestamp;
+  privacyPolicyVersion: string | null;
+  privacyPolicyAcceptedAt: NullableTimestamp;
+  termsVersion: string | null;
+  termsAcceptedAt: NullableTimestamp;
+  callRecordingDisclaimerVersion: string | null;
+  callRecordingDisclaimerAcceptedAt: NullableTimestamp;
+  marketingOptIn: Generated<boolean>;
+  marketingOptInAt: NullableTimestamp;
+  plan: Generated<Plan>;
+  plansIntroShownAt: NullableTimestamp;
+  accountStatus: Generated<AccountStatus>;
+  accountStatusReason: string | null;
+  topupMinutesBalance: Generated<number>;
+  topupTranscriptsBalance: Generated<number>;
+}
+
+export interface ContactsTable {
+  id: Generated<string>;
+  userId: string;
+  name: string;
+  phoneNumber: string | null;
+  email: string | null;
+  notes: string | null;
+  createdAt: Generated<Date>;
+  updatedAt: Timestamp;
+}
+
+export interface CallsTable {
+  id: Generated<string>;
+  userId: string;
+  status: Generated<CallStatus>;
+  title: string | null;
+  uploadTitle: string | null;
+  suggestedTitle: string | null;
+  direction: string | null;
+  contactName: string | null;
+  legacyContactId: string | null;
+  phoneNumber: string | null;
+  organization: string | null;
+  durationSeconds: number | null;
+  recordedAt: NullableTimestamp;
+  createdAt: Generated<Date>;
+  updatedAt: Timestamp;
+  completedAt: NullableTimestamp;
+  errorReason: string | null;
+  summary: string | null;
+  summaryEdited: Generated<boolean>;
+  notes: string | null;
+  serviceContactId: string | null;
+  audioKey: string | null;
+  audioFormat: string | null;
+  audioBytes: ColumnType<number, number | undefined, number>;
+  attempts: Generated<number>;
+  idempotencyKey: string | null;
+}
+
+export interface CallArtifactsTable {
+  callId: string;
+  userId: string;
+  kind: 'transcript' | 'analysis';
+  schemaVersion: number;
+  body: Json<unknown>;
+  createdAt: Generated<Date>;
+}
+
+export interface ActionItemsTable {
+  id: Generated<string>;
+  userId: string;
+  callId: string;
+  title: string;
+  description: string | null;
+  dueDate: ColumnType<string | null, string | null | undefined, string | null>;
+  status: Generated<ActionItemStatus>;
+  sourceText: string | null;
+  createdAt: Generated<Date>;
+  updatedAt: Timestamp;
+  completedAt: NullableTimestamp;
+  ownerSpeakerId: string | null;
+  ownerSpeakerLabel: string | null;
+  ownerDisplayName: string | null;
+  ownerRole: string | null;
+  sourceSegmentIds: Json<string[]>;
+  intent: string | null;
+  intentMetadata: Json<Record<string, unknown> | null>;
+  priority: 'LOW' | 'MEDIUM' | 'HIGH' | null;
+  source: 'AI' | 'MANUAL' | null;
+  position: Generated<number>;
+}
+
+export interface ProcessingEventsTable {
+  id: Generated<string>;
+  callId: string;
+  userId: string;
+  step: string;
+  outcome: string;
+  detail: Json<Record<string, unknown> | null>;
+  createdAt: Generated<Date>;
+}
+
+export interface VoiceProfilesTable {
+  userId: string;
+  status: Generated<string>;
+  provider: string;
+  consentVersion: string;
+  embedding: Buffer;
+  sampleDurationSeconds: number;
+  createdAt: Generated<Date>;
+  updatedAt: Timestamp;
+}
+
+export interface FeatureFlagsTable {
+  flagKey: string;
+  enabled: Generated<boolean>;
+  updatedAt: NullableTimestamp;
+  updatedBy: string | null;
+}
+
+export interface AuditLogTable {
+  id: Generated<string>;
+  actorEmail: string;
+  action: 'FLAG_TOGGLE' | 'CREDIT_GRANT' | 'ACCOUNT_STATUS_CHANGE' | 'PLAN_CHANGE';
+  targetType: 'feature_flag' | 'user';
+  targetId: string;
+  details: string;
+  createdAt: Generated<Date>;
+}
+
+export interface IdempotencyKeysTable {
+  userId: string;
+  key: string;
+  requestHash: string;
+  state: 'IN_PROGRESS' | 'DONE';
+  responseStatus: number | null;
+  responseBody: Json<unknown>;
+  createdAt: Generated<Date>;
+  expiresAt: Timestamp;
+}
+
+export interface UsageLedgerTable {
+  id: Generated<number>;
+  userId: string;
+  callId: string | null;
+  bytes: number;
+  durationSeconds: number | null;
+  createdAt: Generated<Date>;
+}
+
+export interface Database {
+  usageLedger: UsageLedgerTable;
+  users: UsersTable;
+  contacts: ContactsTable;
+  calls: CallsTable;
+  callArtifacts: CallArtifactsTable;
+  actionItems: ActionItemsTable;
+  processingEvents: ProcessingEventsTable;
+  voiceProfiles: VoiceProfilesTable;
+  featureFlags: FeatureFlagsTable;
+  auditLog: AuditLogTable;
+  idempotencyKeys: IdempotencyKeysTable;
+}
+
+export type User = Selectable<UsersTable>;
+export type Contact = Selectable<ContactsTable>;
+export type Call = Selectable<CallsTable>;
+export type NewCall = Insertable<CallsTable>;
+export type CallUpdate = Updateable<CallsTable>;
+export type ActionItem = Selectable<ActionItemsTable>;
+export type FeatureFlag = Selectable<FeatureFlagsTable>;
+export type AuditEntry = Selectable<AuditLogTable>;

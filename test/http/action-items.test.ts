@@ -1,0 +1,316 @@
+// Action item routes against the real service, on the embedded and the external PostgreSQL.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import { dbModes, startTestService, TestIdp, type TestService } from '../support/service.js';
+import { seedCompletedCall, userIdOf } from '../fixtures/seed.js';
+
+const ITEM_FIELDS = [
+  'callRecordId',
+  'createdAt',
+  'description',
+  'dueDate',
+  'id',
+  'intent',
+  'intentMetadata',
+  'ownerDisplayName',
+  'ownerRole',
+  'ownerSpeakerId',
+  'ownerSpeakerLabel',
+  'priority',
+  'source',
+  'sourceSegmentIds',
+  'sourceText',
+  'status',
+  'title',
+  'updatedAt',
+];
+
+for (const mode of await dbModes()) {
+  describe(`action items (${mode} database)`, () => {
+    let t: TestService;
+    let idp: TestIdp;
+    let tokenA: string;
+    let tokenB: string;
+    let userA: string;
+    let callA: string;
+
+    before(async () => {
+      idp = await TestIdp.start();
+      t = await startTestService({ db: mode, env: idp.env() });
+      tokenA = await idp.token({ sub: 'ai-user-a', email: 'a@example.test', name: 'Olivia Park' });
+      tokenB = await idp.token({ sub: 'ai-user-b', email: 'b@example.test', name: 'Bob' });
+      userA = await userIdOf(t, tokenA);
+      await userIdOf(t, tokenB);
+      callA = await seedCompletedCall(t, userA);
+    });
+
+    after(async () => {
+      await t?.stop();
+      await idp?.stop();
+    });
+
+    const completedAtOf = async (id: string) =>
+      (await t.service.ctx.database.db.selectFrom('actionItems').select('completedAt').where('id', '=', id).executeTakeFirstOrThrow()).completedAt;
+
+    test('AI items of the stored analysis are listed for the call with the spec fields', async () => {
+      const r = await t.request('GET', `/api/calls/${callA}/action-items`, { token: tokenA });
+      assert.equal(r.status, 200);
+      assert.equal(r.body.length, 2);
+      const [first, second] = r.body;
+      assert.deepEqual(Object.keys(first).sort(), ITEM_FIELDS);
+      assert.equal(first.title, 'Send Zoom invite for the fleet scheduling demo');
+      assert.equal(second.title, 'Email the pricing sheet');
+      assert.equal(first.callRecordId, callA);
+      assert.equal(first.source, 'AI');
+      assert.equal(first.status, 'OPEN');
+      assert.equal(first.priority, 'HIGH');
+      assert.equal(second.priority, 'MEDIUM');
+      assert.equal(first.dueDate, '2025-04-01');
+      assert.equal(first.ownerSpeakerId, 'spk_1');
+      assert.equal(first.ownerSpeakerLabel, 'Olivia Park');
+      assert.equal(first.ownerDisplayName, 'Olivia Park');
+      assert.equal(first.ownerRole, 'USER');
+      assert.equal(first.intent, 'meeting');
+      assert.equal(first.intentMetadata.providerHint, 'zoom');
+      assert.equal(first.intentMetadata.durationMinutes, 30);
+      assert.deepEqual(first.sourceSegmentIds, ['seg_0003', 'seg_0004', 'seg_0006', 'seg_0007']);
+      assert.equal(second.intent, 'email');
+      assert.equal(second.intentMetadata.toEmail, 'operations@bayviewlogistics.com');
+
+      const forensic = JSON.parse(first.sourceText);
+      assert.equal(forensic.v, 1);
+      assert.equal(forensic.priority, 'high');
+      assert.deepEqual(forensic.sourceSegmentIds, ['seg_0003', 'seg_0004', 'seg_0006', 'seg_0007']);
+      assert.match(forensic.excerpt, /^\[00:10\] Olivia Park: Sure, how about a Zoom call next Tuesday at eleven\?/);
+      assert.match(forensic.excerpt, /I will send the invite and the pricing sheet today\.$/);
+    });
+
+    test('POST creates a MANUAL item (201) and validates its fields', async () => {
+      const r = await t.request('POST', `/api/calls/${callA}/action-items`, {
+        token: tokenA,
+        body: { title: '  Call the bank  ', description: 'About the loan', dueDate: '2024-02-29', priority: 'LOW' },
+      });
+      assert.equal(r.status, 201);
+      assert.deepEqual(Object.keys(r.body).sort(), ITEM_FIELDS);
+      assert.equal(r.body.title, 'Call the bank');
+      assert.equal(r.body.description, 'About the loan');
+      assert.equal(r.body.dueDate, '2024-02-29');
+      assert.equal(r.body.priority, 'LOW');
+      assert.equal(r.body.source, 'MANUAL');
+      assert.equal(r.body.status, 'OPEN');
+      assert.equal(r.body.callRecordId, callA);
+      assert.equal(r.body.sourceText, null);
+      assert.equal(r.body.intent, null);
+      assert.deepEqual(r.body.sourceSegmentIds, []);
+      assert.match(r.body.createdAt, /Z$/);
+
+      const minimal = await t.request('POST', `/api/calls/${callA}/action-items`, { token: tokenA, body: { title: 'Only a title' } });
+      assert.equal(minimal.status, 201);
+      assert.equal(minimal.body.description, null);
+      assert.equal(minimal.body.dueDate, null);
+      assert.equal(minimal.body.priority, null);
+
+      const listed = await t.request('GET', `/api/calls/${callA}/action-items`, { token: tokenA });
+      assert.deepEqual(
+        listed.body.map((i: { source: string }) => i.source),
+        ['AI', 'AI', 'MANUAL', 'MANUAL'],
+      );
+
+      for (const body of [
+        {},
+        { description: 'no title' },
+        { title: '' },
+        { title: '   ' },
+        { title: 'x', dueDate: '2025-13-01' },
+        { title: 'x', dueDate: '2025-02-30' },
+        { title: 'x', dueDate: '2023-02-29' },
+        { title: 'x', dueDate: '2025/01/01' },
+        { title: 'x', dueDate: '2025-01-01T10:00:00Z' },
+        { title: 'x', priority: 'URGENT' },
+        { title: 'x', priority: 'high' },
+        { title: 42 },
+      ]) {
+        const bad = await t.request('POST', `/api/calls/${callA}/action-items`, { token: tokenA, body });
+        assert.equal(bad.status, 400, JSON.stringify(body));
+        assert.equal(bad.body.error.code, 'validation_failed');
+      }
+    });
+
+    test('a missing or foreign call is 404 call_not_found for list and create', async () => {
+      const unknown = crypto.randomUUID();
+      for (const [token, callId] of [
+        [tokenA, unknown],
+        [tokenB, callA],
+      ] as const) {
+        const list = await t.request('GET', `/api/calls/${callId}/action-items`, { token });
+        assert.equal(list.status, 404);
+        assert.equal(list.body.error.code, 'call_not_found');
+        const create = await t.request('POST', `/api/calls/${callId}/action-items`, { token, body: { title: 'Sneaky' } });
+        assert.equal(create.status, 404);
+        assert.equal(create.body.error.code, 'call_not_found');
+      }
+      const rows = await t.service.ctx.database.db.selectFrom('actionItems').select('title').where('title', '=', 'Sneaky').execute();
+      assert.equal(rows.length, 0);
+    });
+
+    test('GET /api/actions lists only the caller\'s items, newest first', async () => {
+      const created: string[] = [];
+      for (const title of ['Newest-1', 'Newest-2', 'Newest-3']) {
+        const r = await t.request('POST', `/api/calls/${callA}/action-items`, { token: tokenA, body: { title } });
+        assert.equal(r.status, 201);
+        created.push(r.body.id);
+        await new Promise((res) => setTimeout(res, 5));
+      }
+      const r = await t.request('GET', '/api/actions', { token: tokenA });
+      assert.equal(r.status, 200);
+      assert.deepEqual(
+        r.body.slice(0, 3).map((i: { id: string }) => i.id),
+        [...created].reverse(),
+      );
+      const times = r.body.map((i: { createdAt: string }) => Date.parse(i.createdAt));
+      assert.deepEqual(times, [...times].sort((a, b) => b - a));
+      // The two AI items share their insert time and keep the analysis order at the end.
+      assert.deepEqual(
+        r.body.slice(-2).map((i: { title: string }) => i.title),
+        ['Send Zoom invite for the fleet scheduling demo', 'Email the pricing sheet'],
+      );
+
+      const b = await t.request('GET', '/api/actions', { token: tokenB });
+      assert.equal(b.status, 200);
+      assert.deepEqual(b.body, []);
+    });
+
+    test('PUT replaces all fields, null clears, DONE records completion server-side', async () => {
+      const c = await t.request('POST', `/api/calls/${callA}/action-items`, {
+        token: tokenA,
+        body: { title: 'Put me', description: 'desc', dueDate: '2025-05-01', priority: 'HIGH' },
+      });
+      const id = c.body.id;
+
+      const done = await t.request('PUT', `/api/action-items/${id}`, {
+        token: tokenA,
+        body: { title: 'Put me (edited)', description: 'new desc', dueDate: '2025-06-30', priority: 'MEDIUM', status: 'DONE' },
+      });
+      assert.equal(done.status, 200);
+      assert.equal(done.body.title, 'Put me (edited)');
+      assert.equal(done.body.description, 'new desc');
+      assert.equal(done.body.dueDate, '2025-06-30');
+      assert.equal(done.body.priority, 'MEDIUM');
+      assert.equal(done.body.status, 'DONE');
+      assert.equal(done.body.source, 'MANUAL');
+      assert.ok(Date.parse(done.body.updatedAt) >= Date.parse(c.body.updatedAt));
+      const completedAt = await completedAtOf(id);
+      assert.ok(completedAt instanceof Date);
+
+      // Saving DONE again keeps the first completion time.
+      await t.request('PUT', `/api/action-items/${id}`, {
+        token: tokenA,
+        body: { title: 'Put me (edited)', description: null, dueDate: null, priority: null, status: 'DONE' },
+      });
+      assert.equal((await completedAtOf(id))?.getTime(), completedAt!.getTime());
+
+      const cleared = await t.request('PUT', `/api/action-items/${id}`, {
+        token: tokenA,
+        body: { title: 'Put me (cleared)', description: null, dueDate: null, priority: null, status: 'IN_PROGRESS' },
+      });
+      assert.equal(cleared.status, 200);
+      assert.equal(cleared.body.description, null);
+      assert.equal(cleared.body.dueDate, null);
+      assert.equal(cleared.body.priority, null);
+      assert.equal(cleared.body.status, 'IN_PROGRESS');
+      assert.equal(await completedAtOf(id), null);
+
+      const fetched = await t.request('GET', `/api/calls/${callA}/action-items`, { token: tokenA });
+      const stored = fetched.body.find((i: { id: string }) => i.id === id);
+      assert.equal(stored.title, 'Put me (cleared)');
+      assert.equal(stored.description, null);
+
+      for (const body of [
+        { title: 'x', description: null, dueDate: null, priority: null, status: 'PENDING' },
+        { title: 'x', description: null, dueDate: null, priority: null, status: 'COMPLETED' },
+        { title: 'x', description: null, dueDate: null, priority: null },
+        { description: null, dueDate: null, priority: null, status: 'OPEN' },
+        { title: 'x', description: null, dueDate: '2025-04-31', priority: null, status: 'OPEN' },
+        { title: 'x', description: null, dueDate: null, priority: 'low', status: 'OPEN' },
+      ]) {
+        const bad = await t.request('PUT', `/api/action-items/${id}`, { token: tokenA, body });
+        assert.equal(bad.status, 400, JSON.stringify(body));
+        assert.equal(bad.body.error.code, 'validation_failed');
+      }
+
+      const foreign = await t.request('PUT', `/api/action-items/${id}`, { token: tokenB, body: { title: 'hijack', status: 'DONE' } });
+      assert.equal(foreign.status, 404);
+      assert.equal(foreign.body.error.code, 'action_item_not_found');
+      const missing = await t.request('PUT', `/api/action-items/${crypto.randomUUID()}`, { token: tokenA, body: { title: 'x', status: 'DONE' } });
+      assert.equal(missing.status, 404);
+      assert.equal(missing.body.error.code, 'action_item_not_found');
+
+      const after = await t.request('GET', `/api/calls/${callA}/action-items`, { token: tokenA });
+      assert.equal(after.body.find((i: { id: string }) => i.id === id).title, 'Put me (cleared)');
+    });
+
+    test('PATCH /api/actions/:id sets the status only; legacy values are rejected', async () => {
+      const c = await t.request('POST', `/api/calls/${callA}/action-items`, { token: tokenA, body: { title: 'Patch me', priority: 'HIGH' } });
+      const id = c.body.id;
+
+      const done = await t.request('PATCH', `/api/actions/${id}`, { token: tokenA, body: { status: 'DONE' } });
+      assert.equal(done.status, 200);
+      assert.equal(done.body.status, 'DONE');
+      assert.equal(done.body.title, 'Patch me');
+      assert.equal(done.body.priority, 'HIGH');
+      assert.ok((await completedAtOf(id)) instanceof Date);
+
+      const reopened = await t.request('PATCH', `/api/actions/${id}`, { token: tokenA, body: { status: 'OPEN' } });
+      assert.equal(reopened.status, 200);
+      assert.equal(reopened.body.status, 'OPEN');
+      assert.equal(await completedAtOf(id), null);
+
+      const dismissed = await t.request('PATCH', `/api/actions/${id}`, { token: tokenA, body: { status: 'DISMISSED', title: 'ignored' } });
+      assert.equal(dismissed.status, 200);
+      assert.equal(dismissed.body.status, 'DISMISSED');
+      assert.equal(dismissed.body.title, 'Patch me');
+
+      for (const body of [{ status: 'PENDING' }, { status: 'COMPLETED' }, { status: 'done' }, {}, { status: null }]) {
+        const bad = await t.request('PATCH', `/api/actions/${id}`, { token: tokenA, body });
+        assert.equal(bad.status, 400, JSON.stringify(body));
+        assert.equal(bad.body.error.code, 'validation_failed');
+      }
+
+      const foreign = await t.request('PATCH', `/api/actions/${id}`, { token: tokenB, body: { status: 'DONE' } });
+      assert.equal(foreign.status, 404);
+      assert.equal(foreign.body.error.code, 'action_item_not_found');
+      const missing = await t.request('PATCH', `/api/actions/${crypto.randomUUID()}`, { token: tokenA, body: { status: 'DONE' } });
+      assert.equal(missing.status, 404);
+
+      const list = await t.request('GET', '/api/actions', { token: tokenA });
+      assert.equal(list.body.find((i: { id: string }) => i.id === id).status, 'DISMISSED');
+    });
+
+    test('DELETE answers 204 once, then 404; a foreign item is 404 and survives', async () => {
+      const c = await t.request('POST', `/api/calls/${callA}/action-items`, { token: tokenA, body: { title: 'Delete me' } });
+      const id = c.body.id;
+
+      const foreign = await t.request('DELETE', `/api/action-items/${id}`, { token: tokenB });
+      assert.equal(foreign.status, 404);
+      assert.equal(foreign.body.error.code, 'action_item_not_found');
+      let list = await t.request('GET', '/api/actions', { token: tokenA });
+      assert.ok(list.body.some((i: { id: string }) => i.id === id));
+
+      const del = await t.request('DELETE', `/api/action-items/${id}`, { token: tokenA });
+      assert.equal(del.status, 204);
+      assert.equal(del.text, '');
+      list = await t.request('GET', '/api/actions', { token: tokenA });
+      assert.ok(!list.body.some((i: { id: string }) => i.id === id));
+
+      const again = await t.request('DELETE', `/api/action-items/${id}`, { token: tokenA });
+      assert.equal(again.status, 404);
+      assert.equal(again.body.error.code, 'action_item_not_found');
+    });
+
+    test('routes require authentication', async () => {
+      const r = await t.request('GET', '/api/actions');
+      assert.equal(r.status, 401);
+    });
+  });
+}

@@ -1,0 +1,158 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Analysis, IntentMetadata } from '../../src/domain/analysis.js';
+import type { Transcript } from '../../src/domain/transcript.js';
+import { digitizeSpokenNumbers, dropCurrentCallNumber, groundAnalysis } from '../../src/pipeline/analysis/grounding.js';
+
+function transcript(texts: string[]): Transcript {
+  return {
+    schemaVersion: 2,
+    callId: '0b8e4a52-3f7d-4c55-a1a6-3c2f9b1e7d20',
+    language: 'en',
+    durationSeconds: texts.length * 4,
+    cleanText: '',
+    speakers: [],
+    segments: texts.map((text, i) => ({
+      id: `seg_${String(i + 1).padStart(4, '0')}`,
+      speaker: `S${i % 2}`, speakerLabel: `Speaker ${i % 2}`, speakerDisplayName: `Speaker ${i % 2}`, speakerId: `spk_${(i % 2) + 1}`,
+      sourceSpeakerId: `S${i % 2}`, role: i % 2 ? 'CONTACT' : 'USER', startSeconds: i * 4, endSeconds: i * 4 + 3, text, alignmentConfidence: 'HIGH',
+    })),
+    speakerResolution: {
+      strategyVersion: 2, usedUserDisplayName: false, usedContactName: false, usedDirection: false, usedPhoneFallback: false,
+      voiceEmbeddingEnabled: false, voiceProfileUsed: false, voiceMatchStatus: 'DISABLED', totalSpeakerCount: 2, resolvedSpeakerCount: 0, warnings: [],
+    },
+    pipeline: { transcriptionProvider: 't', transcriptionModel: 't', diarizationProvider: 'd', diarizationModel: 'd', alignmentVersion: '1', normalizationVersion: 3, status: 'COMPLETED' },
+    createdAt: '2025-03-27T16:00:00Z',
+  };
+}
+
+// Thursday 27 March 2025, as in the corpus's sales call.
+const RECORDED_AT = '2025-03-27T15:40:00Z';
+
+const T = transcript([
+  'Would a Zoom call next Tuesday at eleven a.m. work for your team?',
+  'Please send it to operations at bayview logistics dot com, and copy priya dot shah at gmail dot com.',
+  "Call me back on the shop's direct line. It's five five five, three eight two, six zero one zero.",
+  'Our fraud line is eight hundred, five five five, zero one nine nine.',
+  'We can have it ready tomorrow after four. I will email maria.lopez@lopezhome.net tomorrow morning.',
+  'Could you email it again to A P at northwind foods dot com?',
+]);
+
+const withMetadata = (...mds: IntentMetadata[]): Analysis => ({
+  schemaVersion: 3,
+  actionItems: mds.map((intentMetadata, i) => ({ title: `item ${i}`, intent: 'task', intentMetadata, sourceSegmentIds: [] })),
+});
+
+const ground = (...mds: IntentMetadata[]) => groundAnalysis(withMetadata(...mds), T, RECORDED_AT);
+
+test('spoken and written emails are kept; invented ones are dropped and reported', () => {
+  const { analysis, violations } = ground(
+    { toEmail: 'operations@bayviewlogistics.com' },
+    { toEmail: 'Priya.Shah@gmail.com' },
+    { toEmail: 'maria.lopez@lopezhome.net' },
+    { toEmail: 'ap@northwindfoods.com' },
+    { toEmail: 'priya@bayviewlogistics.com' }, // plausible, never said
+    { toEmail: 'ions@bayviewlogistics.com' }, // a substring of a spoken address, not an address that was said
+  );
+  const md = analysis.actionItems!.map((a) => a.intentMetadata!.toEmail);
+  assert.deepEqual(md, ['operations@bayviewlogistics.com', 'Priya.Shah@gmail.com', 'maria.lopez@lopezhome.net', 'ap@northwindfoods.com', null, null]);
+  assert.deepEqual(violations.map((v) => [v.path, v.kind]), [
+    ['/actionItems/4/intentMetadata/toEmail', 'email'],
+    ['/actionItems/5/intentMetadata/toEmail', 'email'],
+  ]);
+  assert.equal(violations[0].value, 'priya@bayviewlogistics.com');
+});
+
+test('attendee emails are grounded one by one; an attendee identified only by an invented email goes', () => {
+  const { analysis, violations } = ground({
+    attendees: [
+      { name: 'Bayview operations', email: 'operations@bayviewlogistics.com' },
+      { name: 'Sam', email: 'sam@bayviewlogistics.com' },
+      { name: '', email: 'ceo@bayviewlogistics.com' },
+    ],
+  });
+  assert.deepEqual(analysis.actionItems![0].intentMetadata!.attendees, [
+    { name: 'Bayview operations', email: 'operations@bayviewlogistics.com' },
+    { name: 'Sam', email: null },
+  ]);
+  assert.deepEqual(violations.map((v) => v.path), ['/actionItems/0/intentMetadata/attendees/1/email', '/actionItems/0/intentMetadata/attendees/2/email']);
+});
+
+test('dictated phone numbers are kept in any written form; invented ones are dropped', () => {
+  const { analysis, violations } = ground(
+    { phoneNumber: '555-382-6010' },
+    { phoneNumber: '+1 (555) 382 6010' },
+    { phoneNumber: '+18005550199' },
+    { phoneNumber: '800 555 0199' },
+    { phoneNumber: '555-382-6011' }, // one digit off
+    { phoneNumber: '382-6010-555' }, // the same digits in another order
+    { phoneNumber: '+44 20 7946 0958' },
+  );
+  assert.deepEqual(analysis.actionItems!.map((a) => a.intentMetadata!.phoneNumber), [
+    '555-382-6010', '+1 (555) 382 6010', '+18005550199', '800 555 0199', null, null, null,
+  ]);
+  assert.deepEqual(violations.map((v) => v.kind), ['phone', 'phone', 'phone']);
+});
+
+test('date/times are kept when the transcript says that day and time, dropped otherwise', () => {
+  const { analysis, violations } = ground(
+    { proposedAt: '2025-04-01T11:00:00' }, // next Tuesday at eleven a.m.
+    { proposedAt: '2025-04-01T11:00:00Z' }, // offset ignored: wall clock compared
+    { remindAt: '2025-03-28T16:00:00' }, // tomorrow after four
+    { remindAt: '2025-03-28T09:00:00' }, // tomorrow morning
+    { remindAt: '2025-03-28' }, // the day alone
+    { proposedAt: '2025-04-01T15:00:00' }, // right day, time never said
+    { proposedAt: '2025-04-02T11:00:00' }, // right time, wrong day
+    { remindAt: '2025-03-31T09:00:00' }, // a plausible default, never said
+    { remindAt: 'next week' }, // not ISO
+  );
+  const got = analysis.actionItems!.map((a) => ('proposedAt' in a.intentMetadata! ? a.intentMetadata!.proposedAt : a.intentMetadata!.remindAt));
+  assert.deepEqual(got, ['2025-04-01T11:00:00', '2025-04-01T11:00:00Z', '2025-03-28T16:00:00', '2025-03-28T09:00:00', '2025-03-28', null, null, null, null]);
+  assert.deepEqual(violations.map((v) => [v.path.split('/').slice(2).join('/'), v.kind]), [
+    ['5/intentMetadata/proposedAt', 'datetime'],
+    ['6/intentMetadata/proposedAt', 'datetime'],
+    ['7/intentMetadata/remindAt', 'datetime'],
+    ['8/intentMetadata/remindAt', 'datetime'],
+  ]);
+});
+
+test('relative dates resolve against recordedAt', () => {
+  const t = transcript(['Let us talk again on Friday at three thirty p.m.']);
+  const a = withMetadata({ proposedAt: '2025-03-28T15:30:00' });
+  assert.equal(groundAnalysis(a, t, RECORDED_AT).violations.length, 0);
+  // Two weeks later the same words mean another Friday (a week either way is tolerated, since
+  // "next Friday" is used for both).
+  assert.equal(groundAnalysis(a, t, '2025-04-10T15:40:00Z').violations.length, 1);
+});
+
+test('unknown segment ids are removed and reported', () => {
+  const a: Analysis = {
+    schemaVersion: 3,
+    actionItems: [{ title: 'x', sourceSegmentIds: ['seg_0001', 'seg_0042'] }],
+    sections: [{ id: 'sec_001', title: 't', type: 't', summary: 's', items: [{ text: 'i', importance: 'low', sourceSegmentIds: ['seg_0900', 'seg_0006'] }] }],
+  };
+  const { analysis, violations } = groundAnalysis(a, T, RECORDED_AT);
+  assert.deepEqual(analysis.actionItems![0].sourceSegmentIds, ['seg_0001']);
+  assert.deepEqual(analysis.sections![0].items[0].sourceSegmentIds, ['seg_0006']);
+  assert.deepEqual(violations, [
+    { path: '/actionItems/0/sourceSegmentIds/1', kind: 'segment', value: 'seg_0042' },
+    { path: '/sections/0/items/0/sourceSegmentIds/0', kind: 'segment', value: 'seg_0900' },
+  ]);
+  // The input is not modified.
+  assert.deepEqual(a.actionItems![0].sourceSegmentIds, ['seg_0001', 'seg_0042']);
+});
+
+test('spoken numbers are normalised for date parsing', () => {
+  assert.equal(digitizeSpokenNumbers('next Tuesday at eleven a.m.'), 'next Tuesday at 11 a.m.');
+  assert.equal(digitizeSpokenNumbers('at four thirty p.m.'), 'at 4:30 p.m.');
+  assert.equal(digitizeSpokenNumbers("four o'clock"), "4 o'clock");
+  assert.equal(digitizeSpokenNumbers('the week of May twelfth'), 'the week of May 12th');
+  assert.equal(digitizeSpokenNumbers('three hundred and eighty dollars'), '380 dollars');
+  assert.equal(digitizeSpokenNumbers('eight hundred, five five five'), '800, 5 5 5');
+});
+
+test("the current call's own number is not a call-back number", () => {
+  const a = withMetadata({ phoneNumber: '555 382 6010' }, { phoneNumber: '800-555-0199' });
+  assert.equal(dropCurrentCallNumber(a, '+1 555 382 6010'), 1);
+  assert.deepEqual(a.actionItems!.map((x) => x.intentMetadata!.phoneNumber), [null, '800-555-0199']);
+});

@@ -1,0 +1,466 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  groupUtterances,
+  isAnsweringPhrase,
+  matchToken,
+  nameSpecOf,
+  resolveSpeakers,
+  type SpeakerResolutionResult,
+  type Utterance,
+} from '../../src/pipeline/resolution/index.js';
+import type { ResolutionContext } from '../../src/pipeline/types.js';
+import { corpusIds, loadTruth, type Truth } from '../support/corpus.js';
+
+/** A dialogue as `[speaker, text]` turns, one second apart. */
+function turns(...lines: Array<[string, string]>): Utterance[] {
+  return lines.map(([sourceSpeakerId, text], i) => ({ sourceSpeakerId, text, start: i * 2, end: i * 2 + 1.5 }));
+}
+
+function ctx(over: Partial<ResolutionContext> = {}): ResolutionContext {
+  return {
+    userDisplayName: 'Maria Lopez',
+    contactName: 'Daniel Okafor',
+    phoneNumber: '+1 555 310 2284',
+    direction: 'OUTGOING',
+    voiceEmbeddingEnabled: false,
+    ...over,
+  };
+}
+
+function resolve(utterances: Utterance[], context: ResolutionContext = ctx()): SpeakerResolutionResult {
+  return resolveSpeakers(groupUtterances(utterances), context);
+}
+
+function speaker(r: SpeakerResolutionResult, id: string) {
+  const s = r.speakers.find((x) => x.sourceSpeakerId === id);
+  assert.ok(s, `speaker ${id} present`);
+  return s;
+}
+
+const NEUTRAL_REPLY = 'Sure, that works for me. Talk soon.';
+
+describe('label sources', () => {
+  it('USER_PROFILE: the whole supplied user name in a self-introduction', () => {
+    const r = resolve(turns(['A', 'Good morning.'], ['B', 'Hi, this is Maria Lopez. I am calling about the quote.'], ['A', NEUTRAL_REPLY]));
+    assert.deepEqual(
+      { role: speaker(r, 'B').role, src: speaker(r, 'B').labelSource, conf: speaker(r, 'B').confidence, name: speaker(r, 'B').displayName },
+      { role: 'USER', src: 'USER_PROFILE', conf: 'HIGH', name: 'Maria Lopez' },
+    );
+    assert.equal(speaker(r, 'A').role, 'CONTACT');
+    assert.equal(speaker(r, 'A').labelSource, 'BY_ELIMINATION');
+    assert.equal(speaker(r, 'A').confidence, 'MEDIUM');
+    assert.equal(speaker(r, 'A').displayName, 'Daniel Okafor');
+    assert.deepEqual(r.speakerResolution.warnings, []);
+    assert.equal(r.speakerResolution.resolvedSpeakerCount, 2);
+    assert.equal(r.speakerResolution.usedUserDisplayName, true);
+  });
+
+  it('USER_PROFILE: the other speaker asks for the user by full name', () => {
+    const r = resolve(
+      turns(['A', 'Hello?'], ['B', 'Hello, this is the fraud team at Harbor Bank. Am I speaking with Maria Lopez?'], ['A', 'Yes.']),
+      ctx({ direction: 'INCOMING' }),
+    );
+    assert.equal(speaker(r, 'A').role, 'USER');
+    assert.equal(speaker(r, 'A').labelSource, 'USER_PROFILE');
+    assert.equal(speaker(r, 'B').role, 'CONTACT');
+  });
+
+  it('CONTACT_METADATA: the contact names its organisation in full', () => {
+    const r = resolve(
+      turns(['A', 'Hello?'], ['B', "Hi, I'm calling from Bayview Logistics about a demo."], ['A', 'Happy to help.']),
+      ctx({ userDisplayName: 'Olivia Park', contactName: 'Bayview Logistics', direction: 'INCOMING' }),
+    );
+    assert.equal(speaker(r, 'B').role, 'CONTACT');
+    assert.equal(speaker(r, 'B').labelSource, 'CONTACT_METADATA');
+    assert.equal(speaker(r, 'B').confidence, 'HIGH');
+    assert.equal(speaker(r, 'B').displayName, 'Bayview Logistics');
+    assert.equal(speaker(r, 'A').role, 'USER');
+    assert.equal(speaker(r, 'A').labelSource, 'BY_ELIMINATION');
+    assert.equal(r.speakerResolution.usedContactName, true);
+  });
+
+  it('GREETING_MATCH (HIGH): greeting the other by first name and introducing oneself', () => {
+    const r = resolve(turns(['A', "Hi Daniel, it's Maria. You came by on Saturday."], ['B', 'Of course. The roof comes to four thousand.']));
+    assert.equal(speaker(r, 'A').role, 'USER');
+    assert.equal(speaker(r, 'A').labelSource, 'GREETING_MATCH');
+    assert.equal(speaker(r, 'A').confidence, 'HIGH');
+    assert.equal(speaker(r, 'B').role, 'CONTACT');
+    assert.equal(speaker(r, 'B').labelSource, 'GREETING_MATCH');
+    assert.equal(speaker(r, 'B').label, 'Daniel Okafor');
+  });
+
+  it('GREETING_MATCH: honorific + surname in a greeting, and "<name> speaking"', () => {
+    const r1 = resolve(turns(['A', 'Good morning Mr Okafor, I have a question about the roof.'], ['B', NEUTRAL_REPLY]));
+    assert.equal(speaker(r1, 'B').role, 'CONTACT');
+    assert.equal(speaker(r1, 'B').labelSource, 'GREETING_MATCH');
+    assert.equal(speaker(r1, 'A').labelSource, 'BY_ELIMINATION');
+
+    const r2 = resolve(turns(['A', 'Hello, Daniel speaking.'], ['B', 'Hi, I have a question about the roof.']));
+    assert.equal(speaker(r2, 'A').role, 'CONTACT');
+    assert.equal(speaker(r2, 'A').labelSource, 'GREETING_MATCH');
+    assert.equal(speaker(r2, 'B').role, 'USER');
+  });
+
+  it('GREETING_MATCH (MEDIUM): a first name that is not the user\'s in a self-introduction', () => {
+    const r = resolve(
+      turns(['A', 'Hello?'], ['B', "Hi, Dr. Patel's office, this is Janet. I have your results."], ['A', 'Oh, thanks.']),
+      ctx({ userDisplayName: 'Tom Becker', contactName: 'Riverside Family Practice', direction: 'INCOMING' }),
+    );
+    assert.equal(speaker(r, 'B').role, 'CONTACT');
+    assert.equal(speaker(r, 'B').labelSource, 'GREETING_MATCH');
+    assert.equal(speaker(r, 'B').confidence, 'MEDIUM');
+    // The spoken name decides the role but is not shown: the supplied contact name is.
+    assert.equal(speaker(r, 'B').displayName, 'Riverside Family Practice');
+    assert.equal(speaker(r, 'A').role, 'USER');
+    assert.deepEqual(r.speakerResolution.warnings, []);
+  });
+
+  it('NAME_MENTION: a name used in passing points at the listener', () => {
+    const r = resolve(
+      turns(['A', 'Hello?'], ['B', 'Hi, I wanted to follow up on the interview.'], ['A', 'Perfect, Ethan. I will send the invite.'], ['B', 'Great, thank you.']),
+      ctx({ userDisplayName: 'Ethan Brooks', contactName: 'Priya Shah' }),
+    );
+    assert.equal(speaker(r, 'B').role, 'USER');
+    assert.equal(speaker(r, 'B').labelSource, 'NAME_MENTION');
+    assert.equal(speaker(r, 'B').confidence, 'MEDIUM');
+    assert.equal(speaker(r, 'A').role, 'CONTACT');
+    assert.equal(speaker(r, 'A').labelSource, 'BY_ELIMINATION');
+  });
+
+  it('BY_ELIMINATION and PHONE_FALLBACK: the remaining speaker, shown with the phone label when no contact name', () => {
+    const r = resolve(
+      turns(['A', 'Hello?'], ['B', 'Hello, am I speaking with Laura Chen?'], ['A', 'Yes, this is Laura.']),
+      ctx({ userDisplayName: 'Laura Chen', contactName: null, phoneNumber: '+1 555 600 0134', direction: 'INCOMING' }),
+    );
+    assert.equal(speaker(r, 'A').role, 'USER');
+    assert.equal(speaker(r, 'B').role, 'CONTACT');
+    assert.equal(speaker(r, 'B').labelSource, 'PHONE_FALLBACK');
+    assert.equal(speaker(r, 'B').displayName, 'Contact ending 0134');
+    assert.equal(speaker(r, 'B').label, 'Contact ending 0134');
+    assert.equal(speaker(r, 'B').confidence, 'MEDIUM');
+    assert.equal(r.speakerResolution.usedPhoneFallback, true);
+    assert.equal(r.speakerResolution.usedContactName, false);
+  });
+
+  it('POSITIONAL_FALLBACK: direction-aware guess, LOW, warning', () => {
+    const dialogue = turns(['A', 'Hello?'], ['B', 'Hi, the heating stopped again.'], ['A', 'I will send someone.']);
+    const outgoing = resolve(dialogue, ctx({ direction: 'OUTGOING' }));
+    assert.deepEqual(outgoing.speakers.map((s) => [s.role, s.labelSource, s.confidence]), [
+      ['CONTACT', 'POSITIONAL_FALLBACK', 'LOW'],
+      ['USER', 'POSITIONAL_FALLBACK', 'LOW'],
+    ]);
+    assert.deepEqual(outgoing.speakerResolution.warnings, ['speaker_roles_unresolved']);
+    assert.equal(outgoing.speakerResolution.usedDirection, true);
+    assert.equal(outgoing.speakerResolution.resolvedSpeakerCount, 0);
+
+    const incoming = resolve(dialogue, ctx({ direction: 'INCOMING' }));
+    assert.deepEqual(incoming.speakers.map((s) => s.role), ['USER', 'CONTACT']);
+    assert.equal(incoming.speakers[0].displayName, 'Maria Lopez');
+  });
+
+  it('DIARIZATION: no evidence and no direction leaves both UNKNOWN', () => {
+    const r = resolve(turns(['A', 'Hello?'], ['B', 'Hi, the heating stopped again.']), ctx({ direction: null }));
+    assert.deepEqual(r.speakers.map((s) => [s.role, s.labelSource, s.confidence, s.displayName]), [
+      ['UNKNOWN', 'DIARIZATION', 'LOW', 'Speaker 1'],
+      ['UNKNOWN', 'DIARIZATION', 'LOW', 'Speaker 2'],
+    ]);
+    assert.deepEqual(r.speakerResolution.warnings, ['speaker_roles_unresolved']);
+    assert.equal(r.speakerResolution.usedDirection, false);
+  });
+
+  it('AMBIGUOUS: both speakers say both names', () => {
+    const r = resolve(
+      turns(['A', 'Hello, Jamie speaking.'], ['B', "Jamie, it's Chris. Got a minute?"], ['A', 'Sure, Chris.']),
+      ctx({ userDisplayName: 'Chris Walker', contactName: 'Jamie Walker' }),
+    );
+    assert.deepEqual(r.speakers.map((s) => [s.role, s.labelSource, s.displayName]), [
+      ['UNKNOWN', 'AMBIGUOUS', 'Speaker 1'],
+      ['UNKNOWN', 'AMBIGUOUS', 'Speaker 2'],
+    ]);
+    assert.ok(r.speakers.every((s) => s.confidence === 'MEDIUM'));
+    assert.deepEqual(r.speakerResolution.warnings, ['speaker_identity_ambiguous']);
+    assert.equal(r.speakerResolution.resolvedSpeakerCount, 0);
+  });
+
+  it('AMBIGUOUS: evenly contradicting evidence with nothing to break the tie', () => {
+    const r = resolve(turns(['A', 'Hi Daniel.'], ['B', 'Hi Daniel.']));
+    assert.ok(r.speakers.every((s) => s.role === 'UNKNOWN' && s.labelSource === 'AMBIGUOUS'));
+    assert.deepEqual(r.speakerResolution.warnings, ['speaker_identity_ambiguous']);
+  });
+});
+
+describe('answering phrase', () => {
+  const phrase = turns(['A', 'Hello, Acme Dental, how can I help?'], ['B', "Hi, I'd like to book a cleaning."], ['A', 'Sure.']);
+
+  it('OUTGOING: the answerer is the contact', () => {
+    const r = resolve(phrase, ctx({ userDisplayName: 'Marcus Bell', contactName: 'Dentist' }));
+    assert.equal(speaker(r, 'A').role, 'CONTACT');
+    assert.equal(speaker(r, 'A').labelSource, 'GREETING_MATCH');
+    assert.equal(speaker(r, 'A').confidence, 'MEDIUM');
+    assert.equal(speaker(r, 'A').displayName, 'Dentist');
+    assert.equal(speaker(r, 'B').role, 'USER');
+    assert.equal(speaker(r, 'B').labelSource, 'BY_ELIMINATION');
+    assert.deepEqual(r.speakerResolution.warnings, ['answering_pattern_used']);
+    assert.equal(r.speakerResolution.usedDirection, true);
+  });
+
+  it('INCOMING: the answerer is the user', () => {
+    const r = resolve(phrase, ctx({ userDisplayName: 'Olivia Park', contactName: 'Bayview Logistics', direction: 'INCOMING' }));
+    assert.equal(speaker(r, 'A').role, 'USER');
+    assert.equal(speaker(r, 'A').displayName, 'Olivia Park');
+    assert.deepEqual(r.speakerResolution.warnings, ['answering_pattern_used']);
+  });
+
+  it('counts only in the opening turn', () => {
+    const r = resolve(
+      turns(['A', 'Hello?'], ['B', "Hi, Dr. Smith's office, how can I help?"], ['A', 'Hi.']),
+      ctx({ userDisplayName: 'Marcus Bell', contactName: 'Dentist', direction: 'INCOMING' }),
+    );
+    assert.equal(speaker(r, 'A').labelSource, 'POSITIONAL_FALLBACK');
+    assert.deepEqual(r.speakerResolution.warnings, ['speaker_roles_unresolved']);
+  });
+
+  it('recognises the documented forms and not a caller introducing themselves', () => {
+    const specs = { user: nameSpecOf('Laura Chen', 'user'), contact: null };
+    for (const text of [
+      "Dr Smith's office, how can I help?",
+      'Thank you for calling Harbor Bank.',
+      'Acme Dental speaking.',
+      'Hello, this is Acme Dental.',
+      'good morning skyline software how can i help',
+    ]) assert.equal(isAnsweringPhrase(text, specs), true, text);
+    for (const text of [
+      'Hello?',
+      'Hello, this is the fraud team at Harbor Bank. Am I speaking with Laura Chen?',
+      'Hello, this is Laura.',
+      'Yes, speaking.',
+      "Hi, it's the garage calling about your car.",
+    ]) assert.equal(isAnsweringPhrase(text, specs), false, text);
+  });
+
+  it('a name-based label outranks the answering phrase, which then adds no warning', () => {
+    const r = resolve(
+      turns(['A', 'Thank you for calling Acme Dental, how can I help?'], ['B', 'Hi, I need a cleaning.']),
+      ctx({ userDisplayName: 'Marcus Bell', contactName: 'Acme Dental' }),
+    );
+    assert.equal(speaker(r, 'A').role, 'CONTACT');
+    assert.equal(speaker(r, 'A').labelSource, 'CONTACT_METADATA');
+    assert.deepEqual(r.speakerResolution.warnings, []);
+  });
+});
+
+describe('voice embedding', () => {
+  const noNames = turns(['A', 'Hello?'], ['B', 'Hi, the heating stopped again.'], ['A', 'I will send someone.']);
+  const voice = (scores: Record<string, number>, status: 'MATCHED' | 'NO_MATCH' = 'MATCHED') => ({
+    voiceEmbeddingEnabled: true,
+    voice: { status, scores, threshold: 0.7 },
+  });
+
+  it('the best speaker above the threshold is the user; the other by elimination', () => {
+    const r = resolve(noNames, ctx(voice({ A: 0.31, B: 0.88 })));
+    assert.equal(speaker(r, 'B').role, 'USER');
+    assert.equal(speaker(r, 'B').labelSource, 'VOICE_EMBEDDING');
+    assert.equal(speaker(r, 'B').confidence, 'HIGH');
+    assert.equal(speaker(r, 'B').voiceMatchScore, 0.88);
+    assert.equal(speaker(r, 'B').voiceProfileMatched, true);
+    assert.equal(speaker(r, 'A').role, 'CONTACT');
+    assert.equal(speaker(r, 'A').labelSource, 'BY_ELIMINATION');
+    assert.equal(speaker(r, 'A').voiceProfileMatched, false);
+    assert.equal(r.speakerResolution.voiceProfileUsed, true);
+    assert.equal(r.speakerResolution.voiceMatchStatus, 'MATCHED');
+    assert.deepEqual(r.speakerResolution.warnings, []);
+  });
+
+  it('a contradicting greeting wins over the voice match', () => {
+    const r = resolve(turns(['A', "Hi Daniel, it's Maria."], ['B', 'Of course.']), ctx(voice({ A: 0.2, B: 0.75 })));
+    assert.equal(speaker(r, 'A').role, 'USER');
+    assert.equal(speaker(r, 'A').labelSource, 'GREETING_MATCH');
+    assert.equal(r.speakerResolution.voiceProfileUsed, false);
+    // The matcher's own finding stays visible.
+    assert.equal(speaker(r, 'B').voiceProfileMatched, true);
+  });
+
+  it('an agreeing greeting leaves the user labelled by voice and the contact by its own greeting', () => {
+    const r = resolve(turns(['A', "Hi Daniel, it's Maria."], ['B', 'Of course.']), ctx(voice({ A: 0.9, B: 0.1 })));
+    assert.equal(speaker(r, 'A').labelSource, 'VOICE_EMBEDDING');
+    assert.equal(speaker(r, 'B').labelSource, 'GREETING_MATCH');
+  });
+
+  it('decides a call whose names are ambiguous', () => {
+    const r = resolve(
+      turns(['A', 'Hello, Jamie speaking.'], ['B', "Jamie, it's Chris."], ['A', 'Sure, Chris.']),
+      ctx({ userDisplayName: 'Chris Walker', contactName: 'Jamie Walker', ...voice({ A: 0.1, B: 0.9 }) }),
+    );
+    assert.equal(speaker(r, 'B').role, 'USER');
+    assert.equal(speaker(r, 'B').labelSource, 'VOICE_EMBEDDING');
+    assert.equal(speaker(r, 'A').labelSource, 'BY_ELIMINATION');
+    assert.deepEqual(r.speakerResolution.warnings, []);
+  });
+
+  it('NO_MATCH keeps scores but decides nothing; DISABLED and NO_PROFILE report no scores', () => {
+    const r = resolve(noNames, ctx(voice({ A: 0.3, B: 0.4 }, 'NO_MATCH')));
+    assert.equal(r.speakerResolution.voiceMatchStatus, 'NO_MATCH');
+    assert.equal(speaker(r, 'A').labelSource, 'POSITIONAL_FALLBACK');
+    assert.equal(speaker(r, 'B').voiceMatchScore, 0.4);
+    assert.equal(speaker(r, 'B').voiceProfileMatched, false);
+
+    const disabled = resolve(noNames, ctx());
+    assert.equal(disabled.speakerResolution.voiceMatchStatus, 'DISABLED');
+    assert.equal(disabled.speakerResolution.voiceEmbeddingEnabled, false);
+    assert.equal(disabled.speakers[0].voiceMatchScore, null);
+    assert.equal(disabled.speakers[0].voiceProfileMatched, null);
+
+    const noProfile = resolve(noNames, ctx({ voiceEmbeddingEnabled: true }));
+    assert.equal(noProfile.speakerResolution.voiceMatchStatus, 'NO_PROFILE');
+  });
+
+  it('a MATCHED status with no score above the threshold decides nothing', () => {
+    const r = resolve(noNames, ctx(voice({ A: 0.5, B: 0.6 })));
+    assert.equal(speaker(r, 'A').labelSource, 'POSITIONAL_FALLBACK');
+    assert.equal(r.speakerResolution.voiceProfileUsed, false);
+  });
+});
+
+describe('tolerant name matching', () => {
+  it('accepts misrecognised names and rejects ordinary words', () => {
+    assert.equal(matchToken('mariah', 'maria'), 'close');
+    assert.equal(matchToken('Maria', 'maria'), 'exact');
+    assert.equal(matchToken('pria', 'priya'), 'close');
+    assert.equal(matchToken('danielle', 'daniel'), 'loose');
+    assert.equal(matchToken('chris', 'christopher'), 'loose');
+    assert.equal(matchToken('more', 'moore'), null);
+    assert.equal(matchToken('baker', 'becker'), null);
+    assert.equal(matchToken('tim', 'tom'), null);
+    assert.equal(matchToken('then', 'chen'), null);
+  });
+
+  it('finds a misheard greeting in unpunctuated lower-case text', () => {
+    const r = resolve(turns(['A', 'hi danial its mariah you came by on saturday'], ['B', 'of course']));
+    assert.equal(speaker(r, 'A').role, 'USER');
+    assert.equal(speaker(r, 'A').labelSource, 'GREETING_MATCH');
+    assert.equal(speaker(r, 'B').labelSource, 'GREETING_MATCH');
+  });
+
+  it('does not treat a surname-like common word, a noun use or an e-mail address as a mention', () => {
+    const context = ctx({ userDisplayName: 'David Moore', contactName: 'Dentist', direction: null });
+    const r = resolve(turns(['A', 'I need more time, the dentist said so.'], ['B', 'Send it to dentist dot com please.']), context);
+    assert.ok(r.speakers.every((s) => s.labelSource === 'DIARIZATION'), JSON.stringify(r.speakers));
+    const email = resolve(turns(['A', "It's maria dot lopez at lopez home dot net."], ['B', 'Got it.']), ctx({ direction: null }));
+    assert.ok(email.speakers.every((s) => s.role === 'UNKNOWN'));
+  });
+
+  it('needs a user name before reading a stranger\'s name as "not the user"', () => {
+    const r = resolve(
+      turns(['A', 'Hello?'], ['B', 'Hi, this is Janet from the clinic.']),
+      ctx({ userDisplayName: null, contactName: null, phoneNumber: null, direction: null }),
+    );
+    assert.ok(r.speakers.every((s) => s.role === 'UNKNOWN'));
+  });
+});
+
+describe('speaker counts', () => {
+  it('no speakers: empty result without warnings', () => {
+    const r = resolveSpeakers([], ctx());
+    assert.deepEqual(r.speakers, []);
+    assert.equal(r.speakerResolution.totalSpeakerCount, 0);
+    assert.deepEqual(r.speakerResolution.warnings, []);
+  });
+
+  it('one speaker: greeting the user makes it the contact', () => {
+    const r = resolve(turns(['A', "Hi Maria, it's Daniel from Brightside Roofing, please call me back."]));
+    assert.equal(r.speakers.length, 1);
+    assert.equal(r.speakers[0].role, 'CONTACT');
+    assert.equal(r.speakers[0].labelSource, 'GREETING_MATCH');
+    assert.equal(r.speakers[0].displayName, 'Daniel Okafor');
+    assert.equal(r.speakerResolution.resolvedSpeakerCount, 1);
+  });
+
+  it('one speaker without evidence stays UNKNOWN (no positional guess without two parties)', () => {
+    const r = resolve(turns(['A', 'Please call me back about the roof.']));
+    assert.equal(r.speakers[0].role, 'UNKNOWN');
+    assert.equal(r.speakers[0].labelSource, 'DIARIZATION');
+    assert.deepEqual(r.speakerResolution.warnings, ['speaker_roles_unresolved']);
+  });
+
+  it('three speakers: the two main ones are resolved, the minor one stays UNKNOWN', () => {
+    const r = resolve(
+      turns(
+        ['A', "Hi Daniel, it's Maria. You came by on Saturday to look at our porch roof."],
+        ['C', 'Yeah.'],
+        ['B', 'Of course. Replacing the whole porch roof comes to four thousand eight hundred dollars.'],
+        ['A', 'Okay, that sounds fair. Can you email me a written quote?'],
+      ),
+    );
+    assert.equal(speaker(r, 'A').role, 'USER');
+    assert.equal(speaker(r, 'B').role, 'CONTACT');
+    assert.deepEqual([speaker(r, 'C').role, speaker(r, 'C').labelSource, speaker(r, 'C').displayName], ['UNKNOWN', 'DIARIZATION', 'Speaker 2']);
+    assert.equal(r.speakerResolution.totalSpeakerCount, 3);
+    assert.equal(r.speakerResolution.resolvedSpeakerCount, 2);
+  });
+
+  it('keeps the input order and reports strategy version 2', () => {
+    const r = resolve(turns(['B', 'Hi, is this Leo\'s dad?'], ['A', 'Yes, speaking.']), ctx({ direction: 'INCOMING' }));
+    assert.deepEqual(r.speakers.map((s) => s.sourceSpeakerId), ['B', 'A']);
+    assert.equal(r.speakerResolution.strategyVersion, 2);
+  });
+
+  it('falls back to neutral names when nothing is supplied', () => {
+    const r = resolve(turns(['A', 'Hello?'], ['B', 'Hi there.']), ctx({ userDisplayName: null, contactName: null, phoneNumber: null, direction: 'INCOMING' }));
+    assert.deepEqual(r.speakers.map((s) => s.displayName), ['You', 'Contact']);
+  });
+});
+
+// The corpus dialogues, with their truth turns as utterances and A/B as source speaker ids.
+type Noise = (text: string) => string;
+const MISHEARD: Record<string, string> = {
+  maria: 'mariah', daniel: 'danial', priya: 'pria', ethan: 'ethen', laura: 'lora', grace: 'grays',
+  alvarez: 'alvares', nadia: 'nadya', rahman: 'raman', jamie: 'jamey', chris: 'kris', kevin: 'kevan',
+};
+// Lower-cased, unpunctuated, "it's" without its apostrophe and names misspelt as a recogniser might.
+const noisy: Noise = (s) =>
+  s.toLowerCase().replace(/[^a-z' ]+/g, ' ').replace(/\bit's\b/g, 'its').split(/\s+/).filter(Boolean).map((w) => MISHEARD[w] ?? w).join(' ');
+
+function resolveTruth(t: Truth, noise: Noise = (s) => s): SpeakerResolutionResult {
+  const utterances = t.turns.map((x) => ({ sourceSpeakerId: x.speaker, text: noise(x.text), start: x.startSeconds, end: x.endSeconds }));
+  return resolveSpeakers(groupUtterances(utterances), {
+    userDisplayName: t.user.displayName,
+    contactName: t.upload.contactName,
+    phoneNumber: t.upload.phoneNumber,
+    direction: t.upload.direction,
+    voiceEmbeddingEnabled: false,
+  });
+}
+
+function assertMatchesTruth(t: Truth, r: SpeakerResolutionResult) {
+  const naming = t.expect.naming;
+  for (const id of ['A', 'B'] as const) {
+    const s = speaker(r, id);
+    const roles: string[] = naming.acceptableRoles?.[id] ?? [t.speakers[id].role];
+    assert.ok(roles.includes(s.role), `${t.id} ${id}: role ${s.role} not in ${roles.join('/')}`);
+    const sources: string[] = naming.expectedLabelSources?.[id] ?? [];
+    assert.ok(sources.includes(s.labelSource), `${t.id} ${id}: labelSource ${s.labelSource} not in ${sources.join('/')}`);
+  }
+  for (const role of ['USER', 'CONTACT'] as const) {
+    const expected: Array<string | null> = naming.expectedNames[role];
+    const holder = r.speakers.find((s) => s.role === role);
+    const ok = expected.some((n) => (n === null ? !holder : holder?.displayName === n));
+    assert.ok(ok, `${t.id} ${role}: ${holder?.displayName ?? 'nobody'} not in ${JSON.stringify(expected)}`);
+  }
+  assert.deepEqual([...r.speakerResolution.warnings].sort(), [...naming.expectedWarnings].sort(), `${t.id} warnings`);
+}
+
+describe('corpus dialogues', () => {
+  const ids = corpusIds();
+  it('has the twelve dialogues', () => assert.equal(ids.length, 12));
+  for (const id of ids) {
+    it(`${id}: expected roles, names, label sources and warnings`, () => {
+      const t = loadTruth(id);
+      assertMatchesTruth(t, resolveTruth(t));
+    });
+    it(`${id}: the same from lower-case, unpunctuated, misspelt text`, () => {
+      const t = loadTruth(id);
+      assertMatchesTruth(t, resolveTruth(t, noisy));
+    });
+  }
+});

@@ -1,0 +1,228 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  PocketsphinxTranscriber,
+  checkPocketsphinx,
+  parsePocketsphinxOutput,
+} from '../../src/pipeline/transcription/pocketsphinx.js';
+import { WhisperCppTranscriber, WhisperInitError, wordsFromWhisperSegments } from '../../src/pipeline/transcription/whisper.js';
+import { createTranscriber, transcriptionConfigFromEnv, type TranscriptionLog } from '../../src/pipeline/transcription/index.js';
+import { readWavMono, writeWav16 } from '../../src/pipeline/audio/decode.js';
+import { PipelineError } from '../../src/pipeline/types.js';
+import { corpusFile, ensureCorpus, loadScorer, loadTruth } from '../support/corpus.js';
+
+let tmp: string;
+before(() => {
+  ensureCorpus();
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'transcription-test-'));
+});
+after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+function memoryLog() {
+  const entries: Array<{ level: string; obj: object; msg?: string }> = [];
+  const log: TranscriptionLog = {
+    info: (obj, msg) => void entries.push({ level: 'info', obj, msg }),
+    warn: (obj, msg) => void entries.push({ level: 'warn', obj, msg }),
+  };
+  return { log, entries };
+}
+
+describe('pocketsphinx output parsing', () => {
+  it('keeps words with times and confidences, dropping fillers and pronunciation variants', () => {
+    const out = [
+      'hello my going about',
+      '<s> 0.180 0.300 0.998801',
+      'hello 0.310 0.690 0.230024',
+      '<sil> 0.700 1.060 0.998701',
+      '[NOISE] 1.060 1.070 0.5',
+      'going(2) 2.170 2.530 0.996008',
+      '++BREATH++ 2.6 2.7 0.4',
+      'more 16.840 17.020 1.000100',
+      '</s> 17.030 17.210 1.000000',
+      'three hundred',
+    ].join('\n');
+    assert.deepEqual(parsePocketsphinxOutput(out), [
+      { word: 'hello', start: 0.31, end: 0.69, confidence: 0.230024 },
+      { word: 'going', start: 2.17, end: 2.53, confidence: 0.996008 },
+      { word: 'more', start: 16.84, end: 17.02, confidence: 1 },
+    ]);
+    assert.deepEqual(parsePocketsphinxOutput(''), []);
+  });
+});
+
+describe('PocketsphinxTranscriber', () => {
+  it('is installed here', () => {
+    const c = checkPocketsphinx();
+    assert.equal(c.ok, true, c.problems.join('; '));
+    const bad = checkPocketsphinx({ binary: 'no-such-pocketsphinx', modelDir: path.join(tmp, 'none') });
+    assert.equal(bad.ok, false);
+    assert.match(bad.problems.join('\n'), /pocketsphinx-en-us/);
+  });
+
+  it('recognises a corpus excerpt with usable accuracy and timings', async () => {
+    const id = 'car-repair';
+    const truth = loadTruth(id);
+    // The first three turns keep the test short while covering two voices.
+    const turns = truth.turns.slice(0, 3);
+    const clipEnd = turns[turns.length - 1].endSeconds + 0.3;
+    const { samples } = await readWavMono(corpusFile(id, 'mono16k.wav'));
+    const clip = path.join(tmp, 'clip.wav');
+    await writeWav16(clip, samples.subarray(0, Math.round(clipEnd * 16000)), 16000);
+
+    const t = new PocketsphinxTranscriber();
+    assert.equal(t.provider, 'pocketsphinx');
+    assert.match(t.model, /^cmusphinx-en-us-ptm/);
+    const r = await t.transcribe({ wavPath: clip, durationSeconds: clipEnd });
+    assert.equal(r.language, 'en');
+    assert.ok(r.words.length > 10);
+    const scorer = await loadScorer();
+    const ref = turns.flatMap((x) => scorer.normalizeText(x.text));
+    const hyp = scorer.normalizeText(r.words.map((w) => w.word).join(' '));
+    const { wer } = (scorer as any).wordErrors(ref, hyp);
+    assert.ok(wer < 0.45, `WER ${wer}`);
+    for (let i = 0; i < r.words.length; i++) {
+      const w = r.words[i];
+      assert.ok(w.start >= 0 && w.end >= w.start && w.end <= clipEnd + 0.5, JSON.stringify(w));
+      assert.ok(w.confidence >= 0 && w.confidence <= 1);
+      assert.doesNotMatch(w.word, /[<>[\]()]/);
+      if (i > 0) assert.ok(w.start >= r.words[i - 1].start);
+    }
+    // Words fall inside the spoken turns, not in the silences between them.
+    const inside = r.words.filter((w) => turns.some((x) => (w.start + w.end) / 2 >= x.startSeconds - 0.3 && (w.start + w.end) / 2 <= x.endSeconds + 0.3));
+    assert.ok(inside.length >= r.words.length * 0.9);
+  });
+
+  it('names the Debian packages when the binary is missing', async () => {
+    const t = new PocketsphinxTranscriber({ binary: 'no-such-pocketsphinx-binary' });
+    await assert.rejects(t.transcribe({ wavPath: path.join(tmp, 'x.wav'), durationSeconds: 1 }), (e: unknown) => {
+      assert.ok(e instanceof PipelineError);
+      assert.equal(e.reason, 'transcription_failed');
+      assert.match(e.message, /pocketsphinx pocketsphinx-en-us/);
+      return true;
+    });
+  });
+
+  it('fails cleanly on a file it cannot read', async () => {
+    await assert.rejects(new PocketsphinxTranscriber().transcribe({ wavPath: path.join(tmp, 'missing.wav'), durationSeconds: 1 }), (e: unknown) => {
+      assert.ok(e instanceof PipelineError);
+      assert.equal(e.reason, 'transcription_failed');
+      assert.doesNotMatch(e.message, /missing\.wav/);
+      return true;
+    });
+  });
+});
+
+describe('whisper.cpp', () => {
+  it('merges token segments into words and drops annotations', () => {
+    const words = wordsFromWhisperSegments([
+      { text: ' Hel', t0: 100, t1: 200 },
+      { text: 'lo', t0: 200, t1: 300 },
+      { text: ' [BLANK_AUDIO]', t0: 300, t1: 900 },
+      { text: ' world', t0: 900, t1: 1400 },
+      { text: '.', t0: 1400, t1: 1450 },
+      { text: ' two words', t0: 2000, t1: 3000 },
+    ]);
+    assert.deepEqual(words, [
+      { word: 'Hello', start: 0.1, end: 0.3, confidence: 1 },
+      { word: 'world.', start: 0.9, end: 1.45, confidence: 1 },
+      { word: 'two', start: 2, end: 2.5, confidence: 1 },
+      { word: 'words', start: 2.5, end: 3, confidence: 1 },
+    ]);
+  });
+
+  it('fails with a clear error without a model file', async () => {
+    await assert.rejects(WhisperCppTranscriber.create({ language: 'en' }, memoryLog().log), (e: unknown) => {
+      assert.ok(e instanceof WhisperInitError);
+      assert.match(e.message, /model/);
+      return true;
+    });
+    await assert.rejects(WhisperCppTranscriber.create({ language: 'en', modelPath: path.join(tmp, 'ggml-none.bin') }, memoryLog().log), /not found/);
+  });
+
+  it('rejects a corrupt model file without crashing the process', async () => {
+    const bad = path.join(tmp, 'ggml-bad.bin');
+    fs.writeFileSync(bad, Buffer.alloc(4096, 7));
+    await assert.rejects(WhisperCppTranscriber.create({ language: 'en', modelPath: bad }, memoryLog().log), (e: unknown) => {
+      assert.ok(e instanceof WhisperInitError);
+      assert.match(e.message, /could not be loaded|does not load/);
+      return true;
+    });
+  });
+
+  it('downloads a configured model with a checksum check', async () => {
+    const payload = Buffer.alloc(300_000, 3);
+    const server = http.createServer((req, res) => {
+      res.writeHead(200, { 'content-length': String(payload.length) });
+      res.end(payload);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/models/ggml-test.bin`;
+    try {
+      const dir = path.join(tmp, 'models');
+      const { log, entries } = memoryLog();
+      await assert.rejects(WhisperCppTranscriber.create({ language: 'en', modelUrl: url, modelSha256: 'ab'.repeat(32), modelDir: dir }, log), /sha256/);
+      assert.equal(fs.existsSync(path.join(dir, 'ggml-test.bin')), false);
+      assert.deepEqual(fs.readdirSync(dir), [], 'no partial download left behind');
+
+      const good = createHash('sha256').update(payload).digest('hex');
+      // The download succeeds; the bytes are not a real model, so loading it then fails.
+      await assert.rejects(WhisperCppTranscriber.create({ language: 'en', modelUrl: url, modelSha256: good, modelDir: dir }, log), /could not be loaded/);
+      assert.equal(fs.statSync(path.join(dir, 'ggml-test.bin')).size, payload.length);
+      assert.ok(entries.some((e) => e.msg === 'whisper model download progress'));
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
+
+  it('fails fast when the model cannot be downloaded', async () => {
+    const t0 = Date.now();
+    await assert.rejects(
+      WhisperCppTranscriber.create({ language: 'en', modelUrl: 'http://127.0.0.1:9/ggml-base.en.bin', modelDir: path.join(tmp, 'm2') }, memoryLog().log),
+      /download failed/,
+    );
+    assert.ok(Date.now() - t0 < 5000);
+  });
+});
+
+describe('createTranscriber', () => {
+  it('falls back to pocketsphinx with a warning when whisper cannot start', async () => {
+    const { log, entries } = memoryLog();
+    const t = await createTranscriber({ provider: 'whisper', whisper: { language: 'en', modelPath: path.join(tmp, 'absent.bin') } }, log);
+    assert.ok(t instanceof PocketsphinxTranscriber);
+    const warn = entries.find((e) => e.level === 'warn');
+    assert.ok(warn);
+    assert.match(warn.msg ?? '', /pocketsphinx/);
+  });
+
+  it('builds the configured provider', async () => {
+    const { log, entries } = memoryLog();
+    const ps = await createTranscriber({ provider: 'pocketsphinx' }, log);
+    assert.equal(ps.provider, 'pocketsphinx');
+    const oa = await createTranscriber({ provider: 'openai', openai: { baseUrl: 'http://127.0.0.1:9', model: 'whisper-1', timeoutMs: 1000 } }, log);
+    assert.equal(oa.provider, 'openai-compatible');
+    assert.equal(oa.model, 'whisper-1');
+    await assert.rejects(createTranscriber({ provider: 'openai' }, log), /base URL/);
+    assert.equal(entries.filter((e) => e.level === 'warn').length, 0);
+  });
+
+  it('reads its settings from the environment', () => {
+    assert.deepEqual(transcriptionConfigFromEnv({}), { provider: 'pocketsphinx', pocketsphinx: {} });
+    const cfg = transcriptionConfigFromEnv({
+      TRANSCRIPTION_PROVIDER: 'OpenAI',
+      TRANSCRIPTION_OPENAI_BASE_URL: 'http://localhost:8000',
+      TRANSCRIPTION_OPENAI_MODEL: 'small',
+      TRANSCRIPTION_TIMEOUT_MS: '1234',
+    });
+    assert.equal(cfg.provider, 'openai');
+    assert.deepEqual(cfg.openai, { baseUrl: 'http://localhost:8000', apiKey: undefined, model: 'small', timeoutMs: 1234 });
+    const w = transcriptionConfigFromEnv({ TRANSCRIPTION_PROVIDER: 'whisper', WHISPER_MODEL_URL: 'http://x/ggml-base.en.bin', DATA_DIR: '/srv/data' });
+    assert.equal(w.whisper?.modelDir, '/srv/data/models');
+    assert.equal(w.whisper?.language, 'en');
+  });
+});
