@@ -86,7 +86,9 @@ function oracleWords(truth: Truth, words: RecognizedWord[]): AttributedWord[] {
 
 /** Truth with only the given turns, re-timed as laid out by `layout`. */
 function retimed(truth: Truth, turns: Truth['turns']): Truth {
-  return { ...truth, turns };
+  // The scorer looks up each truth speaker's role; the spliced-in voice needs an entry too.
+  const speakers = { ...truth.speakers, C: { name: null, role: 'CONTACT', voice: 'other' } } as Truth['speakers'];
+  return { ...truth, speakers, turns };
 }
 
 /**

@@ -50,7 +50,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   const queue = createJobQueue(database.connection, log.child({ component: 'queue' }), {
     retryLimit: config.worker.retryLimit,
     jobTimeoutSeconds: config.worker.jobTimeoutSeconds,
-    maintenanceIntervalSeconds: opts.queue?.maintenanceIntervalSeconds,
+    maintenanceIntervalSeconds: opts.queue?.maintenanceIntervalSeconds ?? config.worker.maintenanceIntervalSeconds,
     pollingIntervalSeconds: opts.queue?.pollingIntervalSeconds,
   });
   let server: FastifyInstance | null = null;

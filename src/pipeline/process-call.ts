@@ -7,25 +7,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { Value } from '@sinclair/typebox/value';
 import type { AppContext } from '../http/context.js';
 import type { CallJobContext, CallJobData, CallJobHandler } from '../store/queue.js';
 import type { Pipeline } from './index.js';
-import { PipelineError, type PipelineFailureReason, type ResolutionContext } from './types.js';
-import { decodeAudio } from './audio/decode.js';
-import { groupUtterances, resolveSpeakers } from './resolution/index.js';
-import { buildTranscript, utterancesOf } from './normalize.js';
-import { embedCallSpeakers, matchUserVoice, scoreSpeakers } from './voice/match.js';
+import { PipelineError, type PipelineFailureReason } from './types.js';
+import { transcribeCall } from './speech.js';
 import { deserializeEmbedding } from './voice/embedder.js';
 import { validateAnalysis } from './analysis/validate.js';
-import { Transcript, TRANSCRIPT_SCHEMA_VERSION } from '../domain/transcript.js';
+import { TRANSCRIPT_SCHEMA_VERSION } from '../domain/transcript.js';
 import { analysisContextOf, storeAnalysis } from '../domain/call-results.js';
 import { findCall, recordEvent } from '../domain/calls.js';
 import { computeLimits, isFlagEnabled, minutesBeyondAllowance } from '../domain/usage.js';
 import { saveArtifact } from '../store/repos/artifacts.js';
 import type { Call, CallStatus } from '../store/schema.js';
-
-export const ALIGNMENT_VERSION = 'word-vad-1';
 
 type Deps = AppContext & { pipeline: Pipeline };
 
@@ -82,56 +76,39 @@ export function createCallProcessor(deps: Deps): CallJobHandler {
     const workDir = path.join(config.dataDir, 'work', `${call.id}-${job.jobId}`);
     await fs.promises.mkdir(workDir, { recursive: true });
     try {
-      const audio = await time('decode', () =>
-        decodeAudio(blobs.localPath(call.audioKey!), workDir, { timeoutMs: 10 * 60_000, maxSeconds: config.worker.maxAudioSeconds }),
-      );
-      const durationSeconds = Math.round(audio.durationSeconds);
-      await db.updateTable('calls').set({ durationSeconds }).where('id', '=', call.id).execute();
-      await recordEvent(db, call.userId, call.id, 'DECODE', 'COMPLETED', { durationSeconds, channels: audio.channels ? 2 : 1, ms: timings.decode });
-      checkAbort(job.signal);
-
-      await setStatus(call, 'TRANSCRIBING');
-      const { transcriber, diarizer, analyzer, embedder } = deps.pipeline;
-      const recognition = await time('transcribe', () => transcriber.transcribe({ wavPath: audio.wavPath, durationSeconds: audio.durationSeconds, signal: job.signal }));
-      await recordEvent(db, call.userId, call.id, 'TRANSCRIBE', 'COMPLETED', { words: recognition.words.length, provider: recognition.provider, ms: timings.transcribe });
-      if (recognition.words.length === 0) throw new PipelineError('no_speech_detected', 'the recogniser found no speech');
-      checkAbort(job.signal);
-
-      const diarization = await time('diarize', async () => {
-        try {
-          return await diarizer.diarize(audio, recognition.words);
-        } catch (err) {
-          if (err instanceof PipelineError) throw err;
-          throw new PipelineError('diarization_failed', (err as Error).message);
-        }
-      });
-      await recordEvent(db, call.userId, call.id, 'DIARIZE', 'COMPLETED', { speakers: diarization.speakers.length, model: diarization.model, ms: timings.diarize });
-
       const user = await db.selectFrom('users').select(['displayName']).where('id', '=', call.userId).executeTakeFirstOrThrow();
-      const voice = await time('voice', () => matchVoice(call.userId, audio, diarization.speakerRegions));
-      const resolutionContext: ResolutionContext = {
-        userDisplayName: user.displayName,
-        contactName: call.contactName,
-        phoneNumber: call.phoneNumber,
-        direction: call.direction === 'INCOMING' || call.direction === 'OUTGOING' ? call.direction : null,
-        voiceEmbeddingEnabled: config.voice.enabled,
-        voice,
-      };
-      const resolution = resolveSpeakers(groupUtterances(utterancesOf(diarization.words)), resolutionContext);
-      const transcript = buildTranscript({
+      const profile = config.voice.enabled
+        ? await db.selectFrom('voiceProfiles').select(['embedding', 'provider']).where('userId', '=', call.userId).where('status', '=', 'ACTIVE').executeTakeFirst()
+        : undefined;
+      // A profile made by another embedding provider is not comparable; it is treated as absent.
+      const voiceProfile = profile && profile.provider === deps.pipeline.embedder.provider ? deserializeEmbedding(profile.embedding) : null;
+      const speech = await transcribeCall(deps.pipeline, {
         callId: call.id,
-        words: diarization.words,
-        diarization,
-        recognition,
-        resolution,
-        durationSeconds: audio.durationSeconds,
-        createdAt: new Date().toISOString(),
-        alignmentVersion: ALIGNMENT_VERSION,
+        audioPath: blobs.localPath(call.audioKey!),
+        workDir,
+        maxAudioSeconds: config.worker.maxAudioSeconds,
+        signal: job.signal,
+        voiceProfile,
+        context: {
+          userDisplayName: user.displayName,
+          contactName: call.contactName,
+          phoneNumber: call.phoneNumber,
+          direction: call.direction === 'INCOMING' || call.direction === 'OUTGOING' ? call.direction : null,
+          voiceEmbeddingEnabled: config.voice.enabled,
+        },
+        onStage: async (stage, info) => {
+          if (stage === 'decoded') {
+            await db.updateTable('calls').set({ durationSeconds: info.durationSeconds as number }).where('id', '=', call.id).execute();
+            await recordEvent(db, call.userId, call.id, 'DECODE', 'COMPLETED', info);
+            await setStatus(call, 'TRANSCRIBING');
+          } else {
+            await recordEvent(db, call.userId, call.id, stage === 'transcribed' ? 'TRANSCRIBE' : 'DIARIZE', 'COMPLETED', info);
+          }
+        },
       });
-      if (!Value.Check(Transcript, transcript)) {
-        const first = [...Value.Errors(Transcript, transcript)][0];
-        throw new PipelineError('internal_error', `transcript failed validation at ${first?.path ?? '?'}`);
-      }
+      const { transcript, audio } = speech;
+      Object.assign(timings, speech.timings);
+      const durationSeconds = Math.round(audio.durationSeconds);
       await saveArtifact(db, call.userId, call.id, 'transcript', TRANSCRIPT_SCHEMA_VERSION, transcript);
       await recordEvent(db, call.userId, call.id, 'RESOLVE', 'COMPLETED', {
         warnings: transcript.speakerResolution.warnings,
@@ -140,6 +117,7 @@ export function createCallProcessor(deps: Deps): CallJobHandler {
       });
       checkAbort(job.signal);
 
+      const { analyzer } = deps.pipeline;
       await setStatus(call, 'ANALYZING');
       const fresh = (await findCall(db, call.userId, call.id)) ?? call;
       const analysis = await time('analyze', () => analyzer.analyze(transcript, analysisContextOf(fresh, user), job.signal));
@@ -170,23 +148,6 @@ export function createCallProcessor(deps: Deps): CallJobHandler {
       log.info({ callId: call.id, totalMs: Date.now() - started, timings, audioSeconds: audio.durationSeconds }, 'call processed');
     } finally {
       await fs.promises.rm(workDir, { recursive: true, force: true });
-    }
-  }
-
-  async function matchVoice(userId: string, audio: Parameters<typeof embedCallSpeakers>[1], regions: Record<string, Array<{ start: number; end: number }>>): Promise<ResolutionContext['voice']> {
-    const threshold = deps.pipeline.voiceMatchThreshold;
-    if (!config.voice.enabled) return { status: 'DISABLED', scores: {}, threshold };
-    const profile = await db.selectFrom('voiceProfiles').select(['embedding', 'provider']).where('userId', '=', userId).where('status', '=', 'ACTIVE').executeTakeFirst();
-    if (!profile) return { status: 'NO_PROFILE', scores: {}, threshold };
-    try {
-      if (profile.provider !== deps.pipeline.embedder.provider) throw new Error('profile made by another embedding provider');
-      const embeddings = await embedCallSpeakers(deps.pipeline.embedder, audio, regions);
-      const scores = scoreSpeakers(deserializeEmbedding(profile.embedding), embeddings);
-      const match = matchUserVoice(scores, threshold);
-      return { status: match.status, scores, threshold };
-    } catch (err) {
-      log.warn({ err: (err as Error).message }, 'voice matching failed; using text-only speaker resolution');
-      return { status: 'ERROR', scores: {}, threshold };
     }
   }
 

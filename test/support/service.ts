@@ -92,7 +92,7 @@ export class TestIdp {
 
   async publicKeyPem(): Promise<string> {
     const jwk = this.jwks.keys[0];
-    const key = crypto.createPublicKey({ key: jwk as crypto.JsonWebKey, format: 'jwk' });
+    const key = crypto.createPublicKey({ key: jwk as Parameters<typeof crypto.createPublicKey>[0] extends infer K ? K extends { format: 'jwk'; key: infer J } ? J : never : never, format: 'jwk' });
     return key.export({ type: 'spki', format: 'pem' }).toString();
   }
 
@@ -173,7 +173,7 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
     async request(method, p, o = {}) {
       const headers: Record<string, string> = { ...o.headers };
       if (o.token) headers.authorization = `Bearer ${o.token}`;
-      let body: BodyInit | undefined;
+      let body: FormData | string | undefined;
       if (o.form) body = o.form;
       else if (o.body !== undefined) {
         headers['content-type'] ??= 'application/json';

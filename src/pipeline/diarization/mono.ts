@@ -153,6 +153,7 @@ export async function diarizeFrames(
       k = 3;
     }
   }
+  if (process.env.DIAR_DEBUG) console.error("bic", bic.map((b) => b.toFixed(0)).join(" "), "k", k);
   speechIdx.forEach((fi, j) => (labels[fi] = frameLab[j]));
   return { regions, frameLabels: { labels, offset, hop }, clusters: k, bic };
 }

@@ -1,6 +1,7 @@
-// Frame-level spectral analysis for the speaker embedder: log mel spectrum (long-term average
-// spectrum), spectral centroid and tilt, and an autocorrelation pitch track. MFCCs come from the
-// shared diarization feature module; this covers what that module does not.
+// Frame-level analysis for the speaker embedder: log mel energies over a chosen band and an
+// autocorrelation pitch track, from one FFT per frame. The shared diarization MFCCs (meyda) span
+// the whole 0-8 kHz band, which makes a wideband voice profile useless against a telephone-band
+// call; a band-limited filterbank here keeps the two comparable.
 
 /** In-place iterative radix-2 complex FFT; `re.length` must be a power of two. */
 export function fft(re: Float64Array, im: Float64Array): void {
@@ -68,8 +69,6 @@ export interface FrameAnalysis {
   logMel: Float32Array[][];
   /** Per frame: log of the mean frame power (for level gating). */
   logEnergy: Float32Array;
-  /** Per frame: spectral centroid in Hz. */
-  centroid: Float32Array;
   /** Per frame: F0 in Hz, or 0 when the frame is not clearly periodic. */
   f0: Float32Array;
   /** Per frame: normalised autocorrelation peak (periodicity, 0..1). */
@@ -171,13 +170,11 @@ export function analyzeFrames(samples: Float32Array, sampleRate: number, opts: F
   const count = samples.length >= p.frameLen ? 1 + Math.floor((samples.length - p.frameLen) / p.hop) : 0;
   const logMel: Float32Array[][] = p.banks.map(() => []);
   const logEnergy = new Float32Array(count);
-  const centroid = new Float32Array(count);
   const f0 = new Float32Array(count);
   const periodicity = new Float32Array(count);
   const re = new Float64Array(p.nfft);
   const im = new Float64Array(p.nfft);
   const power = new Float64Array(p.nfft / 2 + 1);
-  const binHz = sampleRate / p.nfft;
   for (let f = 0; f < count; f++) {
     const off = f * p.hop;
     let mean = 0;
@@ -192,16 +189,8 @@ export function analyzeFrames(samples: Float32Array, sampleRate: number, opts: F
       energy += v * v;
     }
     fft(re, im);
-    let num = 0;
-    let den = 0;
-    for (let k = 0; k <= p.nfft / 2; k++) {
-      const pw = re[k] * re[k] + im[k] * im[k];
-      power[k] = pw;
-      num += pw * k * binHz;
-      den += pw;
-    }
+    for (let k = 0; k <= p.nfft / 2; k++) power[k] = re[k] * re[k] + im[k] * im[k];
     logEnergy[f] = Math.log(energy / p.frameLen + 1e-12);
-    centroid[f] = den > 0 ? num / den : 0;
     for (let bi = 0; bi < p.banks.length; bi++) {
       const filters = p.banks[bi];
       const mel = new Float32Array(filters.length);
@@ -263,5 +252,5 @@ export function analyzeFrames(samples: Float32Array, sampleRate: number, opts: F
       f0[f] = sampleRate / (bestLag + Math.max(-0.5, Math.min(0.5, shift)));
     }
   }
-  return { logMel, logEnergy, centroid, f0, periodicity, hopSeconds: p.hop / sampleRate };
+  return { logMel, logEnergy, f0, periodicity, hopSeconds: p.hop / sampleRate };
 }

@@ -6,7 +6,7 @@ import { EmbeddingError } from './embedder.js';
  * Score at or above which the best speaker counts as the user. Calibrated on the synthetic corpus
  * by `bench/voice.ts` (see docs/bench/voice.md for the distributions it was chosen from).
  */
-export const DEFAULT_VOICE_MATCH_THRESHOLD = 0.6;
+export const DEFAULT_VOICE_MATCH_THRESHOLD = 0.85;
 
 /**
  * How far the best speaker must score above the runner-up. The profile belongs to one person, so

@@ -7,7 +7,7 @@ import { eng } from 'stopword';
 import type { Transcript, TranscriptSegment, SpeakerRole } from '../../../domain/transcript.js';
 import type { AnalysisContext } from '../../../domain/analysis.js';
 import { normalizeSpoken, type SpokenEntity } from './spoken.js';
-import { resolveDates, type DateMention } from './dates.js';
+import { callDay, onDay, resolveDates, type DateMention } from './dates.js';
 
 export interface Speaker {
   speakerId: string;
@@ -164,6 +164,7 @@ export function buildCallText(transcript: Transcript, context: AnalysisContext):
       });
     }
   });
+  placeTimesOnDays(units, context.recordedAt);
   const speakers: Speaker[] = [];
   for (const seg of segments) {
     const sp = speakerOf(seg, byId);
@@ -172,6 +173,22 @@ export function buildCallText(transcript: Transcript, context: AnalysisContext):
   for (const s of byId.values()) if (!speakers.some((x) => x.speakerId === s.speakerId)) speakers.push(s);
   const duration = Math.max(transcript.durationSeconds, ...segments.map((s) => s.endSeconds), 0);
   return { units, segments, speakers, byId, duration, context };
+}
+
+/**
+ * A time said without a day ("at 11", "her train gets in at 11:15") belongs to the day talked
+ * about just before it, if one was named in the last few sentences; otherwise to the call's day.
+ */
+function placeTimesOnDays(units: Unit[], recordedAt: string): void {
+  const day = callDay(recordedAt);
+  let last: { date: string; idx: number } | null = null;
+  for (const u of units) {
+    u.dates = u.dates.map((m) => {
+      if (m.timeOnly) return onDay(m, last && u.idx - last.idx <= 6 ? last.date : day);
+      if (m.date && m.date >= day) last = { date: m.date, idx: u.idx };
+      return m;
+    });
+  }
 }
 
 /** The other party of a two-party call as seen from `speaker`: the nearest different speaker. */

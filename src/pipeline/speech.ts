@@ -1,0 +1,101 @@
+// From an audio file to a named, speaker-attributed transcript: decode, recognise, diarize, match
+// the user's voice, resolve names, normalise. No database: the call job and the benchmarks share it.
+import { Value } from '@sinclair/typebox/value';
+import type { Pipeline } from './index.js';
+import { PipelineError, type DecodedAudio, type Diarization, type Recognition, type ResolutionContext } from './types.js';
+import { decodeAudio } from './audio/decode.js';
+import { groupUtterances, resolveSpeakers } from './resolution/index.js';
+import { buildTranscript, utterancesOf } from './normalize.js';
+import { embedCallSpeakers, matchUserVoice, scoreSpeakers } from './voice/match.js';
+import { Transcript } from '../domain/transcript.js';
+
+export const ALIGNMENT_VERSION = 'word-vad-1';
+
+export interface SpeechInput {
+  callId: string;
+  audioPath: string;
+  workDir: string;
+  maxAudioSeconds: number;
+  context: Omit<ResolutionContext, 'voice'>;
+  /** The user's voice profile embedding, when the feature is on and a profile exists. */
+  voiceProfile: Float32Array | null;
+  signal?: AbortSignal;
+  /** Called after each stage, e.g. to move the call's status and record an event. */
+  onStage?: (stage: 'decoded' | 'transcribed' | 'diarized', info: Record<string, unknown>) => Promise<void>;
+}
+
+export interface SpeechResult {
+  transcript: Transcript;
+  audio: DecodedAudio;
+  recognition: Recognition;
+  diarization: Diarization;
+  timings: Record<string, number>;
+}
+
+function checkAbort(signal?: AbortSignal) {
+  if (signal?.aborted) throw new PipelineError('internal_error', 'processing interrupted by shutdown', true);
+}
+
+export async function transcribeCall(pipeline: Pipeline, input: SpeechInput): Promise<SpeechResult> {
+  const timings: Record<string, number> = {};
+  const time = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
+    const t0 = performance.now();
+    try {
+      return await fn();
+    } finally {
+      timings[name] = Math.round(performance.now() - t0);
+    }
+  };
+
+  const audio = await time('decode', () => decodeAudio(input.audioPath, input.workDir, { timeoutMs: 10 * 60_000, maxSeconds: input.maxAudioSeconds, signal: input.signal }));
+  await input.onStage?.('decoded', { durationSeconds: Math.round(audio.durationSeconds), channels: audio.channels ? 2 : 1, ms: timings.decode });
+  checkAbort(input.signal);
+
+  const recognition = await time('transcribe', () => pipeline.transcriber.transcribe({ wavPath: audio.wavPath, durationSeconds: audio.durationSeconds, signal: input.signal }));
+  await input.onStage?.('transcribed', { words: recognition.words.length, provider: recognition.provider, ms: timings.transcribe });
+  if (recognition.words.length === 0) throw new PipelineError('no_speech_detected', 'the recogniser found no speech');
+  checkAbort(input.signal);
+
+  const diarization = await time('diarize', async () => {
+    try {
+      return await pipeline.diarizer.diarize(audio, recognition.words);
+    } catch (err) {
+      if (err instanceof PipelineError) throw err;
+      throw new PipelineError('diarization_failed', (err as Error).message);
+    }
+  });
+  await input.onStage?.('diarized', { speakers: diarization.speakers.length, model: diarization.model, ms: timings.diarize });
+
+  const voice = await time('voice', () => matchVoice(pipeline, input, audio, diarization));
+  const resolution = resolveSpeakers(groupUtterances(utterancesOf(diarization.words)), { ...input.context, voice });
+  const transcript = buildTranscript({
+    callId: input.callId,
+    words: diarization.words,
+    diarization,
+    recognition,
+    resolution,
+    durationSeconds: audio.durationSeconds,
+    createdAt: new Date().toISOString(),
+    alignmentVersion: ALIGNMENT_VERSION,
+  });
+  if (!Value.Check(Transcript, transcript)) {
+    const first = [...Value.Errors(Transcript, transcript)][0];
+    throw new PipelineError('internal_error', `transcript failed validation at ${first?.path ?? '?'}`);
+  }
+  return { transcript, audio, recognition, diarization, timings };
+}
+
+async function matchVoice(pipeline: Pipeline, input: SpeechInput, audio: DecodedAudio, diarization: Diarization): Promise<ResolutionContext['voice']> {
+  const threshold = pipeline.voiceMatchThreshold;
+  if (!input.context.voiceEmbeddingEnabled) return { status: 'DISABLED', scores: {}, threshold };
+  if (!input.voiceProfile) return { status: 'NO_PROFILE', scores: {}, threshold };
+  try {
+    const embeddings = await embedCallSpeakers(pipeline.embedder, audio, diarization.speakerRegions);
+    const scores = scoreSpeakers(input.voiceProfile, embeddings);
+    const match = matchUserVoice(scores, threshold);
+    return { status: match.status, scores, threshold };
+  } catch {
+    // Voice matching is an aid: when it fails, naming falls back to the transcript text.
+    return { status: 'ERROR', scores: {}, threshold };
+  }
+}

@@ -1,0 +1,211 @@
+// Contact routes and the call-to-contact link against the real service, on both databases.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import { dbModes, startTestService, TestIdp, type TestService } from '../support/service.js';
+import { insertCall, userIdOf } from '../fixtures/seed.js';
+
+const CONTACT_FIELDS = ['createdAt', 'email', 'id', 'name', 'notes', 'phoneNumber', 'updatedAt'];
+
+for (const mode of await dbModes()) {
+  describe(`contacts (${mode} database)`, () => {
+    let t: TestService;
+    let idp: TestIdp;
+    let tokenA: string;
+    let tokenB: string;
+    let userA: string;
+    let userB: string;
+
+    before(async () => {
+      idp = await TestIdp.start();
+      t = await startTestService({ db: mode, env: idp.env() });
+      tokenA = await idp.token({ sub: 'contacts-a', email: 'a@example.test', name: 'Alice' });
+      tokenB = await idp.token({ sub: 'contacts-b', email: 'b@example.test', name: 'Bob' });
+      userA = await userIdOf(t, tokenA);
+      userB = await userIdOf(t, tokenB);
+    });
+
+    after(async () => {
+      await t?.stop();
+      await idp?.stop();
+    });
+
+    const create = (body: unknown, token = tokenA) => t.request('POST', '/api/contacts', { token, body });
+    const callRow = (id: string) => t.service.ctx.database.db.selectFrom('calls').selectAll().where('id', '=', id).executeTakeFirst();
+
+    test('POST creates (201), GET reads back; optional fields are null when absent', async () => {
+      const r = await create({ name: '  Dana Scully ', phoneNumber: '+1 555 0101', email: 'dana@fbi.example', notes: 'Met at the conference.\nLikes tea.' });
+      assert.equal(r.status, 201);
+      assert.deepEqual(Object.keys(r.body).sort(), CONTACT_FIELDS);
+      assert.equal(r.body.name, 'Dana Scully');
+      assert.equal(r.body.phoneNumber, '+1 555 0101');
+      assert.equal(r.body.email, 'dana@fbi.example');
+      assert.equal(r.body.notes, 'Met at the conference.\nLikes tea.');
+      assert.match(r.body.createdAt, /Z$/);
+
+      const g = await t.request('GET', `/api/contacts/${r.body.id}`, { token: tokenA });
+      assert.equal(g.status, 200);
+      assert.deepEqual(g.body, r.body);
+
+      const bare = await create({ name: 'Bare' });
+      assert.equal(bare.status, 201);
+      assert.equal(bare.body.phoneNumber, null);
+      assert.equal(bare.body.email, null);
+      assert.equal(bare.body.notes, null);
+    });
+
+    test('invalid bodies are 400 validation_failed', async () => {
+      for (const body of [
+        {},
+        { name: '' },
+        { name: '   ' },
+        { name: 7 },
+        { name: 'X', email: 'not-an-email' },
+        { name: 'X', email: 'a@b' },
+        { name: 'X', email: 'two@@example.com' },
+        { name: 'X', email: 'sp ace@example.com' },
+        { name: 'X', phoneNumber: 12345 },
+      ]) {
+        const r = await create(body);
+        assert.equal(r.status, 400, JSON.stringify(body));
+        assert.equal(r.body.error.code, 'validation_failed');
+      }
+    });
+
+    test('GET /api/contacts is sorted by name case-insensitively and holds only the caller\'s', async () => {
+      for (const name of ['zoe', 'Adam', 'bella', 'Carl', 'aaron']) await create({ name }, tokenB);
+      await create({ name: 'Alpha of A' });
+      const r = await t.request('GET', '/api/contacts', { token: tokenB });
+      assert.equal(r.status, 200);
+      assert.deepEqual(
+        r.body.map((c: { name: string }) => c.name),
+        ['aaron', 'Adam', 'bella', 'Carl', 'zoe'],
+      );
+      const a = await t.request('GET', '/api/contacts', { token: tokenA });
+      assert.ok(a.body.length >= 3);
+      assert.ok(!a.body.some((c: { name: string }) => c.name === 'zoe'));
+      const names = a.body.map((c: { name: string }) => c.name.toLowerCase());
+      assert.deepEqual(names, [...names].sort());
+    });
+
+    test('PUT is a full replacement: null or omitted optional fields are cleared', async () => {
+      const c = await create({ name: 'Fox', phoneNumber: '555', email: 'fox@example.com', notes: 'n' });
+      const id = c.body.id;
+      const r = await t.request('PUT', `/api/contacts/${id}`, { token: tokenA, body: { name: 'Fox Mulder', phoneNumber: null, email: 'mulder@example.com' } });
+      assert.equal(r.status, 200);
+      assert.equal(r.body.id, id);
+      assert.equal(r.body.name, 'Fox Mulder');
+      assert.equal(r.body.phoneNumber, null);
+      assert.equal(r.body.email, 'mulder@example.com');
+      assert.equal(r.body.notes, null);
+      assert.equal(r.body.createdAt, c.body.createdAt);
+      assert.ok(Date.parse(r.body.updatedAt) >= Date.parse(c.body.updatedAt));
+      const g = await t.request('GET', `/api/contacts/${id}`, { token: tokenA });
+      assert.deepEqual(g.body, r.body);
+
+      for (const body of [{ phoneNumber: '1' }, { name: '' }, { name: 'Fox', email: 'bad' }]) {
+        const bad = await t.request('PUT', `/api/contacts/${id}`, { token: tokenA, body });
+        assert.equal(bad.status, 400, JSON.stringify(body));
+        assert.equal(bad.body.error.code, 'validation_failed');
+      }
+      const unchanged = await t.request('GET', `/api/contacts/${id}`, { token: tokenA });
+      assert.equal(unchanged.body.name, 'Fox Mulder');
+    });
+
+    test('a foreign or missing contact is 404 contact_not_found for GET, PUT and DELETE', async () => {
+      const c = await create({ name: 'Private' });
+      const id = c.body.id;
+      for (const [method, path, token] of [
+        ['GET', `/api/contacts/${id}`, tokenB],
+        ['PUT', `/api/contacts/${id}`, tokenB],
+        ['DELETE', `/api/contacts/${id}`, tokenB],
+        ['GET', `/api/contacts/${crypto.randomUUID()}`, tokenA],
+        ['PUT', `/api/contacts/${crypto.randomUUID()}`, tokenA],
+        ['DELETE', `/api/contacts/${crypto.randomUUID()}`, tokenA],
+      ] as const) {
+        const r = await t.request(method, path, { token, body: method === 'PUT' ? { name: 'Hijack' } : undefined });
+        assert.equal(r.status, 404, `${method} ${path}`);
+        assert.equal(r.body.error.code, 'contact_not_found');
+      }
+      const still = await t.request('GET', `/api/contacts/${id}`, { token: tokenA });
+      assert.equal(still.body.name, 'Private');
+    });
+
+    test('PATCH /api/calls/:callId/contact links and unlinks, leaving the legacy fields alone', async () => {
+      const contact = await create({ name: 'Walter Skinner' });
+      const callId = await insertCall(t, userA, { contactName: 'W. Skinner (phone)', legacyContactId: 'phone-contact-17' });
+
+      const linked = await t.request('PATCH', `/api/calls/${callId}/contact`, { token: tokenA, body: { contactId: contact.body.id } });
+      assert.equal(linked.status, 200);
+      assert.equal(linked.body.callId, callId);
+      assert.equal(linked.body.contactName, 'W. Skinner (phone)');
+      assert.equal(linked.body.serviceContactId, contact.body.id);
+      let row = await callRow(callId);
+      assert.equal(row?.serviceContactId, contact.body.id);
+      assert.equal(row?.legacyContactId, 'phone-contact-17');
+      assert.equal(row?.contactName, 'W. Skinner (phone)');
+
+      const unlinked = await t.request('PATCH', `/api/calls/${callId}/contact`, { token: tokenA, body: { contactId: null } });
+      assert.equal(unlinked.status, 200);
+      assert.equal(unlinked.body.serviceContactId, null);
+      row = await callRow(callId);
+      assert.equal(row?.serviceContactId, null);
+      assert.equal(row?.legacyContactId, 'phone-contact-17');
+
+      for (const body of [{}, { contactId: 'nope' }, { contactId: 5 }]) {
+        const bad = await t.request('PATCH', `/api/calls/${callId}/contact`, { token: tokenA, body });
+        assert.equal(bad.status, 400, JSON.stringify(body));
+        assert.equal(bad.body.error.code, 'validation_failed');
+      }
+    });
+
+    test('linking needs both the call and the contact to be the caller\'s', async () => {
+      const mine = await create({ name: 'Mine' });
+      const theirs = await create({ name: 'Theirs' }, tokenB);
+      const myCall = await insertCall(t, userA);
+      const theirCall = await insertCall(t, userB);
+
+      const foreignContact = await t.request('PATCH', `/api/calls/${myCall}/contact`, { token: tokenA, body: { contactId: theirs.body.id } });
+      assert.equal(foreignContact.status, 404);
+      assert.equal(foreignContact.body.error.code, 'contact_not_found');
+      const missingContact = await t.request('PATCH', `/api/calls/${myCall}/contact`, { token: tokenA, body: { contactId: crypto.randomUUID() } });
+      assert.equal(missingContact.status, 404);
+
+      const foreignCall = await t.request('PATCH', `/api/calls/${theirCall}/contact`, { token: tokenA, body: { contactId: mine.body.id } });
+      assert.equal(foreignCall.status, 404);
+      assert.equal(foreignCall.body.error.code, 'call_not_found');
+      const foreignCallUnlink = await t.request('PATCH', `/api/calls/${theirCall}/contact`, { token: tokenA, body: { contactId: null } });
+      assert.equal(foreignCallUnlink.status, 404);
+      const missingCall = await t.request('PATCH', `/api/calls/${crypto.randomUUID()}/contact`, { token: tokenA, body: { contactId: mine.body.id } });
+      assert.equal(missingCall.status, 404);
+      assert.equal(missingCall.body.error.code, 'call_not_found');
+
+      assert.equal((await callRow(myCall))?.serviceContactId, null);
+      assert.equal((await callRow(theirCall))?.serviceContactId, null);
+    });
+
+    test('DELETE answers 204, keeps linked calls and clears their link', async () => {
+      const contact = await create({ name: 'To be deleted' });
+      const other = await create({ name: 'Stays' });
+      const linkedCall = await insertCall(t, userA);
+      const otherCall = await insertCall(t, userA);
+      await t.request('PATCH', `/api/calls/${linkedCall}/contact`, { token: tokenA, body: { contactId: contact.body.id } });
+      await t.request('PATCH', `/api/calls/${otherCall}/contact`, { token: tokenA, body: { contactId: other.body.id } });
+
+      const del = await t.request('DELETE', `/api/contacts/${contact.body.id}`, { token: tokenA });
+      assert.equal(del.status, 204);
+      assert.equal(del.text, '');
+
+      const call = await t.request('GET', `/api/calls/${linkedCall}`, { token: tokenA });
+      assert.equal(call.status, 200);
+      assert.equal((await callRow(linkedCall))?.serviceContactId, null);
+      assert.equal((await callRow(otherCall))?.serviceContactId, other.body.id);
+
+      const gone = await t.request('GET', `/api/contacts/${contact.body.id}`, { token: tokenA });
+      assert.equal(gone.status, 404);
+      const again = await t.request('DELETE', `/api/contacts/${contact.body.id}`, { token: tokenA });
+      assert.equal(again.status, 404);
+      assert.equal(again.body.error.code, 'contact_not_found');
+    });
+  });
+}
