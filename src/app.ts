@@ -9,6 +9,7 @@ import { createJobQueue, type JobQueue } from './store/queue.js';
 import { buildServer } from './http/server.js';
 import { createIdentityVerifier } from './http/identity.js';
 import { sweepIdempotencyKeys } from './http/plugins/idempotency.js';
+import { sweepOrphanCallFiles } from './store/sweeps.js';
 import type { AppContext } from './http/context.js';
 import { createPipeline, type Pipeline } from './pipeline/index.js';
 import { createCallProcessor } from './pipeline/process-call.js';
@@ -77,6 +78,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     const sweep = async () => {
       await sweepIdempotencyKeys(database.db).catch(() => undefined);
       await blobs.sweepPartials().catch(() => undefined);
+      await sweepOrphanCallFiles(database.db, blobs).catch((err) => log.warn({ err: (err as Error).message }, 'orphan file sweep failed'));
     };
     void sweep();
     timers.push(setInterval(sweep, 3600_000).unref());

@@ -10,6 +10,8 @@ import { registerErrorHandling } from './plugins/errors.js';
 import { registerAuth } from './plugins/auth.js';
 import { registerIdempotency } from './plugins/idempotency.js';
 import { ErrorBody } from './schemas.js';
+import { ErrorCode, ServiceError } from './errors.js';
+import { validatorCompiler } from './validation.js';
 import { openApiDescription } from './openapi-description.js';
 import healthRoutes from './routes/health.js';
 import userRoutes from './routes/users.js';
@@ -36,7 +38,6 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
     requestIdHeader: false,
     bodyLimit: 1024 * 1024,
     trustProxy: true,
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
     routerOptions: { ignoreTrailingSlash: true },
     // The pino instance's type differs from Fastify's base logger type only nominally.
   }) as unknown as FastifyInstance;
@@ -45,6 +46,7 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
     reply.header('x-request-id', req.id);
   });
 
+  app.setValidatorCompiler(validatorCompiler);
   registerErrorHandling(app);
   app.addSchema(ErrorBody);
 
@@ -64,10 +66,16 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   });
 
   await app.register(multipart, {
-    limits: { fileSize: ctx.config.limits.maxFileSize, files: 1, fields: 10, fieldSize: 64 * 1024, parts: 12, headerPairs: 100 },
+    limits: { fileSize: ctx.config.limits.maxFileSize, files: 3, fields: 10, fieldSize: 64 * 1024, parts: 12, headerPairs: 100 },
   });
 
   registerAuth(app, ctx);
+  // An unknown route answers 404 right after authentication, before its body is parsed, so a
+  // malformed body or content type gets the same answer as any other request to it. Admin routes
+  // answer non-admins from the same point (see routes/admin.ts), which keeps them indistinguishable.
+  app.addHook('onRequest', async (req) => {
+    if (req.is404) throw new ServiceError(ErrorCode.NotFound);
+  });
   registerIdempotency(app, ctx);
 
   const routes = [healthRoutes, userRoutes, planAndFlagRoutes, callRoutes, uploadRoutes, actionItemRoutes, contactRoutes, analyticsRoutes, analysisRoutes, voiceProfileRoutes];

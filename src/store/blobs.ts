@@ -17,6 +17,8 @@ export interface BlobStore {
   /** Deletes every blob under a prefix (a user's folder on account deletion). */
   deletePrefix(prefix: string): Promise<void>;
   list(prefix: string): Promise<string[]>;
+  /** Milliseconds since the blob was last written, or null when it does not exist. */
+  ageMs(key: string): Promise<number | null>;
 }
 
 const KEY = /^[a-zA-Z0-9][a-zA-Z0-9._/-]*$/;
@@ -89,6 +91,11 @@ export class FileBlobStore implements BlobStore {
     };
     await walk(dir);
     return out.sort();
+  }
+
+  async ageMs(key: string): Promise<number | null> {
+    const st = await fs.promises.stat(this.resolve(key)).catch(() => null);
+    return st ? Date.now() - st.mtimeMs : null;
   }
 
   /** Removes temporary files older than an hour left by a crash mid-upload. */

@@ -96,6 +96,19 @@ function runAsUser(): RunAs {
   }
 }
 
+/**
+ * As root, PostgreSQL runs as `postgres` and must be able to enter DATA_DIR (a 0700 directory of
+ * root, such as one made by mkdtemp, is closed to it). Give search permission through the group
+ * only, so other local users still cannot enter DATA_DIR or read the stored audio.
+ */
+function ensureTraversable(dir: string, owner: RunAs): void {
+  if (owner.uid === undefined) return;
+  const st = fs.statSync(dir);
+  if (st.uid === owner.uid || st.mode & 0o001) return;
+  if (st.gid !== owner.gid) fs.chownSync(dir, st.uid, owner.gid!);
+  if (!(st.mode & 0o010)) fs.chmodSync(dir, (st.mode & 0o7777) | 0o010);
+}
+
 function ensureDir(dir: string, owner: RunAs, mode: number): void {
   fs.mkdirSync(dir, { recursive: true, mode });
   fs.chmodSync(dir, mode);
@@ -132,6 +145,7 @@ export class EmbeddedPostgres {
     try {
       this.bins = await binaries();
       this.owner = runAsUser();
+      ensureTraversable(this.dataDir, this.owner);
       ensureDir(this.runDir, this.owner, 0o700);
       if (!fs.existsSync(path.join(this.pgData, 'PG_VERSION'))) await this.initdb();
       await this.stopOrphan();

@@ -55,7 +55,6 @@ export function createJobQueue(connection: pg.PoolConfig, log: Logger, opts: Que
     max: 4,
     schema: 'pgboss',
     maintenanceIntervalSeconds: opts.maintenanceIntervalSeconds ?? 30,
-    monitorStateIntervalSeconds: undefined,
     application_name: 'call-analysis-queue',
   });
   boss.on('error', (err) => log.warn({ err: err.message }, 'job queue error'));

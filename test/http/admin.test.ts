@@ -154,7 +154,7 @@ for (const mode of await dbModes()) {
       assert.equal(missing.status, 404);
       assert.equal(missing.body.error.code, 'feature_flag_not_found');
       assert.equal(await db().selectFrom('featureFlags').select('flagKey').where('flagKey', '=', 'no_such_flag').executeTakeFirst(), undefined, 'flags are never created');
-      for (const body of [{}, { enabled: 'yes' }, { enabled: null }]) {
+      for (const body of [{}, { enabled: 'yes' }, { enabled: null }, { enabled: 1 }, { enabled: [true] }]) {
         const bad = await t.request('PATCH', '/api/admin/feature-flags/billing_enabled', { token: admin, body });
         assert.equal(bad.status, 400, JSON.stringify(body));
         assert.equal(bad.body.error.code, 'validation_failed');

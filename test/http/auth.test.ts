@@ -67,13 +67,16 @@ function runMain(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<{ code: nu
 }
 
 for (const mode of await dbModes()) {
+  // The two embedded suites of this file share one DATA_DIR (one after the other), which saves an initdb.
+  const sharedDataDir = mode === 'embedded' ? tempDir('cas-auth-') : undefined;
+
   describe(`ID-token authentication (${mode} database)`, () => {
     let t: TestService;
     let idp: TestIdp;
 
     before(async () => {
       idp = await TestIdp.start();
-      t = await startTestService({ db: mode, env: idp.env() });
+      t = await startTestService({ db: mode, env: idp.env(), dataDir: sharedDataDir });
     });
 
     after(async () => {
@@ -269,14 +272,19 @@ for (const mode of await dbModes()) {
       t = await startTestService({
         db: mode,
         env: { SERVICE_API_KEY: KEY, SERVICE_LOCAL_USER_EMAIL: 'dev@local.test', SERVICE_LOCAL_USER_NAME: 'Dev Local' },
+        dataDir: sharedDataDir,
       });
     });
 
     after(async () => {
       await t?.stop();
+      if (sharedDataDir) fs.rmSync(sharedDataDir, { recursive: true, force: true });
     });
 
+    const userCount = async () => Number((await t.service.ctx.database.db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+
     test('missing or wrong X-Service-Api-Key: 401 api_key_invalid', async () => {
+      const usersBefore = await userCount();
       assertError(await t.request('GET', '/api/users/me'), 401, 'api_key_invalid');
       assertError(await t.request('GET', '/api/users/me', { headers: { 'x-service-api-key': 'wrong' } }), 401, 'api_key_invalid');
       assertError(await t.request('GET', '/api/users/me', { headers: { 'x-service-api-key': `${KEY}x` } }), 401, 'api_key_invalid');
@@ -284,9 +292,9 @@ for (const mode of await dbModes()) {
       assertError(await t.request('GET', '/api/users/me', { headers: { 'x-service-api-key': '' } }), 401, 'api_key_invalid');
       assertError(await t.request('PATCH', '/api/users/me', { body: { displayName: 'x' }, headers: { authorization: `Bearer ${KEY}` } }), 401, 'api_key_invalid');
       assertError(await t.request('GET', '/api/nope'), 401, 'api_key_invalid');
-      // the rejected requests created no user
-      const n = await t.service.ctx.database.db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-      assert.equal(Number(n.n), 0);
+      // the rejected requests created no user (not even the local one)
+      assert.equal(await userCount(), usersBefore);
+      assert.equal(await t.service.ctx.database.db.selectFrom('users').select('id').where('externalUserId', '=', 'local-user').executeTakeFirst(), undefined);
     });
 
     test('the right key passes; /api/health is exempt', async () => {
@@ -307,7 +315,7 @@ for (const mode of await dbModes()) {
       assert.equal(a.body.id, b.body.id);
       assert.equal(a.body.email, 'dev@local.test');
       assert.equal(a.body.displayName, 'Dev Local');
-      const rows = await t.service.ctx.database.db.selectFrom('users').select(['id', 'email']).execute();
+      const rows = await t.service.ctx.database.db.selectFrom('users').select(['id', 'email']).where('externalUserId', '=', 'local-user').execute();
       assert.deepEqual(rows, [{ id: a.body.id, email: 'dev@local.test' }]);
     });
   });

@@ -342,12 +342,57 @@ describe('tolerant name matching', () => {
     assert.equal(speaker(r, 'B').labelSource, 'GREETING_MATCH');
   });
 
+  it('reads names and phrases as the embedded recogniser actually heard them on the corpus', () => {
+    // pocketsphinx output on corpus audio: "Laura" -> "laurie", "Daniel" -> "danielle",
+    // "Jamie" split into "jay me", "how can I help" -> "can can I help".
+    const bank = resolve(
+      turns(['A', 'Hello.'], ['B', 'We flagged a charge in denver this morning.'], ['A', 'Yes this is laurie.']),
+      ctx({ userDisplayName: 'Laura Chen', contactName: null, phoneNumber: '+1 555 600 0134', direction: 'OUTGOING' }),
+    );
+    assert.equal(speaker(bank, 'A').role, 'USER', 'the outgoing-call position guess would say CONTACT; the name wins');
+    assert.equal(speaker(bank, 'A').labelSource, 'GREETING_MATCH');
+    assert.equal(speaker(bank, 'B').labelSource, 'PHONE_FALLBACK');
+
+    const roof = resolve(turns(['A', 'Hi danielle in syria and you came by on saturday.'], ['B', 'Of course.']), ctx({ direction: 'INCOMING' }));
+    assert.equal(speaker(roof, 'B').role, 'CONTACT');
+    assert.equal(speaker(roof, 'B').labelSource, 'GREETING_MATCH');
+
+    const family = resolve(turns(['A', 'Hello jay me speaking.'], ['B', 'Ten and that is gross.']), ctx({ userDisplayName: 'Chris Walker', contactName: 'Jamie Walker', direction: 'INCOMING' }));
+    assert.equal(speaker(family, 'A').role, 'CONTACT');
+    assert.equal(speaker(family, 'A').labelSource, 'GREETING_MATCH');
+    assert.deepEqual(family.speakerResolution.warnings, []);
+
+    assert.equal(isAnsweringPhrase('Hello I didn\'t entail can can I help.', { user: null, contact: null }), true);
+  });
+
   it('does not treat a surname-like common word, a noun use or an e-mail address as a mention', () => {
     const context = ctx({ userDisplayName: 'David Moore', contactName: 'Dentist', direction: null });
     const r = resolve(turns(['A', 'I need more time, the dentist said so.'], ['B', 'Send it to dentist dot com please.']), context);
     assert.ok(r.speakers.every((s) => s.labelSource === 'DIARIZATION'), JSON.stringify(r.speakers));
     const email = resolve(turns(['A', "It's maria dot lopez at lopez home dot net."], ['B', 'Got it.']), ctx({ direction: null }));
     assert.ok(email.speakers.every((s) => s.role === 'UNKNOWN'));
+  });
+
+  it('folds accents, knows honorific contact names and ignores "I\'m home" for a contact called Home', () => {
+    const accents = resolve(turns(['A', 'Hi Jose, it is about the roof.'], ['B', 'Sure.']), ctx({ contactName: 'José Núñez', direction: null }));
+    assert.equal(speaker(accents, 'B').role, 'CONTACT');
+    assert.equal(speaker(accents, 'B').displayName, 'José Núñez');
+
+    const doctor = resolve(turns(['A', 'Hello?'], ['B', 'Thanks again, Dr. Smith.']), ctx({ contactName: 'Dr Smith', direction: null }));
+    assert.equal(speaker(doctor, 'A').role, 'CONTACT');
+    assert.equal(speaker(doctor, 'A').labelSource, 'NAME_MENTION');
+
+    const home = resolve(turns(['A', "Hi, I'm home now."], ['B', 'Good.']), ctx({ contactName: 'Home', direction: null }));
+    assert.ok(home.speakers.every((s) => s.role === 'UNKNOWN'));
+  });
+
+  it('a stranger greeted by first name is not the user', () => {
+    const r = resolve(turns(['A', 'Hi Janet, I got your message.'], ['B', 'Great.']), ctx({ contactName: null, phoneNumber: null, direction: null }));
+    assert.equal(speaker(r, 'B').role, 'CONTACT');
+    assert.equal(speaker(r, 'B').labelSource, 'GREETING_MATCH');
+    assert.equal(speaker(r, 'B').confidence, 'MEDIUM');
+    assert.equal(speaker(r, 'B').displayName, 'Contact');
+    assert.equal(speaker(r, 'A').displayName, 'Maria Lopez');
   });
 
   it('needs a user name before reading a stranger\'s name as "not the user"', () => {

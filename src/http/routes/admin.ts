@@ -40,8 +40,9 @@ export default async function adminRoutes(app: FastifyInstance, ctx: AppContext)
   const db = ctx.database.db;
 
   // Non-admins get the same 404 body as an unknown route (see the not-found handler). The check
-  // runs before schema validation, so a malformed body does not reveal the route with a 400.
-  app.addHook('preValidation', async (req: FastifyRequest) => {
+  // runs at onRequest (after authentication), before the body is parsed or validated, so neither
+  // a malformed body nor an unsupported content type reveals the route with a 400 or 415.
+  app.addHook('onRequest', async (req: FastifyRequest) => {
     if (req.url.startsWith('/api/admin') && !req.user?.isAdmin) throw errors.notFound();
   });
 

@@ -17,6 +17,21 @@ import { recordEvent } from '../../domain/calls.js';
 import { AUDIO_FORMATS } from '../../pipeline/audio/sniff.js';
 
 const MULTIPART_OVERHEAD = 256 * 1024;
+const METADATA_MAX_BYTES = 64 * 1024;
+
+async function readSmallPart(stream: AsyncIterable<Buffer> & { resume(): void }, max: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    size += chunk.length;
+    if (size > max) {
+      stream.resume();
+      throw errors.validation({ fields: [{ path: '/metadata', message: `must be at most ${max} bytes` }] });
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
 
 interface UploadMetadata {
   title?: string | null;
@@ -127,7 +142,10 @@ export default async function uploadRoutes(app: FastifyInstance, ctx: AppContext
       let titlePart: string | undefined;
       try {
         for await (const part of req.parts()) {
-          if (part.type === 'file') {
+          if (part.type === 'file' && part.fieldname === 'metadata') {
+            // Clients send the envelope as a plain field or as an application/json file part.
+            metadataRaw = (await readSmallPart(part.file, METADATA_MAX_BYTES)).toString('utf8');
+          } else if (part.type === 'file') {
             if (part.fieldname !== 'file' || stored) {
               part.file.resume();
               continue;

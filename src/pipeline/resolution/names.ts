@@ -33,6 +33,8 @@ export interface NameSpec {
   firstUsableAlone: boolean;
   /** The first token is distinctive enough to count in a free mention (not an ordinary word). */
   firstDistinctive: boolean;
+  /** Every word is an ordinary word ("Home", "Work Phone"): "I'm home" must not read as an introduction. */
+  commonWords: boolean;
 }
 
 const NAME_TAGS = new Set(['FirstName', 'MaleName', 'FemaleName', 'LastName', 'Person', 'ProperNoun']);
@@ -79,23 +81,36 @@ export function isKnownFirstName(word: string): boolean {
   return tags.some((t) => FIRST_NAME_TAGS.has(t)) && tags.every((t) => NAME_TAGS.has(t));
 }
 
-/** Lower-case word tokens of a name or an utterance (apostrophes kept, so "maria's" stays one token). */
+/**
+ * Lower-case word tokens of a name or an utterance: accents folded ("José" = "jose", as recognisers
+ * often drop them), apostrophes kept so "maria's" stays one token.
+ */
 export function wordsOf(text: string): string[] {
-  return text.toLowerCase().replace(/[\u2018\u2019`]/g, "'").match(/[a-z0-9]+(?:'[a-z]+)*/g) ?? [];
+  return (
+    text
+      .normalize('NFD')
+      .replace(/\p{M}/gu, '')
+      .toLowerCase()
+      .replace(/[\u2018\u2019`]/g, "'")
+      .match(/[\p{L}\p{N}]+(?:'\p{L}+)*/gu) ?? []
+  );
 }
 
 export function nameSpecOf(name: string | null | undefined, who: NameOwner): NameSpec | null {
   // A stray period ("Dr. Jane Smith") or an honorific should not become a name token.
-  const tokens = wordsOf(name ?? '').filter((t) => !HONORIFICS.has(t));
+  const all = wordsOf(name ?? '');
+  const tokens = all.filter((t) => !HONORIFICS.has(t));
   if (tokens.length === 0) return null;
   const first = tokens[0];
   const personLike =
     who === 'user' ||
+    tokens.length < all.length ||
     isKnownFirstName(first) ||
     (tokens.length >= 2 && tokens.length <= 3 && tokens.every((t) => !isCommonWord(t) && !ORG_WORDS.has(t)));
   const firstDistinctive = !isCommonWord(first) && first.length >= 3;
   const firstUsableAlone = personLike ? first.length >= 2 : tokens.length > 1 && firstDistinctive && first.length >= 4;
-  return { who, tokens, personLike, firstUsableAlone, firstDistinctive };
+  const commonWords = tokens.every((t) => isCommonWord(t)) && !isKnownFirstName(first);
+  return { who, tokens, personLike, firstUsableAlone, firstDistinctive, commonWords };
 }
 
 export const HONORIFICS = new Set(['mr', 'mrs', 'ms', 'miss', 'mister', 'missus', 'dr', 'doctor', 'mx', 'sir', 'madam']);
@@ -119,9 +134,10 @@ export function matchToken(heard: string, name: string): MatchGrade | null {
 }
 
 function soundsAlike(a: string, b: string): boolean {
-  const [a1, a2] = doubleMetaphone(a);
-  const [b1, b2] = doubleMetaphone(b);
-  return a1 === b1 || a1 === b2 || a2 === b1 || a2 === b2;
+  const codes = (w: string) => doubleMetaphone(w).filter((c) => c.length > 0);
+  // Scripts Double Metaphone cannot encode give no codes, and then only an exact match counts.
+  const bc = codes(b);
+  return codes(a).some((c) => bc.includes(c));
 }
 
 /** `Contact ending <last 4 digits>` from a phone number, or null when it has no digits. */

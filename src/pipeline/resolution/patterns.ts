@@ -70,6 +70,21 @@ function worse(a: MatchGrade, b: MatchGrade): MatchGrade {
   return GRADE_ORDER[a] >= GRADE_ORDER[b] ? a : b;
 }
 
+/**
+ * One name token heard at `tokens[j]`, or split by the recogniser over two tokens ("jay me" for
+ * "Jamie"), which only ever counts as a loose match.
+ */
+function matchOne(tokens: string[], j: number, nameToken: string): { grade: MatchGrade; next: number; possessive: boolean } | null {
+  const { base, possessive } = baseOf(tokens[j]);
+  const g = matchToken(base, nameToken);
+  if (g) return { grade: g, next: j + 1, possessive };
+  if (j + 1 < tokens.length && !possessive && base.length <= 5) {
+    const second = baseOf(tokens[j + 1]);
+    if (second.base.length <= 5 && matchToken(base + second.base, nameToken)) return { grade: 'loose', next: j + 2, possessive: second.possessive };
+  }
+  return null;
+}
+
 /** Longest match of `spec` starting at token `i` (after an optional honorific). */
 function matchAt(tokens: string[], i: number, spec: NameSpec): NameHit | null {
   let j = i;
@@ -78,33 +93,31 @@ function matchAt(tokens: string[], i: number, spec: NameSpec): NameHit | null {
   if (j >= tokens.length) return null;
 
   // The whole name.
-  if (j + spec.tokens.length <= tokens.length) {
-    let grade: MatchGrade | null = 'exact';
-    let possessive = false;
-    for (let k = 0; k < spec.tokens.length && grade; k++) {
-      const { base, possessive: pos } = baseOf(tokens[j + k]);
-      // Only the last word of the name can carry "'s".
-      if (pos && k < spec.tokens.length - 1) { grade = null; break; }
-      possessive = pos;
-      const g = matchToken(base, spec.tokens[k]);
-      grade = g ? worse(grade, g) : null;
-    }
-    if (grade) {
-      return { who: spec.who, start: i, end: j + spec.tokens.length, grade, full: grade === 'exact', possessive, honorific, partial: false };
-    }
+  let grade: MatchGrade | null = 'exact';
+  let cursor = j;
+  let possessive = false;
+  for (let k = 0; k < spec.tokens.length && grade; k++) {
+    // Only the last word of the name can carry "'s".
+    const m: ReturnType<typeof matchOne> = cursor < tokens.length && !possessive ? matchOne(tokens, cursor, spec.tokens[k]) : null;
+    if (!m) { grade = null; break; }
+    grade = worse(grade, m.grade);
+    possessive = m.possessive;
+    cursor = m.next;
+  }
+  if (grade) {
+    return { who: spec.who, start: i, end: cursor, grade, full: grade === 'exact', possessive, honorific, partial: false };
   }
   if (spec.tokens.length === 1) return null;
 
-  const { base, possessive } = baseOf(tokens[j]);
   // Honorific + surname ("Mr. Moore", "Miss Alvarez").
   if (honorific && spec.personLike) {
-    const g = matchToken(base, spec.tokens[spec.tokens.length - 1]);
-    if (g) return { who: spec.who, start: i, end: j + 1, grade: g, full: false, possessive, honorific, partial: true };
+    const m = matchOne(tokens, j, spec.tokens[spec.tokens.length - 1]);
+    if (m) return { who: spec.who, start: i, end: m.next, grade: m.grade, full: false, possessive: m.possessive, honorific, partial: true };
   }
   // First name alone ("Hi Daniel"), or an organisation's distinctive first word ("calling from Bayview").
   if (spec.firstUsableAlone) {
-    const g = matchToken(base, spec.tokens[0]);
-    if (g) return { who: spec.who, start: i, end: j + 1, grade: g, full: false, possessive, honorific, partial: true };
+    const m = matchOne(tokens, j, spec.tokens[0]);
+    if (m) return { who: spec.who, start: i, end: m.next, grade: m.grade, full: false, possessive: m.possessive, honorific, partial: true };
   }
   return null;
 }
@@ -190,6 +203,7 @@ export function claimsOfSpeaker(utterances: string[], specs: NameSpecs): { claim
       if (!spec) continue;
       const ctx = contextOf(tokens, hit.start, hit.end, { orgName: !spec.personLike, firstTurn: u === 0, vocative: true });
       if (ctx === 'skip') continue;
+      if (spec.commonWords && ctx === 'self' && (tokens[hit.start - 1] === "i'm" || tokens[hit.start - 1] === 'im')) continue;
       references.add(hit.who);
       if (hit.possessive) continue; // "Maria's car": about her, not to or from her
       if (ctx === 'self' || ctx === 'address') {
@@ -220,6 +234,8 @@ export function claimsOfSpeaker(utterances: string[], specs: NameSpecs): { claim
 // at Harbor Bank. Am I speaking with Laura Chen?" is a caller introducing themselves).
 const CALLER_MARKERS = /\b(calling|call you|ringing|am i speaking|is this|is that|can i speak|may i speak|could i speak|i'd like|i would like|i wanted|i want to|following up|follow up|returning your|got your message)\b/;
 const HELP_OFFER = /\b(how (can|may) (i|we) (help|assist)|what can (i|we) do for you|how can i direct)\b/;
+// The same offer with its "how" misheard ("can can I help"); trusted only without caller markers.
+const LOOSE_HELP_OFFER = /\b(can|may) (i|we) (help|assist)( you)?$/;
 const THANKS_FOR_CALLING = /^((hello|hi|hey|good|morning|afternoon|evening)\s+)*(thank you|thanks)( so much| very much)? for calling\b/;
 const NOT_BEFORE_SPEAKING = new Set(["i'm", 'im', 'am', 'is', 'are', 'was', 'be', 'been', 'who', "who's", 'yes', 'yeah', 'hello', 'hi', "it's", 'its', 'this', 'publicly', 'generally', 'roughly', 'honestly', 'frankly']);
 
@@ -236,6 +252,7 @@ export function isAnsweringPhrase(text: string, specs: NameSpecs): boolean {
   const head = tokens.slice(0, 7);
   if (/\b[a-z]+'s (office|desk|line|residence|surgery|practice)\b/.test(head.join(' '))) return true;
   if (CALLER_MARKERS.test(joined)) return false;
+  if (LOOSE_HELP_OFFER.test(joined)) return true;
 
   const personal = (tok: string) => {
     const { base } = baseOf(tok);

@@ -54,28 +54,6 @@ interface WhisperContextLike {
 }
 interface WhisperModule {
   initWhisper(options: { filePath: string; useGpu?: boolean }): Promise<WhisperContextLike>;
-  toggleNativeLog?(enable: boolean): Promise<void>;
-  addNativeLogListener?(listener: (level: string, text: string) => void): { remove: () => void };
-}
-
-// whisper.cpp writes its log to stderr unless a listener takes it; the last lines explain load failures.
-const nativeLogTail: string[] = [];
-let nativeLogHooked = false;
-function hookNativeLog(mod: WhisperModule): void {
-  if (nativeLogHooked || !mod.toggleNativeLog || !mod.addNativeLogListener) return;
-  nativeLogHooked = true;
-  mod.addNativeLogListener((_level, text) => {
-    nativeLogTail.push(text.trim());
-    if (nativeLogTail.length > 20) nativeLogTail.shift();
-  });
-  void mod.toggleNativeLog(true);
-}
-function lastNativeProblem(): string | null {
-  for (let i = nativeLogTail.length - 1; i >= 0; i--) {
-    const line = nativeLogTail[i];
-    if (/invalid|failed to|error|unsupported|mismatch/i.test(line) && !/failed to load model$/.test(line)) return line.replace(/^\w+: /, '').slice(0, 200);
-  }
-  return null;
 }
 
 /** Resolves the model file location from the config. */
@@ -216,14 +194,13 @@ export class WhisperCppTranscriber implements Transcriber {
     } catch (err) {
       throw new WhisperInitError(`the whisper.cpp binding (@fugood/whisper.node) does not load here (${(err as Error).message})`);
     }
-    hookNativeLog(mod);
-    nativeLogTail.length = 0;
+    // whisper.cpp's own log (model loading details) goes to stderr: routing it into JS through the
+    // binding's log callback keeps the event loop alive for good, so the process could not exit.
     let ctx: WhisperContextLike;
     try {
       ctx = await mod.initWhisper({ filePath: modelPath, useGpu: false });
     } catch (err) {
-      const detail = lastNativeProblem() ?? (err as Error).message;
-      throw new WhisperInitError(`whisper model ${path.basename(modelPath)} could not be loaded (${detail})`);
+      throw new WhisperInitError(`whisper model ${path.basename(modelPath)} could not be loaded (${(err as Error).message})`);
     }
     return new WhisperCppTranscriber(ctx, cfg, modelPath);
   }

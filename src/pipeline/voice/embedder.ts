@@ -3,6 +3,7 @@
 // and the median pitch. It needs no model file and is deterministic, which keeps stored profiles
 // comparable across restarts; a neural extractor (ONNX x-vector/ECAPA) can replace it behind the
 // same `SpeakerEmbedder` interface. docs/bench/voice.md has the calibration and the feature choice.
+import fs from 'node:fs';
 import { detectSpeech } from '../diarization/vad.js';
 import type { SpeakerEmbedder } from '../types.js';
 import { PHONE_BANK, analyzeFrames } from './dsp.js';
@@ -190,7 +191,6 @@ export async function createSpeakerEmbedder(cfg: SpeakerEmbedderConfig): Promise
   if (!cfg.modelPath) {
     throw new EmbeddingError('provider_unavailable', "voice embedding provider 'onnx' needs a model path; use provider 'embedded' for the built-in embedder");
   }
-  const fs = await import('node:fs');
   if (!fs.existsSync(cfg.modelPath)) {
     throw new EmbeddingError('provider_unavailable', "voice embedding model file not found for provider 'onnx'; use provider 'embedded' for the built-in embedder");
   }
@@ -205,7 +205,7 @@ export async function createSpeakerEmbedder(cfg: SpeakerEmbedderConfig): Promise
 }
 
 // Opaque storage format: magic "VEMB", format version (u16), dimension (u16), float32 LE values.
-const MAGIC = 0x564d4245; // "VEMB" read as a little-endian u32
+const MAGIC = 0x424d4556; // the bytes "VEMB" read as a little-endian u32
 const FORMAT_VERSION = 1;
 const HEADER_BYTES = 8;
 

@@ -62,7 +62,7 @@ const GENERIC_VP = /^(do (that|it|this|so)|will do|handle (that|it)|take care of
 export function providerOf(text: string): Candidate['provider'] {
   if (/\bzoom\b/i.test(text)) return 'zoom';
   if (/\bmicrosoft teams\b|\bTeams\b|\bteams (call|meeting|invite|link|chat)\b/.test(text)) return 'teams';
-  if (/\bgoogle meet\b|\bMeet (link|invite|call)\b/.test(text)) return 'meet';
+  if (/\bgoogle meet\b/i.test(text) || /\bMeet (link|invite|call)\b/.test(text)) return 'meet';
   if (/\b(phone call|by phone|over the phone|conference call|phone meeting)\b/i.test(text)) return 'phone';
   return null;
 }
@@ -597,7 +597,7 @@ function meetingItem(
   if (other) {
     attendees.push({ name: other.displayName || other.label, ...(emailFound && emailFound.unit.speaker.speakerId !== owner.speakerId ? { email: emailFound.entity.address } : {}) });
   }
-  const topic = meetingTitle([...desires.filter((d) => inWin(d.unit)).map((d) => d.unit), ...units]);
+  const topic = meetingTitle([...desires.filter((d) => inWin(d.unit)).map((d) => d.unit), ...units]) ?? meetingPurpose(units) ?? (other ? `${provider ? `${capitalize(provider)} call` : 'Call'} with ${other.displayName || other.label}` : null);
   const md: IntentMetadata = {
     providerHint: provider,
     attendees,
@@ -646,6 +646,19 @@ function meetingTitle(units: Unit[]): string | null {
   return null;
 }
 
+/** "... to go through the final version" -> "Go through the final version". */
+function meetingPurpose(units: Unit[]): string | null {
+  for (const u of units) {
+    const m = u.norm.match(/\bto ((?:discuss|go over|go through|review|talk about|talk through|look at|walk through|plan|finali[sz]e|catch up on|sign)\b[^.?!,;]*)/i);
+    if (m) return capitalize(m[1].replace(/\b(your|our|my)\b/gi, 'the').trim());
+  }
+  return null;
+}
+
+function lowerFirstWord(s: string): string {
+  return /^(The|A|An|It|This|That|Replacing|We|I've|Our|Your|There)\b/.test(s) ? s[0].toLowerCase() + s.slice(1) : s;
+}
+
 const WEAK_ACCEPT = /^(yes|yeah|sure|okay|ok|great|perfect|fine|got it|no problem|will do|of course|absolutely|deal|agreed|sure thing)[.!]*$/i;
 
 function decisionsOf(ct: CallText, accepts: Array<{ unit: Unit; clause: Clause }>): ActionResult['decisions'] {
@@ -658,7 +671,7 @@ function decisionsOf(ct: CallText, accepts: Array<{ unit: Unit; clause: Clause }
     const name = a.unit.speaker.displayName || a.unit.speaker.label;
     const accepted = a.clause.text.replace(/\s+(for|to)\s+(me|us)\b/i, '').replace(/[.!]+$/, '');
     const hasContent = a.unit.dates.length > 0 || contentStems(accepted).length >= 2;
-    const text = hasContent ? `${capitalize(accepted)} (${name} agreed)` : `${name} agreed: ${prev.text.replace(/[.!?]+$/, '')}`;
+    const text = hasContent ? `${name} agreed: ${accepted}` : `${name} agreed: ${lowerFirstWord(prev.norm.replace(/[.!?]+$/, ''))}`;
     out.push({ text, agreedBy: name, sourceSegmentIds: uniq([prev.segmentId, a.unit.segmentId]) });
   }
   return out;

@@ -75,7 +75,8 @@ function namesOf(ct: CallText): RegExp | null {
 export function scoreUnits(ct: CallText): UnitAffect[] {
   const names = namesOf(ct);
   return ct.units.map((unit) => {
-    let text = plainOf(unit.text);
+    // names are not opinions ("Miss Alvarez", "Grace")
+    let text = plainOf(unit.text).replace(/\b(mr|mrs|ms|miss|dr|prof)\.?\s+[a-z]+/g, ' ');
     if (names) text = text.replace(names, ' ');
     let score = 0;
     const positives: string[] = [];
@@ -240,12 +241,13 @@ function toneFeatures(units: Unit[], affects: UnitAffect[]) {
   const wordsPerTurn = words / turns;
   const exclaims = units.filter((u) => /!/.test(u.text)).length;
   const intensity = affects.length ? affects.reduce((a, x) => a + Math.abs(x.score), 0) / affects.length : 0;
+  const negUnits = affects.filter((x) => x.score <= -1).length;
   const polite = (text.match(/\b(please|thank|thanks|appreciate|sorry)\b/g) ?? []).length;
   const apolog = (text.match(/\b(sorry|apologi[sz]e)\b/g) ?? []).length;
   const coop = (text.match(/\b(no problem|sure|sounds good|works for me|will do|of course|got it|happy to|perfect)\b/g) ?? []).length;
   const reassure = (text.match(/\b(no need to worry|do not worry|don't worry|everything looks good|all good|nothing to worry)\b/g) ?? []).length;
   const urgent = (text.match(/\b(urgent|asap|immediately|right away|as soon as possible|today|tonight|within the hour)\b/g) ?? []).length;
-  return { words, formal, informal, rate, wordsPerTurn, exclaims, intensity, polite, apolog, coop, reassure, urgent, units: units.length };
+  return { negUnits, words, formal, informal, rate, wordsPerTurn, exclaims, intensity, polite, apolog, coop, reassure, urgent, units: units.length };
 }
 
 type Features = ReturnType<typeof toneFeatures>;
@@ -273,9 +275,7 @@ function paceOf(f: Features): 'slow' | 'normal' | 'fast' {
 
 function descriptorsOf(f: Features, sentiment: Overall, formality: string): string[] {
   const out: Array<[string, number]> = [];
-  if (sentiment === 'negative' || sentiment === 'mixed') {
-    if (f.intensity > 1) out.push(['frustrated', f.intensity]);
-  }
+  if ((sentiment === 'negative' || sentiment === 'mixed') && (f.intensity > 1 || f.negUnits >= 2)) out.push(['frustrated', 1.5 + f.negUnits / 2]);
   if (f.urgent >= 2) out.push(['urgent', f.urgent]);
   if (f.reassure) out.push(['reassuring', 2 + f.reassure]);
   if (f.apolog) out.push(['apologetic', 1.5 + f.apolog]);

@@ -98,13 +98,16 @@ function startsWithVerb(clause: string): boolean {
 /** Splits a sentence into clauses at coordinations that start a new predicate. */
 function splitClauses(expanded: string): Array<{ text: string; offset: number }> {
   const parts: Array<{ text: string; offset: number }> = [];
-  const re = /(;\s+|,?\s+(?:and|but|so)\s+(?=(?:I|we|you|he|she|they|it|then|also)\b)|,\s+(?:and|but)\s+|\s+and\s+(?=(?:then\s+)?[a-z]+\s))/g;
+  const re = /(;\s+|,?\s+(?:and|but|so)\s+(?=(?:I|we|you|he|she|they|it|then|also)\b)|,\s+(?:and|but)\s+|\s+and\s+(?=(?:then\s+)?[a-z]+\s)|,\s+(?=(?:I|we|he|she|they)\s+(?!think\b|guess\b|mean\b|know\b)[a-z]))/g;
   let last = 0;
   for (const m of expanded.matchAll(re)) {
     const cut = m.index!;
     const next = expanded.slice(cut + m[0].length);
     // "and" followed by a noun ("the rotors and the pads") is not a new clause.
     if (/^\s*and\s/.test(m[0]) && !/,/.test(m[0]) && !startsWithVerb(next.replace(/^then\s+/, ''))) continue;
+    // ", I keep forgetting": a comma before a new subject starts a clause, unless what precedes is
+    // a subordinate clause ("if you are late, could you text me")
+    if (/^,\s+$/.test(m[0]) && /^\s*(if|when|once|unless|as soon as|before|after|because|since|while|in case)\b/i.test(expanded.slice(last, cut))) continue;
     parts.push({ text: expanded.slice(last, cut), offset: last });
     last = cut + m[0].length;
   }
@@ -132,7 +135,8 @@ function stripCondition(text: string): { text: string; conditional: boolean; whe
 }
 
 function clean(s: string): string {
-  return s.replace(/\s+/g, ' ').replace(/^[,;:\s]+|[\s,;:]+$/g, '').replace(/[.!?]+$/, '').trim();
+  return s
+    .replace(/^(?:also|just|then|definitely|probably|certainly|quickly|still|really|actually|first)\s+/i, '').replace(/\s+/g, ' ').replace(/^[,;:\s]+|[\s,;:]+$/g, '').replace(/[.!?]+$/, '').trim();
 }
 
 /** Reads one clause (markers and conditions removed) into a speech act. */

@@ -53,7 +53,7 @@ export function buildTags(callType: CallType, phrases: Keyphrase[], providers: s
     tags.push(t);
     if (tags.length >= 5) break;
   }
-  for (const p of providers) if (!tags.includes(p) && tags.length < 7) tags.push(p);
+  for (const p of providers) if (!tags.some((t) => t.split(/\s+/).includes(p)) && tags.length < 7) tags.push(p);
   return tags;
 }
 
@@ -135,7 +135,9 @@ export function peopleMentioned(ct: CallText) {
     for (const p of people) {
       const name = p.replace(/[.,!?;:']+$/g, '').replace(/'s$/, '').trim();
       if (name.length < 2 || /^(Dr|Mr|Mrs|Ms|Miss)\.?$/.test(name)) continue;
-      if ([...byName.keys()].some((k) => k.endsWith(name.toLowerCase()))) continue;
+      const last = name.split(/\s+/).pop()!.toLowerCase();
+      if (speakerNames.includes(last)) continue;
+      if ([...byName.keys()].some((k) => k.endsWith(name.toLowerCase()) || k.endsWith(last))) continue;
       add(name, null, u.segmentId);
     }
     // possessive names of third parties ("Leo's dad", "Grandma's visit")
@@ -143,6 +145,7 @@ export function peopleMentioned(ct: CallText) {
       if (u.text.indexOf(m[0]) === 0 && !/^[A-Z][a-z]+'s\s+(dad|mom|mother|father|teacher|visit|office|birthday|class)/.test(u.text)) continue;
       if (/^(It|That|What|There|Here|He|She|Who|Where|Let)$/.test(m[1])) continue;
       if (nlp(m[1]).has('#Place') || nlp(m[1]).has('#Organization')) continue;
+      if ([...byName.keys()].some((k) => k.endsWith(m[1].toLowerCase()))) continue;
       add(m[1], null, u.segmentId);
     }
     for (const m of u.text.matchAll(RELATIONS)) {
@@ -167,7 +170,7 @@ export function openQuestions(ct: CallText) {
 }
 
 const RISK = /\b(if (?:it|this|that) (?:is not|does not|is never)|overdue|fraud|unauthori[sz]ed|escalat\w*|complain\w*|cancel\w*|delay\w*|not acceptable|unacceptable|third time|failed|broke|broken|worn|housing office|lawyer|legal action|late payment|outage)\b/i;
-const OPPORTUNITY = /\b(interested in|would like to see|looking forward|upgrade|referral|more work|another project|expand|renew|sign up|could start)\b/i;
+const OPPORTUNITY = /\b(interested in|would like to see|looking forward|upgrade|referral|more work|another project|expand|renew|sign up)\b/i;
 
 export function risksAndOpportunities(ct: CallText, reported: Array<string | null>) {
   const risks: Array<{ text: string; sourceSegmentIds: string[] }> = [];

@@ -291,9 +291,11 @@ function interpretRun(toks: Tok[], run: Run): Replacement | null {
   if (lastParts[lastParts.length - 1] in ORDINALS) {
     const v = ordinalValue(words);
     if (v === null || v < 1 || v > 31) return null;
+    // "the first phase" is not a date; "on the 24th", "Tuesday the 18th at 10" are.
+    const endsPhrase = run.end >= toks.length || toks[run.end - 1].post !== '' || /^(of|at|in|and|or|is|works|would|will|then|next|please|because|so|around|from|to)$/.test(next);
     const dateContext =
       MONTHS.includes(prev) ||
-      (prev === 'the' && (WEEKDAYS.includes(prev2) || ['on', 'by', 'until', 'till', 'before', 'after', 'from', 'for'].includes(prev2))) ||
+      (prev === 'the' && endsPhrase && (WEEKDAYS.includes(prev2) || ['on', 'by', 'until', 'till', 'before', 'after', 'from'].includes(prev2))) ||
       (next === 'of' && MONTHS.includes(next2));
     if (!dateContext) return null;
     const suffix = v % 10 === 1 && v !== 11 ? 'st' : v % 10 === 2 && v !== 12 ? 'nd' : v % 10 === 3 && v !== 13 ? 'rd' : 'th';

@@ -22,8 +22,16 @@ export interface Ranking {
 
 const PLEASANTRY = /^(hi|hello|hey|bye|goodbye|thanks|thank you|you too|my pleasure|see you|talk soon|have a (nice|good|great|lovely)|good (morning|afternoon|evening)|sounds good|got it|perfect|great|okay|sure)\b/i;
 
+/** Self-introductions ("Hi, this is Janet", "I'm calling from Bayview Logistics") name, not inform. */
+const INTRODUCTION = [
+  /^(?:(?:hi|hello|hey|good (?:morning|afternoon|evening))[,.!]?\s+)*(?:this is|it's|it is|i'm|i am)\s+(?:calling\s+)?(?:from\s+)?[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){0,3}(?:\s+(?:from|at|with)\s+[A-Z][\w' .-]*)?[.!]?$/,
+  /\bthis is [A-Z][\w'-]*[.!]?$/,
+  /^[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?\s+speaking[.!]?$/,
+];
+
 function isSubstantive(u: Unit): boolean {
   if (u.words < 4 || u.stems.length < 2) return false;
+  if (u.words <= 8 && INTRODUCTION.some((re) => re.test(u.text.trim()))) return false;
   if (PLEASANTRY.test(u.text.trim()) && u.stems.length < 3) return false;
   return true;
 }
@@ -80,11 +88,18 @@ export interface Keyphrase {
   units: number[];
 }
 
-const PHRASE_BLOCK = /\b(minute|second|moment|thing|way|lot|bit|time|day|week|problem|relief|pleasure|news|call|number|morning|afternoon|evening|night|today|tomorrow|tonight|everything|something|anything|nothing|one|hello|thanks|the other party|office|team|side)\b/i;
+const PHRASE_BLOCK = /\b(january|february|march|april|may|june|july|august|september|october|november|december|\d+(?:st|nd|rd|th)|someone|somebody|anyone|hour|minutes|hours|days|weeks|minute|second|moment|thing|way|lot|bit|time|day|week|month|year|problem|relief|pleasure|news|call|number|morning|afternoon|evening|night|today|tomorrow|tonight|yesterday|weekend|monday|tuesday|wednesday|thursday|friday|saturday|sunday|everything|something|anything|nothing|one|hello|thanks|the other party|office|team|side)\b/i;
+
+const ING_NOUNS = /^(meeting|building|morning|evening|cleaning|booking|pricing|wedding|training|ceiling|heating|parking|funding|hearing|offering|listing|setting|filing|billing|shipping|housing|painting|planning|warning|reading|writing|landing|opening|ending|recording|scheduling|banking|clothing|flooring|plumbing|roofing|siding|wiring)$/i;
 
 function cleanPhrase(p: string): string {
-  return p
+  // a chunk that runs into a participle ("a space heater running") ends before it
+  const words = p.replace(/[.,!?;:]+$/g, '').split(/\s+/);
+  while (words.length > 1 && /ing$/i.test(words[words.length - 1]) && !ING_NOUNS.test(words[words.length - 1])) words.pop();
+  return words
+    .join(' ')
     .replace(/[.,!?;:]+$/g, '')
+    .replace(/^(and|or|but|so)\s+/i, '')
     .replace(/^(the|a|an|your|my|our|their|his|her|its|this|that|these|those|some|any|every|each|whole|other)\s+/i, '')
     .replace(/^(the|a|an|your|my|our|their|his|her|its|whole|other|same)\s+/i, '')
     .trim();
@@ -101,11 +116,18 @@ export function keyphrases(ct: CallText, ranking: Ranking, within?: Set<number>)
   const byKey = new Map<string, Keyphrase>();
   for (const u of ranking.substantive) {
     if (within && !within.has(u.idx)) continue;
-    const raw = [...nounChunks(u.norm), ...(nlp(u.norm).nouns().out('array') as string[])];
+    const doc = nlp(u.norm);
+    const persons = (doc.people().out('array') as string[]).map((x) => x.toLowerCase().replace(/[.,!?;:']+$/g, ''));
+    // compromise's noun chunks sometimes run into the verb ("the porch roof comes"); drop those
+    const nouns = (doc.nouns().json() as Array<{ text: string; terms: Array<{ tags: string[] }> }>)
+      .filter((n) => n.terms.length && !n.terms[n.terms.length - 1].tags.some((t) => t === 'Verb' || t === 'Gerund' || t === 'PresentTense'))
+      .filter((n) => !n.terms.some((t) => t.tags.includes('Person') || t.tags.includes('FirstName')))
+      .map((n) => n.text);
+    const raw = [...nounChunks(u.norm), ...nouns];
     for (const r of raw) {
       const phrase = cleanPhrase(r);
       if (!phrase || phrase.length < 3 || /\d{3,}|@|^\d/.test(phrase) || PHRASE_BLOCK.test(phrase)) continue;
-      if (names.some((nm) => phrase.toLowerCase().includes(nm))) continue;
+      if (names.some((nm) => phrase.toLowerCase().includes(nm)) || persons.some((p) => p && phrase.toLowerCase().includes(p))) continue;
       if (/^(i|you|we|they|he|she|it|me|us|them|him|her)$/i.test(phrase) || phrase.split(/\s+/).length > 4) continue;
       const ws = phrase.toLowerCase().split(/\s+/).filter((x) => !isStopword(x));
       if (!ws.length) continue;
@@ -124,7 +146,7 @@ export function keyphrases(ct: CallText, ranking: Ranking, within?: Set<number>)
   // drop phrases whose words are all inside a better phrase ("roof" after "porch roof")
   const out: Keyphrase[] = [];
   for (const k of sorted) {
-    if (out.some((o) => k.stems.every((s) => o.stems.includes(s)) || o.stems.every((s) => k.stems.includes(s)) && o.stems.length >= k.stems.length)) continue;
+    if (out.some((o) => k.stems.every((s) => o.stems.includes(s)) || o.stems.every((s) => k.stems.includes(s)))) continue;
     out.push(k);
   }
   return out;
@@ -296,15 +318,42 @@ export function buildBullets(ct: CallText, ranking: Ranking, sections: SectionOu
   return bullets;
 }
 
-/** Sentences for the executive summary: the 2 to 4 best reported sentences in call order. */
-export function executiveSentences(ranking: Ranking): string[] {
+/**
+ * Sentences for the executive summary: 2 to 4 reported sentences chosen by maximal marginal
+ * relevance (rank, minus overlap with what is already chosen, minus a same-section penalty) so
+ * that the summary covers the call rather than repeating its best-connected topic; in call order.
+ */
+export function executiveSentences(ranking: Ranking, sections: SectionOut[]): string[] {
   const candidates = ranking.substantive.filter((u) => ranking.reported[u.idx] && !/ asks: "/.test(ranking.reported[u.idx]!));
   const want = candidates.length > 16 ? 4 : candidates.length > 8 ? 3 : 2;
-  return [...candidates]
-    .sort((a, b) => ranking.score[b.idx] - ranking.score[a.idx] || a.idx - b.idx)
-    .slice(0, want)
-    .sort((a, b) => a.idx - b.idx)
-    .map((u) => ranking.reported[u.idx]!);
+  const max = Math.max(...candidates.map((u) => ranking.score[u.idx]), 1e-9);
+  const sectionOf = (u: Unit) => sections.findIndex((s) => s.units.includes(u));
+  const chosen: Unit[] = [];
+  while (chosen.length < want && chosen.length < candidates.length) {
+    let best: Unit | null = null;
+    let bestValue = -Infinity;
+    for (const u of candidates) {
+      if (chosen.includes(u)) continue;
+      const sim = Math.max(0, ...chosen.map((c) => jaccard(c.stems, u.stems)));
+      const same = chosen.some((c) => sectionOf(c) === sectionOf(u)) ? 1 : 0;
+      const value = ranking.score[u.idx] / max - 0.7 * sim - 0.25 * same;
+      if (value > bestValue) {
+        best = u;
+        bestValue = value;
+      }
+    }
+    if (!best) break;
+    chosen.push(best);
+  }
+  return chosen.sort((a, b) => a.idx - b.idx).map((u) => ranking.reported[u.idx]!);
+}
+
+function jaccard(a: string[], b: string[]): number {
+  const A = new Set(a);
+  const B = new Set(b);
+  let inter = 0;
+  for (const x of A) if (B.has(x)) inter++;
+  return A.size + B.size - inter ? inter / (A.size + B.size - inter) : 0;
 }
 
 export function phaseOf(u: Unit, duration: number, followup: boolean): 'opening' | 'middle' | 'closing' | 'followup' {
@@ -328,7 +377,8 @@ export function discussionPoints(ct: CallText, ranking: Ranking, sections: Secti
       return {
         text: ranking.reported[u.idx]!,
         topic: topic ?? 'general',
-        phase: phaseOf(u, ct.duration, actionUnits.has(u.idx) || planUnits.has(u.idx)),
+        // follow-up talk is the planning near the end of the call
+        phase: phaseOf(u, ct.duration, (actionUnits.has(u.idx) || planUnits.has(u.idx)) && u.start >= ct.duration * 0.6),
         speakerId: u.speaker.speakerId,
         speakerLabel: u.speaker.label,
         speakerDisplayName: u.speaker.displayName,

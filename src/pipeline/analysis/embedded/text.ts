@@ -3,7 +3,6 @@
 // (summaries, action items, sentiment) works on these units.
 import nlp from 'compromise';
 import { stemmer } from 'stemmer';
-import { eng } from 'stopword';
 import type { Transcript, TranscriptSegment, SpeakerRole } from '../../../domain/transcript.js';
 import type { AnalysisContext } from '../../../domain/analysis.js';
 import { normalizeSpoken, type SpokenEntity } from './spoken.js';
@@ -50,8 +49,18 @@ export interface CallText {
   context: AnalysisContext;
 }
 
+// English function words (the usual IR stopword list), plus conversational fillers and verbs too
+// common in calls to say anything about the topic.
+const ENGLISH = `a about above after again against all am an and any are as at be because been before being below between both
+but by could did do does doing down during each few for from further had has have having he her here hers herself him himself his
+how i if in into is it its itself me more most my myself nor not of off on once only or other ought our ours ourselves out over
+own same she should so some such than that the their theirs them themselves then there these they this those through to too under
+until up very was we were what when where which while who whom why with would you your yours yourself yourselves cannot isn aren
+wasn weren hasn haven hadn doesn don didn won wouldn shan shouldn couldn mustn let's that's who's what's here's there's when's
+where's why's how's i'm you're he's she's it's we're they're i've you've we've they've i'd you'd he'd she'd we'd they'd i'll you'll
+he'll she'll we'll they'll`.split(/\s+/);
 const STOP = new Set([
-  ...eng,
+  ...ENGLISH,
   'okay', 'ok', 'yeah', 'yes', 'no', 'hi', 'hello', 'hey', 'bye', 'thanks', 'thank', 'please', 'sure', 'oh', 'um', 'uh', 'got',
   'well', 'right', 'just', 'really', 'also', 'great', 'perfect', 'good', 'fine', 'sounds', 'will', 'can', 'could', 'would', 'shall',
   'let', 'get', 'go', 'going', 'know', 'think', 'say', 'said', 'tell', 'like', 'want', 'need', 'make', 'see', 'look', 'come',

@@ -1,0 +1,144 @@
+// The embedded analyzer: the offline, deterministic default (no model). It reads the transcript as
+// sentences (compromise), rewrites spoken numbers, phone numbers and addresses to written form,
+// resolves dates with chrono-node, ranks sentences with TextRank for the summaries, finds topic
+// shifts for the sections, reads requests and commitments into action items and next steps, and
+// scores sentiment with the AFINN lexicon. The same transcript always gives the same analysis.
+import type { Analysis, AnalysisContext } from '../../../domain/analysis.js';
+import type { Transcript } from '../../../domain/transcript.js';
+import type { Analyzer } from '../../types.js';
+import { finalizeAnalysis } from '../finalize.js';
+import { groundAnalysis, type GroundingViolation } from '../grounding.js';
+import { extractActions } from './actions.js';
+import { buildSentiment, buildTone, scoreUnits } from './affect.js';
+import { buildTags, classifyCall, importantDates, numbersAndAmounts, openQuestions, peopleMentioned, qualityWarnings, risksAndOpportunities } from './facts.js';
+import { buildBullets, buildSections, discussionPoints, executiveSentences, keyphrases, rankUnits } from './summary.js';
+import { buildCallText, capitalize, type CallText } from './text.js';
+
+export const EMBEDDED_MODEL = 'embedded-nlp-v1';
+
+export interface EmbeddedAnalyzerOptions {
+  /** Called with the number of grounding violations the safety net removed (never the values). */
+  onGroundingViolations?: (count: number, kinds: string[]) => void;
+}
+
+export class EmbeddedAnalyzer implements Analyzer {
+  readonly provider = 'embedded';
+  readonly model = EMBEDDED_MODEL;
+
+  constructor(private readonly options: EmbeddedAnalyzerOptions = {}) {}
+
+  async analyze(transcript: Transcript, context: AnalysisContext, signal?: AbortSignal): Promise<Analysis> {
+    signal?.throwIfAborted();
+    const raw = buildAnalysis(transcript, context);
+    const finalized = finalizeAnalysis(raw, transcript);
+    // Everything the analyzer writes comes from the transcript, so grounding should find nothing;
+    // it stays as a safety net against a regression, reporting counts only.
+    const { analysis, violations } = groundAnalysis(finalized, transcript, context.recordedAt);
+    if (violations.length) this.options.onGroundingViolations?.(violations.length, [...new Set(violations.map((v) => v.kind))]);
+    return analysis;
+  }
+}
+
+/** Grounding check of a built analysis, for the benchmark and tests. */
+export function groundingViolations(a: Analysis, transcript: Transcript, context: AnalysisContext): GroundingViolation[] {
+  return groundAnalysis(a, transcript, context.recordedAt).violations;
+}
+
+function names(ct: CallText): { user: string; contact: string } {
+  const user = ct.speakers.find((s) => s.role === 'USER');
+  const contact = ct.speakers.find((s) => s.role === 'CONTACT');
+  const other = ct.speakers.filter((s) => s !== user);
+  return {
+    user: user?.displayName || ct.context.userDisplayName || 'The user',
+    contact: contact?.displayName || other[0]?.displayName || ct.context.contactName || 'the caller',
+  };
+}
+
+function lowerFirst(s: string): string {
+  return s && !/^[A-Z]{2}/.test(s) ? s[0].toLowerCase() + s.slice(1) : s;
+}
+
+function sentence(s: string): string {
+  const t = s.replace(/\s+/g, ' ').trim();
+  return /[.?!]$/.test(t) ? t : `${t}.`;
+}
+
+/** The analysis before finalisation (exported for the benchmark). */
+export function buildAnalysis(transcript: Transcript, context: AnalysisContext): Analysis {
+  const ct = buildCallText(transcript, context);
+  const actions = extractActions(ct);
+  const planUnits = new Set<number>();
+  for (const n of actions.nextSteps) for (const id of n.sourceSegmentIds) for (const u of ct.units) if (u.segmentId === id) planUnits.add(u.idx);
+  const boosted = new Set([...actions.actionUnits, ...planUnits]);
+  const ranking = rankUnits(ct, boosted);
+  const phrases = keyphrases(ct, ranking);
+  const sections = buildSections(ct, ranking, actions.actionUnits);
+  const { callType } = classifyCall(ct);
+  const affects = scoreUnits(ct);
+  const sentiment = buildSentiment(ct, affects, planUnits);
+  const tone = buildTone(ct, affects, sentiment.overall, { USER: sentiment.userSentiment.overall, CONTACT: sentiment.contactSentiment.overall });
+  const { user, contact } = names(ct);
+
+  // Summaries
+  const topics = phrases.slice(0, 2).map((p) => p.phrase);
+  const first = actions.actionItems[0];
+  const firstStep = actions.nextSteps[0];
+  const about = topics.length ? ` ${topics.join(' and ')}` : ' a short call';
+  let oneLine = `${user} and ${contact} discussed${about}`;
+  // titles address their owner ("when you decide"); in a third-person summary the owner is "they"
+  const third = (t: string) => lowerFirst(t).replace(/\byou\b/g, 'they').replace(/\byour\b/g, 'their').replace(/\byourself\b/g, 'themselves');
+  if (first) oneLine += `; ${first.ownerDisplayName ?? first.ownerSpeakerLabel} will ${third(first.title)}`;
+  else if (firstStep) oneLine += `; ${firstStep.ownerSpeaker} will ${lowerFirst(firstStep.text)}`;
+  oneLine = sentence(oneLine.replace(/[.]+(?=;|$)/g, ''));
+  const exec = executiveSentences(ranking, sections);
+  const executiveSummary = exec.length >= 2 ? exec.join(' ') : [oneLine, ...exec].slice(0, 2).join(' ');
+
+  const outcomeParts: string[] = [];
+  if (actions.decisions.length) outcomeParts.push(`${actions.decisions.map((d) => d.text.replace(/[.]+$/, '')).join('; ')}.`);
+  if (actions.actionItems.length) {
+    outcomeParts.push(
+      `Follow-ups: ${actions.actionItems
+        .slice(0, 4)
+        .map((a) => `${a.ownerDisplayName ?? a.ownerSpeakerLabel} to ${third(a.title)}${a.dueDate ? ` (by ${a.dueDate})` : ''}`)
+        .join('; ')}.`,
+    );
+  }
+  if (!outcomeParts.length) {
+    const planned = actions.nextSteps.slice(0, 2).map((n) => `${n.ownerSpeaker} will ${lowerFirst(n.text)}`);
+    outcomeParts.push(planned.length ? `No launchable follow-ups; planned: ${planned.join('; ')}.` : 'No decisions or follow-up actions were recorded.');
+  }
+  const conversationOutcome = outcomeParts.join(' ');
+
+  const bullets = buildBullets(ct, ranking, sections, actions.actionItems, conversationOutcome);
+  const providers = [...new Set(actions.actionItems.map((a) => a.intentMetadata?.providerHint).filter((p): p is NonNullable<typeof p> => !!p))];
+  const { risks, opportunities } = risksAndOpportunities(ct, ranking.reported);
+  const title = phrases.length ? capitalize(phrases.slice(0, phrases[1] && phrases[0].phrase.length < 22 ? 2 : 1).map((p) => p.phrase).join(' and ')) : context.title ?? 'Phone call';
+
+  const analysis: Analysis = {
+    schemaVersion: 3,
+    callType,
+    suggestedTitle: title,
+    oneLineSummary: oneLine,
+    executiveSummary,
+    ...(bullets ? { executiveSummaryBullets: bullets } : {}),
+    conversationOutcome,
+    sections: sections.map(({ units: _units, ...s }) => s),
+    keyDiscussionPoints: discussionPoints(ct, ranking, sections, actions.actionUnits, planUnits),
+    actionItems: actions.actionItems,
+    nextSteps: actions.nextSteps,
+    followUps: [],
+    importantDates: importantDates(ct),
+    decisions: actions.decisions,
+    commitments: actions.commitments,
+    openQuestions: openQuestions(ct),
+    risks,
+    opportunities,
+    peopleMentioned: peopleMentioned(ct),
+    numbersAndAmounts: numbersAndAmounts(ct),
+    sentiment,
+    tone,
+    tags: buildTags(callType, phrases, providers),
+    qualityWarnings: qualityWarnings(transcript, ct),
+  };
+  return analysis;
+}

@@ -1,0 +1,34 @@
+// Periodic clean-up of what a crash can leave behind. An upload stores its audio before the
+// transaction that creates the call commits; a crash in between leaves a file without a call.
+import type { Db } from './database.js';
+import type { BlobStore } from './blobs.js';
+
+const CALL_FILE = /^users\/([0-9a-f-]{36})\/calls\/([0-9a-f-]{36})\//;
+
+/** Deletes call files older than `minAgeMs` whose call row does not exist. Returns how many. */
+export async function sweepOrphanCallFiles(db: Db, blobs: BlobStore, minAgeMs = 3600_000): Promise<number> {
+  const byCall = new Map<string, string[]>();
+  for (const key of await blobs.list('users')) {
+    const m = CALL_FILE.exec(key);
+    if (!m) continue;
+    const list = byCall.get(m[2]) ?? [];
+    list.push(key);
+    byCall.set(m[2], list);
+  }
+  if (byCall.size === 0) return 0;
+  const ids = [...byCall.keys()];
+  const existing = new Set<string>();
+  for (let i = 0; i < ids.length; i += 500) {
+    const rows = await db.selectFrom('calls').select('id').where('id', 'in', ids.slice(i, i + 500)).execute();
+    for (const r of rows) existing.add(r.id);
+  }
+  let removed = 0;
+  for (const [callId, keys] of byCall) {
+    if (existing.has(callId)) continue;
+    const ages = await Promise.all(keys.map((k) => blobs.ageMs(k)));
+    if (ages.some((a) => a !== null && a < minAgeMs)) continue; // an upload may still be committing
+    for (const k of keys) await blobs.delete(k);
+    removed++;
+  }
+  return removed;
+}

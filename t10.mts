@@ -1,0 +1,15 @@
+import { loadScorer, loadTruth } from './test/support/corpus.ts';
+import { EmbeddedAnalyzer, buildAnalysis, groundingViolations } from './src/pipeline/analysis/embedded/index.ts';
+import { validateAnalysis } from './src/pipeline/analysis/validate.ts';
+const sc = await loadScorer();
+const id = process.argv[2] ?? 'contractor-quote';
+const truth = loadTruth(id);
+const t = sc.perfectTranscript(truth, { speakerIds: { A: 'spk_1', B: 'spk_2' } });
+const full = { ...t, callId: '00000000-0000-4000-8000-000000000000', cleanText: '', speakerResolution: { strategyVersion: 2, usedUserDisplayName: true, usedContactName: true, usedDirection: true, usedPhoneFallback: false, voiceEmbeddingEnabled: false, voiceProfileUsed: false, voiceMatchStatus: 'DISABLED', totalSpeakerCount: 2, resolvedSpeakerCount: 2, warnings: [] }, pipeline: { transcriptionProvider: 'truth', transcriptionModel: 'truth', diarizationProvider: 'truth', diarizationModel: 'truth', alignmentVersion: '1', normalizationVersion: 3, status: 'COMPLETED' }, createdAt: '2025-01-01T00:00:00Z' };
+full.speakers = full.speakers.map((s:any)=>({...s, voiceMatchScore: null, voiceProfileMatched: null}));
+const ctx = { userDisplayName: truth.user.displayName, contactName: truth.upload.contactName, phoneNumber: truth.upload.phoneNumber, direction: truth.upload.direction, recordedAt: truth.upload.recordedAt, title: truth.title };
+const t0 = Date.now();
+const a = await new EmbeddedAnalyzer().analyze(full as any, ctx);
+console.error('ms', Date.now()-t0);
+console.log(JSON.stringify(a, null, 1));
+console.error(JSON.stringify(validateAnalysis(a).ok), JSON.stringify(groundingViolations(buildAnalysis(full as any, ctx), full as any, ctx)));
