@@ -5,6 +5,7 @@
 //
 //   npm run bench:analysis                  # ground-truth transcripts
 //   npm run bench:analysis -- --asr         # also the speech pipeline's transcript of mono16k.wav
+//                                           # (cached in .cache/bench-analysis-asr; --fresh re-runs it)
 //   npm run bench:analysis -- --ids car-repair --verbose
 // Writes docs/bench/analysis.md (and prints the tables).
 import fs from 'node:fs';
@@ -348,7 +349,15 @@ async function asrTranscripts(ids: string[]): Promise<Map<string, Transcript> | 
     const config = loadConfig({ ...process.env, DATA_DIR: path.join(os.tmpdir(), 'cas-bench-analysis') });
     const pipeline = await createPipeline(config, pino({ level: 'warn' }));
     const res = new Map<string, Transcript>();
+    // Recognition is the slow part; transcripts are kept between runs unless --fresh is given.
+    const cacheDir = path.join(projectRoot, '.cache/bench-analysis-asr');
+    fs.mkdirSync(cacheDir, { recursive: true });
     for (const id of ids) {
+      const cached = path.join(cacheDir, `${id}.json`);
+      if (!process.argv.includes('--fresh') && fs.existsSync(cached)) {
+        res.set(id, JSON.parse(fs.readFileSync(cached, 'utf8')) as Transcript);
+        continue;
+      }
       const truth = loadTruth(id);
       const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cas-bench-analysis-'));
       try {
@@ -367,6 +376,7 @@ async function asrTranscripts(ids: string[]): Promise<Map<string, Transcript> | 
           },
         });
         res.set(id, speech.transcript);
+        fs.writeFileSync(cached, JSON.stringify(speech.transcript));
         process.stdout.write(`asr ${id}: ${speech.transcript.segments.length} segments\n`);
       } finally {
         fs.rmSync(workDir, { recursive: true, force: true });

@@ -157,6 +157,14 @@ for (const tier of tiers) {
     const r = scorer.scoreTranscript(truth, transcriptOf(d.words, d.speakers));
     const o = scorer.scoreTranscript(truth, transcriptOf(oracleWords(truth, words), ['A', 'B', 'C']));
     attrs.push(r.attribution);
+    if (process.argv.includes('--errors')) {
+      // The scorer's mapping from hypothesis to truth speakers, then the words it disagrees with.
+      const map: Record<string, string> = r.details.attribution.mapping ?? {};
+      const truthOf = oracleWords(truth, words);
+      d.words.forEach((w, i) => {
+        if (map[w.speaker] !== truthOf[i].speaker) console.error(`  ${id} ${w.start.toFixed(2)}-${w.end.toFixed(2)} ${w.word} hyp=${w.speaker}->${map[w.speaker]} truth=${truthOf[i].speaker}`);
+      });
+    }
     oracles.push(o.attribution);
     const voices = `${truth.speakers.A.voice}/${truth.speakers.B.voice}`;
     rows.push(`| ${tier} | ${id} | ${voices} | ${words.length} | ${d.speakers.length} | ${(100 * r.attribution).toFixed(1)} | ${(100 * o.attribution).toFixed(1)} | ${ms} |`);

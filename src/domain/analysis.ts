@@ -2,6 +2,7 @@
 // are allowed, as the spec says; the limits of the spec's Limits section are encoded here so that
 // validation before storage enforces them.
 import { Type, type Static } from '@sinclair/typebox';
+import './formats.js';
 
 export const ANALYSIS_SCHEMA_VERSION = 3;
 

@@ -2,6 +2,7 @@
 // the TypeScript types used across the pipeline, validation before a transcript is stored, and the
 // response schema of GET /api/calls/{id}/transcript.
 import { Type, type Static } from '@sinclair/typebox';
+import './formats.js';
 
 export const TRANSCRIPT_SCHEMA_VERSION = 2;
 export const NORMALIZATION_VERSION = 3;

@@ -26,7 +26,8 @@ import {
   type Utterance,
 } from './resolution/index.js';
 
-export const ALIGNMENT_VERSION = '1';
+/** Used when the caller names no alignment step version. */
+export const DEFAULT_ALIGNMENT_VERSION = '1';
 
 export interface SegmentationOptions {
   /** A silence longer than this (seconds) between two words of one speaker starts a new segment. */
@@ -243,7 +244,7 @@ export function buildTranscript(input: BuildTranscriptInput): Transcript {
       transcriptionModel: input.recognition.model,
       diarizationProvider: input.diarization.provider,
       diarizationModel: input.diarization.model,
-      alignmentVersion: input.alignmentVersion ?? ALIGNMENT_VERSION,
+      alignmentVersion: input.alignmentVersion ?? DEFAULT_ALIGNMENT_VERSION,
       normalizationVersion: NORMALIZATION_VERSION,
       status: 'COMPLETED',
     },

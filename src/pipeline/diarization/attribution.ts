@@ -104,3 +104,75 @@ export function assembleDiarization(
     speakerRegions,
   };
 }
+
+export interface FrameScores {
+  /** Grid indexes of the scored frames, ascending. */
+  frames: number[];
+  /** frames.length × k log-likelihoods. */
+  logLik: Float64Array;
+  k: number;
+  offset: number;
+  hop: number;
+}
+
+function lowerBound(a: number[], x: number): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (a[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Word-level Viterbi: each word scores each speaker by the summed frame log-likelihoods inside
+ * its span, and changing speaker between words costs `penalty` (`penalty * pauseFactor` across a
+ * pause of at least `pauseSeconds`). Deciding per word rather than per frame puts speaker changes
+ * exactly on word boundaries instead of a few frames late, and a word without speech frames
+ * simply follows its neighbours.
+ */
+export function viterbiWords(words: RecognizedWord[], s: FrameScores, penalty: number, pauseFactor: number, pauseSeconds: number): number[] {
+  const { k } = s;
+  const n = words.length;
+  if (n === 0) return [];
+  if (k <= 1) return words.map(() => 0);
+  const emit = new Float64Array(n * k);
+  words.forEach((w, i) => {
+    const a = lowerBound(s.frames, Math.ceil((w.start - s.offset) / s.hop));
+    const b = lowerBound(s.frames, Math.floor((w.end - s.offset) / s.hop) + 1);
+    for (let j = a; j < b; j++) for (let c = 0; c < k; c++) emit[i * k + c] += s.logLik[j * k + c];
+    let max = -Infinity;
+    for (let c = 0; c < k; c++) max = Math.max(max, emit[i * k + c]);
+    for (let c = 0; c < k; c++) emit[i * k + c] = b > a ? emit[i * k + c] - max : 0;
+  });
+  const back = new Int32Array(n * k);
+  let score = Float64Array.from({ length: k }, (_, c) => emit[c]);
+  for (let i = 1; i < n; i++) {
+    const gap = words[i].start - words[i - 1].end;
+    const pen = gap >= pauseSeconds ? penalty * pauseFactor : penalty;
+    const next = new Float64Array(k);
+    for (let c = 0; c < k; c++) {
+      let best = score[c];
+      let arg = c;
+      for (let p = 0; p < k; p++) {
+        if (p !== c && score[p] - pen > best) {
+          best = score[p] - pen;
+          arg = p;
+        }
+      }
+      next[c] = best + emit[i * k + c];
+      back[i * k + c] = arg;
+    }
+    score = next;
+  }
+  const out = new Array<number>(n);
+  let c = 0;
+  for (let j = 1; j < k; j++) if (score[j] > score[c]) c = j;
+  for (let i = n - 1; i >= 0; i--) {
+    out[i] = c;
+    c = back[i * k + c];
+  }
+  return out;
+}

@@ -3,7 +3,7 @@
 //   k-means into speaker clusters -> GMM re-segmentation with a Viterbi switch penalty (repeated)
 //   -> BIC check on the number of speakers -> word-by-word attribution.
 import type { DecodedAudio, Diarization, Diarizer, RecognizedWord } from '../types.js';
-import { assembleDiarization, labelRegions, labelWords, smoothShortWords, type FrameLabels } from './attribution.js';
+import { assembleDiarization, labelRegions, labelWords, smoothShortWords, viterbiWords, type FrameLabels } from './attribution.js';
 import { frameEnergy, frameGrid, mfccFrames } from './features.js';
 import { DiagGmm, deltaBic, kmeans, type Vec } from './gmm.js';
 import { detectSpeech, type SpeechRegion } from './vad.js';
@@ -24,6 +24,10 @@ export interface MonoDiarizationOptions {
   resegmentIterations: number;
   /** Viterbi cost (nats) of a speaker change between adjacent speech frames. */
   switchPenalty: number;
+  /** How words get their speaker: word-level Viterbi on the frame scores, or majority of frame labels. */
+  wordDecoding: 'viterbi' | 'majority';
+  /** Word-level Viterbi cost of a speaker change between adjacent words. */
+  wordSwitchPenalty: number;
   /** Fraction of the switch penalty charged when the change falls in a pause. */
   pauseSwitchFactor: number;
   /** BIC penalty weight for accepting one more speaker. Larger favours fewer speakers. */
@@ -46,6 +50,8 @@ export const DEFAULT_MONO_OPTIONS: MonoDiarizationOptions = {
   resegmentIterations: 3,
   switchPenalty: 60,
   pauseSwitchFactor: 0.2,
+  wordDecoding: 'viterbi',
+  wordSwitchPenalty: 30,
   bicLambda: 1.0,
   minSpeakerDistance: 1.2,
   minSpeakerShare: 0.05,
@@ -59,7 +65,11 @@ export interface MonoDebug {
   regions: SpeechRegion[];
   frameLabels: FrameLabels;
   clusters: number;
+  /** Per-frame log-likelihood ratios of the speaker-count decisions. */
   bic: number[];
+  /** Grid indexes of the speech frames, and their log-likelihood under each cluster's model. */
+  speechFrames: number[];
+  logLik: Float64Array;
 }
 
 /** Frame-level diarization of a mono signal: labels per 10 ms frame (-1 = non-speech). */
@@ -74,7 +84,7 @@ export async function diarizeFrames(
   const offset = grid.frameSeconds / 2;
   const hop = grid.hopSeconds;
   const labels = new Int32Array(grid.count).fill(-1);
-  const empty: MonoDebug = { regions, frameLabels: { labels, offset, hop }, clusters: 0, bic: [] };
+  const empty: MonoDebug = { regions, frameLabels: { labels, offset, hop }, clusters: 0, bic: [], speechFrames: [], logLik: new Float64Array(0) };
   if (regions.length === 0 || grid.count === 0) return empty;
 
   // Speech frames: inside a VAD region and loud enough to carry voice (drops inter-word gaps).
@@ -91,7 +101,7 @@ export async function diarizeFrames(
   for (let i = 0; i < grid.count; i++) if (inRegion[i] && energy[i] > loud - o.energyRangeDb) speechIdx.push(i);
   if (speechIdx.length < 50) {
     for (const i of speechIdx) labels[i] = 0;
-    return { ...empty, clusters: speechIdx.length ? 1 : 0 };
+    return { ...empty, clusters: speechIdx.length ? 1 : 0, speechFrames: speechIdx, logLik: new Float64Array(speechIdx.length) };
   }
 
   const mfcc = mfccFrames(samples, sampleRate, { frameSeconds: FRAME, hopSeconds: HOP, coefficients: o.coefficients + 1, melBands: o.melBands });
@@ -124,7 +134,8 @@ export async function diarizeFrames(
 
   const k0 = Math.min(2, o.maxSpeakers);
   let frameLab = windowsToFrames(windows, kmeans(winVecs, k0, { restarts: 10, seed: 11 }).labels, speechIdx.length, k0);
-  frameLab = resegment(feats, speechIdx, frameLab, k0, o);
+  let logLik: Float64Array;
+  ({ labels: frameLab, logLik } = resegment(feats, speechIdx, frameLab, k0, o));
 
   // Speaker count. Two clusters are two speakers only when they differ by more than the spread
   // within one voice: the per-frame log-likelihood ratio of separate full-covariance Gaussians
@@ -134,22 +145,25 @@ export async function diarizeFrames(
   let k = k0;
   if (k === 2 && !distinctSpeakers(feats, frameLab, 0, 1, o, bic)) {
     frameLab.fill(0);
+    logLik = new Float64Array(speechIdx.length);
     k = 1;
   }
   if (k === 2 && o.maxSpeakers >= 3) {
     const km3 = kmeans(winVecs, 3, { restarts: 10, seed: 13 });
     let lab3 = windowsToFrames(windows, km3.labels, speechIdx.length, 3);
-    lab3 = resegment(feats, speechIdx, lab3, 3, o);
+    let ll3: Float64Array;
+    ({ labels: lab3, logLik: ll3 } = resegment(feats, speechIdx, lab3, 3, o));
     let ok = true;
     for (let a = 0; a < 3; a++) for (let c = a + 1; c < 3; c++) if (!distinctSpeakers(feats, lab3, a, c, o, bic)) ok = false;
     if (ok) {
       frameLab = lab3;
+      logLik = ll3;
       k = 3;
     }
   }
   if (process.env.DIAR_DEBUG) console.error("glr", bic.map((b) => b.toFixed(2)).join(" "), "k", k);
   speechIdx.forEach((fi, j) => (labels[fi] = frameLab[j]));
-  return { regions, frameLabels: { labels, offset, hop }, clusters: k, bic };
+  return { regions, frameLabels: { labels, offset, hop }, clusters: k, bic, speechFrames: speechIdx, logLik };
 }
 
 function share(lab: Int32Array, c: number): number {
@@ -200,8 +214,9 @@ function windowsToFrames(windows: Array<{ from: number; to: number }>, winLabels
 }
 
 /** Per-speaker GMMs trained on the current labels, then a Viterbi pass with a switch penalty. */
-function resegment(feats: Vec[], speechIdx: number[], lab: Int32Array, k: number, o: MonoDiarizationOptions): Int32Array {
+function resegment(feats: Vec[], speechIdx: number[], lab: Int32Array, k: number, o: MonoDiarizationOptions): { labels: Int32Array; logLik: Float64Array } {
   let cur = lab;
+  let last = new Float64Array(feats.length * k);
   for (let it = 0; it < o.resegmentIterations; it++) {
     const models: Array<DiagGmm | null> = [];
     for (let c = 0; c < k; c++) {
@@ -213,12 +228,13 @@ function resegment(feats: Vec[], speechIdx: number[], lab: Int32Array, k: number
     for (let i = 0; i < feats.length; i++)
       for (let c = 0; c < k; c++) ll[i * k + c] = models[c] ? models[c]!.logLikelihood(feats[i]) : -1e9;
     const next = viterbi(ll, k, speechIdx, o, live);
+    last = ll;
     let changed = 0;
     for (let i = 0; i < next.length; i++) if (next[i] !== cur[i]) changed++;
     cur = next;
     if (changed === 0) break;
   }
-  return cur;
+  return { labels: cur, logLik: last };
 }
 
 function viterbi(ll: Float64Array, k: number, speechIdx: number[], o: MonoDiarizationOptions, live: boolean[]): Int32Array {
@@ -279,7 +295,17 @@ export class MfccClusterDiarizer implements Diarizer {
 
   async diarize(audio: DecodedAudio, words: RecognizedWord[]): Promise<Diarization> {
     const dbg = await diarizeFrames(audio.mono, audio.sampleRate, this.options);
-    const wordClusters = smoothShortWords(words, labelWords(words, dbg.frameLabels));
+    const o = { ...DEFAULT_MONO_OPTIONS, ...this.options };
+    const wordClusters =
+      o.wordDecoding === 'viterbi'
+        ? viterbiWords(
+            words,
+            { frames: dbg.speechFrames, logLik: dbg.logLik, k: Math.max(1, dbg.clusters), offset: dbg.frameLabels.offset, hop: dbg.frameLabels.hop },
+            o.wordSwitchPenalty,
+            o.pauseSwitchFactor,
+            0.2,
+          )
+        : smoothShortWords(words, labelWords(words, dbg.frameLabels));
     const regions = labelRegions(dbg.frameLabels);
     return { provider: this.provider, model: this.model, ...assembleDiarization(words, wordClusters, regions) };
   }

@@ -311,6 +311,8 @@ export function extractActions(ct: CallText): ActionResult {
     const item = meetingItem(ct, mg, proposals, accepts, desires, day);
     actionItems.push(item.item);
     for (const u of item.units) actionUnits.add(u.idx);
+    const attached = attachmentItem(ct, mg, item.item, day);
+    if (attached) actionItems.push(attached);
   }
 
   for (const g of groups) {
@@ -379,10 +381,18 @@ function dueOf(ct: CallText, cands: Candidate[], day: string): Due | null {
     const d = c.dates.find((x) => x.date && x.date >= day);
     if (d) return { date: d.date!, text: d.text, mention: d };
   }
-  if (cands.some((c) => c.clause.whenClause)) {
+  // "I'll text you when the technician is on the way": the event was scheduled by the same
+  // speaker shortly before ("the boiler company can't come until Wednesday morning").
+  const tied = cands.find((c) => c.clause.whenClause);
+  if (tied) {
+    const speaker = tied.owner.speakerId;
     const first = Math.min(...cands.map((c) => c.unit.idx));
     for (let k = first - 1; k >= 0 && ct.units[first].turn - ct.units[k].turn <= 3; k--) {
-      const d = ct.units[k].dates.find((x) => x.date && x.date >= day);
+      const u = ct.units[k];
+      if (u.speaker.speakerId !== speaker) continue;
+      const future = clausesOf(u).find((c) => c.kind === 'future' || c.kind === 'soft');
+      if (!future) continue;
+      const d = u.dates.find((x) => x.date && x.date >= day && future.text.toLowerCase().includes(x.text.toLowerCase()));
       if (d) return { date: d.date!, text: d.text, mention: d };
     }
   }
@@ -646,6 +656,33 @@ function meetingTitle(units: Unit[]): string | null {
   return null;
 }
 
+/**
+ * "I'll send the invite with our pricing sheet": a document sent along with the invite is an
+ * e-mail of its own, to the address given for the invite.
+ */
+function attachmentItem(ct: CallText, g: Group, meeting: AnalysisActionItem, day: string): AnalysisActionItem | null {
+  for (const c of g.cands) {
+    if (c.owner.speakerId !== meeting.ownerSpeakerId || !/^(send|resend|forward|share|email)$/.test(c.clause.verb)) continue;
+    const m = c.clause.vp.match(/\b(?:with|along with|plus|and)\s+((?:the|our|my|a|your)\s+[\w-]+(?:\s+[\w-]+){0,3})/i);
+    if (!m) continue;
+    const phrase = m[1].replace(/\s+(?:today|tonight|tomorrow|this \w+|by \w+|on \w+|later|too|as well)\b.*$/i, '');
+    if (!DOCUMENTISH.test(phrase) || INVITE.test(phrase)) continue;
+    const doc = phrase.replace(/^(our|my|your)\s+/i, 'the ');
+    const found = nearestEntity(ct, [c.unit], 'email', c.owner, 4, 2);
+    const otherName = c.other ? c.other.displayName || c.other.label : null;
+    const due = c.dates.find((d) => d.date && d.date >= day);
+    const md: IntentMetadata = {
+      toEmail: found && found.unit.speaker.speakerId !== c.owner.speakerId ? found.entity.address : null,
+      toName: otherName,
+      subject: capitalize(doc.replace(/^the\s+/i, '')),
+      bodyPreview: `${otherName ? `Hi ${firstName(otherName)}, a` : 'A'}s promised on our call, here is ${doc}.`,
+    };
+    const units = [c.unit, ...(found ? [found.unit] : [])];
+    return buildItem(c.owner, `Send ${doc}`, [c.unit], units, 'email', md, due?.date ? { date: due.date, text: due.text, mention: due } : null, [c]);
+  }
+  return null;
+}
+
 /** "... to go through the final version" -> "Go through the final version". */
 function meetingPurpose(units: Unit[]): string | null {
   for (const u of units) {
@@ -667,7 +704,8 @@ function decisionsOf(ct: CallText, accepts: Array<{ unit: Unit; clause: Clause }
     if (WEAK_ACCEPT.test(a.clause.text.trim())) continue;
     // what was accepted: the other party's last sentence before the acceptance
     const prev = [...ct.units.slice(0, a.unit.idx)].reverse().find((u) => u.speaker.speakerId !== a.unit.speaker.speakerId);
-    if (!prev) continue;
+    // an acceptance answers an offer: a proposal, a price, a date, something with content
+    if (!prev || prev.words < 4 || a.unit.turn - prev.turn > 1) continue;
     const name = a.unit.speaker.displayName || a.unit.speaker.label;
     const accepted = a.clause.text.replace(/\s+(for|to)\s+(me|us)\b/i, '').replace(/[.!]+$/, '');
     const hasContent = a.unit.dates.length > 0 || contentStems(accepted).length >= 2;

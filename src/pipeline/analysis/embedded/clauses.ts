@@ -47,7 +47,7 @@ export function expand(text: string): string {
 
 // Discourse markers that open a clause without being part of it. The ambiguous ones ("look",
 // "right", "well") only count when a comma follows, so "Look at the report" stays an imperative.
-const MARKER = /^(?:(?:yes|yeah|yep|sure|okay|ok|oh|ah|well|great|perfect|fine|alright|all right|right|no problem|got it|understood|of course|look|listen|honestly|hi|hello|hey|thanks|thank you|cool|good|excellent|wonderful|absolutely|definitely|certainly|no worries|sounds good)\s*[,.!]\s*|(?:and|but|so|then|just|also|actually|and then|oh and|plus)\s+)+/i;
+const MARKER = /^(?:(?:yes|yeah|yep|sure|okay|ok|oh|ah|well|great|perfect|fine|alright|all right|right|no problem|got it|understood|of course|look|listen|honestly|hi|hello|hey|thanks|thank you|cool|good|excellent|wonderful|absolutely|definitely|certainly|no worries|sounds good)\s*[,.!]\s*|(?:and|but|so|then|just|also|actually|and then|oh and|plus)[,]?\s+)+/i;
 const VOCATIVE_END = /,\s*[A-Z][a-z]+\s*[.?!]?$/;
 
 const PLEASANTRY = /^(have a|see you|talk (to you )?soon|speak soon|take care|thank|bye|goodbye|enjoy|hang on|hold on|excuse|sorry|welcome|good (morning|afternoon|evening|night|luck)|congrat|guess|imagine|mind you|wait|look forward|looking forward|keep me posted|be well|stay safe|happy to help)/i;
@@ -57,7 +57,7 @@ const INFO_REQUEST = /^(hear|repeat|say|spell|hold|explain|confirm|clarify|tell 
 const SUBJECT_MODAL =
   /^(I|we|We)\s+(will|shall|am going to|are going to|am gonna|are gonna|plan to|intend to|promise to|am happy to|are happy to|would be happy to|will be happy to|am about to|will make sure to|will be sure to|can|could|may|might|need to|have to|must|should|will try to|am planning to|are planning to|will have to)\s+(.+)$/i;
 const PROGRESSIVE = /^(I|we|We)\s+(am|are)\s+(\w+ing)\b\s*(.*)$/i;
-const LET_ME = /^let me\s+(?!know\b)(.+)$/i;
+const LET_ME = /^let me\s+(?!know\b)(?!see\b|think\b|check (?:that|this|it|now)\b|have a look\b|take a look\b|look (?:that|it|this) up\b|(?:pull|bring|look) (?:\w+ ){0,2}up\b|find (?:that|it|this)\b|grab\b|just\b|explain\b|ask\b)(.+)$/i;
 const LET_US = /^let us\s+(.+)$/i;
 const HAPPY_TO = /^(?:(?:I|we)\s+(?:am|are|would be|will be)\s+)?(?:happy|glad|more than happy)\s+to\s+(.+)$/i;
 const REQUEST_Q = /^(?:can|could|would|will)\s+you\s+(?:please\s+|kindly\s+|maybe\s+|possibly\s+|also\s+|just\s+)?(?!like\b|mind\b)(.+?)[?.!]*$/i;
@@ -68,7 +68,7 @@ const YOU_NEED = /^you\s+(?:will\s+|would\s+|might\s+|may\s+)?(?:need to|have to
 const MAKE_SURE = /^(?:make sure|be sure|remember|do not forget|don't forget|please remember)\s+(?:that\s+)?(?:to\s+|you\s+)?(.+)$/i;
 const REMIND_ME = /^remind me\s+(?:to|about|that)?\s*(.+)$/i;
 const DESIRE = /^(?:I|we)\s+(?:would|will)\s+(?:like|love)\s+to\s+(.+)$|^(?:I|we)\s+(?:want|wanted|hope|hoped|was hoping|were hoping)\s+to\s+(.+)$/i;
-const ACCEPT = /^(?:(?:that|it|this|[\w\s:.]{0,40}?)\s+(?:works|would work|sounds good|sounds great|sounds fair|sounds perfect|is good|is fine|is perfect|suits me|is great)(?:\s+for\s+(?:me|us))?|will do|deal|agreed|sure thing|no problem|sounds good|perfect|okay|ok|great|fine|yes|sure|of course|absolutely|got it|that works|works for me)[.!]*$/i;
+const ACCEPT = /^(?:(?:that|it|this|that time|the time|the price|the plan|the date|(?:[\w:.]+\s+){0,5}?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|today|tonight|morning|afternoon|evening|\d{1,2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?|noon)(?:\s+[\w:.]+){0,3}?)\s+(?:works|would work|sounds good|sounds great|sounds fair|sounds perfect|is good|is fine|is perfect|suits me|is great)(?:\s+for\s+(?:me|us))?|will do|deal|agreed|sure thing|no problem|sounds good|perfect|okay|ok|great|fine|yes|sure|of course|absolutely|got it|that works|works for me)[.!]*$/i;
 const PROPOSAL = /^(?:would|does|do|will|is|could|can)\s+(?:a|an|the|that|this|it|[\w:.]+day|next|tomorrow|[\w\s:.]{0,30}?)\b.*\b(?:work|suit|be (?:ok|okay|good|fine|possible))\b|^(?:how|what)\s+about\b|^(?:are|would)\s+you\s+(?:be\s+)?(?:free|available)\b|^shall we\b|^should we\b/i;
 const FUTURE_MARKER = /\b(will|should|shall|can|could|is going to|are going to|gets in|get in|arrives?|starts?|comes|is coming|are coming|is due|until|scheduled|expected)\b/i;
 
@@ -98,7 +98,7 @@ function startsWithVerb(clause: string): boolean {
 /** Splits a sentence into clauses at coordinations that start a new predicate. */
 function splitClauses(expanded: string): Array<{ text: string; offset: number }> {
   const parts: Array<{ text: string; offset: number }> = [];
-  const re = /(;\s+|,?\s+(?:and|but|so)\s+(?=(?:I|we|you|he|she|they|it|then|also)\b)|,\s+(?:and|but)\s+|\s+and\s+(?=(?:then\s+)?[a-z]+\s)|,\s+(?=(?:I|we|he|she|they)\s+(?!think\b|guess\b|mean\b|know\b)[a-z]))/g;
+  const re = /((?<=[.!?])\s+(?=[A-Z])|;\s+|,?\s+(?:and|but|so)\s+(?=(?:I|we|you|he|she|they|it|then|also)\b)|,\s+(?:and|but)\s+|\s+and\s+(?=(?:then\s+)?[a-z]+\s)|,\s+(?=(?:I|we|he|she|they)\s+(?!think\b|guess\b|mean\b|know\b)[a-z]))/g;
   let last = 0;
   for (const m of expanded.matchAll(re)) {
     const cut = m.index!;
@@ -175,6 +175,7 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
   if ((m = text.match(YOU_NEED))) return mk('request', m[1]);
   if ((m = text.match(LET_US))) return mk('joint', m[1]);
   if ((m = text.match(LET_ME))) return mk('commit', m[1]);
+  if (/^let me\b/i.test(text)) return mk('other', text);
   if (/^let me know\b/i.test(text)) return mk('request', text.replace(/^let me/i, 'let them'));
   if ((m = text.match(HAPPY_TO))) return mk('commit', m[1]);
   if ((m = text.match(SUBJECT_MODAL))) {

@@ -70,7 +70,7 @@ function buildChrono(): chrono.Chrono {
   });
   // "within five business days", "within 3 days", "within a week".
   c.parsers.push({
-    pattern: () => /\bwithin\s+(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten)\s+(business|working)?\s*(days?|weeks?)\b/i,
+    pattern: () => /\b(?:within|in|takes?|taking)\s+(?:about\s+|around\s+|up to\s+)?(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten)\s+(business|working)?\s*(days?|weeks?)\b/i,
     extract: (context, match) => {
       const n = /^\d+$/.test(match[1]) ? Number(match[1]) : WORD_NUM[match[1].toLowerCase()];
       const ref = new Date(Date.UTC(context.refDate.getUTCFullYear(), context.refDate.getUTCMonth(), context.refDate.getUTCDate()));
@@ -89,7 +89,7 @@ function buildChrono(): chrono.Chrono {
   });
   // "after 4" / "before 10": a clock time.
   c.parsers.push({
-    pattern: () => /\b(?:after|before|around|about|from)\s+(\d{1,2})(?::(\d{2}))?(?!\s*(?:%|percent|dollars?|minutes?|hours?|days?|weeks?|months?|years?|people|times|\d|:))\b/i,
+    pattern: () => /\b(?:after|before|around|about|from)\s+(\d{1,2})(?::(\d{2}))?(?!\s*(?:%|percent|dollars?|euros?|pounds?|minutes?|hours?|days?|weeks?|months?|years?|nights?|business|working|more|people|times|items|of|or|to|\d|:))\b/i,
     extract: (_context, match) => {
       const hour = Number(match[1]);
       if (hour < 1 || hour > 12) return null;

@@ -69,7 +69,7 @@ export function buildAnalysis(transcript: Transcript, context: AnalysisContext):
   const actions = extractActions(ct);
   const planUnits = new Set<number>();
   for (const n of actions.nextSteps) for (const id of n.sourceSegmentIds) for (const u of ct.units) if (u.segmentId === id) planUnits.add(u.idx);
-  const boosted = new Set([...actions.actionUnits, ...planUnits]);
+  const boosted = new Set([...actions.actionUnits]);
   const ranking = rankUnits(ct, boosted);
   const phrases = keyphrases(ct, ranking);
   const sections = buildSections(ct, ranking, actions.actionUnits);
@@ -90,7 +90,7 @@ export function buildAnalysis(transcript: Transcript, context: AnalysisContext):
   if (first) oneLine += `; ${first.ownerDisplayName ?? first.ownerSpeakerLabel} will ${third(first.title)}`;
   else if (firstStep) oneLine += `; ${firstStep.ownerSpeaker} will ${lowerFirst(firstStep.text)}`;
   oneLine = sentence(oneLine.replace(/[.]+(?=;|$)/g, ''));
-  const exec = executiveSentences(ranking, sections);
+  const exec = executiveSentences(ranking, sections, actions.actionUnits, ct.duration);
   const executiveSummary = exec.length >= 2 ? exec.join(' ') : [oneLine, ...exec].slice(0, 2).join(' ');
 
   const outcomeParts: string[] = [];

@@ -77,7 +77,7 @@ function stripOpeners(s: string, speakers: Speaker[]): string {
   for (let i = 0; i < 3; i++) {
     const before = t;
     t = t
-      .replace(/^(?:hi|hello|hey|oh|well|so|okay|ok|yes|yeah|sure|great|perfect|look|listen|honestly|right|fine|understood|no problem|got it|of course|and|but|just|thanks|thank you)\b[,.!]?\s+/i, '')
+      .replace(/^(?:hi|hello|hey|oh|well|so|okay|ok|yes|yeah|sure|great|perfect|look|listen|honestly|right|fine|understood|no problem|got it|of course|and|but|just|also|thanks|thank you)\b[,.!]?\s+/i, '')
       .replace(new RegExp(`^(?:${nameAlt})\\s*,\\s*`, 'i'), '')
       .replace(new RegExp(`,\\s*(?:(?:mr|mrs|ms|miss|dr)\\.?\\s+)?(?:${nameAlt})\\s*([.?!]?)$`, 'i'), '$1');
     if (t === before) break;

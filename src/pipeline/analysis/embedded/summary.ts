@@ -24,7 +24,7 @@ const PLEASANTRY = /^(hi|hello|hey|bye|goodbye|thanks|thank you|you too|my pleas
 
 /** Self-introductions ("Hi, this is Janet", "I'm calling from Bayview Logistics") name, not inform. */
 const INTRODUCTION = [
-  /^(?:(?:hi|hello|hey|good (?:morning|afternoon|evening))[,.!]?\s+)*(?:this is|it's|it is|i'm|i am)\s+(?:calling\s+)?(?:from\s+)?[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){0,3}(?:\s+(?:from|at|with)\s+[A-Z][\w' .-]*)?[.!]?$/,
+  /^(?:(?:[Hh]i|[Hh]ello|[Hh]ey|[Gg]ood (?:morning|afternoon|evening))[,.!]?\s+)*(?:[Tt]his is|[Ii]t's|[Ii]t is|I'm|I am|[Ww]e're|[Ww]e are)\s+(?:calling\s+)?(?:from\s+)?[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){0,3}(?:\s+(?:from|at|with)\s+[A-Z][\w' .-]*)?[.!]?$/,
   /\bthis is [A-Z][\w'-]*[.!]?$/,
   /^[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?\s+speaking[.!]?$/,
 ];
@@ -59,7 +59,7 @@ export function rankUnits(ct: CallText, boosted: Set<number>): Ranking {
       w[j][i] = sim;
     }
   }
-  const bias = substantive.map((u) => 1 + (u.entities.length || u.dates.length ? 0.5 : 0) + (boosted.has(u.idx) ? 0.75 : 0) + (u.isQuestion ? -0.3 : 0));
+  const bias = substantive.map((u) => 1 + (u.entities.length || u.dates.length ? 0.5 : 0) + (boosted.has(u.idx) ? 0.5 : 0) + (u.isQuestion ? -0.3 : 0));
   const biasSum = bias.reduce((a, b) => a + b, 0);
   const p = bias.map((b) => b / biasSum);
   const out = w.map((row) => row.reduce((a, b) => a + b, 0));
@@ -323,12 +323,18 @@ export function buildBullets(ct: CallText, ranking: Ranking, sections: SectionOu
  * relevance (rank, minus overlap with what is already chosen, minus a same-section penalty) so
  * that the summary covers the call rather than repeating its best-connected topic; in call order.
  */
-export function executiveSentences(ranking: Ranking, sections: SectionOut[]): string[] {
+export function executiveSentences(ranking: Ranking, sections: SectionOut[], actionUnits: Set<number>, duration: number): string[] {
   const candidates = ranking.substantive.filter((u) => ranking.reported[u.idx] && !/ asks: "/.test(ranking.reported[u.idx]!));
-  const want = candidates.length > 16 ? 4 : candidates.length > 8 ? 3 : 2;
+  const want = candidates.length >= 12 ? 4 : candidates.length >= 5 ? 3 : 2;
   const max = Math.max(...candidates.map((u) => ranking.score[u.idx]), 1e-9);
   const sectionOf = (u: Unit) => sections.findIndex((s) => s.units.includes(u));
   const chosen: Unit[] = [];
+  // Start with what the call was about: the best sentence of its first part that is not itself a
+  // follow-up; the follow-ups then compete on rank.
+  const context = candidates
+    .filter((u) => !actionUnits.has(u.idx) && u.start <= duration * 0.6)
+    .sort((a, b) => ranking.score[b.idx] - ranking.score[a.idx] || a.idx - b.idx)[0];
+  if (context) chosen.push(context);
   while (chosen.length < want && chosen.length < candidates.length) {
     let best: Unit | null = null;
     let bestValue = -Infinity;

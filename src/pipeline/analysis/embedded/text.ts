@@ -120,8 +120,11 @@ export function sentencesOf(text: string): string[] {
 export function isPastSentence(norm: string): boolean {
   const plain = plainOf(norm);
   if (/\b(will|going to|can|could|should|would|shall|tomorrow|next|tonight)\b/.test(plain)) return false;
+  // instructions are about the future ("don't forget to bring the signed contract on Monday")
+  if (/^(?:(?:also|and|so|then|just|oh)[,]?\s+)?(please|do not|don't|make sure|remember|be sure)\b/.test(plain)) return false;
   const doc = nlp(norm);
-  const past = doc.match('#PastTense').not('(got|get)').found;
+  // a participle used as an adjective ("the signed contract") is not a past-tense verb
+  const past = doc.match('#PastTense').not('(got|get)').not('#Determiner #PastTense').not('(#Determiner|#Adjective) [#PastTense]', 0).not('#PastTense #Noun').found;
   return past || /\b(ago|yesterday|last (night|week|month|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b/.test(plain);
 }
 

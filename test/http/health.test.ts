@@ -1,0 +1,163 @@
+// GET /api/health: open without authentication, 503 while the database is unreachable and 200 again
+// once it is back, on the embedded database (server stopped and restarted under the running
+// service) and on the external one (a TCP proxy in front of it that is cut and restored).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { createExternalDatabase, EXTERNAL_ADMIN_URL, externalDbAvailable, startTestService, type TestService } from '../support/service.js';
+
+/** A TCP proxy to the external PostgreSQL that can be cut (connections dropped, port closed) and restored. */
+class CuttableProxy {
+  private server: net.Server | null = null;
+  private readonly sockets = new Set<net.Socket>();
+  port = 0;
+
+  constructor(
+    private readonly targetHost: string,
+    private readonly targetPort: number,
+  ) {}
+
+  async start(): Promise<void> {
+    this.server = net.createServer((client) => {
+      const upstream = net.connect(this.targetPort, this.targetHost);
+      for (const s of [client, upstream]) {
+        this.sockets.add(s);
+        s.on('close', () => this.sockets.delete(s));
+        s.on('error', () => {
+          client.destroy();
+          upstream.destroy();
+        });
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve, reject) => {
+      this.server!.once('error', reject);
+      this.server!.listen(this.port, '127.0.0.1', () => resolve());
+    });
+    this.port = (this.server.address() as net.AddressInfo).port;
+  }
+
+  async cut(): Promise<void> {
+    const closed = new Promise<void>((r) => this.server!.close(() => r()));
+    for (const s of this.sockets) s.destroy();
+    await closed;
+    this.server = null;
+  }
+
+  /** Listens again on the same port. */
+  async restore(): Promise<void> {
+    await this.start();
+  }
+
+  async stop(): Promise<void> {
+    if (this.server) await this.cut();
+  }
+}
+
+const health = async (t: TestService) => {
+  const r = await t.request('GET', '/api/health');
+  return { status: r.status, body: r.body };
+};
+
+/** Polls until the health answer has `status` (the pool may need a moment to notice). */
+async function waitForHealth(t: TestService, status: number, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const h = await health(t);
+    if (h.status === status || Date.now() > deadline) return h;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** While the database is down: 503 DOWN on health, 503 service_unavailable elsewhere, nothing leaked. */
+async function assertDown(t: TestService) {
+  const h = await waitForHealth(t, 503);
+  assert.deepEqual(h, { status: 503, body: { status: 'DOWN', database: 'DOWN' } });
+  const r = await t.request('GET', '/api/users/me');
+  assert.equal(r.status, 503, r.text);
+  assert.deepEqual(r.body, { error: { code: 'service_unavailable', message: r.body.error.message } });
+  assert.doesNotMatch(r.text, /ECONNREFUSED|ENOENT|127\.0\.0\.1|postgres|SELECT|\bat /i);
+}
+
+async function assertUp(t: TestService) {
+  const h = await waitForHealth(t, 200);
+  assert.deepEqual(h, { status: 200, body: { status: 'UP', database: 'UP' } });
+  const r = await t.request('GET', '/api/users/me');
+  assert.equal(r.status, 200, r.text);
+}
+
+describe('health (embedded database)', () => {
+  let t: TestService;
+
+  before(async () => {
+    // The local development shortcut: no token needed for the other requests of this suite.
+    t = await startTestService({ db: 'embedded' });
+  });
+
+  after(async () => {
+    await t?.stop();
+  });
+
+  test('200 UP without authentication', async () => {
+    assert.deepEqual(await health(t), { status: 200, body: { status: 'UP', database: 'UP' } });
+  });
+
+  test('503 while the embedded database is down, 200 after it is back, data kept', async () => {
+    const before = await t.request('PATCH', '/api/users/me', { body: { displayName: 'Before Outage' } });
+    assert.equal(before.status, 200);
+    await t.service.database.embedded!.stopServerOnly();
+    try {
+      await assertDown(t);
+      await assertDown(t); // and it stays down, the service still answering
+    } finally {
+      await t.service.database.embedded!.startServerOnly();
+    }
+    await assertUp(t);
+    assert.equal((await t.request('GET', '/api/users/me')).body.displayName, 'Before Outage');
+    const after = await t.request('PATCH', '/api/users/me', { body: { displayName: 'After Outage' } });
+    assert.equal(after.status, 200);
+    assert.equal(after.body.displayName, 'After Outage');
+  });
+});
+
+describe('health (external database)', { skip: !(await externalDbAvailable()) && 'no external PostgreSQL' }, () => {
+  let t: TestService;
+  let proxy: CuttableProxy;
+  let drop: () => Promise<void>;
+
+  before(async () => {
+    const admin = new URL(EXTERNAL_ADMIN_URL);
+    proxy = new CuttableProxy(admin.hostname, Number(admin.port || 5432));
+    await proxy.start();
+    const ext = await createExternalDatabase();
+    drop = ext.drop;
+    const viaProxy = new URL(ext.url);
+    viaProxy.hostname = '127.0.0.1';
+    viaProxy.port = String(proxy.port);
+    t = await startTestService({ env: { DATABASE_URL: viaProxy.toString() } });
+  });
+
+  after(async () => {
+    await proxy?.restore().catch(() => undefined);
+    await t?.stop();
+    await proxy?.stop();
+    await drop?.();
+  });
+
+  test('200 UP without authentication', async () => {
+    assert.deepEqual(await health(t), { status: 200, body: { status: 'UP', database: 'UP' } });
+  });
+
+  test('503 while the connection to the database is cut, 200 after it is restored', async () => {
+    assert.equal((await t.request('PATCH', '/api/users/me', { body: { displayName: 'Before Cut' } })).status, 200);
+    await proxy.cut();
+    try {
+      await assertDown(t);
+      await assertDown(t);
+    } finally {
+      await proxy.restore();
+    }
+    await assertUp(t);
+    assert.equal((await t.request('GET', '/api/users/me')).body.displayName, 'Before Cut');
+  });
+});

@@ -1,0 +1,268 @@
+import assert from 'node:assert/strict';
+import { before, describe, it } from 'node:test';
+import { contextOf, truthTranscript } from '../../bench/analysis.js';
+import type { Analysis, AnalysisActionItem, AnalysisContext } from '../../src/domain/analysis.js';
+import { cleanTextOf, type Transcript } from '../../src/domain/transcript.js';
+import { buildAnalysis, EmbeddedAnalyzer, groundingViolations } from '../../src/pipeline/analysis/embedded/index.js';
+import { resolveDates } from '../../src/pipeline/analysis/embedded/dates.js';
+import { normalizeSpoken, toE164, type SpokenPhone } from '../../src/pipeline/analysis/embedded/spoken.js';
+import { finalizeAnalysis } from '../../src/pipeline/analysis/finalize.js';
+import { validateAnalysis } from '../../src/pipeline/analysis/validate.js';
+import { loadScorer, loadTruth } from '../support/corpus.js';
+
+const analyzer = new EmbeddedAnalyzer();
+
+async function corpusCall(id: string): Promise<{ analysis: Analysis; transcript: Transcript; context: AnalysisContext }> {
+  const scorer = await loadScorer();
+  const truth = loadTruth(id);
+  const transcript = truthTranscript(truth, scorer);
+  const context = contextOf(truth);
+  return { analysis: await analyzer.analyze(transcript, context), transcript, context };
+}
+
+function only(items: AnalysisActionItem[] | undefined, pred: (i: AnalysisActionItem) => boolean): AnalysisActionItem {
+  const found = (items ?? []).filter(pred);
+  assert.equal(found.length, 1, `expected one matching action item, got ${found.length}: ${JSON.stringify(items?.map((i) => [i.intent, i.title]))}`);
+  return found[0];
+}
+
+/** A transcript from turns (speaker 0 = USER, 1 = CONTACT) at a steady speaking rate. */
+function transcriptOf(turns: Array<[0 | 1, string]>, names: [string, string], recordedAt: string): Transcript {
+  let t = 0.3;
+  const segments = turns.map(([sp, text], i) => {
+    const dur = text.split(/\s+/).length / 2.6;
+    const seg = {
+      id: `seg_${String(i + 1).padStart(4, '0')}`,
+      speaker: `spk_${sp + 1}`,
+      speakerLabel: names[sp],
+      speakerDisplayName: names[sp],
+      speakerId: `spk_${sp + 1}`,
+      sourceSpeakerId: `S${sp}`,
+      role: sp === 0 ? ('USER' as const) : ('CONTACT' as const),
+      startSeconds: t,
+      endSeconds: t + dur,
+      text,
+      alignmentConfidence: 'HIGH',
+    };
+    t += dur + 0.5;
+    return seg;
+  });
+  return {
+    schemaVersion: 2,
+    callId: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f',
+    language: 'en',
+    durationSeconds: Math.round(t),
+    cleanText: cleanTextOf(segments),
+    speakers: names.map((n, i) => ({
+      speakerId: `spk_${i + 1}`,
+      sourceSpeakerId: `S${i}`,
+      label: n,
+      displayName: n,
+      role: i === 0 ? ('USER' as const) : ('CONTACT' as const),
+      confidence: 'HIGH' as const,
+      labelSource: 'MANUAL' as const,
+      voiceMatchScore: null,
+      voiceProfileMatched: null,
+    })),
+    segments,
+    speakerResolution: {
+      strategyVersion: 2,
+      usedUserDisplayName: true,
+      usedContactName: true,
+      usedDirection: true,
+      usedPhoneFallback: false,
+      voiceEmbeddingEnabled: false,
+      voiceProfileUsed: false,
+      voiceMatchStatus: 'DISABLED',
+      totalSpeakerCount: 2,
+      resolvedSpeakerCount: 2,
+      warnings: [],
+    },
+    pipeline: {
+      transcriptionProvider: 'test',
+      transcriptionModel: 'test',
+      diarizationProvider: 'test',
+      diarizationModel: 'test',
+      alignmentVersion: '1',
+      normalizationVersion: 3,
+      status: 'COMPLETED',
+    },
+    createdAt: recordedAt,
+  };
+}
+
+describe('spoken-form normalisation', () => {
+  it('reassembles spoken e-mail addresses, phone numbers and clock times', () => {
+    const email = normalizeSpoken("It's maria dot lopez at lopez home dot net.");
+    assert.deepEqual(
+      email.entities.filter((e) => e.kind === 'email').map((e) => (e as { address: string }).address),
+      ['maria.lopez@lopezhome.net'],
+    );
+    assert.equal(normalizeSpoken('Could you email it again to A P at northwind foods dot com?').entities[0].kind, 'email');
+    assert.match(normalizeSpoken('Could you email it again to A P at northwind foods dot com?').text, /ap@northwindfoods\.com/);
+
+    const phone = normalizeSpoken('Call us on eight hundred, five five five, zero one nine nine.');
+    const p = phone.entities.find((e) => e.kind === 'phone') as SpokenPhone;
+    assert.equal(p.digits, '8005550199');
+    assert.equal(toE164(p, '+1 555 600 0134'), '+18005550199');
+    // a national number takes the country of the call it was said in
+    const uk = normalizeSpoken('Text me on zero seven seven zero zero, nine zero zero, one two three.').entities.find((e) => e.kind === 'phone') as SpokenPhone;
+    assert.equal(toE164(uk, '+44 20 7946 0000'), '+447700900123');
+    // a seven-digit local number has no area code to be grounded in
+    const local = normalizeSpoken("It's five five five, oh one double two.").entities.find((e) => e.kind === 'phone') as SpokenPhone;
+    assert.equal(toE164(local, '+1 555 600 0134'), null);
+
+    assert.equal(normalizeSpoken('Tuesday at ten thirty works for me.').text, 'Tuesday at 10:30 works for me.');
+    assert.equal(normalizeSpoken('Does Thursday the twenty fourth at ten a.m. work?').text, 'Does Thursday the 24th at 10 a.m. work?');
+    // ordinals that are not days of the month, and the pronoun "one", stay words
+    assert.equal(normalizeSpoken('The first opening is for the old one.').text, 'The first opening is for the old one.');
+    const amount = normalizeSpoken('That comes to four thousand eight hundred dollars.').entities[0];
+    assert.deepEqual([amount.kind, (amount as { value: number }).value, (amount as { currency: string }).currency], ['number', 4800, 'USD']);
+  });
+
+  it('resolves dates against the recording time', () => {
+    const at = '2025-03-27T15:40:00Z'; // a Thursday
+    const next = resolveDates('Would a Zoom call next Tuesday at 11 a.m. work?', at, false)[0];
+    assert.equal(next.datetime, '2025-04-01T11:00:00');
+    assert.equal(resolveDates("I'll call you back within the hour.", at, false)[0].date, '2025-03-27');
+    assert.equal(resolveDates('A new card will arrive within 5 business days.', '2025-05-06T14:10:00Z', false)[0].date, '2025-05-13');
+    // the same weekday word points back in a sentence about the past
+    assert.equal(resolveDates('I interviewed on Monday.', '2025-04-16T17:30:00Z', true)[0].date, '2025-04-14');
+    assert.equal(resolveDates('Does Thursday the 24th at 10 a.m. work?', '2025-04-16T17:30:00Z', false)[0].datetime, '2025-04-24T10:00:00');
+    assert.equal(resolveDates('We can have it ready tomorrow after 4.', '2025-09-17T21:00:00Z', false)[0].datetime, '2025-09-18T16:00:00');
+  });
+});
+
+describe('EmbeddedAnalyzer on corpus ground-truth transcripts', () => {
+  let calls: Record<string, Awaited<ReturnType<typeof corpusCall>>>;
+  before(async () => {
+    calls = {};
+    for (const id of ['contractor-quote', 'car-repair', 'sales-demo-booking', 'family-logistics', 'dentist-appointment']) calls[id] = await corpusCall(id);
+  });
+
+  it('reassembles a dictated e-mail address into an email action item owned by the contact', () => {
+    const item = only(calls['contractor-quote'].analysis.actionItems, (i) => i.intent === 'email');
+    assert.equal(item.ownerRole, 'CONTACT');
+    assert.equal(item.ownerSpeakerId, 'spk_2');
+    assert.equal(item.ownerDisplayName, 'Daniel Okafor');
+    assert.equal(item.intentMetadata?.toEmail, 'maria.lopez@lopezhome.net');
+    assert.equal(item.dueDate, '2025-04-09'); // "tomorrow morning"
+    assert.ok(item.sourceSegmentIds?.includes('seg_0005'), 'cites the segment where the address was said');
+    // "I'll talk it over with my husband" is a plan, not a launchable item
+    assert.ok(calls['contractor-quote'].analysis.nextSteps?.some((n) => /husband/.test(n.text)));
+  });
+
+  it('turns "call me back" plus "I\'ll call you back within the hour" into one call item with the spoken number', () => {
+    const item = only(calls['car-repair'].analysis.actionItems, (i) => i.intent === 'call');
+    assert.equal(item.ownerRole, 'USER');
+    assert.equal(item.intentMetadata?.phoneNumber, '+15553826010');
+    assert.equal(item.dueDate, '2025-09-17');
+    assert.deepEqual(item.sourceSegmentIds, ['seg_0006', 'seg_0007']);
+    assert.equal(calls['car-repair'].analysis.actionItems?.length, 1);
+  });
+
+  it('builds a Zoom meeting with the accepted time, duration and the attendee address', () => {
+    const item = only(calls['sales-demo-booking'].analysis.actionItems, (i) => i.intent === 'meeting');
+    assert.equal(item.ownerRole, 'USER');
+    assert.equal(item.intentMetadata?.providerHint, 'zoom');
+    assert.equal(item.intentMetadata?.proposedAt, '2025-04-01T11:00:00'); // "next Tuesday" = first Tuesday after the call
+    assert.equal(item.intentMetadata?.durationMinutes, 30);
+    assert.deepEqual(item.intentMetadata?.attendees?.map((a) => a.email), ['operations@bayviewlogistics.com']);
+    assert.equal(item.dueDate, '2025-04-01');
+  });
+
+  it('classifies message, task and reminder intents with their due dates', () => {
+    const msg = only(calls['family-logistics'].analysis.actionItems, (i) => i.intent === 'message');
+    assert.equal(msg.ownerDisplayName, 'Jamie Walker');
+    assert.equal(msg.intentMetadata?.channel, 'whatsapp');
+    assert.equal(msg.dueDate, '2025-05-14'); // "tonight"
+    const task = only(calls['family-logistics'].analysis.actionItems, (i) => i.intent === 'task');
+    assert.equal(task.ownerRole, 'USER');
+    assert.match(task.title, /cake/);
+    assert.equal(task.dueDate, '2025-05-17'); // "Saturday morning"
+    const reminder = only(calls['dentist-appointment'].analysis.actionItems, (i) => i.intent === 'reminder');
+    assert.equal(reminder.ownerRole, 'USER');
+    assert.equal(reminder.dueDate, '2025-03-17'); // "Monday evening"
+  });
+
+  it('produces output that validates, carries the legacy aliases and has no grounding violations', () => {
+    for (const { analysis, transcript, context } of Object.values(calls)) {
+      const v = validateAnalysis(analysis);
+      assert.ok(v.ok, v.ok ? '' : v.errors.join('\n'));
+      assert.equal(analysis.schemaVersion, 3);
+      assert.equal(analysis.shortSummary, analysis.oneLineSummary);
+      assert.equal(analysis.detailedSummary, analysis.executiveSummary);
+      const high = analysis.sections!.flatMap((s) => s.items.filter((i) => i.importance === 'high').map((i) => i.text));
+      assert.deepEqual(analysis.keyPoints, high);
+      for (const item of analysis.actionItems ?? []) assert.equal(item.ownerSpeaker, item.ownerSpeakerLabel);
+      const bullets = analysis.executiveSummaryBullets ?? [];
+      assert.ok(bullets.length >= 3 && bullets.length <= 6, `bullets: ${bullets.length}`);
+      for (const b of bullets) assert.match(b.startTimestamp, /^\d{2}:\d{2}$/);
+      assert.ok(analysis.sections!.every((s, i) => s.id === `sec_${String(i + 1).padStart(3, '0')}`));
+      const sentences = analysis.executiveSummary!.match(/[^.!?]+[.!?]+/g) ?? [];
+      assert.ok(sentences.length >= 2 && sentences.length <= 4 + 2, analysis.executiveSummary ?? '');
+      assert.ok(['positive', 'neutral', 'negative', 'mixed'].includes(analysis.sentiment!.overall));
+      // the analyzer's own output, before its grounding safety net
+      const raw = finalizeAnalysis(buildAnalysis(transcript, context), transcript);
+      assert.deepEqual(groundingViolations(raw, transcript, context), []);
+    }
+    assert.equal(calls['sales-demo-booking'].analysis.callType, 'sales');
+    assert.equal(calls['dentist-appointment'].analysis.callType, 'healthcare');
+  });
+
+  it('is deterministic', async () => {
+    const { transcript, context, analysis } = calls['family-logistics'];
+    assert.deepEqual(await analyzer.analyze(transcript, context), analysis);
+  });
+});
+
+describe('EmbeddedAnalyzer on calls outside the corpus', () => {
+  it('keeps arrays empty on a short neutral call rather than inventing content', async () => {
+    const recordedAt = '2025-06-10T15:00:00Z';
+    const transcript = transcriptOf([[0, 'Hello?'], [1, 'Hi, just checking that this line works.'], [0, 'Yes, it does.']], ['Anna Berg', 'Tom Wells'], recordedAt);
+    const a = await analyzer.analyze(transcript, { userDisplayName: 'Anna Berg', contactName: 'Tom Wells', phoneNumber: null, direction: 'INCOMING', recordedAt, title: null });
+    assert.ok(validateAnalysis(a).ok);
+    for (const key of ['actionItems', 'nextSteps', 'decisions', 'commitments', 'importantDates', 'numbersAndAmounts', 'peopleMentioned', 'openQuestions', 'risks', 'opportunities', 'followUps'] as const) {
+      assert.deepEqual(a[key], [], key);
+    }
+    assert.equal(a.executiveSummaryBullets, undefined); // fewer than three bullets' worth of content
+    assert.ok(a.qualityWarnings?.includes('very_short_call'));
+    assert.ok(a.sentiment && ['neutral', 'positive'].includes(a.sentiment.overall));
+    assert.equal(a.shortSummary, a.oneLineSummary);
+  });
+
+  it('reads requests and commitments it has not seen before', async () => {
+    const recordedAt = '2025-06-10T15:00:00Z'; // a Tuesday
+    const transcript = transcriptOf(
+      [
+        [1, 'Hello, Tom speaking.'],
+        [0, 'Hi Tom, it is Anna from the design studio. Do you have a moment to talk about the new logo?'],
+        [1, 'Sure. I looked at the drafts yesterday and I really like the second one.'],
+        [0, "Great. Let's set up a Google Meet on Friday at two p.m. to go through the final version."],
+        [1, 'Friday at two works. Send the invite to tom dot wells at acme dot co dot uk.'],
+        [0, "Will do. I'll also email you the invoice for the first phase tomorrow."],
+        [1, 'Perfect. And if the printer is late, text me on zero seven seven zero zero, nine zero zero, one two three.'],
+        [0, 'No problem. Talk soon.'],
+      ],
+      ['Anna Berg', 'Tom Wells'],
+      recordedAt,
+    );
+    const context: AnalysisContext = { userDisplayName: 'Anna Berg', contactName: 'Tom Wells', phoneNumber: '+44 20 7946 0000', direction: 'OUTGOING', recordedAt, title: null };
+    const a = await analyzer.analyze(transcript, context);
+    const meeting = only(a.actionItems, (i) => i.intent === 'meeting');
+    assert.equal(meeting.ownerDisplayName, 'Anna Berg');
+    assert.equal(meeting.intentMetadata?.providerHint, 'meet');
+    assert.equal(meeting.intentMetadata?.proposedAt, '2025-06-13T14:00:00');
+    assert.deepEqual(meeting.intentMetadata?.attendees, [{ name: 'Tom Wells', email: 'tom.wells@acme.co.uk' }]);
+    const email = only(a.actionItems, (i) => i.intent === 'email');
+    assert.equal(email.intentMetadata?.toEmail, 'tom.wells@acme.co.uk');
+    assert.equal(email.dueDate, '2025-06-11');
+    const message = only(a.actionItems, (i) => i.intent === 'message');
+    assert.equal(message.ownerDisplayName, 'Anna Berg');
+    assert.equal(message.intentMetadata?.channel, 'sms');
+    assert.equal(message.intentMetadata?.phoneNumber, '+447700900123');
+    assert.equal(message.priority, 'low'); // conditional
+    const raw = finalizeAnalysis(buildAnalysis(transcript, context), transcript);
+    assert.deepEqual(groundingViolations(raw, transcript, context), []);
+  });
+});
