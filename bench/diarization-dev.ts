@@ -107,9 +107,19 @@ async function variantCase(id: string, kind: string): Promise<{ audio: DecodedAu
     words: truthTurnWords(t),
   });
   const cut = (x: Float32Array, s: number, e: number) => x.subarray(Math.round(s * sr), Math.round(e * sr));
-  if (kind === 'single') {
-    const st = await decodeAudio(corpusFile(id, 'stereo.wav'), path.join(tmp, `${id}-single`), { timeoutMs: 60_000, maxSeconds: 600 });
-    return make(st.channels![0], retimed(truth, truth.turns.filter((t) => t.speaker === 'A')));
+  if (kind === 'single' || kind === 'single-phone') {
+    // Speaker A alone: the left channel; for single-phone put through the same telephone chain
+    // as phone8k.wav (300-3400 Hz, 8 kHz, mu-law).
+    const left = path.join(tmp, `${id}-left.wav`);
+    const phone = kind === 'single-phone';
+    execFileSync('ffmpeg', [
+      '-loglevel', 'error', '-y', '-i', corpusFile(id, 'stereo.wav'),
+      '-af', phone ? 'pan=mono|c0=c0,highpass=f=300,lowpass=f=3400' : 'pan=mono|c0=c0',
+      ...(phone ? ['-ar', '8000', '-c:a', 'pcm_mulaw'] : ['-c:a', 'pcm_s16le']),
+      left,
+    ]);
+    const a = await decodeAudio(left, path.join(tmp, `${id}-single`), { timeoutMs: 60_000, maxSeconds: 600 });
+    return make(a.mono, retimed(truth, truth.turns.filter((t) => t.speaker === 'A')));
   }
   const pieces: Array<{ x: Float32Array; turn: Truth['turns'][number] }> = truth.turns.map((t) => ({ x: cut(master, t.startSeconds, t.endSeconds), turn: t }));
   if (kind === 'three') {

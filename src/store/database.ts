@@ -52,6 +52,13 @@ export async function openDatabase(config: Config, log: Logger, opts: { migrate?
   const pool = new pg.Pool({ ...connection, max: 10, connectionTimeoutMillis: 5000, idleTimeoutMillis: 30000 });
   // A dropped connection (database restart) must not crash the process; the pool reconnects.
   pool.on('error', (err) => log.warn({ err: err.message }, 'idle database connection failed'));
+  // pg-pool removes its error listener from a client while it is checked out (Kysely checks one
+  // out per query or transaction), and pg emits 'error' on a connection lost mid-query: without a
+  // listener of our own that is an uncaught exception that ends the process. The query itself
+  // still fails and the pool discards the dead client on release.
+  pool.on('connect', (client) => {
+    client.on('error', (err) => log.warn({ err: err.message }, 'database connection lost'));
+  });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: [new CamelCasePlugin()] });
 
   try {

@@ -44,9 +44,9 @@ class CuttableProxy {
     this.server = null;
   }
 
-  /** Listens again on the same port. */
+  /** Listens again on the same port (no-op while listening). */
   async restore(): Promise<void> {
-    await this.start();
+    if (!this.server) await this.start();
   }
 
   async stop(): Promise<void> {

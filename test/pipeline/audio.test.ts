@@ -51,6 +51,18 @@ describe('runChild', () => {
     assert.equal(r.exitCode, 0);
   });
 
+  it('does not hand the service environment to the child', async () => {
+    process.env.CHILD_TEST_SECRET = 'top-secret-value';
+    try {
+      const r = await runChild('env', [], { timeoutMs: 5000, maxStdoutBytes: 100_000 });
+      const out = r.stdout.toString();
+      assert.doesNotMatch(out, /CHILD_TEST_SECRET/);
+      assert.match(out, /^PATH=/m);
+    } finally {
+      delete process.env.CHILD_TEST_SECRET;
+    }
+  });
+
   it('kills a child that exceeds its time limit', async () => {
     const t0 = Date.now();
     await rejectsWith(runChild('sleep', ['10'], { timeoutMs: 200, maxStdoutBytes: 1000 }), (e) => {

@@ -77,7 +77,9 @@ export async function sweepIdempotencyKeys(db: Db): Promise<number> {
 export function registerIdempotency(app: FastifyInstance, ctx: AppContext): void {
   const db = ctx.database.db;
 
-  app.addHook('preHandler', async (req: FastifyRequest, reply: FastifyReply) => {
+  // preValidation (not preHandler): a request that fails schema validation is answered and stored
+  // like one that fails in its handler, so every 4xx of a key is replayed the same way.
+  app.addHook('preValidation', async (req: FastifyRequest, reply: FastifyReply) => {
     if (!MUTATING.has(req.method) || !req.user) return;
     const header = req.headers['idempotency-key'];
     if (header === undefined) return;

@@ -58,6 +58,7 @@ export default async function voiceProfileRoutes(app: FastifyInstance, ctx: AppC
       const userId = req.user.id;
       const sampleDir = `users/${userId}/voice-samples/${crypto.randomUUID()}`;
       const workDir = path.join(ctx.config.dataDir, 'work', `voice-${crypto.randomUUID()}`);
+      let created;
       try {
         let stored = null;
         for await (const part of req.parts({ limits: { fileSize: maxBytes, files: 1 } })) {
@@ -116,18 +117,19 @@ export default async function voiceProfileRoutes(app: FastifyInstance, ctx: AppC
           )
           .returningAll()
           .executeTakeFirstOrThrow();
-        return reply.status(201).send({
+        created = {
           status: row.status,
           provider: row.provider,
           consentVersion: row.consentVersion,
           createdAt: row.createdAt.toISOString(),
           sampleDurationSeconds: row.sampleDurationSeconds,
-        });
+        };
       } finally {
-        // The sample is never kept, whatever the outcome.
+        // The sample is never kept, whatever the outcome; removed before the answer goes out.
         await ctx.blobs.deletePrefix(sampleDir).catch(() => undefined);
         await fs.promises.rm(workDir, { recursive: true, force: true });
       }
+      return reply.status(201).send(created);
     },
   );
 

@@ -31,7 +31,15 @@ export interface RunChildOptions {
   maxStderrBytes?: number;
   signal?: AbortSignal;
   cwd?: string;
+  /** Default: a minimal environment (PATH, HOME, locale, library path), so tools never see service secrets. */
   env?: NodeJS.ProcessEnv;
+}
+
+const PASSED_ENV = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'LD_LIBRARY_PATH', 'TMPDIR'];
+function minimalEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const k of PASSED_ENV) if (process.env[k] !== undefined) env[k] = process.env[k];
+  return env;
 }
 
 export interface ChildResult {
@@ -59,7 +67,7 @@ export function runChild(cmd: string, args: readonly string[], opts: RunChildOpt
       child = spawn(cmd, args, {
         shell: false,
         cwd: opts.cwd,
-        env: opts.env ?? process.env,
+        env: opts.env ?? minimalEnv(),
         stdio: ['ignore', 'pipe', 'pipe'],
         windowsHide: true,
       });

@@ -110,6 +110,8 @@ export interface FrameScores {
   frames: number[];
   /** frames.length × k log-likelihoods. */
   logLik: Float64Array;
+  /** The frame-level decision for each scored frame. */
+  labels: ArrayLike<number>;
   k: number;
   offset: number;
   hop: number;
@@ -130,27 +132,44 @@ function lowerBound(a: number[], x: number): number {
  * Word-level Viterbi: each word scores each speaker by the summed frame log-likelihoods inside
  * its span, and changing speaker between words costs `penalty` (`penalty * pauseFactor` across a
  * pause of at least `pauseSeconds`). Deciding per word rather than per frame puts speaker changes
- * exactly on word boundaries instead of a few frames late, and a word without speech frames
- * simply follows its neighbours.
+ * exactly on word boundaries instead of a few frames late. A word without speech frames (the
+ * recogniser sometimes places a word in the pause next to it) leans, by `emptyBias`, towards the
+ * speaker of the nearest speech frame.
  */
-export function viterbiWords(words: RecognizedWord[], s: FrameScores, penalty: number, pauseFactor: number, pauseSeconds: number): number[] {
+export function viterbiWords(words: RecognizedWord[], s: FrameScores, penalty: number, pauseFactor: number, pauseSeconds: number, emptyBias = 10): number[] {
   const { k } = s;
   const n = words.length;
   if (n === 0) return [];
   if (k <= 1) return words.map(() => 0);
   const emit = new Float64Array(n * k);
+  // Speech extent of each word, so a pause is measured in the audio, not in the recogniser's
+  // word times (which often stretch a word over the silence after it).
+  const first = new Float64Array(n).fill(NaN);
+  const last = new Float64Array(n).fill(NaN);
   words.forEach((w, i) => {
     const a = lowerBound(s.frames, Math.ceil((w.start - s.offset) / s.hop));
     const b = lowerBound(s.frames, Math.floor((w.end - s.offset) / s.hop) + 1);
+    if (b > a) {
+      first[i] = s.offset + s.frames[a] * s.hop;
+      last[i] = s.offset + s.frames[b - 1] * s.hop;
+    }
     for (let j = a; j < b; j++) for (let c = 0; c < k; c++) emit[i * k + c] += s.logLik[j * k + c];
-    let max = -Infinity;
-    for (let c = 0; c < k; c++) max = Math.max(max, emit[i * k + c]);
-    for (let c = 0; c < k; c++) emit[i * k + c] = b > a ? emit[i * k + c] - max : 0;
+    if (b > a) {
+      let max = -Infinity;
+      for (let c = 0; c < k; c++) max = Math.max(max, emit[i * k + c]);
+      for (let c = 0; c < k; c++) emit[i * k + c] -= max;
+    } else if (s.frames.length) {
+      const t = (w.start + w.end) / 2;
+      const time = (j: number) => s.offset + s.frames[j] * s.hop;
+      let j = Math.min(a, s.frames.length - 1);
+      if (j > 0 && Math.abs(time(j - 1) - t) < Math.abs(time(j) - t)) j--;
+      for (let c = 0; c < k; c++) emit[i * k + c] = c === s.labels[j] ? 0 : -emptyBias;
+    }
   });
   const back = new Int32Array(n * k);
   let score = Float64Array.from({ length: k }, (_, c) => emit[c]);
   for (let i = 1; i < n; i++) {
-    const gap = words[i].start - words[i - 1].end;
+    const gap = Number.isNaN(first[i]) || Number.isNaN(last[i - 1]) ? Infinity : first[i] - last[i - 1];
     const pen = gap >= pauseSeconds ? penalty * pauseFactor : penalty;
     const next = new Float64Array(k);
     for (let c = 0; c < k; c++) {

@@ -107,3 +107,58 @@ export function frameEnergy(samples: Float32Array, sampleRate: number, opts: Fra
   }
   return out;
 }
+
+/**
+ * Share of the signal's power above `cutoffHz`, from a sample of loud frames. Telephone audio
+ * resampled to 16 kHz has next to nothing above 4 kHz; its empty upper mel bands would otherwise
+ * dominate the cepstrum with noise and shrink the differences between voices.
+ */
+export function highBandShare(samples: Float32Array, sampleRate: number, cutoffHz = 3800): number {
+  const size = 512;
+  const m = Meyda as unknown as { bufferSize: number; sampleRate: number; windowingFunction: string; extract: (f: string, s: Float32Array) => unknown };
+  m.bufferSize = size;
+  m.sampleRate = sampleRate;
+  m.windowingFunction = 'hanning';
+  const cutBin = Math.round((cutoffHz / sampleRate) * size);
+  let hi = 0;
+  let total = 0;
+  const buf = new Float32Array(size);
+  // Every 8th frame is plenty for a per-call average.
+  for (let off = 0; off + size <= samples.length; off += size * 8) {
+    buf.set(samples.subarray(off, off + size));
+    const ps = m.extract('powerSpectrum', buf) as Float32Array;
+    for (let b = 1; b < ps.length; b++) {
+      total += ps[b];
+      if (b >= cutBin) hi += ps[b];
+    }
+  }
+  return total > 0 ? hi / total : 0;
+}
+
+/** Halves the sample rate after a windowed-sinc low-pass at 0.45 of the new rate. */
+export function decimateBy2(samples: Float32Array): Float32Array {
+  const taps = 63;
+  const half = (taps - 1) / 2;
+  const fc = 0.45 / 2; // cutoff as a fraction of the input rate
+  const h = new Float32Array(taps);
+  let sum = 0;
+  for (let i = 0; i < taps; i++) {
+    const n = i - half;
+    const sinc = n === 0 ? 2 * fc : Math.sin(2 * Math.PI * fc * n) / (Math.PI * n);
+    const w = 0.54 - 0.46 * Math.cos((2 * Math.PI * i) / (taps - 1));
+    h[i] = sinc * w;
+    sum += h[i];
+  }
+  for (let i = 0; i < taps; i++) h[i] /= sum;
+  const out = new Float32Array(Math.floor(samples.length / 2));
+  for (let j = 0; j < out.length; j++) {
+    const c = 2 * j;
+    let acc = 0;
+    for (let i = 0; i < taps; i++) {
+      const k = c + i - half;
+      if (k >= 0 && k < samples.length) acc += h[i] * samples[k];
+    }
+    out[j] = acc;
+  }
+  return out;
+}

@@ -4,7 +4,7 @@
 //   -> BIC check on the number of speakers -> word-by-word attribution.
 import type { DecodedAudio, Diarization, Diarizer, RecognizedWord } from '../types.js';
 import { assembleDiarization, labelRegions, labelWords, smoothShortWords, viterbiWords, type FrameLabels } from './attribution.js';
-import { frameEnergy, frameGrid, mfccFrames } from './features.js';
+import { decimateBy2, frameEnergy, frameGrid, highBandShare, mfccFrames } from './features.js';
 import { DiagGmm, deltaBic, kmeans, type Vec } from './gmm.js';
 import { detectSpeech, type SpeechRegion } from './vad.js';
 
@@ -12,6 +12,10 @@ export interface MonoDiarizationOptions {
   /** Cepstral coefficients used, c1..cN (c0 is loudness, not voice). Default 19. */
   coefficients: number;
   melBands: number;
+  /** Telephone-band handling: 'auto' detects it from the spectrum. */
+  narrowband: 'auto' | 'on' | 'off';
+  /** Mel filters when analysing telephone-band audio at 8 kHz. */
+  narrowMelBands: number;
   /** Frames quieter than the loudest speech by more than this are ignored. Default 40 dB. */
   energyRangeDb: number;
   /** Sliding window for the first clustering pass. */
@@ -42,6 +46,8 @@ export interface MonoDiarizationOptions {
 export const DEFAULT_MONO_OPTIONS: MonoDiarizationOptions = {
   coefficients: 19,
   melBands: 40,
+  narrowband: 'auto',
+  narrowMelBands: 24,
   energyRangeDb: 40,
   windowSeconds: 1.5,
   windowHopSeconds: 0.25,
@@ -59,6 +65,8 @@ export const DEFAULT_MONO_OPTIONS: MonoDiarizationOptions = {
 };
 
 const HOP = 0.01;
+/** Power share above 3.8 kHz below which audio counts as telephone band (corpus: wideband >= 8e-4, phone8k ~6e-6). */
+const NARROWBAND_SHARE = 1e-4;
 const FRAME = 0.025;
 
 export interface MonoDebug {
@@ -104,7 +112,14 @@ export async function diarizeFrames(
     return { ...empty, clusters: speechIdx.length ? 1 : 0, speechFrames: speechIdx, logLik: new Float64Array(speechIdx.length) };
   }
 
-  const mfcc = mfccFrames(samples, sampleRate, { frameSeconds: FRAME, hopSeconds: HOP, coefficients: o.coefficients + 1, melBands: o.melBands });
+  // Telephone-band audio is analysed at 8 kHz so the mel filters cover only the band that
+  // carries voice (see highBandShare).
+  const narrow = o.narrowband === 'on' || (o.narrowband === 'auto' && sampleRate >= 16000 && highBandShare(samples, sampleRate) < NARROWBAND_SHARE);
+  const mfcc = narrow
+    ? mfccFrames(decimateBy2(samples), sampleRate / 2, { frameSeconds: FRAME, hopSeconds: HOP, coefficients: o.coefficients + 1, melBands: o.narrowMelBands })
+    : mfccFrames(samples, sampleRate, { frameSeconds: FRAME, hopSeconds: HOP, coefficients: o.coefficients + 1, melBands: o.melBands });
+  // Both grids have the same hop; the 8 kHz one can be a frame shorter at the end.
+  while (speechIdx.length && speechIdx[speechIdx.length - 1] >= mfcc.length) speechIdx.pop();
   const dim = o.coefficients;
   // Call-level mean and variance normalisation removes the channel and loudness, keeping timbre.
   const feats: Vec[] = speechIdx.map((i) => mfcc[i].subarray(1, dim + 1).slice());
@@ -196,7 +211,40 @@ function distinctSpeakers(feats: Vec[], lab: Int32Array, a: number, b: number, o
   const glr = deltaBic(A, B, 0);
   const perFrame = glr / (A.length + B.length);
   trace.push(perFrame);
+  const selfA = selfSplitDistance(feats, lab, a);
+  const selfB = selfSplitDistance(feats, lab, b);
+  if (process.env.DIAR_DEBUG) console.error('pair', perFrame.toFixed(2), 'self', selfA.toFixed(2), selfB.toFixed(2), 'ratio', (perFrame / Math.max(selfA, selfB)).toFixed(2));
   return perFrame >= o.minSpeakerDistance && deltaBic(A, B, o.bicLambda) > 0;
+}
+
+/**
+ * The same per-frame distance between the two halves of the best split of one cluster: how far
+ * apart one voice's own material can be pushed, the yardstick for "two different voices".
+ */
+function selfSplitDistance(feats: Vec[], lab: Int32Array, c: number): number {
+  const idx: number[] = [];
+  for (let i = 0; i < feats.length; i++) if (lab[i] === c) idx.push(i);
+  const chunk = 100;
+  const dim = feats[0].length;
+  const chunks: number[][] = [];
+  for (let s = 0; s < idx.length; s += chunk) chunks.push(idx.slice(s, s + chunk));
+  if (chunks.length < 4) return NaN;
+  const vecs = chunks.map((ch) => {
+    const v = new Float32Array(2 * dim);
+    for (const i of ch) for (let d = 0; d < dim; d++) v[d] += feats[i][d] / ch.length;
+    for (const i of ch) for (let d = 0; d < dim; d++) v[dim + d] += (feats[i][d] - v[d]) ** 2 / ch.length;
+    for (let d = 0; d < dim; d++) v[dim + d] = Math.sqrt(v[dim + d]);
+    return v;
+  });
+  normaliseColumns(vecs);
+  const km = kmeans(vecs, 2, { restarts: 5, seed: 23 });
+  const A: Vec[] = [];
+  const B: Vec[] = [];
+  chunks.forEach((ch, j) => {
+    for (let t = 0; t < ch.length; t += 3) (km.labels[j] === 0 ? A : B).push(feats[ch[t]]);
+  });
+  if (A.length < 2 * dim || B.length < 2 * dim) return NaN;
+  return deltaBic(A, B, 0) / (A.length + B.length);
 }
 
 function windowsToFrames(windows: Array<{ from: number; to: number }>, winLabels: Int32Array, n: number, k: number): Int32Array {
@@ -300,7 +348,14 @@ export class MfccClusterDiarizer implements Diarizer {
       o.wordDecoding === 'viterbi'
         ? viterbiWords(
             words,
-            { frames: dbg.speechFrames, logLik: dbg.logLik, k: Math.max(1, dbg.clusters), offset: dbg.frameLabels.offset, hop: dbg.frameLabels.hop },
+            {
+              frames: dbg.speechFrames,
+              logLik: dbg.logLik,
+              labels: dbg.speechFrames.map((f) => dbg.frameLabels.labels[f]),
+              k: Math.max(1, dbg.clusters),
+              offset: dbg.frameLabels.offset,
+              hop: dbg.frameLabels.hop,
+            },
             o.wordSwitchPenalty,
             o.pauseSwitchFactor,
             0.2,

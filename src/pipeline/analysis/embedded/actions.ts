@@ -554,7 +554,7 @@ function meetingItem(
   const hi = Math.max(...turns) + 3;
   const inWin = (u: Unit) => u.turn >= lo && u.turn <= hi;
   const props = proposals.filter((p) => inWin(p.unit));
-  const accs = accepts.filter((a) => inWin(a.unit) && a.unit.dates.some((d) => d.date));
+  const accs = accepts.filter((a) => inWin(a.unit) && a.unit.dates.some((d) => d.date && d.date >= day));
   // Owner: whoever commits to set it up or send the invite; else whoever proposed it.
   const committer = g.cands.find((c) => c.clause.kind === 'commit' || c.clause.kind === 'joint');
   const proposer = props[0]?.unit.speaker;
@@ -575,7 +575,7 @@ function meetingItem(
     if (when) break;
   }
   if (!when) {
-    for (const u of [...g.cands.map((c) => c.unit), ...props.map((p) => p.unit)]) {
+    for (const u of [...accs.map((a) => a.unit).reverse(), ...props.map((p) => p.unit), ...g.cands.map((c) => c.unit)]) {
       const d = timed(u)[0];
       if (d) {
         when = d;
@@ -585,6 +585,14 @@ function meetingItem(
   }
   const units = uniq([...g.cands.map((c) => c.unit), ...props.map((p) => p.unit), ...accs.map((a) => a.unit)]);
   const window = ct.units.filter(inWin);
+  // A named day said around the meeting ("Thursday the 24th") beats the day of sending the
+  // invite ("this afternoon") when the proposal itself was not understood.
+  if (!when || (when.date === day && !when.explicitTime)) {
+    const named = window
+      .flatMap((u) => timed(u).filter((d) => /\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|december|\d+(st|nd|rd|th))\b/i.test(d.text)))
+      .pop();
+    if (named) when = named;
+  }
   const provider = [...g.cands.map((c) => c.provider), ...props.map((p) => providerOf(p.clause.text))].find(Boolean) ?? null;
 
   // Duration: "about thirty minutes", "an hour" said around the meeting.

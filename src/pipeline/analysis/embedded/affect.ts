@@ -99,6 +99,8 @@ export function scoreUnits(ct: CallText): UnitAffect[] {
     // questions and hypotheticals say less about how the speaker feels
     if (unit.isQuestion) score *= 0.5;
     if (/!/.test(unit.text)) score *= 1.2;
+    // words the recogniser was unsure of are often wrong words ("death" for "both")
+    score *= unit.confidence === 'LOW' ? 0.4 : unit.confidence === 'MEDIUM' ? 0.8 : 1;
     return { unit, score, positives, negatives };
   });
 }

@@ -72,6 +72,10 @@ const ACCEPT = /^(?:(?:that|it|this|that time|the time|the price|the plan|the da
 const PROPOSAL = /^(?:would|does|do|will|is|could|can)\s+(?:a|an|the|that|this|it|[\w:.]+day|next|tomorrow|[\w\s:.]{0,30}?)\b.*\b(?:work|suit|be (?:ok|okay|good|fine|possible))\b|^(?:how|what)\s+about\b|^(?:are|would)\s+you\s+(?:be\s+)?(?:free|available)\b|^shall we\b|^should we\b/i;
 const FUTURE_MARKER = /\b(will|should|shall|can|could|is going to|are going to|gets in|get in|arrives?|starts?|comes|is coming|are coming|is due|until|scheduled|expected)\b/i;
 
+// Verbs people use for bare imperatives on a call ("call me back", "send it back", "bring your ID").
+// An imperative outside this list is more likely a tagging or recognition error than a request.
+const IMPERATIVE_VERBS = /^(?:just\s+)?(call|ring|phone|text|message|whatsapp|email|e-mail|mail|send|resend|forward|share|check|double-check|confirm|book|schedule|reschedule|cancel|remind|bring|take|pick|drop|grab|get|buy|order|pay|sign|fill|complete|submit|upload|download|return|ship|post|print|scan|review|read|look|update|arrive|come|go|meet|join|contact|reach|give|let|keep|try|ask|tell|write|note|add|remove|change|reset|restart|turn|unplug|plug|install|open|close|lock|leave|wait|hold|save|transfer|deposit|collect|deliver|fix|clean|prepare|make|set|put|use|log|register|renew|follow|visit|stop|start|bring|find|remember|ensure|double)\b/i;
+
 function verbOf(vp: string): string {
   const first = vp.trim().split(/\s+/)[0]?.toLowerCase().replace(/[^a-z-]/g, '') ?? '';
   if (!first) return '';
@@ -96,8 +100,9 @@ function startsWithVerb(clause: string): boolean {
 }
 
 /** Splits a sentence into clauses at coordinations that start a new predicate. */
-function splitClauses(expanded: string): Array<{ text: string; offset: number }> {
-  const parts: Array<{ text: string; offset: number }> = [];
+function splitClauses(expanded: string): Array<{ text: string; offset: number; joined: boolean }> {
+  const parts: Array<{ text: string; offset: number; joined: boolean }> = [];
+  let joined = false;
   const re = /((?<=[.!?])\s+(?=[A-Z])|;\s+|,?\s+(?:and|but|so)\s+(?=(?:I|we|you|he|she|they|it|then|also)\b)|,\s+(?:and|but)\s+|\s+and\s+(?=(?:then\s+)?[a-z]+\s)|,\s+(?=(?:I|we|he|she|they)\s+(?!think\b|guess\b|mean\b|know\b)[a-z]))/g;
   let last = 0;
   for (const m of expanded.matchAll(re)) {
@@ -108,10 +113,12 @@ function splitClauses(expanded: string): Array<{ text: string; offset: number }>
     // ", I keep forgetting": a comma before a new subject starts a clause, unless what precedes is
     // a subordinate clause ("if you are late, could you text me")
     if (/^,\s+$/.test(m[0]) && /^\s*(if|when|once|unless|as soon as|before|after|because|since|while|in case)\b/i.test(expanded.slice(last, cut))) continue;
-    parts.push({ text: expanded.slice(last, cut), offset: last });
+    parts.push({ text: expanded.slice(last, cut), offset: last, joined });
+    // a bare "and <verb>" continues the predicate of the clause before it, subject included
+    joined = /^\s+and\s+$/.test(m[0]);
     last = cut + m[0].length;
   }
-  parts.push({ text: expanded.slice(last), offset: last });
+  parts.push({ text: expanded.slice(last), offset: last, joined });
   return parts.filter((p) => p.text.trim().length > 0);
 }
 
@@ -202,7 +209,9 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
   if (isQ && PROPOSAL.test(text)) return mk('proposal', text);
   if (ACCEPT.test(text) && text.split(/\s+/).length <= 12) return mk('accept', text);
   if (isQ) return mk('other', text);
-  if (startsWithVerb(text)) {
+  // A bare imperative is weak evidence; on a segment the recogniser was unsure of it is more
+  // often a misheard word ("Share I have your file up") than a request.
+  if (startsWithVerb(text) && IMPERATIVE_VERBS.test(text) && text.split(/\s+/).length >= 2 && unit.confidence !== 'LOW' && !/^\S+\s+(I|he|she|we|they|it's|it is|is|are|was|were)\b/i.test(text)) {
     if (INFO_REQUEST.test(text)) return mk('other', text);
     return mk('request', text);
   }
@@ -220,6 +229,12 @@ export function clausesOf(unit: Unit): Clause[] {
   const out: Clause[] = [];
   let inherited: string | null = null;
   for (const part of splitClauses(expanded)) {
+    // "I've blocked the card and reversed the charge": the second verb shares the first clause's
+    // (non-actionable) subject, so it is not an imperative of its own
+    if (part.joined && inherited === null && startsWithVerb(part.text)) {
+      out.push({ kind: 'other', text: part.text, vp: part.text, verb: '', conditional: false, whenClause: false, negated: false, offset: part.offset });
+      continue;
+    }
     const c = classify(part.text, unit, inherited);
     out.push({ ...c, offset: part.offset });
     inherited = c.kind === 'commit' || c.kind === 'request' || c.kind === 'soft' || c.kind === 'joint' ? c.kind : null;

@@ -9,7 +9,7 @@ import type { AnalysisActionItem, Section } from '../../../domain/analysis.js';
 import { formatClock } from '../../../domain/transcript.js';
 import { nounChunks } from './actions.js';
 import { report } from './report.js';
-import { addresseeOf, capitalize, contentStems, isStopword, type CallText, type Unit } from './text.js';
+import { addresseeOf, capitalize, isStopword, type CallText, type Unit } from './text.js';
 
 export interface Ranking {
   /** TextRank score per unit index (0 for units that are not substantive). */
@@ -395,4 +395,3 @@ export function discussionPoints(ct: CallText, ranking: Ranking, sections: Secti
     });
 }
 
-export { contentStems };

@@ -35,6 +35,8 @@ export interface Unit {
   words: number;
   isQuestion: boolean;
   past: boolean;
+  /** The segment's alignment confidence as the transcript gives it (HIGH, MEDIUM, LOW, ...). */
+  confidence: string;
   entities: SpokenEntity[];
   dates: DateMention[];
 }
@@ -105,27 +107,49 @@ export function plainOf(text: string): string {
   return s.replace(/\s+/g, ' ').trim();
 }
 
-/** Splits a segment's text into sentences (compromise), keeping every character. */
-export function sentencesOf(text: string): string[] {
-  const trimmed = text.trim();
-  if (!trimmed) return [];
-  const out = (nlp(trimmed).sentences().out('array') as string[]).map((s) => s.trim()).filter(Boolean);
-  return out.length ? out : [trimmed];
-}
-
 /**
  * Whether a sentence reports the past. "got" is left out: "Got a minute?" and "Got it" are
  * present in meaning. A sentence with a future or modal marker is not past.
  */
-export function isPastSentence(norm: string): boolean {
+type View = ReturnType<typeof nlp>;
+
+export function isPastSentence(norm: string, parsed?: View): boolean {
   const plain = plainOf(norm);
   if (/\b(will|going to|can|could|should|would|shall|tomorrow|next|tonight)\b/.test(plain)) return false;
   // instructions are about the future ("don't forget to bring the signed contract on Monday")
   if (/^(?:(?:also|and|so|then|just|oh)[,]?\s+)?(please|do not|don't|make sure|remember|be sure)\b/.test(plain)) return false;
-  const doc = nlp(norm);
+  const doc = parsed ?? nlp(norm);
   // a participle used as an adjective ("the signed contract") is not a past-tense verb
   const past = doc.match('#PastTense').not('(got|get)').not('#Determiner #PastTense').not('(#Determiner|#Adjective) [#PastTense]', 0).not('#PastTense #Noun').found;
   return past || /\b(ago|yesterday|last (night|week|month|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b/.test(plain);
+}
+
+// Offline recognisers write a turn as one unpunctuated run ("no problem call me back on the shop's
+// line when you decide I'll call you back within the hour"). Speech acts are read from the start of
+// a sentence, so a run is cut before the openings that begin a new one in conversation: a subject
+// with a modal, a request or question opener, and a leading acknowledgement.
+const RUN_ON_CUT = /\s+(?=(?:I'll|I will|I'm|I am|I'd like|I would like|we'll|we will|we can|we could|we're|we'd like|you'll need|let me|let's|let us|please|can you|could you|would you|will you|do you|did you|are you|is it|is this|what's|what is|where should|where do|how much|how about|thanks|thank you|sounds good|no problem)\b)/gi;
+const LEADING_ACK = /^((?:no problem|got it|sure|okay|ok|great|perfect|yes|yeah|fine|sounds good|of course|hello|hi|thanks|thank you|understood|right|alright)(?:\s+(?:no problem|got it|sure|okay|ok|great|perfect|yes|yeah|fine|sounds good|of course|thanks|thank you))*)\s+(?=\w)/i;
+
+/** Sentence breaks for an unpunctuated recogniser turn; punctuated text is returned unchanged. */
+export function punctuateRunOn(text: string): string {
+  const t = text.trim();
+  if (/[.?!;,]/.test(t.replace(/[.?!]+$/, '')) || t.split(/\s+/).length < 6) return t;
+  const end = t.match(/[.?!]+$/)?.[0] ?? '.';
+  const body = t.replace(/[.?!]+$/, '');
+  const parts = body
+    .replace(LEADING_ACK, '$1|')
+    .replace(RUN_ON_CUT, '|')
+    .split('|')
+    .map((p) => p.trim())
+    .filter(Boolean);
+  if (parts.length < 2) return t;
+  return parts
+    .map((p, i) => {
+      const q = /^(can|could|would|will|do|did|are|is|what's|what|where|how)\b/i.test(p) ? '?' : '.';
+      return `${p[0].toUpperCase()}${p.slice(1)}${i === parts.length - 1 ? (q === '?' ? '?' : end) : q}`;
+    })
+    .join(' ');
 }
 
 function speakerOf(seg: TranscriptSegment, byId: Map<string, Speaker>): Speaker {
@@ -147,13 +171,18 @@ export function buildCallText(transcript: Transcript, context: AnalysisContext):
   const segments = [...transcript.segments].sort((a, b) => a.startSeconds - b.startSeconds || a.id.localeCompare(b.id));
   const units: Unit[] = [];
   segments.forEach((seg, turn) => {
-    const sentences = sentencesOf(seg.text);
+    // one parse per segment serves the sentence split and the tense of each sentence
+    const trimmed = punctuateRunOn(seg.text);
+    const views: View[] = [];
+    if (trimmed) nlp(trimmed).sentences().forEach((v) => void views.push(v as unknown as View));
+    const sentences = views.length ? views.map((v) => v.text().trim()) : trimmed ? [trimmed] : [];
     const total = sentences.reduce((a, s) => a + s.length, 0) || 1;
     let offset = 0;
     const span = Math.max(0, seg.endSeconds - seg.startSeconds);
-    for (const text of sentences) {
+    sentences.forEach((text, k) => {
+      if (!text) return;
       const { text: norm, entities } = normalizeSpoken(text);
-      const past = isPastSentence(norm);
+      const past = isPastSentence(norm, views[k]);
       const start = seg.startSeconds + (span * offset) / total;
       offset += text.length;
       const end = seg.startSeconds + (span * offset) / total;
@@ -171,10 +200,11 @@ export function buildCallText(transcript: Transcript, context: AnalysisContext):
         words: words(text).length,
         isQuestion: /\?\s*$/.test(text),
         past,
+        confidence: seg.alignmentConfidence,
         entities,
         dates: resolveDates(norm, context.recordedAt, past),
       });
-    }
+    });
   });
   placeTimesOnDays(units, context.recordedAt);
   const speakers: Speaker[] = [];
@@ -233,13 +263,4 @@ export function overlap(a: string[], b: string[]): number {
 
 export function capitalize(s: string): string {
   return s ? s[0].toUpperCase() + s.slice(1) : s;
-}
-
-export function clock(seconds: number): string {
-  const total = Math.max(0, Math.floor(seconds));
-  const h = Math.floor(total / 3600);
-  const m = Math.floor((total % 3600) / 60);
-  const s = total % 60;
-  const p = (n: number) => String(n).padStart(2, '0');
-  return h > 0 ? `${p(h)}:${p(m)}:${p(s)}` : `${p(m)}:${p(s)}`;
 }

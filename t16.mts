@@ -1,0 +1,11 @@
+import fs from 'node:fs';
+import { loadTruth } from './test/support/corpus.ts';
+import { contextOf } from './bench/analysis.ts';
+import { buildAnalysis, groundingViolations } from './src/pipeline/analysis/embedded/index.ts';
+import { finalizeAnalysis } from './src/pipeline/analysis/finalize.ts';
+const id = process.argv[2];
+const t = JSON.parse(fs.readFileSync(`.cache/bench-analysis-asr/${id}.json`, 'utf8'));
+const ctx = contextOf(loadTruth(id));
+const a = finalizeAnalysis(buildAnalysis(t, ctx), t);
+console.log(JSON.stringify(groundingViolations(a, t, ctx)));
+for (const i of a.actionItems ?? []) console.log(i.ownerRole, i.intent, i.title, JSON.stringify(i.intentMetadata));

@@ -1,0 +1,203 @@
+// Voice matching end to end on the embedded default: users enroll a voice profile from a separate
+// flite sample (sentences the call never says) and upload car-repair, a call with no names at
+// all, without any name evidence (no display name, no contact name, no phone number). The profile
+// of the user's own corpus voice must pick that speaker as the USER (VOICE_EMBEDDING); a profile
+// of a voice absent from the call must match nobody; no profile at all gives NO_PROFILE.
+//
+// The three uploads are the same audio, so the real recogniser runs once and its result is reused
+// for the identical decoded PCM (keyed by content hash) to keep the suite short; decoding,
+// diarization, voice matching, naming and analysis run for every call.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import { Value } from '@sinclair/typebox/value';
+import { Transcript } from '../../src/domain/transcript.js';
+import type { Recognition } from '../../src/pipeline/types.js';
+import { corpusFile, loadScorer, loadTruth, type Truth } from '../support/corpus.js';
+import { startTestService, tempDir, TestIdp, uploadForm, waitForCall, type TestService } from '../support/service.js';
+import { harvardText, voiceSample, type FliteVoice } from '../support/voices.js';
+
+const CALL = 'car-repair';
+const VOICES: FliteVoice[] = ['slt', 'kal16', 'rms', 'awb'];
+
+const norm = (s: string) => s.toLowerCase().replace(/[^a-z ]+/g, ' ').replace(/\s+/g, ' ').trim();
+
+describe(`voice matching end to end (${CALL}, embedded PostgreSQL, real pipeline)`, () => {
+  let t: TestService;
+  let idp: TestIdp;
+  let truth: Truth;
+  let userSpeaker: 'A' | 'B';
+  let userVoice: FliteVoice;
+  let absentVoice: FliteVoice;
+  let threshold: number;
+  const dir = tempDir('voice-match-test-');
+  const recognitions = new Map<string, Promise<Recognition>>();
+  const results: Record<'present' | 'absent' | 'none', { transcript: any; score: any }> = {} as any;
+
+  before(async () => {
+    truth = loadTruth(CALL);
+    // The call must really be the no-names case this test is about.
+    assert.equal(truth.expect.naming.situation, 'no_names');
+    assert.equal(truth.speakers.A.name === null || truth.speakers.B.name === null, true);
+    userSpeaker = truth.speakers.A.role === 'USER' ? 'A' : 'B';
+    userVoice = truth.speakers[userSpeaker].voice as FliteVoice;
+    const inCall = new Set([truth.speakers.A.voice, truth.speakers.B.voice]);
+    absentVoice = (['slt', ...VOICES] as FliteVoice[]).find((v) => !inCall.has(v))!;
+    assert.ok(VOICES.includes(userVoice), `the user's corpus voice ${userVoice} is a flite voice`);
+    assert.ok(absentVoice && !inCall.has(absentVoice));
+
+    idp = await TestIdp.start();
+    t = await startTestService({ env: { ...idp.env(), WORKER_ENABLED: 'true', WORKER_CONCURRENCY: '2' } });
+    threshold = t.service.pipeline.voiceMatchThreshold;
+    const transcriber = t.service.pipeline.transcriber;
+    const transcribe = transcriber.transcribe.bind(transcriber);
+    transcriber.transcribe = (input) => {
+      const key = crypto.createHash('sha256').update(fs.readFileSync(input.wavPath)).digest('hex');
+      let r = recognitions.get(key);
+      if (!r) {
+        r = transcribe(input);
+        recognitions.set(key, r);
+        r.catch(() => recognitions.delete(key));
+      }
+      return r;
+    };
+  });
+
+  after(async () => {
+    await t?.stop();
+    await idp?.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A user without any name: the token has no name claim. */
+  async function namelessUser(sub: string): Promise<string> {
+    const token = await idp.token({ sub, email: `${sub}@example.test` });
+    const me = await t.request('GET', '/api/users/me', { token });
+    assert.equal(me.status, 200);
+    assert.equal(me.body.displayName, null, 'no display name to match in the transcript');
+    return token;
+  }
+
+  async function enroll(token: string, voice: FliteVoice): Promise<void> {
+    const sample = voiceSample(dir, voice, { seconds: 15, textOffset: 0 });
+    const r = await t.request('POST', '/api/users/me/voice-profile', { token, form: uploadForm(sample, undefined, {}, 'enrollment.wav', 'audio/wav') });
+    assert.equal(r.status, 201, r.text);
+    assert.equal(r.body.status, 'ACTIVE');
+    assert.equal(r.body.sampleDurationSeconds, 15);
+  }
+
+  async function uploadCall(token: string): Promise<string> {
+    // Direction only: no contactName, no phoneNumber, no title.
+    const r = await t.request('POST', '/api/calls/analyze', { token, form: uploadForm(corpusFile(CALL, 'call.m4a'), { direction: truth.upload.direction }) });
+    assert.equal(r.status, 202, r.text);
+    return r.body.callId as string;
+  }
+
+  async function finish(token: string, callId: string) {
+    const status = await waitForCall(t, callId, token, 180_000);
+    const detail = (await t.request('GET', `/api/calls/${callId}`, { token })).body;
+    assert.equal(status, 'COMPLETED', `call failed: ${detail.errorReason}`);
+    assert.equal(detail.contactName ?? null, null);
+    assert.equal(detail.phoneNumber ?? null, null);
+    const r = await t.request('GET', `/api/calls/${callId}/transcript`, { token });
+    assert.equal(r.status, 200);
+    const transcript = r.body;
+    assert.ok(Value.Check(Transcript, transcript), `transcript validates: ${JSON.stringify([...Value.Errors(Transcript, transcript)][0])}`);
+    const scorer = await loadScorer();
+    return { transcript, score: scorer.scoreTranscript(truth, transcript) };
+  }
+
+  test('three users (own voice, absent voice, no profile) upload the call without names; all COMPLETED', async () => {
+    // The enrollment sentences are not in the call: matching has to be text-independent.
+    const dialogue = norm(truth.turns.map((x) => x.text).join(' '));
+    for (const sentence of harvardText(0, 4).split('. ')) assert.ok(!dialogue.includes(norm(sentence)), `"${sentence}" is not in the call`);
+
+    const present = await namelessUser('voice-present');
+    const absent = await namelessUser('voice-absent');
+    const none = await namelessUser('voice-none');
+    await enroll(present, userVoice);
+    await enroll(absent, absentVoice);
+    assert.deepEqual((await t.request('GET', '/api/users/me/voice-profile/status', { token: none })).body, { status: 'MISSING' });
+
+    const calls = { present: await uploadCall(present), absent: await uploadCall(absent), none: await uploadCall(none) };
+    results.present = await finish(present, calls.present);
+    results.absent = await finish(absent, calls.absent);
+    results.none = await finish(none, calls.none);
+    assert.equal(recognitions.size, 1, 'the three uploads decoded to the same PCM');
+  });
+
+  test('the profile of the user\'s own voice makes the truth USER speaker the USER, by VOICE_EMBEDDING', () => {
+    const r = results.present;
+    assert.ok(r, 'the upload test produced a transcript');
+    const { transcript, score } = r;
+    const res = transcript.speakerResolution;
+    assert.equal(res.voiceEmbeddingEnabled, true);
+    assert.equal(res.voiceMatchStatus, 'MATCHED');
+    assert.equal(res.voiceProfileUsed, true);
+    assert.equal(res.usedUserDisplayName, false);
+    assert.equal(res.usedContactName, false);
+    assert.equal(res.usedPhoneFallback, false);
+
+    // The diarization must be good enough for "which transcript speaker is truth speaker X" to mean something.
+    assert.ok(score.attribution >= 0.8, `attribution ${score.attribution}`);
+    const mapping: Record<string, string> = score.details.attribution.mapping;
+
+    const users = transcript.speakers.filter((s: any) => s.role === 'USER');
+    assert.equal(users.length, 1, `exactly one USER: ${JSON.stringify(transcript.speakers)}`);
+    const user = users[0];
+    assert.equal(mapping[user.speakerId], userSpeaker, `the USER speaker ${user.speakerId} is truth speaker ${userSpeaker} (${userVoice}); mapping ${JSON.stringify(mapping)}`);
+    assert.equal(user.labelSource, 'VOICE_EMBEDDING');
+    assert.equal(user.voiceProfileMatched, true);
+    assert.equal(typeof user.voiceMatchScore, 'number');
+    assert.ok(user.voiceMatchScore >= threshold && user.voiceMatchScore <= 1, `score ${user.voiceMatchScore} reaches the threshold ${threshold}`);
+    assert.notEqual(user.confidence, 'LOW');
+
+    // Independent of the scorer: most of the USER's segment time lies in the truth speaker's turns.
+    const overlapWith = (sp: 'A' | 'B') =>
+      transcript.segments
+        .filter((seg: any) => seg.speakerId === user.speakerId)
+        .reduce((sum: number, seg: any) => sum + truth.turns.filter((x) => x.speaker === sp).reduce((a, x) => a + Math.max(0, Math.min(seg.endSeconds, x.endSeconds) - Math.max(seg.startSeconds, x.startSeconds)), 0), 0);
+    const other = userSpeaker === 'A' ? 'B' : 'A';
+    assert.ok(overlapWith(userSpeaker) > 2 * overlapWith(other), `USER segment time: ${overlapWith(userSpeaker).toFixed(1)} s in ${userSpeaker}'s turns, ${overlapWith(other).toFixed(1)} s in ${other}'s`);
+    for (const seg of transcript.segments.filter((s: any) => s.speakerId === user.speakerId)) assert.equal(seg.role, 'USER');
+
+    for (const s of transcript.speakers.filter((x: any) => x.speakerId !== user.speakerId)) {
+      assert.equal(s.voiceProfileMatched, false, `${s.speakerId} is not the user`);
+      assert.notEqual(s.labelSource, 'VOICE_EMBEDDING');
+      assert.notEqual(s.role, 'USER');
+      if (s.voiceMatchScore !== null) assert.ok(s.voiceMatchScore < user.voiceMatchScore, `${s.speakerId} scores below the user`);
+    }
+    assert.equal(score.roleAccuracy, 1, `roles: ${JSON.stringify(score.details.roles)}`);
+  });
+
+  test('the profile of a voice absent from the call matches nobody: NO_MATCH', () => {
+    const r = results.absent;
+    assert.ok(r, 'the upload test produced a transcript');
+    const res = r.transcript.speakerResolution;
+    assert.equal(res.voiceEmbeddingEnabled, true);
+    assert.equal(res.voiceMatchStatus, 'NO_MATCH');
+    assert.equal(res.voiceProfileUsed, false);
+    assert.ok(r.transcript.speakers.length >= 2);
+    for (const s of r.transcript.speakers) {
+      assert.notEqual(s.labelSource, 'VOICE_EMBEDDING', `${s.speakerId}`);
+      assert.equal(s.voiceProfileMatched, false, `${s.speakerId}`);
+      if (s.voiceMatchScore !== null) assert.ok(s.voiceMatchScore >= 0 && s.voiceMatchScore < threshold, `${s.speakerId} score ${s.voiceMatchScore} below ${threshold}`);
+    }
+    assert.ok(r.transcript.speakers.some((s: any) => typeof s.voiceMatchScore === 'number'), 'the speakers were scored');
+  });
+
+  test('a user without a profile gets NO_PROFILE and text-only naming', () => {
+    const r = results.none;
+    assert.ok(r, 'the upload test produced a transcript');
+    const res = r.transcript.speakerResolution;
+    assert.equal(res.voiceEmbeddingEnabled, true);
+    assert.equal(res.voiceMatchStatus, 'NO_PROFILE');
+    assert.equal(res.voiceProfileUsed, false);
+    for (const s of r.transcript.speakers) {
+      assert.notEqual(s.labelSource, 'VOICE_EMBEDDING', `${s.speakerId}`);
+      assert.notEqual(s.voiceProfileMatched, true, `${s.speakerId}`);
+      assert.equal(s.voiceMatchScore, null, `${s.speakerId}: no profile, no score`);
+    }
+  });
+});
