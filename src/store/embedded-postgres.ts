@@ -49,16 +49,24 @@ function pidAlive(pid: number): boolean {
   }
 }
 
+/** Lock files held by this process: our own pid in a lock file is ours only if it is listed here. */
+const heldLocks = new Set<string>();
+
 /**
  * One service per DATA_DIR: an exclusive lock file holding our pid. A lock left by a process that
- * no longer runs (SIGKILL, power loss) is stale and taken over.
+ * no longer runs (SIGKILL, power loss) is stale and taken over; so is one holding our own pid that
+ * this process did not take (a restarted container often gets the pid of its predecessor). A lock
+ * this process holds refuses a second service in the same process.
  */
 export function acquireDataDirLock(dataDir: string): () => void {
-  const lockPath = path.join(dataDir, 'service.lock');
+  const lockPath = path.join(path.resolve(dataDir), 'service.lock');
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
+      if (heldLocks.has(lockPath)) throw new DataDirLockedError(dataDir, process.pid);
       fs.writeFileSync(lockPath, String(process.pid), { flag: 'wx' });
+      heldLocks.add(lockPath);
       return () => {
+        if (!heldLocks.delete(lockPath)) return;
         try {
           if (fs.readFileSync(lockPath, 'utf8').trim() === String(process.pid)) fs.unlinkSync(lockPath);
         } catch {

@@ -33,7 +33,8 @@ describe(`voice matching end to end (${CALL}, embedded PostgreSQL, real pipeline
   let threshold: number;
   const dir = tempDir('voice-match-test-');
   const recognitions = new Map<string, Promise<Recognition>>();
-  const results: Record<'present' | 'absent' | 'none', { transcript: any; score: any }> = {} as any;
+  const results: Partial<Record<'present' | 'presentFlipped' | 'absent' | 'none' | 'deleted', { transcript: any; score: any }>> = {};
+  let present: string;
 
   before(async () => {
     truth = loadTruth(CALL);
@@ -87,9 +88,9 @@ describe(`voice matching end to end (${CALL}, embedded PostgreSQL, real pipeline
     assert.equal(r.body.sampleDurationSeconds, 15);
   }
 
-  async function uploadCall(token: string): Promise<string> {
+  async function uploadCall(token: string, direction = truth.upload.direction): Promise<string> {
     // Direction only: no contactName, no phoneNumber, no title.
-    const r = await t.request('POST', '/api/calls/analyze', { token, form: uploadForm(corpusFile(CALL, 'call.m4a'), { direction: truth.upload.direction }) });
+    const r = await t.request('POST', '/api/calls/analyze', { token, form: uploadForm(corpusFile(CALL, 'call.m4a'), { direction }) });
     assert.equal(r.status, 202, r.text);
     return r.body.callId as string;
   }
@@ -113,24 +114,32 @@ describe(`voice matching end to end (${CALL}, embedded PostgreSQL, real pipeline
     const dialogue = norm(truth.turns.map((x) => x.text).join(' '));
     for (const sentence of harvardText(0, 4).split('. ')) assert.ok(!dialogue.includes(norm(sentence)), `"${sentence}" is not in the call`);
 
-    const present = await namelessUser('voice-present');
+    present = await namelessUser('voice-present');
     const absent = await namelessUser('voice-absent');
     const none = await namelessUser('voice-none');
     await enroll(present, userVoice);
     await enroll(absent, absentVoice);
     assert.deepEqual((await t.request('GET', '/api/users/me/voice-profile/status', { token: none })).body, { status: 'MISSING' });
 
-    const calls = { present: await uploadCall(present), absent: await uploadCall(absent), none: await uploadCall(none) };
+    const calls = {
+      present: await uploadCall(present),
+      // The same call with the opposite direction: the positional guess now points at the other
+      // speaker, so only the voice can still make the truth USER speaker the USER.
+      presentFlipped: await uploadCall(present, truth.upload.direction === 'INCOMING' ? 'OUTGOING' : 'INCOMING'),
+      absent: await uploadCall(absent),
+      none: await uploadCall(none),
+    };
     results.present = await finish(present, calls.present);
+    results.presentFlipped = await finish(present, calls.presentFlipped);
     results.absent = await finish(absent, calls.absent);
     results.none = await finish(none, calls.none);
-    assert.equal(recognitions.size, 1, 'the three uploads decoded to the same PCM');
+    assert.equal(recognitions.size, 1, 'the uploads decoded to the same PCM');
   });
 
-  test('the profile of the user\'s own voice makes the truth USER speaker the USER, by VOICE_EMBEDDING', () => {
-    const r = results.present;
-    assert.ok(r, 'the upload test produced a transcript');
-    const { transcript, score } = r;
+  /** Scores of the speakers, for the test log. */
+  const scoresOf = (transcript: any) => transcript.speakers.map((s: any) => `${s.speakerId} ${s.role} ${s.labelSource} ${s.voiceMatchScore?.toFixed(3) ?? 'null'}`).join('; ');
+
+  function assertUserFoundByVoice(transcript: any, score: any) {
     const res = transcript.speakerResolution;
     assert.equal(res.voiceEmbeddingEnabled, true);
     assert.equal(res.voiceMatchStatus, 'MATCHED');
@@ -169,11 +178,27 @@ describe(`voice matching end to end (${CALL}, embedded PostgreSQL, real pipeline
       if (s.voiceMatchScore !== null) assert.ok(s.voiceMatchScore < user.voiceMatchScore, `${s.speakerId} scores below the user`);
     }
     assert.equal(score.roleAccuracy, 1, `roles: ${JSON.stringify(score.details.roles)}`);
+  }
+
+  test("the profile of the user's own voice makes the truth USER speaker the USER, by VOICE_EMBEDDING", (ctx) => {
+    const r = results.present;
+    assert.ok(r, 'the upload test produced a transcript');
+    ctx.diagnostic(`${userVoice} profile, ${truth.upload.direction}: ${scoresOf(r.transcript)} (threshold ${threshold})`);
+    assertUserFoundByVoice(r.transcript, r.score);
   });
 
-  test('the profile of a voice absent from the call matches nobody: NO_MATCH', () => {
+  test('the voice outranks the positional guess: with the direction flipped the same speaker is the USER', (ctx) => {
+    const r = results.presentFlipped;
+    assert.ok(r, 'the upload test produced a transcript');
+    ctx.diagnostic(`${userVoice} profile, flipped direction: ${scoresOf(r.transcript)}`);
+    assertUserFoundByVoice(r.transcript, r.score);
+    assert.equal(r.transcript.speakerResolution.warnings.includes('speaker_roles_unresolved'), false, 'the voice resolved the roles');
+  });
+
+  test('the profile of a voice absent from the call matches nobody: NO_MATCH', (ctx) => {
     const r = results.absent;
     assert.ok(r, 'the upload test produced a transcript');
+    ctx.diagnostic(`${absentVoice} profile: ${scoresOf(r.transcript)}`);
     const res = r.transcript.speakerResolution;
     assert.equal(res.voiceEmbeddingEnabled, true);
     assert.equal(res.voiceMatchStatus, 'NO_MATCH');
@@ -187,9 +212,8 @@ describe(`voice matching end to end (${CALL}, embedded PostgreSQL, real pipeline
     assert.ok(r.transcript.speakers.some((s: any) => typeof s.voiceMatchScore === 'number'), 'the speakers were scored');
   });
 
-  test('a user without a profile gets NO_PROFILE and text-only naming', () => {
-    const r = results.none;
-    assert.ok(r, 'the upload test produced a transcript');
+  function assertNoProfile(r: { transcript: any; score: any } | undefined) {
+    assert.ok(r, 'the upload produced a transcript');
     const res = r.transcript.speakerResolution;
     assert.equal(res.voiceEmbeddingEnabled, true);
     assert.equal(res.voiceMatchStatus, 'NO_PROFILE');
@@ -199,5 +223,17 @@ describe(`voice matching end to end (${CALL}, embedded PostgreSQL, real pipeline
       assert.notEqual(s.voiceProfileMatched, true, `${s.speakerId}`);
       assert.equal(s.voiceMatchScore, null, `${s.speakerId}: no profile, no score`);
     }
+  }
+
+  test('a user without a profile gets NO_PROFILE and text-only naming', () => {
+    assertNoProfile(results.none);
+  });
+
+  test('after DELETE of the profile, the next call of that user is NO_PROFILE again', async () => {
+    assert.ok(present, 'the upload test enrolled the user');
+    const del = await t.request('DELETE', '/api/users/me/voice-profile', { token: present });
+    assert.equal(del.status, 204);
+    results.deleted = await finish(present, await uploadCall(present));
+    assertNoProfile(results.deleted);
   });
 });

@@ -58,11 +58,16 @@ describe('embedded PostgreSQL: one service per DATA_DIR', () => {
     assert.equal((await first.request('PATCH', '/api/users/me', { body: { displayName: 'Lock Holder' } })).status, 200);
     const pgPid = postmasterPid(dataDir);
     assert.ok(pgPid && pidAlive(pgPid));
-    await assert.rejects(startTestService({ db: 'embedded', dataDir }), (err: unknown) => {
-      assert.ok(err instanceof DataDirLockedError, String(err));
-      assert.match(err.message, /DATA_DIR/);
-      return true;
-    });
+    let second: TestService | null = null;
+    let caught: unknown;
+    try {
+      second = await startTestService({ db: 'embedded', dataDir });
+    } catch (err) {
+      caught = err;
+    }
+    await second?.stop();
+    assert.ok(caught instanceof DataDirLockedError, `expected DataDirLockedError, got ${String(caught)}`);
+    assert.match(caught.message, /already using DATA_DIR/);
     // the first service and its database are untouched
     assert.equal(postmasterPid(dataDir), pgPid);
     assert.ok(pidAlive(pgPid));

@@ -5,7 +5,7 @@
 import type { DecodedAudio, Diarization, Diarizer, RecognizedWord } from '../types.js';
 import { assembleDiarization, labelRegions, labelWords, smoothShortWords, viterbiWords, type FrameLabels } from './attribution.js';
 import { decimateBy2, frameEnergy, frameGrid, highBandShare, mfccFrames } from './features.js';
-import { DiagGmm, deltaBic, kmeans, type Vec } from './gmm.js';
+import { DiagGmm, deltaBic, kmeans, sqDist, type Vec } from './gmm.js';
 import { detectSpeech, type SpeechRegion } from './vad.js';
 
 export interface MonoDiarizationOptions {
@@ -148,7 +148,18 @@ export async function diarizeFrames(
   normaliseColumns(winVecs);
 
   const k0 = Math.min(2, o.maxSpeakers);
-  let frameLab = windowsToFrames(windows, kmeans(winVecs, k0, { restarts: 10, seed: 11 }).labels, speechIdx.length, k0);
+  const km2 = kmeans(winVecs, k0, { restarts: 10, seed: 11 });
+  if (process.env.DIAR_DEBUG) {
+    let sw = 0;
+    let pairs = 0;
+    for (let w = 1; w < windows.length; w++) {
+      if (windows[w].from >= windows[w - 1].to) continue; // not overlapping: different stretch
+      pairs++;
+      if (km2.labels[w] !== km2.labels[w - 1]) sw++;
+    }
+    console.error('switchRate', (sw / Math.max(1, pairs)).toFixed(3), 'windows', windows.length);
+  }
+  let frameLab = windowsToFrames(windows, km2.labels, speechIdx.length, k0);
   let logLik: Float64Array;
   ({ labels: frameLab, logLik } = resegment(feats, speechIdx, frameLab, k0, o));
 
@@ -158,6 +169,14 @@ export async function diarizeFrames(
   // the corpus, and ΔBIC must agree. A third speaker must be that far from both others.
   const bic: number[] = [];
   let k = k0;
+  if (process.env.DIAR_DEBUG) {
+    const wl = Int32Array.from(windows, ({ from, to }) => {
+      let c1 = 0;
+      for (let i = from; i < to; i++) c1 += frameLab[i];
+      return c1 * 2 >= to - from ? 1 : 0;
+    });
+    console.error('sil', silhouette(winVecs, wl).toFixed(3), 'silMean', silhouette(winVecs.map((v) => v.subarray(0, dim)), wl).toFixed(3));
+  }
   if (k === 2 && !distinctSpeakers(feats, frameLab, 0, 1, o, bic)) {
     frameLab.fill(0);
     logLik = new Float64Array(speechIdx.length);
@@ -364,4 +383,26 @@ export class MfccClusterDiarizer implements Diarizer {
     const regions = labelRegions(dbg.frameLabels);
     return { provider: this.provider, model: this.model, ...assembleDiarization(words, wordClusters, regions) };
   }
+}
+
+/** Mean silhouette (Euclidean) of a labelling. */
+export function silhouette(x: Vec[], lab: Int32Array): number {
+  const n = x.length;
+  const k = Math.max(...lab) + 1;
+  if (k < 2) return 0;
+  let total = 0;
+  for (let i = 0; i < n; i++) {
+    const sum = new Float64Array(k);
+    const cnt = new Float64Array(k);
+    for (let j = 0; j < n; j++) {
+      if (j === i) continue;
+      sum[lab[j]] += Math.sqrt(sqDist(x[i], x[j]));
+      cnt[lab[j]]++;
+    }
+    const a = cnt[lab[i]] ? sum[lab[i]] / cnt[lab[i]] : 0;
+    let b = Infinity;
+    for (let c = 0; c < k; c++) if (c !== lab[i] && cnt[c]) b = Math.min(b, sum[c] / cnt[c]);
+    total += b === Infinity ? 0 : (b - a) / Math.max(a, b);
+  }
+  return total / n;
 }

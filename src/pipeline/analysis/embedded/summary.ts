@@ -9,7 +9,7 @@ import type { AnalysisActionItem, Section } from '../../../domain/analysis.js';
 import { formatClock } from '../../../domain/transcript.js';
 import { nounChunks } from './actions.js';
 import { report } from './report.js';
-import { addresseeOf, capitalize, isStopword, type CallText, type Unit } from './text.js';
+import { addresseeOf, capitalize, contentStems, isStopword, type CallText, type Unit } from './text.js';
 
 export interface Ranking {
   /** TextRank score per unit index (0 for units that are not substantive). */
@@ -29,10 +29,14 @@ const INTRODUCTION = [
   /^[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?\s+speaking[.!]?$/,
 ];
 
-function isSubstantive(u: Unit): boolean {
+const COURTESY_STEMS = new Set(['call', 'lovel', 'love', 'nice', 'day', 'even', 'pleasur', 'soon', 'talk', 'bye', 'morn', 'afternoon', 'week', 'weekend', 'miss', 'mr', 'mrs', 'ms', 'dr', 'help', 'speak', 'much']);
+
+function isSubstantive(u: Unit, names: Set<string>): boolean {
   if (u.words < 4 || u.stems.length < 2) return false;
   if (u.words <= 8 && INTRODUCTION.some((re) => re.test(u.text.trim()))) return false;
-  if (PLEASANTRY.test(u.text.trim()) && u.stems.length < 3) return false;
+  // a courtesy ("Thank you so much for calling, Miss Alvarez") has nothing left without its
+  // courtesy words and names
+  if (PLEASANTRY.test(u.text.trim()) && u.stems.filter((x) => !COURTESY_STEMS.has(x) && !names.has(x)).length < 2) return false;
   return true;
 }
 
@@ -40,7 +44,8 @@ function isSubstantive(u: Unit): boolean {
 export function rankUnits(ct: CallText, boosted: Set<number>): Ranking {
   const units = ct.units;
   const n = units.length;
-  const substantive = units.filter(isSubstantive);
+  const names = new Set(ct.speakers.flatMap((sp) => contentStems(`${sp.displayName} ${sp.label}`)));
+  const substantive = units.filter((u) => isSubstantive(u, names));
   const idx = substantive.map((u) => u.idx);
   const m = idx.length;
   const score = new Array<number>(n).fill(0);
@@ -223,9 +228,14 @@ function importanceOf(u: Unit, ranking: Ranking, actionUnits: Set<number>): 'low
 }
 
 export function buildSections(ct: CallText, ranking: Ranking, actionUnits: Set<number>): SectionOut[] {
-  const cuts = topicBoundaries(ct);
   const T = ct.segments.length;
-  const bounds = [0, ...cuts, T];
+  // a stretch with nothing to report (greetings, goodbyes) joins the section before it
+  const reportable = (lo: number, hi: number) => ct.units.some((u) => u.turn >= lo && u.turn < hi && ranking.reported[u.idx] && ranking.substantive.includes(u));
+  const bounds = [0];
+  for (const c of [...topicBoundaries(ct), T]) {
+    if (c === T || reportable(c, [...topicBoundaries(ct), T].find((x) => x > c) ?? T)) bounds.push(c);
+  }
+  if (bounds[bounds.length - 1] !== T) bounds.push(T);
   const sections: SectionOut[] = [];
   const usedTitles = new Set<string>();
   for (let k = 0; k + 1 < bounds.length; k++) {
