@@ -17,8 +17,17 @@ class CuttableProxy {
     private readonly targetPort: number,
   ) {}
 
+  /** When set, new connections are accepted and then left hanging (a network black hole). */
+  blackHole = false;
+
   async start(): Promise<void> {
     this.server = net.createServer((client) => {
+      if (this.blackHole) {
+        this.sockets.add(client);
+        client.on('close', () => this.sockets.delete(client));
+        client.on('error', () => client.destroy());
+        return;
+      }
       const upstream = net.connect(this.targetPort, this.targetHost);
       for (const s of [client, upstream]) {
         this.sockets.add(s);
@@ -35,6 +44,17 @@ class CuttableProxy {
       this.server!.listen(this.port, '127.0.0.1', () => resolve());
     });
     this.port = (this.server.address() as net.AddressInfo).port;
+  }
+
+  /** Drops the open connections; new ones are accepted but never answered. */
+  hang(): void {
+    this.blackHole = true;
+    for (const s of this.sockets) s.destroy();
+  }
+
+  unhang(): void {
+    this.blackHole = false;
+    for (const s of this.sockets) s.destroy();
   }
 
   async cut(): Promise<void> {
@@ -60,7 +80,7 @@ const health = async (t: TestService) => {
 };
 
 /** Polls until the health answer has `status` (the pool may need a moment to notice). */
-async function waitForHealth(t: TestService, status: number, timeoutMs = 20_000) {
+async function waitForHealth(t: TestService, status: number, timeoutMs = 30_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const h = await health(t);
@@ -159,5 +179,17 @@ describe('health (external database)', { skip: !(await externalDbAvailable()) &&
     }
     await assertUp(t);
     assert.equal((await t.request('GET', '/api/users/me')).body.displayName, 'Before Cut');
+  });
+
+  test('503 while the database does not answer at all (black hole), 200 after', async () => {
+    proxy.hang();
+    try {
+      const started = Date.now();
+      await assertDown(t);
+      assert.ok(Date.now() - started < 30_000, 'answers within the connection timeout, not hanging');
+    } finally {
+      proxy.unhang();
+    }
+    await assertUp(t);
   });
 });

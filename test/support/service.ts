@@ -2,6 +2,7 @@
 // PostgreSQL or a fresh database on the external server, real HTTP on a loopback port, and helpers
 // to call it and to sign ID tokens with a local key set.
 import crypto from 'node:crypto';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -141,9 +142,41 @@ export interface TestServiceOptions extends StartOptions {
   dataDir?: string;
 }
 
+const TEMPLATE_ROOT = path.join(path.dirname(new URL(import.meta.url).pathname), '../../.cache/pg-template');
+
+/**
+ * An embedded PostgreSQL data directory with the schema (ours and pg-boss's) already in place,
+ * made once and copied into each test's DATA_DIR: initdb and migrations dominate a test service's
+ * start. Keyed by the migrations' content so a schema change makes a new template.
+ */
+async function embeddedTemplate(): Promise<string> {
+  const migrations = path.join(path.dirname(new URL(import.meta.url).pathname), '../../src/store/migrations');
+  const hash = crypto.createHash('sha256');
+  for (const f of fs.readdirSync(migrations).sort()) hash.update(fs.readFileSync(path.join(migrations, f)));
+  const dir = path.join(TEMPLATE_ROOT, hash.digest('hex').slice(0, 16));
+  if (fs.existsSync(path.join(dir, 'postgres', 'PG_VERSION'))) return dir;
+  fs.mkdirSync(TEMPLATE_ROOT, { recursive: true });
+  const building = fs.mkdtempSync(path.join(TEMPLATE_ROOT, 'building-'));
+  const config = loadConfig({ DATA_DIR: building, SERVICE_ENV: 'test', WORKER_ENABLED: 'false' });
+  const service = await startService(config, { http: false, workers: false, log: pino({ level: 'silent' }) });
+  await service.stop();
+  for (const f of ['service.lock', 'blobs']) fs.rmSync(path.join(building, f), { recursive: true, force: true });
+  try {
+    fs.renameSync(building, dir);
+  } catch {
+    // Another test process built it first.
+    fs.rmSync(building, { recursive: true, force: true });
+  }
+  return dir;
+}
+
 /** Starts the service with test defaults; the database is fresh for each call. */
 export async function startTestService(opts: TestServiceOptions = {}): Promise<TestService> {
   const dataDir = opts.dataDir ?? tempDir();
+  if (opts.db !== 'external' && !opts.dataDir) {
+    // cp -a keeps the postgres user's ownership and the 0700 mode the server insists on.
+    execFileSync('cp', ['-a', path.join(await embeddedTemplate(), 'postgres'), path.join(dataDir, 'postgres')]);
+  }
   let dropDb: (() => Promise<void>) | null = null;
   const env: Record<string, string> = {
     SERVICE_ENV: 'test',

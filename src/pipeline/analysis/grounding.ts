@@ -30,6 +30,10 @@
 //
 // The returned violations carry the dropped value (benchmarks score them); callers must log only
 // path and kind.
+//
+// The spoken-number reading here is deliberately separate from the embedded analyzer's extractor
+// (embedded/spoken.ts): this module is the check applied to every analyzer's output, and a check
+// that shared the extractor's parser would also share its mistakes.
 import * as chrono from 'chrono-node';
 import type { Analysis } from '../../domain/analysis.js';
 import type { Transcript } from '../../domain/transcript.js';
