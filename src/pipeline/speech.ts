@@ -93,7 +93,7 @@ async function matchVoice(pipeline: Pipeline, input: SpeechInput, audio: Decoded
     const embeddings = await embedCallSpeakers(pipeline.embedder, audio, diarization.speakerRegions);
     const scores = scoreSpeakers(input.voiceProfile, embeddings);
     const match = matchUserVoice(scores, threshold);
-    return { status: match.status, scores, threshold };
+    return { status: match.status, scores, threshold, matchedSpeaker: match.matchedSpeaker };
   } catch {
     // Voice matching is an aid: when it fails, naming falls back to the transcript text.
     return { status: 'ERROR', scores: {}, threshold };

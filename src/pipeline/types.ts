@@ -82,6 +82,8 @@ export interface ResolutionContext {
     /** Score in [0,1] per source speaker id. */
     scores: Record<string, number>;
     threshold: number;
+    /** The speaker the matcher chose (threshold and margin applied); set when status is MATCHED. */
+    matchedSpeaker?: string | null;
   };
 }
 

@@ -119,6 +119,14 @@ for (const mode of await dbModes()) {
         assert.deepEqual(Object.keys(tp).sort(), ['minutesGranted', 'priceCents', 'sku', 'transcriptsGranted']);
         assert.equal(typeof tp.sku, 'string');
       }
+      // the usage limits of an account on the service's default configuration
+      const limits = await t.request('GET', '/api/users/me/limits', { token: user });
+      assert.equal(limits.status, 200);
+      assert.equal(limits.body.maxUploadsPerHour, 30);
+      assert.equal(limits.body.maxConcurrentActiveCalls, 5);
+      assert.equal(limits.body.maxMonthlyUploadBytes, 2147483648);
+      assert.equal(limits.body.minutesLimit, p.body.free.minutesPerMonth);
+      assert.equal(limits.body.dailyTranscriptLimit, p.body.free.transcriptsPerDay);
       assert.equal((await t.request('GET', '/api/plans')).status, 401);
       assert.equal((await t.request('GET', '/api/feature-flags')).status, 401);
     });
@@ -159,6 +167,9 @@ for (const mode of await dbModes()) {
         assert.equal(bad.status, 400, JSON.stringify(body));
         assert.equal(bad.body.error.code, 'validation_failed');
       }
+      const malformed = await t.request('PATCH', '/api/admin/feature-flags/billing_enabled', { token: admin, body: '{"enabled": tru' });
+      assert.equal(malformed.status, 400, 'an admin gets the real validation answer');
+      assert.equal(malformed.body.error.code, 'validation_failed');
       assert.equal(await auditCount(), auditBefore, 'failed requests leave no audit entry');
 
       const off = await t.request('PATCH', '/api/admin/feature-flags/billing_enabled', { token: admin, body: { enabled: false } });

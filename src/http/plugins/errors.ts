@@ -40,16 +40,33 @@ function fromFramework(err: FastifyError): ServiceError | null {
   return null;
 }
 
+const UNREACHABLE_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+
+/**
+ * Whether an error means the database cannot be reached right now (503, retry later) rather than a
+ * fault of this request: network errors, PostgreSQL connection exceptions (class 08), operator
+ * intervention (57P0x: shutdown, starting up), too many connections, and the driver's own
+ * connection failures, which carry no code (pool and connect timeouts, a lost connection).
+ */
+function isDatabaseUnavailable(err: { code?: unknown; message?: unknown }): boolean {
+  const code = typeof err.code === 'string' ? err.code : '';
+  const message = String(err.message ?? '');
+  if (UNREACHABLE_ERRNO.has(code) || /^08/.test(code) || /^57P0/.test(code) || code === '53300') return true;
+  if (code === 'ENOENT' && /connect/i.test(message)) return true; // the Unix socket of a stopped server
+  return /timeout exceeded when trying to connect|Connection terminated|is not queryable/i.test(message);
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     let se: ServiceError | null = err instanceof ServiceError ? err : fromFramework(err);
     if (!se) {
-      if ((err as { code?: string }).code === 'ECONNREFUSED' || /connect|terminat|Connection/i.test(String(err.message)) && (err as { code?: string }).code !== undefined) {
+      if (isDatabaseUnavailable(err)) {
         se = new ServiceError(ErrorCode.ServiceUnavailable);
+        request.log.error({ err: err.message }, 'database unavailable');
       } else {
         se = new ServiceError(ErrorCode.InternalError);
+        request.log.error({ err }, 'unhandled error');
       }
-      request.log.error({ err }, 'unhandled error');
     } else if (se.status >= 500) {
       request.log.error({ code: se.code }, 'request failed');
     }

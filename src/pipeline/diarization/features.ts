@@ -162,3 +162,67 @@ export function decimateBy2(samples: Float32Array): Float32Array {
   }
   return out;
 }
+
+export interface PitchOptions extends FrameOptions {
+  minHz?: number;
+  maxHz?: number;
+  /** YIN aperiodicity threshold; lower is stricter about calling a frame voiced. */
+  threshold?: number;
+}
+
+/**
+ * Fundamental frequency per frame with YIN (0 = unvoiced), on the same frame grid as
+ * `mfccFrames` (frame i starts at i*hop). Runs at 8 kHz: pitch needs no more, and the lag search
+ * is the costly part. The analysis window is 40 ms so two periods of a 60 Hz voice fit.
+ */
+export function pitchTrack(samples: Float32Array, sampleRate: number, opts: PitchOptions = {}): Float32Array {
+  const grid = frameGrid(samples.length, sampleRate, opts);
+  let x = samples;
+  let sr = sampleRate;
+  while (sr >= 16000 && sr % 2 === 0) {
+    x = decimateBy2(x);
+    sr /= 2;
+  }
+  const minLag = Math.max(2, Math.floor(sr / (opts.maxHz ?? 400)));
+  const maxLag = Math.ceil(sr / (opts.minHz ?? 60));
+  const win = Math.round(0.04 * sr);
+  const thr = opts.threshold ?? 0.15;
+  const out = new Float32Array(grid.count);
+  const d = new Float64Array(maxLag + 2);
+  for (let f = 0; f < grid.count; f++) {
+    // Centre the 40 ms window on the frame's centre.
+    const centre = Math.round(((f * grid.hop + grid.length / 2) / sampleRate) * sr);
+    const start = centre - Math.round(win / 2);
+    if (start < 0 || start + win + maxLag + 1 > x.length) continue;
+    let energy = 0;
+    for (let j = 0; j < win; j++) energy += x[start + j] * x[start + j];
+    if (energy / win < 1e-7) continue;
+    d[0] = 1;
+    let running = 0;
+    let found = -1;
+    for (let tau = 1; tau <= maxLag + 1; tau++) {
+      let s = 0;
+      for (let j = 0; j < win; j++) {
+        const e = x[start + j] - x[start + j + tau];
+        s += e * e;
+      }
+      running += s;
+      d[tau] = running > 0 ? (s * tau) / running : 1;
+    }
+    for (let tau = minLag; tau <= maxLag; tau++) {
+      if (d[tau] < thr) {
+        while (tau + 1 <= maxLag && d[tau + 1] < d[tau]) tau++;
+        found = tau;
+        break;
+      }
+    }
+    if (found < 0) continue;
+    const a = d[found - 1];
+    const b = d[found];
+    const c = d[found + 1];
+    const denom = a - 2 * b + c;
+    const shift = denom !== 0 ? (0.5 * (a - c)) / denom : 0;
+    out[f] = sr / (found + Math.max(-1, Math.min(1, shift)));
+  }
+  return out;
+}

@@ -4,7 +4,7 @@
 //   -> BIC check on the number of speakers -> word-by-word attribution.
 import type { DecodedAudio, Diarization, Diarizer, RecognizedWord } from '../types.js';
 import { assembleDiarization, labelRegions, labelWords, smoothShortWords, viterbiWords, type FrameLabels } from './attribution.js';
-import { decimateBy2, frameEnergy, frameGrid, highBandShare, mfccFrames } from './features.js';
+import { decimateBy2, frameEnergy, frameGrid, highBandShare, mfccFrames, pitchTrack } from './features.js';
 import { DiagGmm, deltaBic, kmeans, sqDist, type Vec } from './gmm.js';
 import { detectSpeech, type SpeechRegion } from './vad.js';
 
@@ -175,6 +175,18 @@ export async function diarizeFrames(
       for (let i = from; i < to; i++) c1 += frameLab[i];
       return c1 * 2 >= to - from ? 1 : 0;
     });
+    const f0 = pitchTrack(samples, sampleRate, { frameSeconds: FRAME, hopSeconds: HOP });
+    const med = (c: number) => {
+      const v: number[] = [];
+      speechIdx.forEach((fi, j) => {
+        if (frameLab[j] === c && f0[fi] > 0) v.push(12 * Math.log2(f0[fi] / 100));
+      });
+      v.sort((p, q) => p - q);
+      return [v[Math.floor(v.length * 0.25)], v[Math.floor(v.length / 2)], v[Math.floor(v.length * 0.75)], v.length / Math.max(1, frameLab.filter((l) => l === c).length)];
+    };
+    const m0 = med(0);
+    const m1 = med(1);
+    console.error('f0', m0.map((z) => z?.toFixed(1)).join(','), '|', m1.map((z) => z?.toFixed(1)).join(','), 'diff', Math.abs(m0[1] - m1[1]).toFixed(1));
     console.error('sil', silhouette(winVecs, wl).toFixed(3), 'silMean', silhouette(winVecs.map((v) => v.subarray(0, dim)), wl).toFixed(3));
   }
   if (k === 2 && !distinctSpeakers(feats, frameLab, 0, 1, o, bic)) {

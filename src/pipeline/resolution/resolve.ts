@@ -145,10 +145,14 @@ function voiceMatchStatusOf(ctx: ResolutionContext): string {
   return ctx.voice?.status ?? 'NO_PROFILE';
 }
 
-/** The speaker the voice profile matched: the unique best score at or above the threshold. */
+/**
+ * The speaker the voice profile matched: the matcher's choice when it names one (it also applies
+ * the margin over the runner-up), else the unique best score at or above the threshold.
+ */
 function voiceMatchedId(ctx: ResolutionContext, ids: string[]): string | null {
   const v = ctx.voice;
   if (!ctx.voiceEmbeddingEnabled || !v || v.status !== 'MATCHED') return null;
+  if (v.matchedSpeaker !== undefined) return v.matchedSpeaker !== null && ids.includes(v.matchedSpeaker) ? v.matchedSpeaker : null;
   const scored = ids
     .map((id) => ({ id, score: v.scores[id] }))
     .filter((s): s is { id: string; score: number } => typeof s.score === 'number' && Number.isFinite(s.score))
