@@ -14,11 +14,11 @@ import { PipelineError, type PipelineFailureReason } from './types.js';
 import { transcribeCall } from './speech.js';
 import { deserializeEmbedding } from './voice/embedder.js';
 import { validateAnalysis } from './analysis/validate.js';
-import { TRANSCRIPT_SCHEMA_VERSION } from '../domain/transcript.js';
+import { TRANSCRIPT_SCHEMA_VERSION, type Transcript } from '../domain/transcript.js';
 import { analysisContextOf, storeAnalysis } from '../domain/call-results.js';
 import { findCall, recordEvent } from '../domain/calls.js';
 import { computeLimits, isFlagEnabled, minutesBeyondAllowance } from '../domain/usage.js';
-import { saveArtifact } from '../store/repos/artifacts.js';
+import { getArtifact, saveArtifact } from '../store/repos/artifacts.js';
 import type { Call, CallStatus } from '../store/schema.js';
 
 type Deps = AppContext & { pipeline: Pipeline };
@@ -56,27 +56,11 @@ export function createCallProcessor(deps: Deps): CallJobHandler {
     if (signal.aborted) throw new PipelineError('internal_error', 'processing interrupted by shutdown', true);
   }
 
-  async function run(call: Call, job: CallJobContext): Promise<void> {
-    const started = Date.now();
-    const timings: Record<string, number> = {};
-    const time = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
-      const t0 = Date.now();
-      try {
-        return await fn();
-      } finally {
-        timings[name] = Date.now() - t0;
-      }
-    };
-
-    await db.updateTable('calls').set({ attempts: sql`attempts + 1` }).where('id', '=', call.id).execute();
-    await setStatus(call, 'PROCESSING');
-    await recordEvent(db, call.userId, call.id, 'DECODE', 'STARTED', { attempt: job.retryCount + 1 });
+  async function transcribe(call: Call, displayName: string | null, job: CallJobContext, timings: Record<string, number>): Promise<{ transcript: Transcript; durationSeconds: number }> {
     if (!call.audioKey || !(await blobs.exists(call.audioKey))) throw new PipelineError('audio_missing', 'the stored audio file is missing');
-
     const workDir = path.join(config.dataDir, 'work', `${call.id}-${job.jobId}`);
     await fs.promises.mkdir(workDir, { recursive: true });
     try {
-      const user = await db.selectFrom('users').select(['displayName']).where('id', '=', call.userId).executeTakeFirstOrThrow();
       const profile = config.voice.enabled
         ? await db.selectFrom('voiceProfiles').select(['embedding', 'provider']).where('userId', '=', call.userId).where('status', '=', 'ACTIVE').executeTakeFirst()
         : undefined;
@@ -90,7 +74,7 @@ export function createCallProcessor(deps: Deps): CallJobHandler {
         signal: job.signal,
         voiceProfile,
         context: {
-          userDisplayName: user.displayName,
+          userDisplayName: displayName,
           contactName: call.contactName,
           phoneNumber: call.phoneNumber,
           direction: call.direction === 'INCOMING' || call.direction === 'OUTGOING' ? call.direction : null,
@@ -108,47 +92,77 @@ export function createCallProcessor(deps: Deps): CallJobHandler {
       });
       const { transcript, audio } = speech;
       Object.assign(timings, speech.timings);
-      const durationSeconds = Math.round(audio.durationSeconds);
       await saveArtifact(db, call.userId, call.id, 'transcript', TRANSCRIPT_SCHEMA_VERSION, transcript);
       await recordEvent(db, call.userId, call.id, 'RESOLVE', 'COMPLETED', {
         warnings: transcript.speakerResolution.warnings,
         voiceMatchStatus: transcript.speakerResolution.voiceMatchStatus,
         segments: transcript.segments.length,
       });
-      checkAbort(job.signal);
-
-      const { analyzer } = deps.pipeline;
-      await setStatus(call, 'ANALYZING');
-      const fresh = (await findCall(db, call.userId, call.id)) ?? call;
-      const analysis = await time('analyze', () => analyzer.analyze(transcript, analysisContextOf(fresh, user), job.signal));
-      const checked = validateAnalysis(analysis);
-      if (!checked.ok) throw new PipelineError('analysis_failed', `analysis failed validation: ${checked.errors.slice(0, 3).join('; ')}`);
-
-      const billing = await isFlagEnabled(db, 'billing_enabled');
-      const limitsBefore = billing ? await computeLimits(db, config, call.userId) : null;
-      await db.transaction().execute(async (trx) => {
-        const locked = await trx.selectFrom('calls').select('status').where('id', '=', call.id).where('userId', '=', call.userId).forUpdate().executeTakeFirst();
-        if (!locked || locked.status === 'COMPLETED' || locked.status === 'FAILED') throw new CallGone();
-        await storeAnalysis(trx, call.userId, call.id, checked.value);
-        await trx.updateTable('calls').set({ status: 'COMPLETED', errorReason: null, completedAt: sql`now()`, updatedAt: sql`now()` }).where('id', '=', call.id).execute();
-        await trx.updateTable('usageLedger').set({ durationSeconds }).where('callId', '=', call.id).execute();
-        if (limitsBefore) {
-          const extra = minutesBeyondAllowance(limitsBefore, Math.ceil(durationSeconds / 60));
-          if (extra > 0) {
-            await trx.updateTable('users').set({ topupMinutesBalance: sql`greatest(0, topup_minutes_balance - ${extra})` }).where('id', '=', call.userId).execute();
-          }
-        }
-        await recordEvent(trx, call.userId, call.id, 'ANALYZE', 'COMPLETED', {
-          provider: analyzer.provider,
-          actionItems: checked.value.actionItems?.length ?? 0,
-          ms: timings.analyze,
-        });
-        await recordEvent(trx, call.userId, call.id, 'PIPELINE', 'COMPLETED', { totalMs: Date.now() - started, timings, audioSeconds: audio.durationSeconds });
-      });
-      log.info({ callId: call.id, totalMs: Date.now() - started, timings, audioSeconds: audio.durationSeconds }, 'call processed');
+      return { transcript, durationSeconds: Math.round(audio.durationSeconds) };
     } finally {
       await fs.promises.rm(workDir, { recursive: true, force: true });
     }
+  }
+
+  async function run(call: Call, job: CallJobContext): Promise<void> {
+    const started = Date.now();
+    const timings: Record<string, number> = {};
+    const time = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
+      const t0 = Date.now();
+      try {
+        return await fn();
+      } finally {
+        timings[name] = Date.now() - t0;
+      }
+    };
+
+    await db.updateTable('calls').set({ attempts: sql`attempts + 1` }).where('id', '=', call.id).execute();
+    await setStatus(call, 'PROCESSING');
+    await recordEvent(db, call.userId, call.id, 'PIPELINE', 'STARTED', { attempt: job.retryCount + 1 });
+    const user = await db.selectFrom('users').select(['displayName']).where('id', '=', call.userId).executeTakeFirstOrThrow();
+    // A retry after the transcript was stored (an analysis provider error, a crash while
+    // analysing) goes straight to analysis instead of recognising the audio again.
+    const stored = await getArtifact<Transcript>(db, call.userId, call.id, 'transcript');
+    let transcript: Transcript;
+    let durationSeconds: number;
+    if (stored) {
+      transcript = stored;
+      durationSeconds = call.durationSeconds ?? stored.durationSeconds;
+      await recordEvent(db, call.userId, call.id, 'TRANSCRIBE', 'REUSED', { segments: stored.segments.length });
+    } else {
+      ({ transcript, durationSeconds } = await transcribe(call, user.displayName, job, timings));
+    }
+    checkAbort(job.signal);
+
+    const { analyzer } = deps.pipeline;
+    await setStatus(call, 'ANALYZING');
+    const fresh = (await findCall(db, call.userId, call.id)) ?? call;
+    const analysis = await time('analyze', () => analyzer.analyze(transcript, analysisContextOf(fresh, user), job.signal));
+    const checked = validateAnalysis(analysis);
+    if (!checked.ok) throw new PipelineError('analysis_failed', `analysis failed validation: ${checked.errors.slice(0, 3).join('; ')}`);
+
+    const billing = await isFlagEnabled(db, 'billing_enabled');
+    const limitsBefore = billing ? await computeLimits(db, config, call.userId) : null;
+    await db.transaction().execute(async (trx) => {
+      const locked = await trx.selectFrom('calls').select('status').where('id', '=', call.id).where('userId', '=', call.userId).forUpdate().executeTakeFirst();
+      if (!locked || locked.status === 'COMPLETED' || locked.status === 'FAILED') throw new CallGone();
+      await storeAnalysis(trx, call.userId, call.id, checked.value);
+      await trx.updateTable('calls').set({ status: 'COMPLETED', errorReason: null, completedAt: sql`now()`, updatedAt: sql`now()` }).where('id', '=', call.id).execute();
+      await trx.updateTable('usageLedger').set({ durationSeconds }).where('callId', '=', call.id).execute();
+      if (limitsBefore) {
+        const extra = minutesBeyondAllowance(limitsBefore, Math.ceil(durationSeconds / 60));
+        if (extra > 0) {
+          await trx.updateTable('users').set({ topupMinutesBalance: sql`greatest(0, topup_minutes_balance - ${extra})` }).where('id', '=', call.userId).execute();
+        }
+      }
+      await recordEvent(trx, call.userId, call.id, 'ANALYZE', 'COMPLETED', {
+        provider: analyzer.provider,
+        actionItems: checked.value.actionItems?.length ?? 0,
+        ms: timings.analyze,
+      });
+      await recordEvent(trx, call.userId, call.id, 'PIPELINE', 'COMPLETED', { totalMs: Date.now() - started, timings, audioSeconds: durationSeconds });
+    });
+    log.info({ callId: call.id, totalMs: Date.now() - started, timings, audioSeconds: durationSeconds }, 'call processed');
   }
 
   return async (data: CallJobData, job: CallJobContext) => {

@@ -112,7 +112,7 @@ describe('processing durability', () => {
       for (const id of ids) assert.equal(await waitStatus(port, id, (s) => s === 'COMPLETED' || s === 'FAILED', 180_000), 'COMPLETED');
       const conn = { connectionString: db.url };
       const rows = await query(conn, `SELECT c.id, c.attempts,
-          (SELECT count(*)::int FROM processing_events e WHERE e.call_id = c.id AND e.step = 'DECODE' AND e.outcome = 'STARTED') AS starts,
+          (SELECT count(*)::int FROM processing_events e WHERE e.call_id = c.id AND e.step = 'PIPELINE' AND e.outcome = 'STARTED') AS starts,
           (SELECT count(*)::int FROM processing_events e WHERE e.call_id = c.id AND e.step = 'PIPELINE' AND e.outcome = 'COMPLETED') AS completions
         FROM calls c`);
       assert.equal(rows.length, 4);

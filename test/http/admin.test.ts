@@ -95,6 +95,16 @@ for (const mode of await dbModes()) {
         assert.deepEqual(got, unknown, `${p.method} ${p.path} ${JSON.stringify(p.body)}`);
         assert.deepEqual(ref, unknown, `reference ${p.method} ${p.path} ${JSON.stringify(p.body)}`);
       }
+      // other spellings of the same routes (the router percent-decodes and ignores a trailing slash)
+      for (const p of ['/api/%61dmin/users', '/%61pi/admin/users', '/%61pi/%61dmin/audit-log', '/api/admin/feature-flags/', '/api/admin/users?search=%25']) {
+        assert.deepEqual(observable(await t.request('GET', p, { token: user })), unknown, p);
+      }
+      // and without any token they answer like an unknown route without a token
+      const anonymousUnknown = observable(await t.request('GET', '/api/nope'));
+      assert.equal(anonymousUnknown.status, 401);
+      for (const p of ['/api/admin/users', '/%61pi/admin/users', '/api/%61dmin/audit-log', '/%61pi/admin/feature-flags']) {
+        assert.deepEqual(observable(await t.request('GET', p)), anonymousUnknown, `anonymous ${p}`);
+      }
       assert.deepEqual(await db().selectFrom('featureFlags').selectAll().orderBy('flagKey').execute(), flagsBefore, 'no flag changed');
       assert.equal(await auditCount(), auditBefore, 'no audit entry written');
       const row = await db().selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirstOrThrow();

@@ -67,16 +67,13 @@ function runMain(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<{ code: nu
 }
 
 for (const mode of await dbModes()) {
-  // The two embedded suites of this file share one DATA_DIR (one after the other), which saves an initdb.
-  const sharedDataDir = mode === 'embedded' ? tempDir('cas-auth-') : undefined;
-
   describe(`ID-token authentication (${mode} database)`, () => {
     let t: TestService;
     let idp: TestIdp;
 
     before(async () => {
       idp = await TestIdp.start();
-      t = await startTestService({ db: mode, env: idp.env(), dataDir: sharedDataDir });
+      t = await startTestService({ db: mode, env: idp.env() });
     });
 
     after(async () => {
@@ -94,6 +91,16 @@ for (const mode of await dbModes()) {
       assertError(await t.request('PATCH', '/api/users/me', { body: { displayName: 'x' } }), 401, 'auth_missing');
       assertError(await t.request('GET', '/api/nope'), 401, 'auth_missing');
       assertError(await t.request('GET', '/api/admin/feature-flags'), 401, 'auth_missing');
+    });
+
+    test('other spellings of a route need the token too (percent-encoding, trailing slash)', async () => {
+      for (const p of ['/%61pi/users/me', '/api/%75sers/me', '/api/users/me/', '/%61pi/admin/users', '/%61pi/feature-flags']) {
+        assertError(await t.request('GET', p), 401, 'auth_missing');
+      }
+      const token = await idp.token({ sub: 'auth-encoded', email: 'enc@example.test' });
+      const r = await t.request('GET', '/%61pi/users/me', { token });
+      assert.equal(r.status, 200);
+      assert.equal(r.body.externalUserId, 'auth-encoded');
     });
 
     test('malformed Authorization header: 401 auth_invalid', async () => {
@@ -152,15 +159,18 @@ for (const mode of await dbModes()) {
     test('a key outside the key set: unknown kid and a known kid with a foreign key are 401; no refetch storm', async () => {
       // a token that passes first so the key set is cached
       assert.equal((await me(await idp.token({ sub: 'auth-cache' }))).status, 200);
-      const fetches = idp.jwksRequests;
       const { privateKey } = await generateKeyPair('RS256');
       const claims = { email: 'x@example.test' };
       const sign = (kid: string) =>
         new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid, typ: 'JWT' }).setSubject('auth-rogue').setAudience(idp.projectId).setIssuer(idp.issuer).setIssuedAt().setExpirationTime('1h').sign(privateKey);
+      const before = idp.jwksRequests;
       assertError(await me(await sign('rogue-kid')), 401, 'auth_invalid');
+      assert.ok(idp.jwksRequests <= before + 1, 'at most one refetch for an unknown kid');
+      const fetches = idp.jwksRequests;
       assertError(await me(await sign('rogue-kid-2')), 401, 'auth_invalid');
+      assertError(await me(await sign('rogue-kid-3')), 401, 'auth_invalid');
       assertError(await me(await sign(idp.kid)), 401, 'auth_invalid');
-      // Within the 30 s cooldown after a fetch, unknown kids do not make the service refetch.
+      // Within the 30 s cooldown after a fetch, more unknown kids do not make the service refetch.
       assert.equal(idp.jwksRequests, fetches);
       assert.equal(await userRow('auth-rogue'), undefined);
     });
@@ -241,6 +251,7 @@ for (const mode of await dbModes()) {
 
     test('/api/health and non-/api routes need no token', async () => {
       assert.equal((await t.request('GET', '/api/health')).status, 200);
+      assert.equal((await t.request('GET', '/api/health/')).status, 200);
       assert.equal((await t.request('GET', '/openapi.json')).status, 200);
     });
 
@@ -272,13 +283,11 @@ for (const mode of await dbModes()) {
       t = await startTestService({
         db: mode,
         env: { SERVICE_API_KEY: KEY, SERVICE_LOCAL_USER_EMAIL: 'dev@local.test', SERVICE_LOCAL_USER_NAME: 'Dev Local' },
-        dataDir: sharedDataDir,
       });
     });
 
     after(async () => {
       await t?.stop();
-      if (sharedDataDir) fs.rmSync(sharedDataDir, { recursive: true, force: true });
     });
 
     const userCount = async () => Number((await t.service.ctx.database.db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
@@ -292,6 +301,7 @@ for (const mode of await dbModes()) {
       assertError(await t.request('GET', '/api/users/me', { headers: { 'x-service-api-key': '' } }), 401, 'api_key_invalid');
       assertError(await t.request('PATCH', '/api/users/me', { body: { displayName: 'x' }, headers: { authorization: `Bearer ${KEY}` } }), 401, 'api_key_invalid');
       assertError(await t.request('GET', '/api/nope'), 401, 'api_key_invalid');
+      for (const p of ['/%61pi/users/me', '/api/users/me/', '/%61pi/admin/users', '/%61pi/plans']) assertError(await t.request('GET', p), 401, 'api_key_invalid');
       // the rejected requests created no user (not even the local one)
       assert.equal(await userCount(), usersBefore);
       assert.equal(await t.service.ctx.database.db.selectFrom('users').select('id').where('externalUserId', '=', 'local-user').executeTakeFirst(), undefined);
@@ -304,6 +314,7 @@ for (const mode of await dbModes()) {
       assert.equal(h.status, 200);
       const h2 = await t.request('GET', '/api/health?probe=1', { headers: { 'x-service-api-key': 'wrong' } });
       assert.equal(h2.status, 200);
+      assert.equal((await t.request('GET', '/api/health/')).status, 200);
     });
 
     test('local shortcut: every request is the configured local user, whatever token it carries', async () => {

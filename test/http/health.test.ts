@@ -106,6 +106,10 @@ async function assertUp(t: TestService) {
   assert.equal(r.status, 200, r.text);
 }
 
+// Probed before any suite is declared: a suite already starting would block the event loop (cp of
+// the database template) and could time the probe out.
+const external = await externalDbAvailable();
+
 describe('health (embedded database)', () => {
   let t: TestService;
 
@@ -140,7 +144,7 @@ describe('health (embedded database)', () => {
   });
 });
 
-describe('health (external database)', { skip: !(await externalDbAvailable()) && 'no external PostgreSQL' }, () => {
+describe('health (external database)', { skip: !external && 'no external PostgreSQL' }, () => {
   let t: TestService;
   let proxy: CuttableProxy;
   let drop: () => Promise<void>;

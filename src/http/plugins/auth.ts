@@ -25,7 +25,10 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
   app.decorateRequest('user', null as never);
 
   app.addHook('onRequest', async (request: FastifyRequest) => {
-    const path = request.url.split('?')[0];
+    // Decide on the route the router matched, not on the raw URL: the router percent-decodes and
+    // ignores a trailing slash, so `/%61pi/users/me` reaches /api/users/me and `/api/health/`
+    // reaches /api/health. Unknown routes fall back to the raw path.
+    const path = request.routeOptions.url ?? request.url.split('?')[0];
     if (!path.startsWith('/api/') || PUBLIC_PATHS.has(path)) return;
 
     if (ctx.config.apiKey) {

@@ -42,8 +42,10 @@ export default async function adminRoutes(app: FastifyInstance, ctx: AppContext)
   // Non-admins get the same 404 body as an unknown route (see the not-found handler). The check
   // runs at onRequest (after authentication), before the body is parsed or validated, so neither
   // a malformed body nor an unsupported content type reveals the route with a 400 or 415.
+  // The hook belongs to this plugin's scope, so it runs for the admin routes only, whatever the
+  // spelling of the URL (the raw URL may be percent-encoded).
   app.addHook('onRequest', async (req: FastifyRequest) => {
-    if (req.url.startsWith('/api/admin') && !req.user?.isAdmin) throw errors.notFound();
+    if (!req.user?.isAdmin) throw errors.notFound();
   });
 
   const actor = (req: FastifyRequest) => req.user.email ?? req.user.externalUserId;

@@ -187,6 +187,10 @@ export async function diarizeFrames(
     const m0 = med(0);
     const m1 = med(1);
     console.error('f0', m0.map((z) => z?.toFixed(1)).join(','), '|', m1.map((z) => z?.toFixed(1)).join(','), 'diff', Math.abs(m0[1] - m1[1]).toFixed(1));
+    const cv = heldOutSeparation(feats, frameLab, 0, 1, o);
+    const ins = heldOutSeparation(feats, frameLab, 0, 1, o, true);
+    const cv32 = heldOutSeparation(feats, frameLab, 0, 1, { ...o, gmmComponents: 32 });
+    console.error('cv', cv.toFixed(2), 'in', ins.toFixed(2), 'ratio', (cv / ins).toFixed(3), 'cv32', cv32.toFixed(2));
     console.error('sil', silhouette(winVecs, wl).toFixed(3), 'silMean', silhouette(winVecs.map((v) => v.subarray(0, dim)), wl).toFixed(3));
   }
   if (k === 2 && !distinctSpeakers(feats, frameLab, 0, 1, o, bic)) {
@@ -417,4 +421,33 @@ export function silhouette(x: Vec[], lab: Int32Array): number {
     total += b === Infinity ? 0 : (b - a) / Math.max(a, b);
   }
   return total / n;
+}
+
+/**
+ * Cross-validated separation of clusters a and b: GMMs trained on alternate one-second chunks
+ * score the chunks they did not see; the result is the mean per-frame log-likelihood margin of a
+ * frame's own cluster over the other. Unlike an in-sample likelihood ratio it does not grow with
+ * model size or shrink with call length through overfitting.
+ */
+export function heldOutSeparation(feats: Vec[], lab: Int32Array, a: number, b: number, o: MonoDiarizationOptions, inSample = false): number {
+  const chunk = 100;
+  let total = 0;
+  let count = 0;
+  for (let fold = inSample ? -1 : 0; fold < (inSample ? 0 : 2); fold++) {
+    const train = (c: number) => feats.filter((_, i) => lab[i] === c && (fold < 0 || Math.floor(i / chunk) % 2 !== fold));
+    const ta = train(a);
+    const tb = train(b);
+    const dim = feats[0].length;
+    if (ta.length < 4 * dim || tb.length < 4 * dim) return 0;
+    const ga = DiagGmm.train(ta, o.gmmComponents, { seed: 31 });
+    const gb = DiagGmm.train(tb, o.gmmComponents, { seed: 37 });
+    for (let i = 0; i < feats.length; i++) {
+      if (fold >= 0 && Math.floor(i / chunk) % 2 !== fold) continue;
+      if (lab[i] !== a && lab[i] !== b) continue;
+      const m = ga.logLikelihood(feats[i]) - gb.logLikelihood(feats[i]);
+      total += lab[i] === a ? m : -m;
+      count++;
+    }
+  }
+  return count ? total / count : 0;
 }
