@@ -9,6 +9,7 @@ import path from 'node:path';
 import { decodeAudio, readWavMono } from '../src/pipeline/audio/decode.js';
 import { parsePocketsphinxOutput } from '../src/pipeline/transcription/pocketsphinx.js';
 import { createDiarizer } from '../src/pipeline/diarization/index.js';
+import { diarizeFrames } from '../src/pipeline/diarization/mono.js';
 import type { AttributedWord, DecodedAudio, RecognizedWord } from '../src/pipeline/types.js';
 import { corpusFile, corpusIds, loadScorer, loadTruth, projectRoot, type Truth } from '../test/support/corpus.js';
 
@@ -121,7 +122,22 @@ async function variantCase(id: string, kind: string): Promise<{ audio: DecodedAu
     const a = await decodeAudio(left, path.join(tmp, `${id}-single`), { timeoutMs: 60_000, maxSeconds: 600 });
     return make(a.mono, retimed(truth, truth.turns.filter((t) => t.speaker === 'A')));
   }
-  const pieces: Array<{ x: Float32Array; turn: Truth['turns'][number] }> = truth.turns.map((t) => ({ x: cut(master, t.startSeconds, t.endSeconds), turn: t }));
+  let pieces: Array<{ x: Float32Array; turn: Truth['turns'][number] }> = truth.turns.map((t) => ({ x: cut(master, t.startSeconds, t.endSeconds), turn: t }));
+  if (kind === 'long-single' || kind === 'long-pair') {
+    // long-single: every turn of speaker A's voice across the corpus (2-3 minutes of one voice);
+    // long-pair: all calls with this call's pair of voices, one after another.
+    const voiceA = truth.speakers.A.voice;
+    const pair = `${truth.speakers.A.voice}/${truth.speakers.B.voice}`;
+    pieces = [];
+    for (const other of corpusIds().map(loadTruth)) {
+      if (kind === 'long-pair' && `${other.speakers.A.voice}/${other.speakers.B.voice}` !== pair) continue;
+      const x = (await readWavMono(corpusFile(other.id, 'mono16k.wav'))).samples;
+      for (const t of other.turns) {
+        if (kind === 'long-single' && other.speakers[t.speaker].voice !== voiceA) continue;
+        pieces.push({ x: cut(x, t.startSeconds, t.endSeconds), turn: { ...t, speaker: kind === 'long-single' ? 'A' : t.speaker } });
+      }
+    }
+  }
   if (kind === 'three') {
     // A third voice not in this call, from the first call that has one.
     const voices = new Set([truth.speakers.A.voice, truth.speakers.B.voice]);
@@ -160,6 +176,10 @@ for (const tier of tiers) {
       truth = loadTruth(id);
       audio = await decodeAudio(corpusFile(id, TIER_FILES[tier]), path.join(tmp, `${id}-${tier}`), { timeoutMs: 60_000, maxSeconds: 600 });
       words = truthWords ? truthTurnWords(truth) : recognise(id, tier, audio);
+    }
+    if (process.argv.includes('--trace') && !audio.channels) {
+      const f = await diarizeFrames(audio.mono, audio.sampleRate, monoOpts);
+      console.error(id, 'clusters', f.clusters, f.separations.map((x) => `${x.heldOut.toFixed(2)}/${x.inSample.toFixed(2)}=${(x.heldOut / x.inSample).toFixed(2)}`).join(' '));
     }
     const t0 = Date.now();
     const d = await diarizer.diarize(audio, words);
