@@ -5,6 +5,7 @@ import crypto from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
+import { Type } from '@sinclair/typebox';
 import type { AppContext } from './context.js';
 import { registerErrorHandling } from './plugins/errors.js';
 import { registerAuth } from './plugins/auth.js';
@@ -24,6 +25,29 @@ import contactRoutes from './routes/contacts.js';
 import analyticsRoutes from './routes/analytics.js';
 import analysisRoutes from './routes/analysis.js';
 import voiceProfileRoutes from './routes/voice-profile.js';
+
+const MULTIPART_BODIES: Record<string, object> = {
+  '/api/calls/analyze': Type.Object({
+    file: Type.String({ format: 'binary', description: 'The recording: m4a, mp3, wav, aac or ogg (content is sniffed).' }),
+    metadata: Type.Optional(
+      Type.Object(
+        {
+          title: Type.Optional(Type.String()),
+          contactName: Type.Optional(Type.String()),
+          contactId: Type.Optional(Type.String()),
+          phoneNumber: Type.Optional(Type.String()),
+          organization: Type.Optional(Type.String()),
+          direction: Type.Optional(Type.Union([Type.Literal('INCOMING'), Type.Literal('OUTGOING')])),
+          recordedAt: Type.Optional(Type.String({ format: 'date-time' })),
+          durationSeconds: Type.Optional(Type.Integer({ minimum: 0 })),
+        },
+        { description: 'The metadata envelope, a JSON part (sent as a field or as an application/json file part).' },
+      ),
+    ),
+    title: Type.Optional(Type.String({ description: 'Convenience for clients that send no envelope.' })),
+  }, { required: ['file'] }),
+  '/api/users/me/voice-profile': Type.Object({ file: Type.String({ format: 'binary', description: 'The voice sample: wav, mp3 or m4a.' }) }),
+};
 
 /** Request headers and fields that must never reach the logs. */
 const REDACT = ['req.headers.authorization', 'req.headers["x-service-api-key"]', 'req.headers.cookie'];
@@ -61,6 +85,11 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
         },
       },
       security: [{ bearerAuth: [] }],
+    },
+    // Multipart bodies are streamed by the handlers, not validated by a schema; describe them here.
+    transform: ({ schema, url }) => {
+      const parts = MULTIPART_BODIES[url];
+      return { schema: parts ? ({ ...schema, body: parts } as typeof schema) : schema, url };
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });

@@ -147,7 +147,7 @@ describe('OpenAPI document and API reference', () => {
   });
 
   // Known gap (routes/upload.ts, routes/voice-profile.ts): the multipart parts are described in prose only.
-  test('the multipart uploads document their form parts', { todo: 'upload routes describe their parts in prose only; no requestBody schema' }, () => {
+  test('the multipart uploads document their form parts', () => {
     const problems: string[] = [];
     for (const e of ENDPOINTS.filter((x) => x.body === 'multipart')) {
       const op = operation(e);

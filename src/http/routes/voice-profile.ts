@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import type { AppContext } from '../context.js';
 import { ErrorCode, ServiceError, errors } from '../errors.js';
@@ -35,8 +35,9 @@ export default async function voiceProfileRoutes(app: FastifyInstance, ctx: AppC
   const db = ctx.database.db;
   const voice = ctx.config.voice;
 
-  app.addHook('preValidation', async (req: FastifyRequest) => {
-    if (req.url.startsWith('/api/users/me/voice-profile') && !voice.enabled) throw errors.featureNotAvailable();
+  // The hook is scoped to this plugin's routes; it runs before the body is read.
+  app.addHook('onRequest', async () => {
+    if (!voice.enabled) throw errors.featureNotAvailable();
   });
 
   app.post(
