@@ -25,7 +25,8 @@ function claimsOf(payload: JWTPayload): IdentityClaims {
   const sub = typeof payload.sub === 'string' && payload.sub ? payload.sub : typeof payload.user_id === 'string' ? payload.user_id : '';
   if (!sub) throw new IdentityError('invalid');
   const str = (v: unknown) => (typeof v === 'string' && v.trim() ? v : null);
-  return { externalUserId: sub, email: str(payload.email), name: str(payload.name), picture: str(payload.picture) };
+  const verified = typeof payload.email_verified === 'boolean' ? payload.email_verified : null;
+  return { externalUserId: sub, email: str(payload.email), name: str(payload.name), picture: str(payload.picture), emailVerified: verified };
 }
 
 export class JwksIdentityVerifier implements IdentityVerifier {

@@ -55,6 +55,14 @@ for (const mode of await dbModes()) {
     const db = () => t.service.ctx.database.db;
     const auditCount = async () => Number((await db().selectFrom('auditLog').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
 
+    test('an allow-listed email the provider marks unverified is not an admin', async () => {
+      const unverified = await idp.token({ sub: 'admin-unverified', email: ADMIN_EMAIL, name: 'Impostor', email_verified: false });
+      assert.equal((await t.request('GET', '/api/users/me', { token: unverified })).body.isAdmin, false);
+      assert.equal((await t.request('GET', '/api/admin/users', { token: unverified })).status, 404);
+      const verified = await idp.token({ sub: 'admin-verified', email: ADMIN_EMAIL, name: 'Root 2', email_verified: true });
+      assert.equal((await t.request('GET', '/api/admin/users', { token: verified })).status, 200);
+    });
+
     test('a non-admin gets exactly the answer of an unknown route on every admin route, whatever the body', async () => {
       const unknownAdmin = observable(await t.request('GET', '/api/admin/does-not-exist', { token: user }));
       const unknown = observable(await t.request('GET', '/api/nope', { token: user }));

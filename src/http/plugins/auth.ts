@@ -53,6 +53,8 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
       }
     }
     const row = await findOrCreateUser(ctx.database.db, claims);
-    request.user = { id: row.id, externalUserId: row.externalUserId, email: row.email, isAdmin: isAdminEmail(ctx, row.email), row };
+    // An email the provider says is unverified never grants admin access.
+    const isAdmin = claims.emailVerified !== false && isAdminEmail(ctx, row.email);
+    request.user = { id: row.id, externalUserId: row.externalUserId, email: row.email, isAdmin, row };
   });
 }

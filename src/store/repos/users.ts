@@ -8,6 +8,8 @@ export interface IdentityClaims {
   email: string | null;
   name: string | null;
   picture: string | null;
+  /** The token's email_verified claim; null when the provider does not send one. */
+  emailVerified?: boolean | null;
 }
 
 /** Finds or creates the user of a verified identity; refreshes lastLoginAt at most once a minute. */
