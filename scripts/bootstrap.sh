@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the service needs on a fresh Debian/Ubuntu machine: system packages through apt
 # when missing (ffmpeg, the pocketsphinx recogniser and its English model; flite and sox for the
-# test corpus), then the npm dependencies when package-lock.json changed since the last install.
+# test corpus), then the npm dependencies when package.json or package-lock.json changed since the last install.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,6 +32,8 @@ fi
 stamp=node_modules/.install-stamp
 if [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp" ] || [ package.json -nt "$stamp" ]; then
   echo "bootstrap: installing npm dependencies" >&2
-  npm ci --no-audit --no-fund --loglevel=error
+  # `npm install`, not `npm ci`: the whisper.cpp binding lists prebuilt packages for other
+  # platforms that the registry does not serve, which no lock file can record and `npm ci` rejects.
+  npm install --no-audit --no-fund --loglevel=error
   touch "$stamp"
 fi

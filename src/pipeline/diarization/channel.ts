@@ -17,6 +17,32 @@ function spanEnergy(x: Float32Array, sampleRate: number, start: number, end: num
   return e;
 }
 
+/**
+ * Share of speech frames in which one channel is at least `dominanceDb` louder than the other.
+ * Call legs recorded apart give nearly 1 (the far end leaks in, if at all, 20 dB or more down);
+ * a stereo microphone recording of a room has both voices on both channels and gives little.
+ */
+export async function legSeparation(channels: [Float32Array, Float32Array], sampleRate: number, dominanceDb = 10): Promise<number> {
+  const opts = { frameSeconds: FRAME, hopSeconds: HOP };
+  const e0 = frameEnergy(channels[0], sampleRate, opts);
+  const e1 = frameEnergy(channels[1], sampleRate, opts);
+  const mix = new Float32Array(channels[0].length);
+  for (let i = 0; i < mix.length; i++) mix[i] = 0.5 * (channels[0][i] + channels[1][i]);
+  let speech = 0;
+  let dominated = 0;
+  for (const r of await detectSpeech(mix, sampleRate)) {
+    const a = Math.max(0, Math.floor(r.start / HOP));
+    const b = Math.min(e0.length, Math.ceil(r.end / HOP));
+    for (let i = a; i < b; i++) {
+      // Quiet frames inside a region (pauses between words) say nothing about the channels.
+      if (Math.max(e0[i], e1[i]) < -50) continue;
+      speech++;
+      if (Math.abs(e0[i] - e1[i]) >= dominanceDb) dominated++;
+    }
+  }
+  return speech ? dominated / speech : 0;
+}
+
 export class ChannelDiarizer implements Diarizer {
   readonly provider = 'embedded';
   readonly model = 'channel-energy-v1';

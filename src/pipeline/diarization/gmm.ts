@@ -1,6 +1,5 @@
-// Small numeric helpers for diarization: diagonal-covariance Gaussian mixtures trained with EM,
-// k-means, and full-covariance log-determinants for BIC. Sizes are tiny (a few thousand frames of
-// ~20 dimensions), so plain loops over Float32Array are fast enough.
+// Small numeric helpers for diarization: k-means and diagonal-covariance Gaussian mixtures trained
+// with EM. Sizes are tiny (a few thousand frames of ~20 dimensions), so plain loops suffice.
 
 export type Vec = Float32Array;
 
@@ -220,50 +219,4 @@ function normalise(w: Float64Array): Float64Array {
   let s = 0;
   for (const x of w) s += x;
   return w.map((x) => x / s);
-}
-
-/** log|Σ| of the full sample covariance (Cholesky); used for BIC speaker-count decisions. */
-export function logDetCovariance(data: Vec[], ridge = 1e-6): number {
-  const n = data.length;
-  const dim = data[0].length;
-  const mean = new Float64Array(dim);
-  for (const x of data) for (let d = 0; d < dim; d++) mean[d] += x[d] / n;
-  const cov = new Float64Array(dim * dim);
-  for (const x of data) {
-    for (let i = 0; i < dim; i++) {
-      const zi = x[i] - mean[i];
-      for (let j = 0; j <= i; j++) cov[i * dim + j] += (zi * (x[j] - mean[j])) / n;
-    }
-  }
-  for (let i = 0; i < dim; i++) cov[i * dim + i] += ridge;
-  // In-place Cholesky on the lower triangle.
-  let logDet = 0;
-  for (let j = 0; j < dim; j++) {
-    let s = cov[j * dim + j];
-    for (let k = 0; k < j; k++) s -= cov[j * dim + k] ** 2;
-    if (s <= 0) s = ridge;
-    const l = Math.sqrt(s);
-    cov[j * dim + j] = l;
-    logDet += 2 * Math.log(l);
-    for (let i = j + 1; i < dim; i++) {
-      let t = cov[i * dim + j];
-      for (let k = 0; k < j; k++) t -= cov[i * dim + k] * cov[j * dim + k];
-      cov[i * dim + j] = t / l;
-    }
-  }
-  return logDet;
-}
-
-/**
- * ΔBIC for modelling two frame sets with separate full-covariance Gaussians rather than one.
- * Positive means two speakers explain the data better than one; `lambda` scales the penalty.
- */
-export function deltaBic(a: Vec[], b: Vec[], lambda = 1): number {
-  const n1 = a.length;
-  const n2 = b.length;
-  const n = n1 + n2;
-  const dim = a[0].length;
-  const all = a.concat(b);
-  const penalty = 0.5 * (dim + (dim * (dim + 1)) / 2) * Math.log(n);
-  return 0.5 * (n * logDetCovariance(all) - n1 * logDetCovariance(a) - n2 * logDetCovariance(b)) - lambda * penalty;
 }

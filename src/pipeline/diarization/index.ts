@@ -1,17 +1,20 @@
 // The pipeline's diarizer: per-channel attribution when the recording has one call leg per
-// channel, unsupervised voice clustering otherwise. provider/model on the result name the method
-// actually used for that call; the object's own fields describe the mono default.
+// channel, unsupervised voice clustering otherwise (mono, or two channels that both carry both
+// voices). provider/model on the result name the method actually used for that call; the
+// object's own fields describe the mono default.
 import type { DecodedAudio, Diarization, Diarizer, RecognizedWord } from '../types.js';
-import { ChannelDiarizer } from './channel.js';
+import { ChannelDiarizer, legSeparation } from './channel.js';
 import { MfccClusterDiarizer, type MonoDiarizationOptions } from './mono.js';
 
 export { detectSpeech, vadFrames, mergeRegions, type SpeechRegion, type DetectSpeechOptions } from './vad.js';
 export { mfccFrames, frameEnergy, frameGrid } from './features.js';
-export { ChannelDiarizer } from './channel.js';
+export { ChannelDiarizer, legSeparation } from './channel.js';
 export { MfccClusterDiarizer, DEFAULT_MONO_OPTIONS, type MonoDiarizationOptions } from './mono.js';
 
 export interface CreateDiarizerOptions {
   mono?: Partial<MonoDiarizationOptions>;
+  /** Least share of speech frames with one channel 10 dB above the other for the channel method. Default 0.6. */
+  minLegSeparation?: number;
 }
 
 class AutoDiarizer implements Diarizer {
@@ -20,14 +23,20 @@ class AutoDiarizer implements Diarizer {
   private readonly mono: MfccClusterDiarizer;
   private readonly channel = new ChannelDiarizer();
 
+  private readonly minLegSeparation: number;
+
   constructor(opts: CreateDiarizerOptions) {
     this.mono = new MfccClusterDiarizer(opts.mono);
+    this.minLegSeparation = opts.minLegSeparation ?? 0.6;
     this.provider = this.mono.provider;
     this.model = this.mono.model;
   }
 
-  diarize(audio: DecodedAudio, words: RecognizedWord[]): Promise<Diarization> {
-    return audio.channels ? this.channel.diarize(audio, words) : this.mono.diarize(audio, words);
+  async diarize(audio: DecodedAudio, words: RecognizedWord[]): Promise<Diarization> {
+    if (audio.channels && (await legSeparation(audio.channels, audio.sampleRate)) >= this.minLegSeparation) {
+      return this.channel.diarize(audio, words);
+    }
+    return this.mono.diarize(audio, words);
   }
 }
 
