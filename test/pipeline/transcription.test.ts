@@ -12,7 +12,7 @@ import {
   parsePocketsphinxOutput,
 } from '../../src/pipeline/transcription/pocketsphinx.js';
 import { WhisperCppTranscriber, WhisperInitError, wordsFromWhisperSegments } from '../../src/pipeline/transcription/whisper.js';
-import { createTranscriber, transcriptionConfigFromEnv, type TranscriptionLog } from '../../src/pipeline/transcription/index.js';
+import { createTranscriber, type TranscriptionLog } from '../../src/pipeline/transcription/index.js';
 import { readWavMono, writeWav16 } from '../../src/pipeline/audio/decode.js';
 import { PipelineError } from '../../src/pipeline/types.js';
 import { corpusFile, ensureCorpus, loadScorer, loadTruth } from '../support/corpus.js';
@@ -209,20 +209,5 @@ describe('createTranscriber', () => {
     assert.equal(oa.model, 'whisper-1');
     await assert.rejects(createTranscriber({ provider: 'openai' }, log), /base URL/);
     assert.equal(entries.filter((e) => e.level === 'warn').length, 0);
-  });
-
-  it('reads its settings from the environment', () => {
-    assert.deepEqual(transcriptionConfigFromEnv({}), { provider: 'pocketsphinx', pocketsphinx: {} });
-    const cfg = transcriptionConfigFromEnv({
-      TRANSCRIPTION_PROVIDER: 'OpenAI',
-      TRANSCRIPTION_OPENAI_BASE_URL: 'http://localhost:8000',
-      TRANSCRIPTION_OPENAI_MODEL: 'small',
-      TRANSCRIPTION_TIMEOUT_MS: '1234',
-    });
-    assert.equal(cfg.provider, 'openai');
-    assert.deepEqual(cfg.openai, { baseUrl: 'http://localhost:8000', apiKey: undefined, model: 'small', timeoutMs: 1234 });
-    const w = transcriptionConfigFromEnv({ TRANSCRIPTION_PROVIDER: 'whisper', WHISPER_MODEL_URL: 'http://x/ggml-base.en.bin', DATA_DIR: '/srv/data' });
-    assert.equal(w.whisper?.modelDir, '/srv/data/models');
-    assert.equal(w.whisper?.language, 'en');
   });
 });
