@@ -121,6 +121,33 @@ describe('mono diarization', () => {
     });
   }
 
+  it('finds a third voice spliced into a call', async () => {
+    // doctor-results (rms/slt) with four turns of kal16 from car-repair placed between its turns.
+    const base = loadTruth('doctor-results');
+    const other = loadTruth('car-repair');
+    const baseAudio = (await readWavMono(corpusFile(base.id, 'mono16k.wav'))).samples;
+    const otherAudio = (await readWavMono(corpusFile(other.id, 'mono16k.wav'))).samples;
+    const cut = (x: Float32Array, t: { startSeconds: number; endSeconds: number }) => x.subarray(Math.round(t.startSeconds * SR), Math.round(t.endSeconds * SR));
+    const pieces = base.turns.map((t) => ({ x: cut(baseAudio, t), turn: t }));
+    other.turns
+      .filter((t) => t.speaker === 'A')
+      .slice(0, 4)
+      .forEach((t, k) => pieces.splice(2 + 3 * k, 0, { x: cut(otherAudio, t), turn: { ...t, speaker: 'C' as 'A' } }));
+    const gap = Math.round(0.4 * SR);
+    const mono = new Float32Array(pieces.reduce((a, p) => a + p.x.length + gap, gap));
+    let at = gap;
+    const turns = pieces.map((p, index) => {
+      mono.set(p.x, at);
+      const turn = { ...p.turn, index, startSeconds: at / SR, endSeconds: (at + p.x.length) / SR };
+      at += p.x.length + gap;
+      return turn;
+    });
+    const truth = { ...base, turns, speakers: { ...base.speakers, C: { name: null, role: 'CONTACT', voice: 'kal16' } } } as Truth;
+    const d = await new MfccClusterDiarizer().diarize({ sampleRate: SR, mono, durationSeconds: mono.length / SR, wavPath: '' }, truthWords(truth, ['A', 'B', 'C' as 'A']));
+    assert.deepEqual(d.speakers, ['S0', 'S1', 'S2']);
+    assert.ok(scorer.scoreTranscript(truth, transcriptOf(d)).attribution >= 0.95);
+  });
+
   it('finds one speaker when only one person talks', async () => {
     // The left channel of stereo.wav is speaker A alone, with silence where B talks.
     const truth = loadTruth('sales-demo-booking');

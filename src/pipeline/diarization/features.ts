@@ -26,12 +26,6 @@ export function frameGrid(sampleCount: number, sampleRate: number, opts: FrameOp
   return { length, hop, count, hopSeconds: hop / sampleRate, frameSeconds: length / sampleRate };
 }
 
-/** Time (seconds) of the centre of frame `i`. */
-export function frameCenter(i: number, sampleRate: number, opts: FrameOptions = {}): number {
-  const g = frameGrid(Number.MAX_SAFE_INTEGER, sampleRate, opts);
-  return (i * g.hop + g.length / 2) / sampleRate;
-}
-
 function nextPow2(n: number): number {
   let p = 1;
   while (p < n) p <<= 1;
@@ -50,14 +44,19 @@ function hamming(n: number): Float32Array {
 }
 
 /**
- * Per-frame MFCC vectors. The signal is pre-emphasised and Hamming-windowed here, then zero-padded
- * to a power of two because meyda only accepts such buffers; meyda's own window is switched off
- * so it does not window the padding a second time. Samples are scaled to the 16-bit range first
- * because meyda takes log(1 + power), which for unit-range floats would be nearly linear.
+ * Per-frame MFCC vectors, numerically meyda's `mfcc` feature: meyda computes the spectrum and
+ * supplies the mel filter bank, while the filter bank products, log and DCT are done here with
+ * sparse filters and a cached cosine table, because meyda's own path allocates a spectrum-sized
+ * array per filter per frame and is several times slower.
+ * The signal is pre-emphasised and Hamming-windowed here, then zero-padded to a power of two
+ * because meyda only accepts such buffers; meyda's own window is switched off so it does not
+ * window the padding a second time. Samples are scaled to the 16-bit range first because meyda
+ * takes log(1 + power), which for unit-range floats would be nearly linear.
  */
 export function mfccFrames(samples: Float32Array, sampleRate: number, opts: MfccOptions = {}): Float32Array[] {
   const grid = frameGrid(samples.length, sampleRate, opts);
   const coefficients = opts.coefficients ?? 13;
+  const melBands = Math.max(opts.melBands ?? 26, coefficients);
   const alpha = opts.preEmphasis ?? 0.97;
   const size = nextPow2(grid.length);
   const window = hamming(grid.length);
@@ -69,16 +68,21 @@ export function mfccFrames(samples: Float32Array, sampleRate: number, opts: Mfcc
     melBands: number;
     numberOfMFCCCoefficients: number;
     windowingFunction: string;
+    melFilterBank?: number[][];
     extract: (feature: string, signal: Float32Array) => unknown;
   };
   m.bufferSize = size;
   m.sampleRate = sampleRate;
-  m.melBands = Math.max(opts.melBands ?? 26, coefficients);
+  m.melBands = melBands;
   m.numberOfMFCCCoefficients = coefficients;
   m.windowingFunction = 'rect';
 
   const out: Float32Array[] = new Array(grid.count);
+  if (grid.count === 0) return out;
   const buf = new Float32Array(size);
+  const logMel = new Float64Array(melBands);
+  let filters: Array<{ bins: Int32Array; weights: Float64Array }> | undefined;
+  const cos = dctTable(melBands, coefficients);
   for (let f = 0; f < grid.count; f++) {
     const off = f * grid.hop;
     buf.fill(0);
@@ -86,10 +90,53 @@ export function mfccFrames(samples: Float32Array, sampleRate: number, opts: Mfcc
       const x = samples[off + i] - (off + i > 0 ? alpha * samples[off + i - 1] : 0);
       buf[i] = x * window[i] * 32768;
     }
-    const mfcc = m.extract('mfcc', buf) as number[];
-    out[f] = Float32Array.from(mfcc);
+    const amp = m.extract('amplitudeSpectrum', buf) as Float32Array;
+    // meyda (re)builds its filter bank for the current size inside extract().
+    filters ??= sparseFilters(m.melFilterBank!);
+    for (let b = 0; b < melBands; b++) {
+      const { bins, weights } = filters[b];
+      let e = 0;
+      for (let j = 0; j < bins.length; j++) e += weights[j] * amp[bins[j]] * amp[bins[j]];
+      logMel[b] = Math.log(e + 1);
+    }
+    const v = new Float32Array(coefficients);
+    for (let k = 0; k < coefficients; k++) {
+      let acc = 0;
+      for (let n = 0; n < melBands; n++) acc += logMel[n] * cos[k * melBands + n];
+      v[k] = 2 * acc;
+    }
+    out[f] = v;
   }
   return out;
+}
+
+function sparseFilters(bank: number[][]): Array<{ bins: Int32Array; weights: Float64Array }> {
+  // meyda's bank rows span bufferSize/2 + 1 bins, but its own product only uses bufferSize/2.
+  const half = bank[0].length - 1;
+  return bank.map((row) => {
+    const bins: number[] = [];
+    const weights: number[] = [];
+    for (let j = 0; j < half; j++) {
+      if (row[j] !== 0) {
+        bins.push(j);
+        weights.push(row[j]);
+      }
+    }
+    return { bins: Int32Array.from(bins), weights: Float64Array.from(weights) };
+  });
+}
+
+const dctCache = new Map<string, Float64Array>();
+/** cos(pi/N (n + 0.5) k), the DCT-II basis meyda uses (via the `dct` package). */
+function dctTable(n: number, k: number): Float64Array {
+  const key = `${n}x${k}`;
+  let t = dctCache.get(key);
+  if (!t) {
+    t = new Float64Array(n * k);
+    for (let i = 0; i < k; i++) for (let j = 0; j < n; j++) t[i * n + j] = Math.cos((Math.PI / n) * (j + 0.5) * i);
+    dctCache.set(key, t);
+  }
+  return t;
 }
 
 /** Per-frame log energy (dB relative to full scale) on the same grid as `mfccFrames`. */
@@ -104,61 +151,6 @@ export function frameEnergy(samples: Float32Array, sampleRate: number, opts: Fra
       e += v * v;
     }
     out[f] = 10 * Math.log10(e / grid.length + 1e-12);
-  }
-  return out;
-}
-
-/**
- * Share of the signal's power above `cutoffHz`, from a sample of loud frames. Telephone audio
- * resampled to 16 kHz has next to nothing above 4 kHz; its empty upper mel bands would otherwise
- * dominate the cepstrum with noise and shrink the differences between voices.
- */
-export function highBandShare(samples: Float32Array, sampleRate: number, cutoffHz = 3800): number {
-  const size = 512;
-  const m = Meyda as unknown as { bufferSize: number; sampleRate: number; windowingFunction: string; extract: (f: string, s: Float32Array) => unknown };
-  m.bufferSize = size;
-  m.sampleRate = sampleRate;
-  m.windowingFunction = 'hanning';
-  const cutBin = Math.round((cutoffHz / sampleRate) * size);
-  let hi = 0;
-  let total = 0;
-  const buf = new Float32Array(size);
-  // Every 8th frame is plenty for a per-call average.
-  for (let off = 0; off + size <= samples.length; off += size * 8) {
-    buf.set(samples.subarray(off, off + size));
-    const ps = m.extract('powerSpectrum', buf) as Float32Array;
-    for (let b = 1; b < ps.length; b++) {
-      total += ps[b];
-      if (b >= cutBin) hi += ps[b];
-    }
-  }
-  return total > 0 ? hi / total : 0;
-}
-
-/** Halves the sample rate after a windowed-sinc low-pass at 0.45 of the new rate. */
-export function decimateBy2(samples: Float32Array): Float32Array {
-  const taps = 63;
-  const half = (taps - 1) / 2;
-  const fc = 0.45 / 2; // cutoff as a fraction of the input rate
-  const h = new Float32Array(taps);
-  let sum = 0;
-  for (let i = 0; i < taps; i++) {
-    const n = i - half;
-    const sinc = n === 0 ? 2 * fc : Math.sin(2 * Math.PI * fc * n) / (Math.PI * n);
-    const w = 0.54 - 0.46 * Math.cos((2 * Math.PI * i) / (taps - 1));
-    h[i] = sinc * w;
-    sum += h[i];
-  }
-  for (let i = 0; i < taps; i++) h[i] /= sum;
-  const out = new Float32Array(Math.floor(samples.length / 2));
-  for (let j = 0; j < out.length; j++) {
-    const c = 2 * j;
-    let acc = 0;
-    for (let i = 0; i < taps; i++) {
-      const k = c + i - half;
-      if (k >= 0 && k < samples.length) acc += h[i] * samples[k];
-    }
-    out[j] = acc;
   }
   return out;
 }

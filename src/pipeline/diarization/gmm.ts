@@ -125,7 +125,14 @@ export class DiagGmm {
   }
 
   /** EM training from a k-means start; components shrink to what the data supports. */
-  static train(data: Vec[], components: number, opts: { iterations?: number; varianceFloor?: number; seed?: number } = {}): DiagGmm {
+  static train(data: Vec[], components: number, opts: { iterations?: number; varianceFloor?: number; seed?: number; maxFrames?: number } = {}): DiagGmm {
+    // Neighbouring 10 ms frames are nearly duplicates; past a few minutes of speech, a regular
+    // subsample trains the same model in a fraction of the time.
+    const maxFrames = opts.maxFrames ?? 12000;
+    if (data.length > maxFrames) {
+      const step = data.length / maxFrames;
+      data = Array.from({ length: maxFrames }, (_, i) => data[Math.floor(i * step)]);
+    }
     const n = data.length;
     const dim = data[0].length;
     const k = Math.max(1, Math.min(components, Math.floor(n / (2 * dim))));
@@ -136,7 +143,20 @@ export class DiagGmm {
     for (const x of data) for (let d = 0; d < dim; d++) gVar[d] += (x[d] - gMean[d]) ** 2 / n;
     const floor = Float64Array.from(gVar, (v) => Math.max(1e-6, v * (opts.varianceFloor ?? 0.01)));
 
-    const km = kmeans(data, k, { restarts: 1, iterations: 10, seed: opts.seed ?? 7 });
+    // The k-means start only needs rough centres; a subsample of frames gives them.
+    const initStep = Math.max(1, Math.floor(n / 3000));
+    const initData = initStep > 1 ? data.filter((_, i) => i % initStep === 0) : data;
+    const initKm = kmeans(initData, k, { restarts: 1, iterations: 10, seed: opts.seed ?? 7 });
+    const km = { centroids: initKm.centroids, labels: new Int32Array(n) };
+    for (let i = 0; i < n; i++) {
+      let best = 0;
+      let bd = Infinity;
+      for (let c = 0; c < k; c++) {
+        const d = sqDist(data[i], km.centroids[c]);
+        if (d < bd) [bd, best] = [d, c];
+      }
+      km.labels[i] = best;
+    }
     let weights = new Float64Array(k);
     let means: Vec[] = km.centroids.map((c) => Float32Array.from(c));
     let vars: Vec[] = Array.from({ length: k }, () => Float32Array.from(gVar, (v) => Math.max(v, 1e-6)));

@@ -1,6 +1,6 @@
 // Voice activity detection with the WebRTC VAD (libfvad compiled to WASM). Frame decisions are
-// noisy at word boundaries and inside stop consonants, so they are smoothed with a hangover and
-// then turned into regions with short gaps bridged and short blips dropped.
+// noisy inside words (stop closures, weak fricatives), so short non-speech runs are held as speech
+// (hangover), then regions closer than a gap are merged and short blips dropped.
 import fvadFactory, { type FvadModule } from '@echogarden/fvad-wasm';
 
 export interface SpeechRegion {
@@ -17,7 +17,7 @@ export interface DetectSpeechOptions {
   minSpeechSeconds?: number;
   /** Gaps shorter than this between regions are bridged. Default 0.3 s. */
   mergeGapSeconds?: number;
-  /** Frames kept as speech after the detector turns off (covers word tails). Default 90 ms. */
+  /** Non-speech runs up to this long inside speech are held as speech. Default 90 ms. */
   hangoverMs?: number;
 }
 
@@ -26,7 +26,11 @@ const FVAD_RATES = new Set([8000, 16000, 32000, 48000]);
 let modulePromise: Promise<FvadModule> | undefined;
 function loadFvad(): Promise<FvadModule> {
   // One WASM instance per process: instantiation costs far more than a detector handle.
-  modulePromise ??= fvadFactory();
+  modulePromise ??= fvadFactory().catch((err: unknown) => {
+    // Let a later call try again rather than failing every call of the process.
+    modulePromise = undefined;
+    throw err;
+  });
   return modulePromise;
 }
 
@@ -131,7 +135,7 @@ export async function detectSpeech(
       }
     }
   }
-  if (inSpeech) regions.push({ start: start * frameSeconds, end: Math.min(decisions.length, decisions.length) * frameSeconds });
+  if (inSpeech) regions.push({ start: start * frameSeconds, end: (decisions.length - (hangoverFrames - hang)) * frameSeconds });
   return mergeRegions(regions, mergeGap, minSpeech);
 }
 
