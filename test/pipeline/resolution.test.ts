@@ -509,3 +509,19 @@ describe('corpus dialogues', () => {
     });
   }
 });
+
+it('a misrecognised business name after the greeting of an answering phrase is not an address to the listener', () => {
+  // "Hello, Acme Dental, how can I help?" as the offline recogniser heard it.
+  const r = resolveSpeakers(
+    groupUtterances([
+      { sourceSpeakerId: 'S0', text: 'Hello pat me down tilt can can I help.', start: 0, end: 2 },
+      { sourceSpeakerId: 'S1', text: "I I'd like to put up winning ways.", start: 3, end: 6 },
+      { sourceSpeakerId: 'S0', text: 'Share I have your fellow up from the number you are calling from.', start: 7, end: 14 },
+    ]),
+    { userDisplayName: 'Marcus Bell', contactName: 'Dentist', phoneNumber: '+1 555 201 4410', direction: 'OUTGOING', voiceEmbeddingEnabled: false },
+  );
+  const byId = Object.fromEntries(r.speakers.map((s) => [s.sourceSpeakerId, s]));
+  assert.equal(byId.S0.role, 'CONTACT', 'the answering party of an outgoing call is the contact');
+  assert.equal(byId.S1.role, 'USER');
+  assert.ok(r.speakerResolution.warnings.includes('answering_pattern_used'));
+});

@@ -219,12 +219,15 @@ export function claimsOfSpeaker(utterances: string[], specs: NameSpecs): { claim
 
     // Someone else's first name in an introduction or greeting: that person is not the user.
     if (!specs.user) return;
+    // In an answering phrase ("Hello, Acme Dental, how can I help?") the words after the greeting
+    // name the answering business, not the listener, even when recognition turns them into a name.
+    const answering = isAnsweringPhrase(text, specs);
     tokens.forEach((tok, i) => {
       if (covered.has(i) || tok.endsWith("'s") || !isKnownFirstName(tok)) return;
       // No vocative reading here: an unknown name opening a turn is as often a third party ("Leo is ...").
       const ctx = contextOf(tokens, i, i + 1, { orgName: false, firstTurn: u === 0, vocative: false });
       if (ctx === 'self') claims.push({ kind: 'unknownName', about: 'self', role: 'CONTACT', utterance: u });
-      else if (ctx === 'address') claims.push({ kind: 'unknownName', about: 'other', role: 'CONTACT', utterance: u });
+      else if (ctx === 'address' && !answering) claims.push({ kind: 'unknownName', about: 'other', role: 'CONTACT', utterance: u });
     });
   });
   return { claims, references };
