@@ -325,11 +325,11 @@ export interface Separation {
  * chunks score the chunks they did not see, giving the mean per-frame log-likelihood margin of a
  * frame's own cluster over the other (held-out); models trained on everything give the in-sample
  * margin. Measured on the corpus (two-speaker calls on every tier, one voice alone from the
- * stereo legs, wideband and telephone band, 20 s to 3 min of it):
- *   two voices:  held-out 5.6-26 nats, held-out/in-sample 0.78-1.05;
- *   one voice, 20-40 s: held-out 0-5.3, ratio 0.01-0.68 (a split of one voice is content and
+ * stereo legs, wideband and telephone band, 15 s to 3.5 min of it):
+ *   two voices:  held-out 5.4-28 nats, held-out/in-sample 0.78-1.05;
+ *   one voice, 15-25 s: held-out 0-5.0, ratio 0.01-0.61 (a split of one voice is content and
  *   overfitting, which does not carry over to unseen chunks);
- *   one voice, 2-3 min: held-out 1.0-1.4, ratio up to 0.93 (more data, less overfitting).
+ *   one voice, 2-3.5 min: held-out 1.0-1.4, ratio up to 0.93 (more data, less overfitting).
  * So both are required: the ratio rejects short single voices, the margin long ones. Absolute
  * margins alone would not do: telephone band halves them for two voices.
  */
