@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';
-import { before, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { decodeAudio, readWavMono } from '../../src/pipeline/audio/decode.js';
 import { assembleDiarization, viterbiWords } from '../../src/pipeline/diarization/attribution.js';
 import { frameEnergy, mfccFrames } from '../../src/pipeline/diarization/features.js';
@@ -57,6 +57,7 @@ before(async () => {
   ensureCorpus();
   scorer = await loadScorer();
 });
+after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 describe('detectSpeech', () => {
   it('finds each turn of a corpus call and little else', async () => {

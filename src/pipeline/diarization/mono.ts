@@ -326,7 +326,7 @@ export interface Separation {
  * frame's own cluster over the other (held-out); models trained on everything give the in-sample
  * margin. Measured on the corpus (two-speaker calls on every tier, one voice alone from the
  * stereo legs, wideband and telephone band, 15 s to 3.5 min of it):
- *   two voices:  held-out 5.4-28 nats, held-out/in-sample 0.78-1.05;
+ *   two voices:  held-out 5.4-28 nats, held-out/in-sample 0.78-1.06;
  *   one voice, 15-25 s: held-out 0-5.0, ratio 0.01-0.61 (a split of one voice is content and
  *   overfitting, which does not carry over to unseen chunks);
  *   one voice, 2-3.5 min: held-out 1.0-1.4, ratio up to 0.93 (more data, less overfitting).
