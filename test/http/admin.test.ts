@@ -5,25 +5,11 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { sql } from 'kysely';
 import { dbModes, startTestService, TestIdp, type TestResponse, type TestService } from '../support/service.js';
+import { LIMIT_FIELDS } from '../support/spec-fields.js';
 
 const SUMMARY_FIELDS = ['accountStatus', 'accountStatusReason', 'createdAt', 'displayName', 'email', 'id', 'lastLoginAt', 'plan', 'topupMinutesBalance', 'topupTranscriptsBalance'];
 const PAGE_FIELDS = ['content', 'empty', 'first', 'last', 'number', 'numberOfElements', 'pageable', 'size', 'sort', 'totalElements', 'totalPages'];
 const AUDIT_FIELDS = ['action', 'actorEmail', 'createdAt', 'details', 'id', 'targetId', 'targetType'];
-const LIMIT_FIELDS = [
-  'activeCalls',
-  'dailyTranscriptLimit',
-  'maxConcurrentActiveCalls',
-  'maxMonthlyUploadBytes',
-  'maxUploadsPerHour',
-  'minutesLimit',
-  'minutesUsedThisPeriod',
-  'plan',
-  'topupMinutesBalance',
-  'topupTranscriptsBalance',
-  'transcriptsToday',
-  'uploadedBytesThisMonth',
-  'uploadsThisHour',
-];
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const ADMIN_EMAIL = 'root@admin.example.test';
 

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { dbModes, startTestService, TestIdp, type TestService } from '../support/service.js';
 import { insertCall, seedCompletedCall } from '../fixtures/seed.js';
+import { LIMIT_FIELDS } from '../support/spec-fields.js';
 
 const PROFILE_FIELDS = [
   'accountStatus',
@@ -30,21 +31,6 @@ const PROFILE_FIELDS = [
   'privacyPolicyVersion',
   'termsAcceptedAt',
   'termsVersion',
-];
-const LIMIT_FIELDS = [
-  'activeCalls',
-  'dailyTranscriptLimit',
-  'maxConcurrentActiveCalls',
-  'maxMonthlyUploadBytes',
-  'maxUploadsPerHour',
-  'minutesLimit',
-  'minutesUsedThisPeriod',
-  'plan',
-  'topupMinutesBalance',
-  'topupTranscriptsBalance',
-  'transcriptsToday',
-  'uploadedBytesThisMonth',
-  'uploadsThisHour',
 ];
 const STATS_FIELDS = ['averageCallDurationSeconds', 'callsThisWeek', 'completedActionItems', 'openActionItems', 'overdueActionItems', 'totalCalls'];
 /** Every table of src/store/schema.ts that holds rows of a user, with its user column. */
