@@ -105,9 +105,9 @@ export class DiagGmm {
   private readonly logConst: Float64Array;
 
   /** log p(x). */
-  logLikelihood(x: Vec): number {
+  /** Weighted log-density of each component at x, written to `out`; returns the largest. */
+  private componentLogDensities(x: Vec, out: Float64Array): number {
     let max = -Infinity;
-    const comp = new Float64Array(this.weights.length);
     for (let c = 0; c < this.weights.length; c++) {
       let q = 0;
       const m = this.means[c];
@@ -116,9 +116,15 @@ export class DiagGmm {
         const z = x[d] - m[d];
         q += (z * z) / v[d];
       }
-      comp[c] = this.logConst[c] - 0.5 * q;
-      if (comp[c] > max) max = comp[c];
+      out[c] = this.logConst[c] - 0.5 * q;
+      if (out[c] > max) max = out[c];
     }
+    return max;
+  }
+
+  logLikelihood(x: Vec): number {
+    const comp = new Float64Array(this.weights.length);
+    const max = this.componentLogDensities(x, comp);
     let s = 0;
     for (let c = 0; c < comp.length; c++) s += Math.exp(comp[c] - max);
     return max + Math.log(s);
@@ -214,18 +220,7 @@ export class DiagGmm {
   }
 
   posteriors(x: Vec, out: Float64Array): void {
-    let max = -Infinity;
-    for (let c = 0; c < this.weights.length; c++) {
-      let q = 0;
-      const m = this.means[c];
-      const v = this.vars[c];
-      for (let d = 0; d < x.length; d++) {
-        const z = x[d] - m[d];
-        q += (z * z) / v[d];
-      }
-      out[c] = this.logConst[c] - 0.5 * q;
-      if (out[c] > max) max = out[c];
-    }
+    const max = this.componentLogDensities(x, out);
     let s = 0;
     for (let c = 0; c < this.weights.length; c++) {
       out[c] = Math.exp(out[c] - max);

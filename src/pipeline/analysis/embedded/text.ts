@@ -7,6 +7,7 @@ import type { Transcript, TranscriptSegment, SpeakerRole } from '../../../domain
 import type { AnalysisContext } from '../../../domain/analysis.js';
 import { normalizeSpoken, type SpokenEntity } from './spoken.js';
 import { callDay, onDay, resolveDates, type DateMention } from './dates.js';
+import { expand } from './clauses.js';
 
 export interface Speaker {
   speakerId: string;
@@ -86,25 +87,10 @@ export function contentStems(text: string): string[] {
     .map((w) => stemmer(w.replace(/'s$/, '')));
 }
 
-const CONTRACTIONS: Array<[RegExp, string]> = [
-  [/\bwon't\b/g, 'will not'],
-  [/\bcan't\b/g, 'can not'],
-  [/\bshan't\b/g, 'shall not'],
-  [/\blet's\b/g, 'let us'],
-  [/\b(\w+)n't\b/g, '$1 not'],
-  [/\b(i|you|we|they|he|she|it|that|there)'ll\b/g, '$1 will'],
-  [/\b(i|you|we|they)'ve\b/g, '$1 have'],
-  [/\b(i|you|we|they|he|she)'d\b/g, '$1 would'],
-  [/\bi'm\b/g, 'i am'],
-  [/\b(you|we|they)'re\b/g, '$1 are'],
-  [/\b(it|that|what|there|here|he|she|who|where)'s\b/g, '$1 is'],
-];
 
 /** Lower-case text with contractions expanded, so patterns need one spelling only. */
 export function plainOf(text: string): string {
-  let s = text.toLowerCase().replace(/[’‘]/g, "'");
-  for (const [re, rep] of CONTRACTIONS) s = s.replace(re, rep);
-  return s.replace(/\s+/g, ' ').trim();
+  return expand(text).toLowerCase();
 }
 
 /**
