@@ -18,7 +18,7 @@ import { buildAnalysis, EmbeddedAnalyzer, groundingViolations } from '../src/pip
 import { contentStems } from '../src/pipeline/analysis/embedded/text.js';
 import { finalizeAnalysis } from '../src/pipeline/analysis/finalize.js';
 import { validateAnalysis } from '../src/pipeline/analysis/validate.js';
-import { corpusIds, ensureCorpus, loadScorer, loadTruth, projectRoot, type Truth } from '../test/support/corpus.js';
+import { corpusIds, loadScorer, loadTruth, projectRoot, type Truth, transcribeCorpusCall } from '../test/support/corpus.js';
 
 type Scorer = Awaited<ReturnType<typeof loadScorer>>;
 
@@ -344,8 +344,6 @@ async function asrTranscripts(ids: string[]): Promise<Map<string, Transcript> | 
     const { default: pino } = await import('pino');
     const { loadConfig } = await import('../src/config.js');
     const { createPipeline } = await import('../src/pipeline/index.js');
-    const { transcribeCall } = await import('../src/pipeline/speech.js');
-    const out = ensureCorpus();
     const config = loadConfig({ ...process.env, DATA_DIR: path.join(os.tmpdir(), 'cas-bench-analysis') });
     const pipeline = await createPipeline(config, pino({ level: 'warn' }));
     const res = new Map<string, Transcript>();
@@ -358,29 +356,10 @@ async function asrTranscripts(ids: string[]): Promise<Map<string, Transcript> | 
         res.set(id, JSON.parse(fs.readFileSync(cached, 'utf8')) as Transcript);
         continue;
       }
-      const truth = loadTruth(id);
-      const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cas-bench-analysis-'));
-      try {
-        const speech = await transcribeCall(pipeline, {
-          callId: '00000000-0000-4000-8000-000000000000',
-          audioPath: path.join(out, id, 'mono16k.wav'),
-          workDir,
-          maxAudioSeconds: 3600,
-          voiceProfile: null,
-          context: {
-            userDisplayName: truth.user.displayName,
-            contactName: truth.upload.contactName,
-            phoneNumber: truth.upload.phoneNumber,
-            direction: truth.upload.direction,
-            voiceEmbeddingEnabled: false,
-          },
-        });
-        res.set(id, speech.transcript);
-        fs.writeFileSync(cached, JSON.stringify(speech.transcript));
-        process.stdout.write(`asr ${id}: ${speech.transcript.segments.length} segments\n`);
-      } finally {
-        fs.rmSync(workDir, { recursive: true, force: true });
-      }
+      const speech = await transcribeCorpusCall(pipeline, id, 'mono16k.wav');
+      res.set(id, speech.transcript);
+      fs.writeFileSync(cached, JSON.stringify(speech.transcript));
+      process.stdout.write(`asr ${id}: ${speech.transcript.segments.length} segments\n`);
     }
     return res;
   } catch (err) {

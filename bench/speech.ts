@@ -11,8 +11,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { loadConfig } from '../src/config.js';
 import { createPipeline } from '../src/pipeline/index.js';
-import { transcribeCall } from '../src/pipeline/speech.js';
-import { corpusIds, ensureCorpus, loadScorer, loadTruth, projectRoot } from '../test/support/corpus.js';
+import { corpusIds, loadScorer, loadTruth, projectRoot, transcribeCorpusCall } from '../test/support/corpus.js';
 
 type Tier = 'mono16k.wav' | 'stereo.wav' | 'call.m4a' | 'call.mp3' | 'call.ogg' | 'call.aac' | 'phone8k.wav';
 
@@ -26,7 +25,6 @@ const pct = (x: number) => `${(100 * x).toFixed(1)}`;
 async function main() {
   const tiers = (arg('--tiers') ?? 'mono16k.wav,stereo.wav,call.m4a').split(',') as Tier[];
   const ids = arg('--ids')?.split(',') ?? corpusIds();
-  const out = ensureCorpus();
   const scorer = await loadScorer();
   const config = loadConfig({ ...process.env, DATA_DIR: path.join(os.tmpdir(), 'cas-bench') });
   const pipeline = await createPipeline(config, pino({ level: 'warn' }));
@@ -43,37 +41,19 @@ async function main() {
     let processingMs = 0;
     for (const id of ids) {
       const truth = loadTruth(id);
-      const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cas-bench-'));
       const t0 = performance.now();
-      try {
-        const speech = await transcribeCall(pipeline, {
-          callId: '00000000-0000-4000-8000-000000000000',
-          audioPath: path.join(out, id, tier),
-          workDir,
-          maxAudioSeconds: 3600,
-          voiceProfile: null,
-          context: {
-            userDisplayName: truth.user.displayName,
-            contactName: truth.upload.contactName,
-            phoneNumber: truth.upload.phoneNumber,
-            direction: truth.upload.direction,
-            voiceEmbeddingEnabled: false,
-          },
-        });
-        const ms = performance.now() - t0;
-        const r = scorer.scoreTranscript(truth, speech.transcript);
-        r.id = id;
-        results.push(r);
-        audioSeconds += speech.audio.durationSeconds;
-        processingMs += ms;
-        const bySource = (role: string) => speech.transcript.speakers.find((s) => s.role === role)?.labelSource ?? '-';
-        rows.push(
-          `| ${id} | ${speech.audio.durationSeconds.toFixed(1)} | ${pct(r.wer)} | ${pct(r.attribution)} | ${pct(r.roleAccuracy)} | ${pct(r.naming)} | ${(ms / 1000 / speech.audio.durationSeconds).toFixed(2)} | ${bySource('USER')} / ${bySource('CONTACT')} | ${speech.transcript.speakerResolution.warnings.join(', ') || '-'} |`,
-        );
-        process.stdout.write(`${tier} ${id}: wer ${pct(r.wer)} attr ${pct(r.attribution)} role ${pct(r.roleAccuracy)} naming ${pct(r.naming)} (${(ms / 1000).toFixed(1)} s)\n`);
-      } finally {
-        fs.rmSync(workDir, { recursive: true, force: true });
-      }
+      const speech = await transcribeCorpusCall(pipeline, id, tier);
+      const ms = performance.now() - t0;
+      const r = scorer.scoreTranscript(truth, speech.transcript);
+      r.id = id;
+      results.push(r);
+      audioSeconds += speech.audio.durationSeconds;
+      processingMs += ms;
+      const bySource = (role: string) => speech.transcript.speakers.find((s) => s.role === role)?.labelSource ?? '-';
+      rows.push(
+        `| ${id} | ${speech.audio.durationSeconds.toFixed(1)} | ${pct(r.wer)} | ${pct(r.attribution)} | ${pct(r.roleAccuracy)} | ${pct(r.naming)} | ${(ms / 1000 / speech.audio.durationSeconds).toFixed(2)} | ${bySource('USER')} / ${bySource('CONTACT')} | ${speech.transcript.speakerResolution.warnings.join(', ') || '-'} |`,
+      );
+      process.stdout.write(`${tier} ${id}: wer ${pct(r.wer)} attr ${pct(r.attribution)} role ${pct(r.roleAccuracy)} naming ${pct(r.naming)} (${(ms / 1000).toFixed(1)} s)\n`);
     }
     const s = scorer.summarize(results);
     const rtf = processingMs / 1000 / audioSeconds;

@@ -56,3 +56,32 @@ export async function loadScorer(): Promise<{
 }> {
   return import(path.join(corpusDir, 'score.mjs'));
 }
+
+/** Runs one corpus call's audio file through the pipeline's speech stage, named from its truth. */
+export async function transcribeCorpusCall(
+  pipeline: import('../../src/pipeline/index.js').Pipeline,
+  id: string,
+  file: Parameters<typeof corpusFile>[1],
+): Promise<import('../../src/pipeline/speech.js').SpeechResult> {
+  const { transcribeCall } = await import('../../src/pipeline/speech.js');
+  const truth = loadTruth(id);
+  const workDir = fs.mkdtempSync(path.join(ensureCorpus(), '..', `speech-${id}-`));
+  try {
+    return await transcribeCall(pipeline, {
+      callId: '00000000-0000-4000-8000-000000000000',
+      audioPath: corpusFile(id, file),
+      workDir,
+      maxAudioSeconds: 3600,
+      voiceProfile: null,
+      context: {
+        userDisplayName: truth.user.displayName,
+        contactName: truth.upload.contactName,
+        phoneNumber: truth.upload.phoneNumber,
+        direction: truth.upload.direction,
+        voiceEmbeddingEnabled: false,
+      },
+    });
+  } finally {
+    fs.rmSync(workDir, { recursive: true, force: true });
+  }
+}
