@@ -10,7 +10,7 @@ import { buildServer } from './http/server.js';
 import { createIdentityVerifier } from './http/identity.js';
 import { sweepIdempotencyKeys } from './http/plugins/idempotency.js';
 import { sweepOrphanCallFiles } from './store/sweeps.js';
-import type { AppContext } from './http/context.js';
+import type { AppContext } from './context.js';
 import { createPipeline, type Pipeline } from './pipeline/index.js';
 import { createCallProcessor } from './pipeline/process-call.js';
 

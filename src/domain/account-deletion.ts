@@ -1,6 +1,6 @@
 // Account deletion: stored files first (so a failure leaves the rows and the user can retry), then
 // every row (one DELETE; all user tables cascade), then the identity-provider user, best effort.
-import type { AppContext } from '../http/context.js';
+import type { AppContext } from '../context.js';
 import { userPrefix } from '../store/blobs.js';
 import { deleteUserRow } from '../store/repos/users.js';
 

@@ -17,7 +17,7 @@ import type { Db } from '../store/database.js';
 import type { ActionItem, ActionItemStatus, Database } from '../store/schema.js';
 import type { Analysis, AnalysisActionItem } from './analysis.js';
 import { getArtifact } from '../store/repos/artifacts.js';
-import { errors } from '../http/errors.js';
+import { errors } from './errors.js';
 
 export const ACTION_ITEM_STATUSES = ['OPEN', 'IN_PROGRESS', 'DONE', 'DISMISSED'] as const satisfies readonly ActionItemStatus[];
 export const PRIORITIES = ['LOW', 'MEDIUM', 'HIGH'] as const;

@@ -4,7 +4,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
 import type { Call, Contact } from '../store/schema.js';
-import { errors } from '../http/errors.js';
+import { errors } from './errors.js';
 import { findCall } from './calls.js';
 
 export interface ContactView {

@@ -3,7 +3,7 @@
 // while streaming (413, and the partial file is removed), and memory stays flat.
 import { Readable } from 'node:stream';
 import type { MultipartFile } from '@fastify/multipart';
-import { ErrorCode, ServiceError } from './errors.js';
+import { ErrorCode, ServiceError } from '../domain/errors.js';
 import type { BlobStore } from '../store/blobs.js';
 import { acceptAudioUpload, SNIFF_BYTES, type AudioFormat } from '../pipeline/audio/sniff.js';
 

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
-import type { AppContext } from '../http/context.js';
+import type { AppContext } from '../context.js';
 import type { CallJobContext, CallJobData, CallJobHandler } from '../store/queue.js';
 import type { Pipeline } from './index.js';
 import { PipelineError, type PipelineFailureReason } from './types.js';

@@ -3,10 +3,10 @@
 // user when no identity provider is configured (development shortcut).
 import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ErrorCode, ServiceError } from '../errors.js';
+import { ErrorCode, ServiceError } from '../../domain/errors.js';
 import { IdentityError } from '../identity.js';
 import { findOrCreateUser } from '../../store/repos/users.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 
 const PUBLIC_PATHS = new Set(['/api/health']);
 

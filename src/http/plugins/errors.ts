@@ -2,7 +2,7 @@
 // body {error: {code, message, details?}}. Unexpected errors are logged with their stack and
 // answered with a fixed message, so no stack trace, SQL or personal data reaches a client.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ErrorCode, ServiceError } from '../errors.js';
+import { ErrorCode, ServiceError } from '../../domain/errors.js';
 
 function fromFramework(err: FastifyError): ServiceError | null {
   if (err.validation) {

@@ -12,8 +12,8 @@
 import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
-import type { AppContext } from '../context.js';
-import { ErrorCode, ServiceError } from '../errors.js';
+import type { AppContext } from '../../context.js';
+import { ErrorCode, ServiceError } from '../../domain/errors.js';
 import type { Db } from '../../store/database.js';
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);

@@ -2,8 +2,8 @@
 // changes and deletion. A foreign item or call answers the same 404 as a missing one.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../context.js';
-import { errors } from '../errors.js';
+import type { AppContext } from '../../context.js';
+import { errors } from '../../domain/errors.js';
 import { DateOnly, DateTime, Nullable, Uuid, errorResponses } from '../schemas.js';
 import {
   ACTION_ITEM_STATUSES,

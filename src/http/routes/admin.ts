@@ -4,8 +4,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sql, type Transaction } from 'kysely';
-import type { AppContext } from '../context.js';
-import { ErrorCode, ServiceError, errors } from '../errors.js';
+import type { AppContext } from '../../context.js';
+import { ErrorCode, ServiceError, errors } from '../../domain/errors.js';
 import { AdminUserSummary, DateTime, Nullable, PageEnvelope, PageQuery, UsageLimitsSchema, Uuid, errorResponses, pageOf } from '../schemas.js';
 import { adminSummaryOf } from '../../domain/account.js';
 import { computeLimits } from '../../domain/usage.js';

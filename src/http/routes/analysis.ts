@@ -9,8 +9,8 @@
 // so a failure at any point leaves the previous analysis and items untouched.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../context.js';
-import { ErrorCode, ServiceError, errors } from '../errors.js';
+import type { AppContext } from '../../context.js';
+import { ErrorCode, ServiceError, errors } from '../../domain/errors.js';
 import { Uuid, errorResponses } from '../schemas.js';
 import { CallDetailSchema } from './call-schemas.js';
 import { Analysis, type Analysis as AnalysisValue } from '../../domain/analysis.js';

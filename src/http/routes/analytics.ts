@@ -1,7 +1,7 @@
 // Aggregated sentiment and tone over the caller's calls.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { errorResponses } from '../schemas.js';
 import { DEFAULT_VIBE_DAYS, MAX_VIBE_DAYS, vibeReport } from '../../domain/analytics.js';
 

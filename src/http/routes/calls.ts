@@ -1,8 +1,8 @@
 // Calls: list, status polling, detail, edits, transcript and deletion.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../context.js';
-import { errors } from '../errors.js';
+import type { AppContext } from '../../context.js';
+import { errors } from '../../domain/errors.js';
 import { errorResponses, Uuid } from '../schemas.js';
 import { CallDetailSchema, CallIdParams, CallListItemSchema, CallStatusSchema } from './call-schemas.js';
 import { callDetailOf, callStatuses, decodeCursor, deleteCallRow, findCall, listCalls, updateCallFields } from '../../domain/calls.js';

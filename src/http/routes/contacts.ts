@@ -1,7 +1,7 @@
 // Contacts (the service's own address book) and the link of a call to one of them.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { DateTime, Nullable, Uuid, errorResponses } from '../schemas.js';
 import { CallDetailSchema } from './call-schemas.js';
 import { callDetailOf } from '../../domain/calls.js';

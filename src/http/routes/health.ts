@@ -1,7 +1,7 @@
 // Liveness with a database check; no authentication.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 
 const Health = Type.Object({ status: Type.Union([Type.Literal('UP'), Type.Literal('DOWN')]), database: Type.Union([Type.Literal('UP'), Type.Literal('DOWN')]) });
 

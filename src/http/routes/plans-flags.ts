@@ -1,7 +1,7 @@
 // The plan catalog and the feature flags, open to any authenticated user.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { errorResponses } from '../schemas.js';
 
 const PlanCatalog = Type.Object({

@@ -1,13 +1,13 @@
 // /api/users/me: profile, consent, limits, statistics and account deletion.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { errorResponses, UsageLimitsSchema, UserProfile } from '../schemas.js';
 import { computeStats, profileOf } from '../../domain/account.js';
 import { computeLimits } from '../../domain/usage.js';
 import { deleteAccount } from '../../domain/account-deletion.js';
 import { updateConsent, updateDisplayName } from '../../store/repos/users.js';
-import { errors } from '../errors.js';
+import { errors } from '../../domain/errors.js';
 
 const tags = ['Users'];
 const VersionString = Type.String({ minLength: 1, maxLength: 64 });
