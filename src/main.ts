@@ -2,7 +2,7 @@
 // (workers only, sharing the queue of an external PostgreSQL with other processes).
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger, startService } from './app.js';
-import { DataDirLockedError } from './store/embedded-postgres.js';
+import { DataDirLockedError, DataDirNotEnterableError } from './store/embedded-postgres.js';
 
 async function main() {
   const workerOnly = process.argv.includes('--worker-only');
@@ -27,6 +27,10 @@ async function main() {
     if (err instanceof DataDirLockedError) {
       console.error(err.message);
       process.exit(3);
+    }
+    if (err instanceof DataDirNotEnterableError) {
+      console.error(err.message);
+      process.exit(2);
     }
     log.fatal({ err }, 'service failed to start');
     process.exit(1);

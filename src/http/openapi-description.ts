@@ -20,6 +20,15 @@ Every mutating request may carry \`Idempotency-Key\` (1-255 visible ASCII charac
 A retry while the first request runs answers 409 \`idempotency_request_in_progress\`; the same key with another method, path or JSON body answers 422 \`idempotency_key_reused\`.
 5xx, 409 and 429 responses are not stored, so the retry runs again. For uploads the key identifies the upload (file bytes are not compared), and the call records the key, so a retried upload always yields the same callId.
 
+## Uploads
+\`POST /api/calls/analyze\` takes the parts in any order. The \`metadata\` envelope is accepted in every form clients send it:
+a field with \`Content-Type: application/json\` (any charset parameter; OkHttp/Retrofit, Alamofire, \`curl -F 'metadata=<m.json;type=application/json'\`),
+a plain text field, or a file part holding JSON (a browser \`Blob\`, \`curl -F metadata=@m.json\`). Absent or empty means \`{}\`.
+Metadata that is not a JSON object answers 400 \`validation_failed\` with \`details.fields[0].path\` \`/metadata\`; a bad field names it (\`/metadata/direction\`).
+Text fields are kept as sent (outer whitespace trimmed; blank means absent); \`direction\` is INCOMING or OUTGOING (any case).
+The envelope's \`title\` wins over a separate \`title\` part. The file part may omit its Content-Type and may name itself with \`filename*=\`: the content is sniffed.
+A body that is not well-formed multipart (no boundary, bare LF line ends, cut off) answers 400 \`validation_failed\`.
+
 ## Call processing
 Status moves QUEUED → PROCESSING (decoding) → TRANSCRIBING (recognition and speaker separation) → ANALYZING → COMPLETED, or FAILED.
 \`errorReason\` of a FAILED call is one of: \`audio_undecodable\`, \`audio_too_long\`, \`audio_missing\`, \`no_speech_detected\`, \`transcription_failed\`,

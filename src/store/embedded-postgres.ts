@@ -117,6 +117,51 @@ function ensureTraversable(dir: string, owner: RunAs): void {
   if (!(st.mode & 0o010)) fs.chmodSync(dir, (st.mode & 0o7777) | 0o010);
 }
 
+/** DATA_DIR lies below a directory the `postgres` system user may not enter. */
+export class DataDirNotEnterableError extends Error {
+  constructor(
+    readonly dataDir: string,
+    readonly blocking: string,
+  ) {
+    super(
+      `DATA_DIR ${dataDir} cannot be used by the embedded PostgreSQL: running as root, the service runs PostgreSQL as the ` +
+        `'postgres' system user, which cannot enter ${blocking} (mode ${(fs.statSync(blocking).mode & 0o777).toString(8).padStart(4, '0')}). ` +
+        `Give it search permission (chmod o+x ${blocking}), choose a DATA_DIR below a directory it can enter (for example /var/lib/call-analysis), ` +
+        'or set DATABASE_URL to use an external PostgreSQL.',
+    );
+    this.name = 'DataDirNotEnterableError';
+  }
+}
+
+/** Whether `user` (uid, its groups) may search the directory `dir`, from its mode bits. */
+function searchable(dir: string, uid: number, groups: Set<number>): boolean {
+  const st = fs.statSync(dir);
+  if (st.uid === uid) return (st.mode & 0o100) !== 0;
+  if (groups.has(st.gid)) return (st.mode & 0o010) !== 0;
+  return (st.mode & 0o001) !== 0;
+}
+
+/**
+ * PostgreSQL (as `postgres`) must pass through every directory above DATA_DIR. Those are the
+ * operator's (a home directory, a 0700 mktemp folder) and not ours to open, so a closed one stops
+ * the start with a message that names it, rather than initdb's bare "Permission denied".
+ */
+function assertAncestorsEnterable(dataDir: string, owner: RunAs): void {
+  if (owner.uid === undefined) return;
+  const groups = new Set(
+    execFileSync('id', ['-G', 'postgres'])
+      .toString()
+      .trim()
+      .split(/\s+/)
+      .map(Number),
+  );
+  const abs = path.resolve(dataDir);
+  for (let dir = path.dirname(abs); ; dir = path.dirname(dir)) {
+    if (!searchable(dir, owner.uid, groups)) throw new DataDirNotEnterableError(abs, dir);
+    if (dir === path.dirname(dir)) break;
+  }
+}
+
 function ensureDir(dir: string, owner: RunAs, mode: number): void {
   fs.mkdirSync(dir, { recursive: true, mode });
   fs.chmodSync(dir, mode);
@@ -153,6 +198,7 @@ export class EmbeddedPostgres {
     try {
       this.bins = await binaries();
       this.owner = runAsUser();
+      assertAncestorsEnterable(this.dataDir, this.owner);
       ensureTraversable(this.dataDir, this.owner);
       ensureDir(this.runDir, this.owner, 0o700);
       if (!fs.existsSync(path.join(this.pgData, 'PG_VERSION'))) await this.initdb();

@@ -4,6 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { DataDirLockedError } from '../../src/store/embedded-postgres.js';
 import { startTestService, tempDir, type TestService } from '../support/service.js';
@@ -146,5 +147,26 @@ describe('embedded PostgreSQL as a process: SIGKILL, restart, SIGTERM', () => {
     assert.equal(fs.existsSync(path.join(dataDir, 'postgres', 'postmaster.pid')), false, 'postmaster.pid gone');
     assert.ok(await waitFor(() => !pidAlive(current), 5000), 'the server process is gone');
     assert.equal(fs.existsSync(path.join(dataDir, 'service.lock')), false, 'the lock is released');
+  });
+});
+
+describe('embedded PostgreSQL: a DATA_DIR the postgres user cannot reach', { skip: process.getuid?.() !== 0 ? 'only root runs PostgreSQL as the postgres user' : false }, () => {
+  test('a DATA_DIR inside a closed directory (mktemp -d) stops the start with a message naming it and the fix', async () => {
+    const closed = fs.mkdtempSync(path.join(os.tmpdir(), 'cas-closed-'));
+    fs.chmodSync(closed, 0o700);
+    const dataDir = path.join(closed, 'data');
+    const proc = spawnService({ DATA_DIR: dataDir, PORT: String(await freePort()), HOST: '127.0.0.1', SERVICE_ENV: 'development', WORKER_ENABLED: 'false', LOG_LEVEL: 'warn' });
+    try {
+      const code = await Promise.race([proc.exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 60_000))]);
+      assert.equal(code, 2, proc.output());
+      const out = proc.output();
+      assert.match(out, new RegExp(`cannot enter ${closed.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(mode 0700\\)`));
+      assert.match(out, /chmod o\+x/);
+      assert.doesNotMatch(out, /initdb: could not access/);
+      assert.ok(!fs.existsSync(path.join(dataDir, 'postgres', 'PG_VERSION')), 'no half-initialised cluster');
+    } finally {
+      await proc.kill('SIGKILL');
+      fs.rmSync(closed, { recursive: true, force: true });
+    }
   });
 });

@@ -238,7 +238,7 @@ export async function dbModes(): Promise<DbMode[]> {
   return ['embedded'];
 }
 
-/** Multipart form with an audio file and optional metadata, as the mobile app sends it. */
+/** Multipart form with an audio file and optional metadata as a JSON file part (browsers' FormData with a Blob); test/http/upload-wire.test.ts sends the other forms clients use. */
 export function uploadForm(filePath: string, metadata?: unknown, extra: Record<string, string> = {}, fileName?: string, mime?: string): FormData {
   const form = new FormData();
   if (metadata !== undefined) form.append('metadata', new Blob([typeof metadata === 'string' ? metadata : JSON.stringify(metadata)], { type: 'application/json' }), 'metadata.json');

@@ -4,6 +4,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorCode, ServiceError } from '../../domain/errors.js';
 
+const MALFORMED_MULTIPART = /^(Unexpected end of multipart data|Multipart: Boundary not found|\w+ terminated early due to unexpected end of multipart data)$/;
+
 function fromFramework(err: FastifyError): ServiceError | null {
   if (err.validation) {
     const fields = err.validation.map((v) => ({
@@ -28,6 +30,11 @@ function fromFramework(err: FastifyError): ServiceError | null {
       return new ServiceError(ErrorCode.ValidationFailed, undefined, 'The request body is malformed.');
     default:
       break;
+  }
+  // busboy's own errors carry no code: a body that is not the multipart it declares (no or wrong
+  // boundary, bare LF line ends, cut off mid-part) is the client's fault, never a 500.
+  if (MALFORMED_MULTIPART.test(err.message ?? '')) {
+    return new ServiceError(ErrorCode.ValidationFailed, undefined, 'The multipart body is malformed or incomplete.');
   }
   if (err instanceof SyntaxError || (err.statusCode === 400 && /JSON/i.test(err.message))) {
     return new ServiceError(ErrorCode.ValidationFailed, undefined, 'The request body is not valid JSON.');

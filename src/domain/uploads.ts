@@ -1,0 +1,198 @@
+// Accepting an upload: who may upload, what the metadata envelope may hold, and the one transaction
+// that turns a stored audio file into a call. The call row, its usage-ledger entry, the contact
+// assignment and the processing job commit together, so a crash leaves either nothing (a stray
+// file is swept later) or a call that will be processed.
+import { sql } from 'kysely';
+import type { Config } from '../config.js';
+import type { Db } from '../store/database.js';
+import type { JobQueue } from '../store/queue.js';
+import type { User } from '../store/schema.js';
+import { ErrorCode, ServiceError, errors } from './errors.js';
+import { checkUpload, computeLimits, consumesTranscriptTopup, isFlagEnabled, type LimitViolation } from './usage.js';
+import { autoAssignContact } from './contact-assignment.js';
+import { recordEvent } from './calls.js';
+
+/** The metadata envelope after validation; absent and blank fields are left out. */
+export interface UploadMetadata {
+  title?: string;
+  contactName?: string;
+  contactId?: string;
+  phoneNumber?: string;
+  organization?: string;
+  direction?: 'INCOMING' | 'OUTGOING';
+  recordedAt?: string;
+  durationSeconds?: number;
+}
+
+const STRING_FIELDS: Array<[keyof UploadMetadata, number]> = [
+  ['title', 500],
+  ['contactName', 200],
+  ['contactId', 200],
+  ['phoneNumber', 50],
+  ['organization', 200],
+];
+
+const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
+
+export const metadataNotJson = () => errors.validation({ fields: [{ path: '/metadata', message: 'is not valid JSON' }] }, 'The metadata part is not valid JSON.');
+
+/**
+ * Validates the metadata envelope. `raw` is the part as it arrived: JSON text (a plain field or a
+ * file part), or the value a multipart parser already decoded from an application/json field.
+ * Field errors name the field, never the value sent.
+ */
+export function parseUploadMetadata(raw: unknown): UploadMetadata {
+  if (raw === undefined || raw === null) return {};
+  let data: unknown = raw;
+  if (typeof raw === 'string') {
+    if (raw.trim() === '') return {};
+    try {
+      data = JSON.parse(raw);
+    } catch {
+      throw metadataNotJson();
+    }
+  }
+  if (!data || typeof data !== 'object' || Array.isArray(data)) throw errors.validation({ fields: [{ path: '/metadata', message: 'must be a JSON object' }] });
+  const m = data as Record<string, unknown>;
+  const fields: Array<{ path: string; message: string }> = [];
+  const out: UploadMetadata = {};
+  for (const [name, max] of STRING_FIELDS) {
+    const v = m[name];
+    if (v === undefined || v === null) continue;
+    if (typeof v !== 'string') fields.push({ path: `/metadata/${name}`, message: 'must be a string' });
+    else if (v.length > max) fields.push({ path: `/metadata/${name}`, message: `must be at most ${max} characters` });
+    else if (v.includes('\u0000')) fields.push({ path: `/metadata/${name}`, message: 'must not contain NUL characters' });
+    else if (v.trim()) (out as Record<string, unknown>)[name] = v.trim();
+  }
+  if (m.direction !== undefined && m.direction !== null) {
+    const d = typeof m.direction === 'string' ? m.direction.trim().toUpperCase() : '';
+    if (d !== 'INCOMING' && d !== 'OUTGOING') fields.push({ path: '/metadata/direction', message: 'must be INCOMING or OUTGOING' });
+    else out.direction = d;
+  }
+  if (m.recordedAt !== undefined && m.recordedAt !== null) {
+    const v = m.recordedAt;
+    if (typeof v !== 'string' || !ISO_WITH_ZONE.test(v) || Number.isNaN(Date.parse(v))) fields.push({ path: '/metadata/recordedAt', message: 'must be an ISO 8601 datetime with a zone' });
+    else out.recordedAt = new Date(v).toISOString();
+  }
+  if (m.durationSeconds !== undefined && m.durationSeconds !== null) {
+    const v = m.durationSeconds;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 7 * 24 * 3600) fields.push({ path: '/metadata/durationSeconds', message: 'must be a non-negative integer' });
+    else out.durationSeconds = v;
+  }
+  if (fields.length) throw errors.validation({ fields });
+  return out;
+}
+
+/** The call title an upload starts with: the envelope's title, else the separate `title` part. */
+export function uploadTitle(metadata: UploadMetadata, titlePart: string | undefined): string | null {
+  if (metadata.title) return metadata.title;
+  const t = titlePart?.trim();
+  return t ? t.slice(0, 500) : null;
+}
+
+function limitError(v: LimitViolation): ServiceError {
+  return new ServiceError(v.code as ErrorCode, v.details);
+}
+
+export interface UploadGate {
+  /** Whether billing is on; decided once per upload so both guards agree. */
+  billing: boolean;
+}
+
+/** A suspended or disabled account uploads nothing, not even an idempotent replay. */
+export function assertAccountMayUpload(user: User): void {
+  if (user.accountStatus === 'SUSPENDED' || user.accountStatus === 'DISABLED') {
+    throw new ServiceError(user.accountStatus === 'SUSPENDED' ? ErrorCode.AccountSuspended : ErrorCode.AccountDisabled, { reason: user.accountStatusReason });
+  }
+}
+
+/**
+ * The checks made before any byte is stored, after an idempotent replay has been answered: the
+ * size the client declared fits the plan. `declaredBytes` is Content-Length less multipart overhead.
+ */
+export async function openUploadGate(db: Db, config: Config, userId: string, declaredBytes: number): Promise<UploadGate> {
+  if (declaredBytes > config.limits.maxFileSize) throw new ServiceError(ErrorCode.PayloadTooLarge, { maxBytes: config.limits.maxFileSize });
+  const billing = await isFlagEnabled(db, 'billing_enabled');
+  const violation = checkUpload(await computeLimits(db, config, userId), Math.max(0, declaredBytes), billing);
+  if (violation) throw limitError(violation);
+  return { billing };
+}
+
+/** The call an earlier upload with the same Idempotency-Key created, if any. */
+export async function findUploadByKey(db: Db, userId: string, idempotencyKey: string | null): Promise<string | null> {
+  if (!idempotencyKey) return null;
+  const prior = await db.selectFrom('calls').select('id').where('userId', '=', userId).where('idempotencyKey', '=', idempotencyKey).executeTakeFirst();
+  return prior?.id ?? null;
+}
+
+export interface StoredUploadAudio {
+  key: string;
+  format: string;
+  bytes: number;
+}
+
+export interface UploadRequest {
+  userId: string;
+  callId: string;
+  audio: StoredUploadAudio;
+  metadata: UploadMetadata;
+  title: string | null;
+  idempotencyKey: string | null;
+  gate: UploadGate;
+}
+
+/**
+ * Creates the call for audio already in the blob store. Returns the call id, which is an earlier
+ * call's when a concurrent upload with the same Idempotency-Key won (`duplicate`: the caller then
+ * deletes the audio it stored).
+ */
+export async function acceptUpload(deps: { db: Db; config: Config; queue: JobQueue }, req: UploadRequest): Promise<{ callId: string; duplicate: boolean }> {
+  const { userId, callId, audio, metadata } = req;
+  return deps.db.transaction().execute(async (trx) => {
+    // One upload at a time per user, so concurrent uploads cannot both pass the guards.
+    await sql`SELECT pg_advisory_xact_lock(hashtext(${`upload:${userId}`}))`.execute(trx);
+    if (req.idempotencyKey) {
+      const prior = await trx.selectFrom('calls').select('id').where('userId', '=', userId).where('idempotencyKey', '=', req.idempotencyKey).executeTakeFirst();
+      if (prior) return { callId: prior.id, duplicate: true };
+    }
+    const limits = await computeLimits(trx, deps.config, userId);
+    const violation = checkUpload(limits, audio.bytes, req.gate.billing);
+    if (violation) throw limitError(violation);
+    const serviceContactId = await autoAssignContact(trx, userId, { serviceContactId: null, contactName: metadata.contactName ?? null, phoneNumber: metadata.phoneNumber ?? null });
+    await trx
+      .insertInto('calls')
+      .values({
+        id: callId,
+        userId,
+        status: 'QUEUED',
+        title: null,
+        uploadTitle: req.title,
+        suggestedTitle: null,
+        direction: metadata.direction ?? null,
+        contactName: metadata.contactName ?? null,
+        legacyContactId: metadata.contactId ?? null,
+        phoneNumber: metadata.phoneNumber ?? null,
+        organization: metadata.organization ?? null,
+        durationSeconds: metadata.durationSeconds ?? null,
+        recordedAt: metadata.recordedAt ?? null,
+        updatedAt: new Date(),
+        completedAt: null,
+        errorReason: null,
+        summary: null,
+        notes: null,
+        serviceContactId,
+        audioKey: audio.key,
+        audioFormat: audio.format,
+        audioBytes: audio.bytes,
+        idempotencyKey: req.idempotencyKey,
+      })
+      .execute();
+    await trx.insertInto('usageLedger').values({ userId, callId, bytes: audio.bytes, durationSeconds: null }).execute();
+    if (consumesTranscriptTopup(limits, req.gate.billing)) {
+      await trx.updateTable('users').set((eb) => ({ topupTranscriptsBalance: eb('topupTranscriptsBalance', '-', 1) })).where('id', '=', userId).execute();
+    }
+    await recordEvent(trx, userId, callId, 'UPLOAD', 'ACCEPTED', { bytes: audio.bytes, format: audio.format });
+    await deps.queue.enqueueCall(trx, { callId, userId, kind: 'process' });
+    return { callId, duplicate: false };
+  });
+}
