@@ -44,9 +44,9 @@ export function checkEndpointUrl(raw: string, rules: WebhookRules): string {
   try {
     u = new URL(raw);
   } catch {
-    throw errors.validation({ fields: [{ path: '/url', message: 'must be an absolute URL' }] });
+    throw errors.validation({ fields: [{ path: '/body/url', message: 'must be an absolute URL' }] });
   }
-  const fail = (message: string) => errors.validation({ fields: [{ path: '/url', message }] });
+  const fail = (message: string) => errors.validation({ fields: [{ path: '/body/url', message }] });
   if (u.username || u.password) throw fail('must not contain credentials');
   if (u.protocol === 'http:') {
     if (!(rules.allowPrivateNetworks && isLoopbackHost(u.hostname))) throw fail('must use https (plain http only to a loopback host in development)');
