@@ -225,6 +225,15 @@ for (const mode of modes) {
       const rows = await t.service.ctx.database.db.selectFrom('webhookDeliveries').select(['callId', 'event']).where('userId', '=', userA).execute();
       assert.equal(rows.filter((r) => r.callId === completed).length, 2);
       assert.equal(rows.filter((r) => r.callId === failed).length, 1);
+      // The log pages newest first.
+      const page1 = await t.request('GET', `/api/webhooks/${ok.body.id}/deliveries?limit=1`, { token: tokenA });
+      assert.equal(page1.status, 200);
+      assert.deepEqual(page1.body.items.map((d: any) => d.callId), [failed]);
+      const page2 = await t.request('GET', `/api/webhooks/${ok.body.id}/deliveries?limit=1&cursor=${page1.body.nextCursor}`, { token: tokenA });
+      assert.deepEqual(page2.body.items.map((d: any) => [d.callId, d.event, d.status]), [[completed, 'call.completed', 'SUCCEEDED']]);
+      assert.equal(page2.body.nextCursor, undefined);
+      const badCursor = await t.request('GET', `/api/webhooks/${ok.body.id}/deliveries?cursor=nonsense`, { token: tokenA });
+      assert.equal(badCursor.status, 400);
       for (const id of [ok.body.id, flaky.body.id]) await t.request('DELETE', `/api/webhooks/${id}`, { token: tokenA });
     });
 
