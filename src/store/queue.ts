@@ -49,7 +49,7 @@ export interface QueueOptions {
   maintenanceIntervalSeconds?: number;
   pollingIntervalSeconds?: number;
   /** Webhook deliveries: retries with exponential backoff starting at retryDelaySeconds. */
-  webhooks?: { retryLimit: number; retryDelaySeconds: number; expireInSeconds: number };
+  webhooks: { retryLimit: number; retryDelaySeconds: number; expireInSeconds: number };
 }
 
 export interface JobQueue {
@@ -81,7 +81,7 @@ export function createJobQueue(connection: pg.PoolConfig, log: Logger, opts: Que
   let started = false;
   let active = 0;
 
-  const webhookQueue = opts.webhooks ?? { retryLimit: 8, retryDelaySeconds: 30, expireInSeconds: 120 };
+  const webhookQueue = opts.webhooks;
   let workingWebhooks = false;
 
   async function ensureQueue(name: string, queue: PgBoss.Queue) {
