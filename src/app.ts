@@ -13,6 +13,7 @@ import { sweepOrphanCallFiles } from './store/sweeps.js';
 import type { AppContext } from './context.js';
 import { createPipeline, type Pipeline } from './pipeline/index.js';
 import { createCallProcessor } from './pipeline/process-call.js';
+import { createWebhookDeliverer } from './domain/webhook-delivery.js';
 
 export interface Service {
   config: Config;
@@ -53,6 +54,12 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     jobTimeoutSeconds: config.worker.jobTimeoutSeconds,
     maintenanceIntervalSeconds: opts.queue?.maintenanceIntervalSeconds ?? config.worker.maintenanceIntervalSeconds,
     pollingIntervalSeconds: opts.queue?.pollingIntervalSeconds,
+    webhooks: {
+      retryLimit: config.webhooks.retryLimit,
+      retryDelaySeconds: config.webhooks.retryDelaySeconds,
+      // A delivery attempt is bounded by its timeout; the margin covers the database writes.
+      expireInSeconds: Math.ceil(config.webhooks.timeoutMs / 1000) + 60,
+    },
   });
   let server: FastifyInstance | null = null;
   const timers: NodeJS.Timeout[] = [];
@@ -73,6 +80,11 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     if (opts.workers ?? config.worker.enabled) {
       const processor = createCallProcessor({ ...ctx, pipeline });
       await queue.work(processor, config.worker.concurrency);
+      const deliverer = createWebhookDeliverer(database.db, log.child({ component: 'webhooks' }), {
+        timeoutMs: config.webhooks.timeoutMs,
+        allowPrivateNetworks: config.webhooks.allowPrivateNetworks,
+      });
+      await queue.workWebhooks(deliverer, 2);
     }
 
     const sweep = async () => {

@@ -72,6 +72,15 @@ export interface Config {
     provider: 'embedded' | 'openai';
     openai: { baseUrl: string; apiKey: string | null; model: string; timeoutMs: number };
   };
+  webhooks: {
+    /** Retries after the first attempt; pg-boss spaces them with exponential backoff from retryDelaySeconds. */
+    retryLimit: number;
+    retryDelaySeconds: number;
+    timeoutMs: number;
+    /** Plain http on loopback and private network addresses: development and test only by default. */
+    allowPrivateNetworks: boolean;
+    maxEndpointsPerUser: number;
+  };
   logLevel: string;
 }
 
@@ -232,6 +241,13 @@ export function loadConfig(env: Env = process.env): Config {
         model: str(env, 'ANALYSIS_OPENAI_MODEL') ?? 'gpt-4o-mini',
         timeoutMs: int(env, 'ANALYSIS_OPENAI_TIMEOUT_MS', 120000, 1000),
       },
+    },
+    webhooks: {
+      retryLimit: int(env, 'WEBHOOK_RETRY_LIMIT', 8, 0, 20),
+      retryDelaySeconds: int(env, 'WEBHOOK_RETRY_DELAY_SECONDS', 30, 1, 3600),
+      timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10000, 100, 60000),
+      allowPrivateNetworks: bool(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', serviceEnv !== 'production'),
+      maxEndpointsPerUser: int(env, 'WEBHOOK_MAX_ENDPOINTS_PER_USER', 10, 1, 100),
     },
     logLevel: str(env, 'LOG_LEVEL') ?? (serviceEnv === 'test' ? 'warn' : 'info'),
   };

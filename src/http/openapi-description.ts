@@ -10,6 +10,7 @@ Every error answers \`{"error": {"code", "message", "details"?}}\`. Codes beyond
 \`not_found\` (unknown route, or a non-admin on an admin route, or any caller on the re-analysis route in production),
 \`contact_not_found\`, \`action_item_not_found\`, \`user_not_found\`, \`feature_flag_not_found\` (404),
 \`api_key_invalid\` (401), \`call_not_reanalyzable\` (409; \`details.status\` holds the call's status),
+\`webhook_not_found\` (404), \`webhook_limit_reached\` (422; \`details.limit\`), \`speaker_correction_not_applicable\` (422; \`details.operation\` and \`details.reason\`),
 \`idempotency_request_in_progress\` (409), \`idempotency_key_reused\` (422), \`service_unavailable\` (503), \`internal_error\` (500).
 Upload limits answer 429 with \`upload_rate_limited\`, \`concurrent_calls_limit\`, \`monthly_upload_bytes_limit\`,
 \`plan_minutes_limit\` or \`plan_daily_transcripts_limit\`; \`details\` holds \`limit\` and \`current\`.
@@ -41,6 +42,26 @@ Transient provider errors are retried with exponential backoff (${config.worker.
 ## Transcripts
 \`segments[].alignmentConfidence\` is \`HIGH\`, \`MEDIUM\` or \`LOW\` from the recogniser's word confidences.
 \`speakerResolution.voiceMatchStatus\` is one of \`DISABLED\` (feature off), \`NO_PROFILE\` (the user has no voice profile), \`MATCHED\`, \`NO_MATCH\`, \`ERROR\` (the voice step failed; text-only resolution was used).
+
+## Speaker corrections
+\`PATCH /api/calls/{id}/speakers\` takes \`{"operations": [...]}\` (1 to 100, applied in order, all or nothing) of
+\`{"type": "SWAP_SPEAKERS"}\` (the two speakers exchange label, displayName and role; which segments belong to which voice is unchanged),
+\`{"type": "RENAME_SPEAKER", "speakerId", "displayName"}\` (sets label and displayName; 1-100 characters, no line breaks),
+\`{"type": "SET_ROLE", "speakerId", "role"}\` (USER, CONTACT or UNKNOWN; the speaker that held USER or CONTACT gets the opposite role) and
+\`{"type": "MOVE_SEGMENT", "segmentId", "speakerId"?}\` (without speakerId: the other of two speakers, or a new \`Speaker 2\` when the transcript has one).
+Corrected speakers get \`labelSource\` MANUAL and \`confidence\` HIGH (a moved segment does not change its speakers' identity, so they are not marked);
+segments' speaker fields and \`cleanText\` follow; a moved segment keeps its \`sourceSpeakerId\` (what speaker separation said); \`speakerResolution\` keeps describing the automatic resolution.
+The analysis is then run again on the corrected transcript in every environment, with the side effects of re-analysis (AI action items replaced, MANUAL items kept), and the transcript, analysis and an audit event (user id, operation, speaker and segment ids, roles; no names) are stored in one transaction.
+A failing analysis leaves everything unchanged (503 \`service_unavailable\` when the provider may recover, else 500). Re-analysis and retried processing start from the stored, corrected transcript, and an automatic re-resolution never overrides MANUAL speakers.
+
+## Webhooks
+\`POST /api/webhooks\` registers an endpoint for \`call.completed\` and/or \`call.failed\` and returns its signing secret (\`whsec_...\`) once; \`GET\` lists (oldest first, without secrets, one page: at most ${config.webhooks.maxEndpointsPerUser} endpoints per user), \`DELETE /api/webhooks/{id}\` removes an endpoint with its delivery log and its pending deliveries.
+URLs must be https; plain http only to a loopback host ${config.webhooks.allowPrivateNetworks ? '(allowed in this deployment)' : '(not allowed in this deployment)'}. ${config.webhooks.allowPrivateNetworks ? 'In this deployment private network addresses are allowed (development).' : 'Private, loopback, link-local, carrier-grade NAT, multicast and reserved addresses are refused: address literals at registration, and at every delivery the host name is resolved and every address it has must be public; the connection goes to a checked address.'} Redirects are never followed (a 3xx counts as a failed attempt).
+When a call reaches COMPLETED or FAILED, one delivery per subscribed endpoint is enqueued in the same transaction as the status change, on the durable job queue.
+A delivery is \`POST\` \`application/json\` \`{"type": "call.completed"|"call.failed", "timestamp", "data": {"callId", "status", "errorReason", "links": {"call", "transcript"?, "analysis"?}}}\` (links are paths on this service; no transcript content, no names)
+with the Standard Webhooks headers \`webhook-id\` (the delivery id, the same on every retry), \`webhook-timestamp\` (Unix seconds of the attempt) and \`webhook-signature\` \`v1,<base64 HMAC-SHA256 of "id.timestamp.body">\` keyed by the base64-decoded secret after \`whsec_\`.
+A 2xx answer within ${config.webhooks.timeoutMs} ms is success; anything else is retried with exponential backoff (${config.webhooks.retryLimit} retries, the first after ${config.webhooks.retryDelaySeconds}-${config.webhooks.retryDelaySeconds * 2} s, each following one about twice as late), then the delivery is FAILED. A refused address fails at once.
+\`GET /api/webhooks/{id}/deliveries\` (newest first, \`limit\`/\`cursor\`) shows each delivery's status and attempts (time, HTTP status, error: \`http_<status>\`, \`timeout\`, \`network_error\`, \`blocked_address\`); receivers' response bodies are not stored.
 
 ## Usage and plans
 Usage guards count uploads (a ledger that deleting a call does not shrink): uploads in the last hour, calls in an active status, bytes in the last 30 days.

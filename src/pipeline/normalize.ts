@@ -255,13 +255,15 @@ export function buildTranscript(input: BuildTranscriptInput): Transcript {
 /**
  * A copy of `transcript` with a new speaker resolution applied (names, roles, labels of speakers and
  * segments, cleanText, speakerResolution); segment boundaries and text are kept. Speakers the
- * resolution does not mention keep their current values.
+ * resolution does not mention, and speakers a user corrected (labelSource MANUAL), keep their
+ * current values.
  */
 export function applyResolution(transcript: Transcript, resolution: SpeakerResolutionResult): Transcript {
   const resolvedById = new Map(resolution.speakers.map((s) => [s.sourceSpeakerId, s]));
   const speakers = transcript.speakers.map((s) => {
     const r = resolvedById.get(s.sourceSpeakerId);
-    return r ? toTranscriptSpeaker(r, s.speakerId) : { ...s };
+    // A user's correction (MANUAL) outranks any automatic resolution.
+    return r && s.labelSource !== 'MANUAL' ? toTranscriptSpeaker(r, s.speakerId) : { ...s };
   });
   const bySpeakerId = new Map(speakers.map((s) => [s.speakerId, s]));
   const segments = transcript.segments.map((seg) => {

@@ -17,6 +17,7 @@ import { validateAnalysis } from './analysis/validate.js';
 import { TRANSCRIPT_SCHEMA_VERSION, type Transcript } from '../domain/transcript.js';
 import { analysisContextOf, storeAnalysis } from '../domain/call-results.js';
 import { findCall, recordEvent } from '../domain/calls.js';
+import { enqueueCallEvent } from '../domain/webhooks.js';
 import { computeLimits, isFlagEnabled, minutesBeyondAllowance } from '../domain/usage.js';
 import { getArtifact, saveArtifact } from '../store/repos/artifacts.js';
 import type { Call, CallStatus } from '../store/schema.js';
@@ -49,6 +50,7 @@ export function createCallProcessor(deps: Deps): CallJobHandler {
         .where('userId', '=', call.userId)
         .execute();
       await recordEvent(trx, call.userId, call.id, 'PIPELINE', 'FAILED', { reason, ...detail });
+      await enqueueCallEvent(trx, deps.queue, call.userId, { id: call.id, status: 'FAILED', errorReason: reason });
     });
   }
 
@@ -161,6 +163,7 @@ export function createCallProcessor(deps: Deps): CallJobHandler {
         ms: timings.analyze,
       });
       await recordEvent(trx, call.userId, call.id, 'PIPELINE', 'COMPLETED', { totalMs: Date.now() - started, timings, audioSeconds: durationSeconds });
+      await enqueueCallEvent(trx, deps.queue, call.userId, { id: call.id, status: 'COMPLETED', errorReason: null });
     });
     log.info({ callId: call.id, totalMs: Date.now() - started, timings, audioSeconds: durationSeconds }, 'call processed');
   }

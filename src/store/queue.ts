@@ -9,6 +9,20 @@ import type { Database } from './schema.js';
 
 export const CALL_QUEUE = 'call-process';
 export const SWEEP_QUEUE = 'maintenance-sweep';
+export const WEBHOOK_QUEUE = 'webhook-deliver';
+
+export interface WebhookJobData {
+  deliveryId: string;
+  userId: string;
+}
+
+export interface WebhookJobContext {
+  /** 0 on the first attempt. */
+  retryCount: number;
+  retryLimit: number;
+}
+
+export type WebhookJobHandler = (data: WebhookJobData, ctx: WebhookJobContext) => Promise<void>;
 
 export interface CallJobData {
   callId: string;
@@ -34,6 +48,8 @@ export interface QueueOptions {
   /** How often pg-boss looks for expired (abandoned) jobs; small values recover faster. */
   maintenanceIntervalSeconds?: number;
   pollingIntervalSeconds?: number;
+  /** Webhook deliveries: retries with exponential backoff starting at retryDelaySeconds. */
+  webhooks: { retryLimit: number; retryDelaySeconds: number; expireInSeconds: number };
 }
 
 export interface JobQueue {
@@ -41,6 +57,9 @@ export interface JobQueue {
   /** Enqueues the processing of a call as part of the caller's transaction. */
   enqueueCall(trx: Transaction<Database>, data: CallJobData): Promise<void>;
   work(handler: CallJobHandler, concurrency: number): Promise<void>;
+  /** Enqueues one webhook delivery as part of the caller's transaction. */
+  enqueueWebhook(trx: Transaction<Database>, data: WebhookJobData): Promise<void>;
+  workWebhooks(handler: WebhookJobHandler, concurrency: number): Promise<void>;
   /** Stops taking jobs, waits up to `graceSeconds` for running ones, then aborts them. */
   stop(graceSeconds?: number): Promise<void>;
   /** Number of jobs of this process still running. */
@@ -62,34 +81,70 @@ export function createJobQueue(connection: pg.PoolConfig, log: Logger, opts: Que
   let started = false;
   let active = 0;
 
+  const webhookQueue = opts.webhooks;
+  let workingWebhooks = false;
+
+  async function ensureQueue(name: string, queue: PgBoss.Queue) {
+    if (await boss.getQueue(name)) await boss.updateQueue(name, queue);
+    else await boss.createQueue(name, queue).catch(async (err) => {
+      // Another process created it at the same moment.
+      if (!(await boss.getQueue(name))) throw err;
+    });
+  }
+
+  /** pg-boss writes through the caller's transaction, so a job commits with the rows it is about. */
+  function inTransaction(trx: Transaction<Database>): PgBoss.Db {
+    return {
+      async executeSql(text: string, values: unknown[]) {
+        const result = await trx.executeQuery(CompiledQuery.raw(text, values));
+        return { rows: result.rows as unknown[] };
+      },
+    };
+  }
+
   return {
     async start() {
       await boss.start();
       started = true;
-      const queue = {
+      await ensureQueue(CALL_QUEUE, {
         name: CALL_QUEUE,
         retryLimit: opts.retryLimit,
         retryDelay: 5,
         retryBackoff: true,
         expireInSeconds: opts.jobTimeoutSeconds,
         retentionDays: 7,
-      };
-      if (await boss.getQueue(CALL_QUEUE)) await boss.updateQueue(CALL_QUEUE, queue);
-      else await boss.createQueue(CALL_QUEUE, queue).catch(async (err) => {
-        // Another process created it at the same moment.
-        if (!(await boss.getQueue(CALL_QUEUE))) throw err;
+      });
+      await ensureQueue(WEBHOOK_QUEUE, {
+        name: WEBHOOK_QUEUE,
+        retryLimit: webhookQueue.retryLimit,
+        retryDelay: webhookQueue.retryDelaySeconds,
+        retryBackoff: true,
+        expireInSeconds: webhookQueue.expireInSeconds,
+        retentionDays: 7,
       });
     },
 
     async enqueueCall(trx, data) {
-      const db: PgBoss.Db = {
-        async executeSql(text: string, values: unknown[]) {
-          const result = await trx.executeQuery(CompiledQuery.raw(text, values));
-          return { rows: result.rows as unknown[] };
-        },
-      };
       // singletonKey: one live job per call even when an upload is retried or a job re-sent.
-      await boss.send(CALL_QUEUE, data, { db, singletonKey: data.callId });
+      await boss.send(CALL_QUEUE, data, { db: inTransaction(trx), singletonKey: data.callId });
+    },
+
+    async enqueueWebhook(trx, data) {
+      await boss.send(WEBHOOK_QUEUE, data, { db: inTransaction(trx), singletonKey: data.deliveryId });
+    },
+
+    async workWebhooks(handler, concurrency) {
+      workingWebhooks = true;
+      for (let i = 0; i < concurrency; i++) {
+        await boss.work<WebhookJobData>(WEBHOOK_QUEUE, { batchSize: 1, includeMetadata: true, pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 1 }, async ([job]) => {
+          active++;
+          try {
+            await handler(job.data, { retryCount: job.retryCount, retryLimit: job.retryLimit });
+          } finally {
+            active--;
+          }
+        });
+      }
     },
 
     async work(handler, concurrency) {
@@ -109,6 +164,7 @@ export function createJobQueue(connection: pg.PoolConfig, log: Logger, opts: Que
       if (!started) return;
       started = false;
       await boss.offWork(CALL_QUEUE).catch(() => undefined);
+      if (workingWebhooks) await boss.offWork(WEBHOOK_QUEUE).catch(() => undefined);
       const deadline = Date.now() + graceSeconds * 1000;
       while (active > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
       if (active > 0) {

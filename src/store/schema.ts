@@ -166,7 +166,42 @@ export interface UsageLedgerTable {
   createdAt: Generated<Date>;
 }
 
+export interface WebhookEndpointsTable {
+  id: Generated<string>;
+  userId: string;
+  url: string;
+  events: string[];
+  description: string | null;
+  secret: string;
+  createdAt: Generated<Date>;
+}
+
+/** One attempt of a webhook delivery, as kept in the delivery log. */
+export interface WebhookAttempt {
+  at: string;
+  statusCode: number | null;
+  /** A short fixed reason (`timeout`, `network_error`, `blocked_address`, `http_500`...), never a response body. */
+  error: string | null;
+  durationMs: number;
+}
+
+export interface WebhookDeliveriesTable {
+  id: Generated<string>;
+  endpointId: string;
+  userId: string;
+  callId: string | null;
+  event: string;
+  payload: string;
+  status: Generated<'PENDING' | 'SUCCEEDED' | 'FAILED'>;
+  attempts: ColumnType<WebhookAttempt[], string | undefined, string>;
+  createdAt: Generated<Date>;
+  updatedAt: Timestamp;
+  deliveredAt: NullableTimestamp;
+}
+
 export interface Database {
+  webhookEndpoints: WebhookEndpointsTable;
+  webhookDeliveries: WebhookDeliveriesTable;
   usageLedger: UsageLedgerTable;
   users: UsersTable;
   contacts: ContactsTable;
@@ -188,3 +223,5 @@ export type CallUpdate = Updateable<CallsTable>;
 export type ActionItem = Selectable<ActionItemsTable>;
 export type FeatureFlag = Selectable<FeatureFlagsTable>;
 export type AuditEntry = Selectable<AuditLogTable>;
+export type WebhookEndpoint = Selectable<WebhookEndpointsTable>;
+export type WebhookDelivery = Selectable<WebhookDeliveriesTable>;

@@ -10,14 +10,14 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { ErrorCode, ServiceError, errors } from '../../domain/errors.js';
+import { ErrorCode, errors } from '../../domain/errors.js';
 import { Uuid, errorResponses } from '../schemas.js';
 import { CallDetailSchema } from './call-schemas.js';
-import { Analysis, type Analysis as AnalysisValue } from '../../domain/analysis.js';
-import { analysisContextOf, storeAnalysis } from '../../domain/call-results.js';
+import { Analysis } from '../../domain/analysis.js';
+import { storeAnalysis } from '../../domain/call-results.js';
+import { analyzeAgain } from '../../domain/reanalysis.js';
 import { callDetailOf, findCall } from '../../domain/calls.js';
 import type { Transcript } from '../../domain/transcript.js';
-import { PipelineError } from '../../pipeline/types.js';
 import { getArtifact } from '../../store/repos/artifacts.js';
 
 const tags = ['Calls'];
@@ -78,15 +78,7 @@ export default async function analysisRoutes(app: FastifyInstance, ctx: AppConte
       const transcript = await getArtifact<Transcript>(db, userId, callId, 'transcript');
       if (!transcript) throw errors.callNotFound();
 
-      let analysis: AnalysisValue;
-      try {
-        analysis = await ctx.analyzer.analyze(transcript, analysisContextOf(call, req.user.row));
-      } catch (err) {
-        // The reason only: a provider message may quote transcript content.
-        const reason = err instanceof PipelineError ? err.reason : 'analysis_failed';
-        req.log.warn({ reason }, 're-analysis failed');
-        throw new ServiceError(err instanceof PipelineError && err.retryable ? ErrorCode.ServiceUnavailable : ErrorCode.InternalError);
-      }
+      const analysis = await analyzeAgain(ctx.analyzer, transcript, call, req.user.row, req.log);
 
       const updated = await db.transaction().execute(async (trx) => {
         // The call may have been deleted or reprocessed while the model ran.

@@ -1,0 +1,42 @@
+// Manual speaker corrections of a completed call (every environment).
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { correctSpeakers, type SpeakerCorrection } from '../../domain/speaker-corrections.js';
+import { SpeakerRole, Transcript } from '../../domain/transcript.js';
+import { Uuid, errorResponses } from '../schemas.js';
+
+const SpeakerId = Type.String({ pattern: '^spk_[0-9]+$' });
+// One line per segment in cleanText: a name holds no line breaks or other control characters.
+const DisplayName = Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\u0000-\\u001F\\u007F]*$' });
+
+const Operation = Type.Union([
+  Type.Object({ type: Type.Literal('SWAP_SPEAKERS') }, { additionalProperties: false, description: 'Exchange the identities (label, displayName, role) of the two speakers.' }),
+  Type.Object({ type: Type.Literal('RENAME_SPEAKER'), speakerId: SpeakerId, displayName: DisplayName }, { additionalProperties: false, description: 'Set label and displayName of one speaker.' }),
+  Type.Object({ type: Type.Literal('SET_ROLE'), speakerId: SpeakerId, role: SpeakerRole }, { additionalProperties: false, description: 'Set the role of one speaker; the speaker that held USER or CONTACT gets the opposite role.' }),
+  Type.Object(
+    { type: Type.Literal('MOVE_SEGMENT'), segmentId: Type.String({ pattern: '^seg_[0-9]{4,}$' }), speakerId: Type.Optional(SpeakerId) },
+    { additionalProperties: false, description: 'Attribute one segment to another speaker: speakerId, or by default the other of two speakers (a new speaker when the transcript has one).' },
+  ),
+]);
+
+export default async function speakerRoutes(app: FastifyInstance, ctx: AppContext) {
+  app.patch(
+    '/api/calls/:id/speakers',
+    {
+      schema: {
+        tags: ['Calls'],
+        summary: 'Correct the speakers of a completed call\'s transcript',
+        description:
+          'Applies the operations in order, all or nothing: SWAP_SPEAKERS, RENAME_SPEAKER, SET_ROLE, MOVE_SEGMENT. Corrected speakers get labelSource MANUAL and confidence HIGH; segments and cleanText follow. The analysis is then run again on the corrected transcript, as re-analysis does (the analysis artifact, the AI action items, the suggested title and the unedited summary are replaced; MANUAL action items are kept), and everything is stored in one transaction, so a failing analysis changes nothing (503 service_unavailable or 500). Available in every environment. Corrections are kept by later re-analysis. Who changed what (user id, operation, speaker and segment ids, roles; no names) is recorded in the call\'s processing events. Response: the corrected transcript. 400 validation_failed for a malformed operation or an unknown speakerId/segmentId (details.fields names it); 404 call_not_found when the call is missing, foreign or has no transcript; 422 call_not_completed before completion; 422 speaker_correction_not_applicable (details.operation, details.reason) for SWAP_SPEAKERS on a transcript without exactly two speakers.',
+        params: Type.Object({ id: Uuid }),
+        body: Type.Object({ operations: Type.Array(Operation, { minItems: 1, maxItems: 100 }) }, { additionalProperties: false }),
+        response: { 200: Transcript, ...errorResponses(400, 401, 404, 422, 500, 503) },
+      },
+    },
+    async (req) => {
+      const { operations } = req.body as { operations: SpeakerCorrection[] };
+      return correctSpeakers({ db: ctx.database.db, analyzer: ctx.analyzer, log: req.log }, req.user.row, (req.params as { id: string }).id, operations);
+    },
+  );
+}
