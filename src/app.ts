@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import type { Config } from './config.js';
 import { openDatabase, type DatabaseHandle } from './store/database.js';
-import { FileBlobStore } from './store/blobs.js';
+import { openBlobStore } from './store/blobs.js';
 import { createJobQueue, type JobQueue } from './store/queue.js';
 import { buildServer } from './http/server.js';
 import { createIdentityVerifier } from './http/identity.js';
@@ -47,7 +47,13 @@ export function createLogger(config: Config): Logger {
 export async function startService(config: Config, opts: StartOptions = {}): Promise<Service> {
   const log = opts.log ?? createLogger(config);
   const database = await openDatabase(config, log);
-  const blobs = new FileBlobStore(config.dataDir);
+  let blobs;
+  try {
+    blobs = await openBlobStore(config);
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
   const queue = createJobQueue(database.connection, log.child({ component: 'queue' }), {
     retryLimit: config.worker.retryLimit,
     jobTimeoutSeconds: config.worker.jobTimeoutSeconds,
@@ -77,7 +83,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
 
     const sweep = async () => {
       await sweepIdempotencyKeys(database.db).catch(() => undefined);
-      await blobs.sweepPartials().catch(() => undefined);
+      await blobs.sweepIncomplete().catch((err) => log.warn({ err: (err as Error).message }, 'incomplete upload sweep failed'));
       await sweepOrphanCallFiles(database.db, blobs).catch((err) => log.warn({ err: (err as Error).message }, 'orphan file sweep failed'));
     };
     void sweep();

@@ -16,11 +16,22 @@ export interface PlanCatalog {
   topups: Array<{ sku: string; minutesGranted: number; transcriptsGranted: number; priceCents: number }>;
 }
 
+export interface S3Settings {
+  bucket: string;
+  /** Null for AWS S3 itself; the URL of any S3-compatible service otherwise. */
+  endpoint: string | null;
+  region: string;
+  /** `https://endpoint/bucket/key` instead of `https://bucket.endpoint/key` (MinIO and most self-hosted servers). */
+  forcePathStyle: boolean;
+}
+
 export interface Config {
   port: number;
   host: string;
   dataDir: string;
   databaseUrl: string | null;
+  /** Where audio is stored: DATA_DIR/blobs (one machine) or an S3-compatible bucket (many). */
+  blobStore: { kind: 'fs' } | { kind: 's3'; s3: S3Settings };
   serviceEnv: 'development' | 'production' | 'test';
   isProduction: boolean;
   auth: {
@@ -143,12 +154,30 @@ export function loadConfig(env: Env = process.env): Config {
   const voiceMax = int(env, 'SERVICE_VOICE_SAMPLE_MAX_SECONDS', 120, 1, 3600);
   if (voiceMax < voiceMin) throw new ConfigError('SERVICE_VOICE_SAMPLE_MAX_SECONDS', 'must not be below SERVICE_VOICE_SAMPLE_MIN_SECONDS');
   const threshold = str(env, 'VOICE_MATCH_THRESHOLD');
+  const blobKind = oneOf(env, 'BLOB_STORE', ['fs', 's3'] as const, 'fs');
+  let blobStore: Config['blobStore'] = { kind: 'fs' };
+  if (blobKind === 's3') {
+    const bucket = str(env, 'S3_BUCKET');
+    if (!bucket) throw new ConfigError('S3_BUCKET', 'is required when BLOB_STORE=s3');
+    if (!/^[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]$/.test(bucket)) throw new ConfigError('S3_BUCKET', 'must be a bucket name (3 to 63 lowercase letters, digits, dots, hyphens and underscores)');
+    blobStore = {
+      kind: 's3',
+      s3: {
+        bucket,
+        endpoint: url(env, 'S3_ENDPOINT', null),
+        // Credentials and the region follow the AWS SDK's standard variables when S3_REGION is unset.
+        region: str(env, 'S3_REGION') ?? str(env, 'AWS_REGION') ?? str(env, 'AWS_DEFAULT_REGION') ?? 'us-east-1',
+        forcePathStyle: bool(env, 'S3_FORCE_PATH_STYLE', false),
+      },
+    };
+  }
 
   return {
     port: int(env, 'PORT', 8080, 0, 65535),
     host: str(env, 'HOST') ?? '0.0.0.0',
     dataDir,
     databaseUrl: url(env, 'DATABASE_URL', null, ['postgres:', 'postgresql:']),
+    blobStore,
     serviceEnv,
     isProduction,
     auth: {
