@@ -23,6 +23,8 @@ export interface S3Settings {
   region: string;
   /** `https://endpoint/bucket/key` instead of `https://bucket.endpoint/key` (MinIO and most self-hosted servers). */
   forcePathStyle: boolean;
+  /** From AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY/AWS_SESSION_TOKEN; null: the SDK's default chain (profile, instance or task role). */
+  credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } | null;
 }
 
 export interface Config {
@@ -137,6 +139,15 @@ function url(env: Env, name: string, def: string | null, protocols = ['http:', '
   return v;
 }
 
+function awsCredentials(env: Env): S3Settings['credentials'] {
+  const accessKeyId = str(env, 'AWS_ACCESS_KEY_ID');
+  const secretAccessKey = str(env, 'AWS_SECRET_ACCESS_KEY');
+  if (!accessKeyId && !secretAccessKey) return null;
+  if (!accessKeyId || !secretAccessKey) throw new ConfigError(accessKeyId ? 'AWS_SECRET_ACCESS_KEY' : 'AWS_ACCESS_KEY_ID', 'must be set together with the other AWS key variable');
+  const sessionToken = str(env, 'AWS_SESSION_TOKEN');
+  return sessionToken ? { accessKeyId, secretAccessKey, sessionToken } : { accessKeyId, secretAccessKey };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const serviceEnv = oneOf(env, 'SERVICE_ENV', ['development', 'production', 'test'] as const, 'development');
   const isProduction = serviceEnv === 'production';
@@ -168,6 +179,7 @@ export function loadConfig(env: Env = process.env): Config {
         // Credentials and the region follow the AWS SDK's standard variables when S3_REGION is unset.
         region: str(env, 'S3_REGION') ?? str(env, 'AWS_REGION') ?? str(env, 'AWS_DEFAULT_REGION') ?? 'us-east-1',
         forcePathStyle: bool(env, 'S3_FORCE_PATH_STYLE', false),
+        credentials: awsCredentials(env),
       },
     };
   }

@@ -1,6 +1,7 @@
 // The blob store on S3-compatible object storage (AWS S3, Cloudflare R2, MinIO, Google Cloud
-// Storage interoperability) through the AWS SDK v3. Credentials come from the SDK's standard chain
-// (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, instance or task roles).
+// Storage interoperability) through the AWS SDK v3. Credentials: AWS_ACCESS_KEY_ID and
+// AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN) when set, otherwise the SDK's standard chain
+// (AWS_PROFILE, web identity, container and instance roles).
 //
 // Uploads stream through a multipart upload: at most `queueSize` parts of `partSize` bytes are in
 // memory, never the whole file, and S3 makes the object visible only when the upload completes,
@@ -63,6 +64,7 @@ export class S3BlobStore implements BlobStore {
         region: settings.region,
         endpoint: settings.endpoint ?? undefined,
         forcePathStyle: settings.forcePathStyle,
+        credentials: settings.credentials ?? undefined,
         // Checksums only where the API requires them: several S3-compatible services (and older
         // MinIO, R2 and GCS releases) reject the SDK's default streaming CRC trailers.
         requestChecksumCalculation: 'WHEN_REQUIRED',
