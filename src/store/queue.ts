@@ -74,11 +74,20 @@ export function createJobQueue(connection: pg.PoolConfig, log: Logger, opts: Que
         expireInSeconds: opts.jobTimeoutSeconds,
         retentionDays: 7,
       };
-      if (await boss.getQueue(CALL_QUEUE)) await boss.updateQueue(CALL_QUEUE, queue);
-      else await boss.createQueue(CALL_QUEUE, queue).catch(async (err) => {
-        // Another process created it at the same moment.
-        if (!(await boss.getQueue(CALL_QUEUE))) throw err;
-      });
+      // Processes starting together on a fresh database race to create the queue: PostgreSQL may
+      // abort one as a deadlock while the other's creation is not yet committed, so a failed
+      // attempt is retried (and then finds the queue) a few times before start fails.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          if (await boss.getQueue(CALL_QUEUE)) await boss.updateQueue(CALL_QUEUE, queue);
+          else await boss.createQueue(CALL_QUEUE, queue);
+          break;
+        } catch (err) {
+          if (attempt >= 6) throw err;
+          log.warn({ err: (err as Error).message, attempt }, 'job queue setup raced another process; retrying');
+          await new Promise((r) => setTimeout(r, 150 * attempt + Math.random() * 250));
+        }
+      }
     },
 
     async enqueueCall(trx, data) {
