@@ -133,6 +133,23 @@ describe('service on S3-compatible object storage', () => {
     assert.deepEqual(await bucket.keys(`users/${me}/`), []);
   });
 
+  test('object storage that cannot be reached during an upload answers 503 and leaves no call', async () => {
+    const store = t.service.ctx.blobs as S3BlobStore;
+    const send = store.client.send;
+    store.client.send = (async () => {
+      throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' });
+    }) as typeof send;
+    let r;
+    try {
+      r = await t.request('POST', '/api/calls/analyze', { form: uploadForm(sample, { title: 'storage down' }) });
+    } finally {
+      store.client.send = send;
+    }
+    assert.equal(r.status, 503, r.text);
+    assert.equal(r.body.error.code, 'service_unavailable');
+    assert.deepEqual((await t.request('GET', '/api/calls')).body.items, []);
+  });
+
   test('a voice sample is downloaded for decoding, and neither it nor its copy is kept', async () => {
     const form = new FormData();
     form.append('file', new Blob([fs.readFileSync(sample)], { type: 'audio/wav' }), 'sample.wav');
