@@ -9,7 +9,7 @@ import { createJobQueue, type JobQueue } from './store/queue.js';
 import { buildServer } from './http/server.js';
 import { createIdentityVerifier } from './http/identity.js';
 import { sweepIdempotencyKeys } from './http/plugins/idempotency.js';
-import { sweepOrphanCallFiles } from './store/sweeps.js';
+import { sweepOrphanCallFiles, sweepWorkFiles } from './store/sweeps.js';
 import type { AppContext } from './context.js';
 import { createPipeline, type Pipeline } from './pipeline/index.js';
 import { createCallProcessor } from './pipeline/process-call.js';
@@ -85,6 +85,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       await sweepIdempotencyKeys(database.db).catch(() => undefined);
       await blobs.sweepIncomplete().catch((err) => log.warn({ err: (err as Error).message }, 'incomplete upload sweep failed'));
       await sweepOrphanCallFiles(database.db, blobs).catch((err) => log.warn({ err: (err as Error).message }, 'orphan file sweep failed'));
+      await sweepWorkFiles(config.dataDir, config.worker.jobTimeoutSeconds * 1000).catch((err) => log.warn({ err: (err as Error).message }, 'work file sweep failed'));
     };
     void sweep();
     timers.push(setInterval(sweep, 3600_000).unref());
