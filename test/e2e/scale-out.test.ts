@@ -116,9 +116,18 @@ describe('scale-out on object storage', () => {
     const ports = [await freePort(), await freePort()];
     // All four start together: migrations run once, under an advisory lock.
     const apis = [0, 1].map((i) => spawnService({ ...common, DATA_DIR: dataDirs[i], PORT: String(ports[i]), HOST: '127.0.0.1', WORKER_ENABLED: 'false' }));
-    const workers = [2, 3].map((i) => spawnService({ ...common, DATA_DIR: dataDirs[i] }, ['--worker-only']));
+    // Workers log at info level: their start and each call they process (ids and timings only).
+    const workers = [2, 3].map((i) => spawnService({ ...common, DATA_DIR: dataDirs[i], LOG_LEVEL: 'info' }, ['--worker-only']));
     procs.push(...apis, ...workers);
     await Promise.all(apis.map((p, i) => waitHealthy(ports[i], p)));
+    const processedBy = (w: ServiceProcess) => w.output().split('\n').filter((l) => l.includes('"msg":"call processed"')).length;
+    for (const w of workers) {
+      const until = Date.now() + 90_000;
+      while (!w.output().includes('"msg":"service started"')) {
+        if (w.child.exitCode !== null || Date.now() > until) throw new Error(`worker did not start: ${w.output().slice(-1500)}`);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
     t.diagnostic(`processes up in ${Date.now() - t0} ms`);
     const t1 = Date.now();
     const uploads = await Promise.all(
@@ -151,6 +160,10 @@ describe('scale-out on object storage', () => {
       ).rows;
       assert.equal(rows.length, UPLOADS);
       assert.equal(recogniser.requests(), UPLOADS, 'each call recognised once');
+      const split = workers.map(processedBy);
+      t.diagnostic(`calls processed per worker: ${split.join(' + ')}`);
+      assert.equal(split[0] + split[1], UPLOADS);
+      assert.ok(split.every((n) => n > 0), `both workers took jobs (${split.join(' + ')})`);
       for (const r of rows) assert.deepEqual({ starts: r.starts, completions: r.completions, artifacts: r.artifacts }, { starts: 1, completions: 1, artifacts: 2 }, `call ${r.id}`);
     } finally {
       await client.end();
