@@ -4,12 +4,12 @@ import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import type { Config } from './config.js';
 import { openDatabase, type DatabaseHandle } from './store/database.js';
-import { FileBlobStore } from './store/blobs.js';
+import { openBlobStore } from './store/blobs.js';
 import { createJobQueue, type JobQueue } from './store/queue.js';
 import { buildServer } from './http/server.js';
 import { createIdentityVerifier } from './http/identity.js';
 import { sweepIdempotencyKeys } from './http/plugins/idempotency.js';
-import { sweepOrphanCallFiles } from './store/sweeps.js';
+import { sweepOrphanCallFiles, sweepWorkFiles } from './store/sweeps.js';
 import type { AppContext } from './context.js';
 import { createPipeline, type Pipeline } from './pipeline/index.js';
 import { createCallProcessor } from './pipeline/process-call.js';
@@ -48,7 +48,13 @@ export function createLogger(config: Config): Logger {
 export async function startService(config: Config, opts: StartOptions = {}): Promise<Service> {
   const log = opts.log ?? createLogger(config);
   const database = await openDatabase(config, log);
-  const blobs = new FileBlobStore(config.dataDir);
+  let blobs;
+  try {
+    blobs = await openBlobStore(config);
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
   const queue = createJobQueue(database.connection, log.child({ component: 'queue' }), {
     retryLimit: config.worker.retryLimit,
     jobTimeoutSeconds: config.worker.jobTimeoutSeconds,
@@ -89,8 +95,9 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
 
     const sweep = async () => {
       await sweepIdempotencyKeys(database.db).catch(() => undefined);
-      await blobs.sweepPartials().catch(() => undefined);
+      await blobs.sweepIncomplete().catch((err) => log.warn({ err: (err as Error).message }, 'incomplete upload sweep failed'));
       await sweepOrphanCallFiles(database.db, blobs).catch((err) => log.warn({ err: (err as Error).message }, 'orphan file sweep failed'));
+      await sweepWorkFiles(config.dataDir, config.worker.jobTimeoutSeconds * 1000).catch((err) => log.warn({ err: (err as Error).message }, 'work file sweep failed'));
     };
     void sweep();
     timers.push(setInterval(sweep, 3600_000).unref());

@@ -16,11 +16,24 @@ export interface PlanCatalog {
   topups: Array<{ sku: string; minutesGranted: number; transcriptsGranted: number; priceCents: number }>;
 }
 
+export interface S3Settings {
+  bucket: string;
+  /** Null for AWS S3 itself; the URL of any S3-compatible service otherwise. */
+  endpoint: string | null;
+  region: string;
+  /** `https://endpoint/bucket/key` instead of `https://bucket.endpoint/key` (MinIO and most self-hosted servers). */
+  forcePathStyle: boolean;
+  /** From AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY/AWS_SESSION_TOKEN; null: the SDK's default chain (profile, instance or task role). */
+  credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } | null;
+}
+
 export interface Config {
   port: number;
   host: string;
   dataDir: string;
   databaseUrl: string | null;
+  /** Where audio is stored: DATA_DIR/blobs (one machine) or an S3-compatible bucket (many). */
+  blobStore: { kind: 'fs' } | { kind: 's3'; s3: S3Settings };
   serviceEnv: 'development' | 'production' | 'test';
   isProduction: boolean;
   auth: {
@@ -135,6 +148,15 @@ function url(env: Env, name: string, def: string | null, protocols = ['http:', '
   return v;
 }
 
+function awsCredentials(env: Env): S3Settings['credentials'] {
+  const accessKeyId = str(env, 'AWS_ACCESS_KEY_ID');
+  const secretAccessKey = str(env, 'AWS_SECRET_ACCESS_KEY');
+  if (!accessKeyId && !secretAccessKey) return null;
+  if (!accessKeyId || !secretAccessKey) throw new ConfigError(accessKeyId ? 'AWS_SECRET_ACCESS_KEY' : 'AWS_ACCESS_KEY_ID', 'must be set together with the other AWS key variable');
+  const sessionToken = str(env, 'AWS_SESSION_TOKEN');
+  return sessionToken ? { accessKeyId, secretAccessKey, sessionToken } : { accessKeyId, secretAccessKey };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const serviceEnv = oneOf(env, 'SERVICE_ENV', ['development', 'production', 'test'] as const, 'development');
   const isProduction = serviceEnv === 'production';
@@ -152,12 +174,31 @@ export function loadConfig(env: Env = process.env): Config {
   const voiceMax = int(env, 'SERVICE_VOICE_SAMPLE_MAX_SECONDS', 120, 1, 3600);
   if (voiceMax < voiceMin) throw new ConfigError('SERVICE_VOICE_SAMPLE_MAX_SECONDS', 'must not be below SERVICE_VOICE_SAMPLE_MIN_SECONDS');
   const threshold = str(env, 'VOICE_MATCH_THRESHOLD');
+  const blobKind = oneOf(env, 'BLOB_STORE', ['fs', 's3'] as const, 'fs');
+  let blobStore: Config['blobStore'] = { kind: 'fs' };
+  if (blobKind === 's3') {
+    const bucket = str(env, 'S3_BUCKET');
+    if (!bucket) throw new ConfigError('S3_BUCKET', 'is required when BLOB_STORE=s3');
+    if (!/^[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]$/.test(bucket)) throw new ConfigError('S3_BUCKET', 'must be a bucket name (3 to 63 lowercase letters, digits, dots, hyphens and underscores)');
+    blobStore = {
+      kind: 's3',
+      s3: {
+        bucket,
+        endpoint: url(env, 'S3_ENDPOINT', null),
+        // Credentials and the region follow the AWS SDK's standard variables when S3_REGION is unset.
+        region: str(env, 'S3_REGION') ?? str(env, 'AWS_REGION') ?? str(env, 'AWS_DEFAULT_REGION') ?? 'us-east-1',
+        forcePathStyle: bool(env, 'S3_FORCE_PATH_STYLE', false),
+        credentials: awsCredentials(env),
+      },
+    };
+  }
 
   return {
     port: int(env, 'PORT', 8080, 0, 65535),
     host: str(env, 'HOST') ?? '0.0.0.0',
     dataDir,
     databaseUrl: url(env, 'DATABASE_URL', null, ['postgres:', 'postgresql:']),
+    blobStore,
     serviceEnv,
     isProduction,
     auth: {

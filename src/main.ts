@@ -19,6 +19,8 @@ async function main() {
   const log = createLogger(config);
   if (workerOnly && !config.databaseUrl) {
     log.warn('worker-only mode on the embedded database: other processes cannot share this queue (set DATABASE_URL)');
+  } else if (workerOnly && config.blobStore.kind === 'fs') {
+    log.warn('worker-only mode with BLOB_STORE=fs: audio is read from this DATA_DIR, so API processes must share it (set BLOB_STORE=s3 for processes on separate machines)');
   }
   let service;
   try {

@@ -39,6 +39,12 @@ Transient provider errors are retried with exponential backoff (${config.worker.
 \`GET /api/calls\` lists newest first; its \`status\` filter also accepts PROCESSING and ANALYZING.
 \`DELETE /api/calls\` takes at most 100 ids; \`failed\` holds \`{callId, reason}\` entries.
 
+## Stored audio
+Audio is kept ${config.blobStore.kind === 's3' ? 'in S3-compatible object storage' : 'on the server\'s disk'} under the owner's id (\`users/{userId}/calls/{callId}/\`) until the call or the account is deleted; voice-profile samples are removed before the response.
+\`DELETE /api/calls/{id}\` (and each entry of \`DELETE /api/calls\`) deletes the stored audio before the row. When object storage deletes only part of a call's files, the call is deleted all the same (204; counted in \`deleted\`) and the hourly orphan sweep removes the remaining files.
+\`DELETE /api/users/me\` deletes the stored files first; when that fails nothing else is deleted (503 \`service_unavailable\` when object storage cannot be reached), so the request can simply be retried.
+Object storage that cannot be reached during an upload answers 503 \`service_unavailable\`; an upload cut off by the client leaves no stored object.
+
 ## Transcripts
 \`segments[].alignmentConfidence\` is \`HIGH\`, \`MEDIUM\` or \`LOW\` from the recogniser's word confidences.
 \`speakerResolution.voiceMatchStatus\` is one of \`DISABLED\` (feature off), \`NO_PROFILE\` (the user has no voice profile), \`MATCHED\`, \`NO_MATCH\`, \`ERROR\` (the voice step failed; text-only resolution was used).

@@ -21,6 +21,7 @@ import { enqueueCallEvent } from '../domain/webhooks.js';
 import { computeLimits, isFlagEnabled, minutesBeyondAllowance } from '../domain/usage.js';
 import { getArtifact, saveArtifact } from '../store/repos/artifacts.js';
 import type { Call, CallStatus } from '../store/schema.js';
+import type { LocalBlobFile } from '../store/blobs.js';
 
 type Deps = AppContext & { pipeline: Pipeline };
 
@@ -62,7 +63,10 @@ export function createCallProcessor(deps: Deps): CallJobHandler {
     if (!call.audioKey || !(await blobs.exists(call.audioKey))) throw new PipelineError('audio_missing', 'the stored audio file is missing');
     const workDir = path.join(config.dataDir, 'work', `${call.id}-${job.jobId}`);
     await fs.promises.mkdir(workDir, { recursive: true });
+    // On object storage this downloads the audio into the work directory; released (removed) below.
+    let audioFile: LocalBlobFile | null = null;
     try {
+      audioFile = await blobs.localFile(call.audioKey!, workDir);
       const profile = config.voice.enabled
         ? await db.selectFrom('voiceProfiles').select(['embedding', 'provider']).where('userId', '=', call.userId).where('status', '=', 'ACTIVE').executeTakeFirst()
         : undefined;
@@ -70,7 +74,7 @@ export function createCallProcessor(deps: Deps): CallJobHandler {
       const voiceProfile = profile && profile.provider === deps.pipeline.embedder.provider ? deserializeEmbedding(profile.embedding) : null;
       const speech = await transcribeCall(deps.pipeline, {
         callId: call.id,
-        audioPath: blobs.localPath(call.audioKey!),
+        audioPath: audioFile.path,
         workDir,
         maxAudioSeconds: config.worker.maxAudioSeconds,
         signal: job.signal,
@@ -102,6 +106,7 @@ export function createCallProcessor(deps: Deps): CallJobHandler {
       });
       return { transcript, durationSeconds: Math.round(audio.durationSeconds) };
     } finally {
+      await audioFile?.release();
       await fs.promises.rm(workDir, { recursive: true, force: true });
     }
   }

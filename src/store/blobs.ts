@@ -1,17 +1,31 @@
-// Audio and other large files behind a small interface; the filesystem implementation keeps them
-// under DATA_DIR/blobs. Writes go to a temporary name first and are renamed into place, so a
-// reader never sees a partial file and a crash leaves only temporary files (swept at start).
+// Audio and other large files behind a small interface with two implementations: the filesystem
+// (DATA_DIR/blobs, the embedded default) and S3-compatible object storage (src/store/s3-blobs.ts,
+// BLOB_STORE=s3), which lets API and worker processes on different machines share nothing but
+// PostgreSQL and the bucket. The filesystem store writes to a temporary name first and renames it
+// into place, so a reader never sees a partial file and a crash leaves only temporary files (swept).
 import fs from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
 import crypto from 'node:crypto';
+import type { Config } from '../config.js';
+
+/** A blob as a file on this machine, for tools such as ffmpeg that read files. */
+export interface LocalBlobFile {
+  path: string;
+  /** Removes the local copy when one was made (object storage); the blob itself stays. */
+  release(): Promise<void>;
+}
 
 export interface BlobStore {
-  /** Streams `source` to `key`. Rejects (and leaves nothing) when the stream fails. */
+  readonly kind: 'fs' | 's3';
+  /** Streams `source` to `key`. Rejects with the source's error (and leaves nothing) when the stream fails. */
   put(key: string, source: Readable): Promise<{ bytes: number }>;
-  /** A local file path for tools such as ffmpeg that read files. */
-  localPath(key: string): string;
+  /**
+   * The blob as a local file: the stored file itself on the filesystem store, a download into
+   * `workDir` on object storage. Call `release()` when done with it.
+   */
+  localFile(key: string, workDir: string): Promise<LocalBlobFile>;
   exists(key: string): Promise<boolean>;
   delete(key: string): Promise<void>;
   /** Deletes every blob under a prefix (a user's folder on account deletion). */
@@ -19,11 +33,14 @@ export interface BlobStore {
   list(prefix: string): Promise<string[]>;
   /** Milliseconds since the blob was last written, or null when it does not exist. */
   ageMs(key: string): Promise<number | null>;
+  /** Removes what interrupted uploads left behind (partial files, unfinished multipart uploads) older than `olderThanMs`. */
+  sweepIncomplete(olderThanMs?: number): Promise<number>;
 }
 
 const KEY = /^[a-zA-Z0-9][a-zA-Z0-9._/-]*$/;
 
 export class FileBlobStore implements BlobStore {
+  readonly kind = 'fs' as const;
   readonly root: string;
 
   constructor(dataDir: string) {
@@ -56,6 +73,10 @@ export class FileBlobStore implements BlobStore {
 
   localPath(key: string): string {
     return this.resolve(key);
+  }
+
+  async localFile(key: string): Promise<LocalBlobFile> {
+    return { path: this.resolve(key), release: async () => undefined };
   }
 
   async exists(key: string): Promise<boolean> {
@@ -99,7 +120,7 @@ export class FileBlobStore implements BlobStore {
   }
 
   /** Removes temporary files older than an hour left by a crash mid-upload. */
-  async sweepPartials(olderThanMs = 3600_000): Promise<number> {
+  async sweepIncomplete(olderThanMs = 3600_000): Promise<number> {
     let removed = 0;
     for (const key of await this.list('')) {
       if (!key.endsWith('.partial')) continue;
@@ -118,6 +139,20 @@ export function audioKey(userId: string, callId: string, format: string): string
   return `users/${userId}/calls/${callId}/audio.${format}`;
 }
 
+/** Every file of one call (its audio, anything a later stage stores beside it). */
+export function callPrefix(userId: string, callId: string): string {
+  return `users/${userId}/calls/${callId}`;
+}
+
 export function userPrefix(userId: string): string {
   return `users/${userId}`;
+}
+
+/** The blob store the configuration names; object storage is checked to be reachable first. */
+export async function openBlobStore(config: Config): Promise<BlobStore> {
+  if (config.blobStore.kind === 'fs') return new FileBlobStore(config.dataDir);
+  const { S3BlobStore } = await import('./s3-blobs.js');
+  const store = new S3BlobStore(config.blobStore.s3);
+  await store.verify();
+  return store;
 }

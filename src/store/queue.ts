@@ -84,12 +84,21 @@ export function createJobQueue(connection: pg.PoolConfig, log: Logger, opts: Que
   const webhookQueue = opts.webhooks;
   let workingWebhooks = false;
 
+  // Processes starting together on a fresh database race to create a queue: PostgreSQL may abort
+  // one as a deadlock while the other's creation is not yet committed, so a failed attempt is
+  // retried (and then finds the queue) a few times before start fails.
   async function ensureQueue(name: string, queue: PgBoss.Queue) {
-    if (await boss.getQueue(name)) await boss.updateQueue(name, queue);
-    else await boss.createQueue(name, queue).catch(async (err) => {
-      // Another process created it at the same moment.
-      if (!(await boss.getQueue(name))) throw err;
-    });
+    for (let attempt = 1; ; attempt++) {
+      try {
+        if (await boss.getQueue(name)) await boss.updateQueue(name, queue);
+        else await boss.createQueue(name, queue);
+        return;
+      } catch (err) {
+        if (attempt >= 6) throw err;
+        log.warn({ err: (err as Error).message, attempt, queue: name }, 'job queue setup raced another process; retrying');
+        await new Promise((r) => setTimeout(r, 150 * attempt + Math.random() * 250));
+      }
+    }
   }
 
   /** pg-boss writes through the caller's transaction, so a job commits with the rows it is about. */

@@ -1,5 +1,8 @@
 // Periodic clean-up of what a crash can leave behind. An upload stores its audio before the
-// transaction that creates the call commits; a crash in between leaves a file without a call.
+// transaction that creates the call commits; a crash in between leaves a file without a call. A
+// worker killed mid-job leaves its work directory (a downloaded or decoded copy of the audio).
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Db } from './database.js';
 import type { BlobStore } from './blobs.js';
 
@@ -28,6 +31,30 @@ export async function sweepOrphanCallFiles(db: Db, blobs: BlobStore, minAgeMs = 
     const ages = await Promise.all(keys.map((k) => blobs.ageMs(k)));
     if (ages.some((a) => a !== null && a < minAgeMs)) continue; // an upload may still be committing
     for (const k of keys) await blobs.delete(k);
+    removed++;
+  }
+  return removed;
+}
+
+/**
+ * Removes entries of DATA_DIR/work older than `minAgeMs`: the work directories of jobs whose
+ * process died. Processes sharing a DATA_DIR may be running jobs, so only entries older than the
+ * job timeout (after which the queue presumes the job dead anyway) are removed. Returns how many.
+ */
+export async function sweepWorkFiles(dataDir: string, minAgeMs: number): Promise<number> {
+  const root = path.join(dataDir, 'work');
+  let entries: string[];
+  try {
+    entries = await fs.promises.readdir(root);
+  } catch {
+    return 0;
+  }
+  let removed = 0;
+  for (const name of entries) {
+    const p = path.join(root, name);
+    const st = await fs.promises.stat(p).catch(() => null);
+    if (!st || Date.now() - st.mtimeMs < minAgeMs) continue;
+    await fs.promises.rm(p, { recursive: true, force: true });
     removed++;
   }
   return removed;

@@ -140,4 +140,23 @@ describe('configuration', () => {
     // development and test fall back to the local shortcut
     assert.equal(loadConfig({ SERVICE_ENV: 'test' }).auth.projectId, null);
   });
+
+  test('blob store: the filesystem by default; S3 settings validated, credentials as a pair and never echoed', () => {
+    assert.deepEqual(loadConfig({}).blobStore, { kind: 'fs' });
+    const s3 = loadConfig({ BLOB_STORE: 's3', S3_BUCKET: 'call-audio', S3_ENDPOINT: 'http://127.0.0.1:9000', S3_FORCE_PATH_STYLE: 'true', AWS_ACCESS_KEY_ID: 'AKID', AWS_SECRET_ACCESS_KEY: 'shh' }).blobStore;
+    assert.deepEqual(s3, {
+      kind: 's3',
+      s3: { bucket: 'call-audio', endpoint: 'http://127.0.0.1:9000', region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'AKID', secretAccessKey: 'shh' } },
+    });
+    const aws = loadConfig({ BLOB_STORE: 's3', S3_BUCKET: 'call-audio', AWS_REGION: 'eu-west-1' }).blobStore;
+    assert.ok(aws.kind === 's3' && aws.s3.region === 'eu-west-1' && aws.s3.endpoint === null && aws.s3.forcePathStyle === false && aws.s3.credentials === null, 'AWS S3 itself, the SDK credential chain');
+    assert.equal((loadConfig({ BLOB_STORE: 's3', S3_BUCKET: 'call-audio', AWS_REGION: 'eu-west-1', S3_REGION: 'auto' }).blobStore as { s3: { region: string } }).s3.region, 'auto');
+    assertRefused({ BLOB_STORE: 'nfs' }, 'BLOB_STORE', 'nfs');
+    assertRefused({ BLOB_STORE: 's3' }, 'S3_BUCKET', 'undefined');
+    assertRefused({ BLOB_STORE: 's3', S3_BUCKET: 'Bad Bucket!' }, 'S3_BUCKET', 'Bad Bucket!');
+    assertRefused({ BLOB_STORE: 's3', S3_BUCKET: 'ok-bucket', S3_ENDPOINT: 'minio:9000/zz-secret' }, 'S3_ENDPOINT', 'zz-secret');
+    assertRefused({ BLOB_STORE: 's3', S3_BUCKET: 'ok-bucket', S3_FORCE_PATH_STYLE: 'sometimes' }, 'S3_FORCE_PATH_STYLE', 'sometimes');
+    assertRefused({ BLOB_STORE: 's3', S3_BUCKET: 'ok-bucket', AWS_SECRET_ACCESS_KEY: 'very-secret-key' }, 'AWS_ACCESS_KEY_ID', 'very-secret-key');
+    assertRefused({ BLOB_STORE: 's3', S3_BUCKET: 'ok-bucket', AWS_ACCESS_KEY_ID: 'AKIDONLY' }, 'AWS_SECRET_ACCESS_KEY', 'AKIDONLY');
+  });
 });

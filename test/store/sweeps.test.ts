@@ -6,7 +6,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { startTestService, type TestService } from '../support/service.js';
 import { sweepOrphanCallFiles } from '../../src/store/sweeps.js';
-import { audioKey } from '../../src/store/blobs.js';
+import { audioKey, type FileBlobStore } from '../../src/store/blobs.js';
 
 let t: TestService;
 before(async () => {
@@ -28,7 +28,7 @@ test('sweepOrphanCallFiles removes old files of calls that do not exist and keep
   const fresh = audioKey(me, crypto.randomUUID(), 'wav');
   for (const k of [kept, orphan, fresh]) await blobs.put(k, Readable.from([Buffer.from('RIFF')]));
   const old = new Date(Date.now() - 2 * 3600_000);
-  for (const k of [kept, orphan]) fs.utimesSync(blobs.localPath(k), old, old);
+  for (const k of [kept, orphan]) fs.utimesSync((blobs as FileBlobStore).localPath(k), old, old);
 
   assert.equal(await sweepOrphanCallFiles(db, blobs), 1);
   assert.equal(await blobs.exists(orphan), false, 'old file without a call removed');

@@ -70,6 +70,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
       if (isDatabaseUnavailable(err)) {
         se = new ServiceError(ErrorCode.ServiceUnavailable);
         request.log.error({ err: err.message }, 'database unavailable');
+      } else if ((err as { code?: unknown }).code === 'BLOB_STORE_UNAVAILABLE') {
+        se = new ServiceError(ErrorCode.ServiceUnavailable);
+        request.log.error({ err: err.message }, 'object storage unavailable');
       } else {
         se = new ServiceError(ErrorCode.InternalError);
         request.log.error({ err }, 'unhandled error');

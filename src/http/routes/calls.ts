@@ -5,7 +5,8 @@ import type { AppContext } from '../../context.js';
 import { errors } from '../../domain/errors.js';
 import { errorResponses, Uuid } from '../schemas.js';
 import { CallDetailSchema, CallIdParams, CallListItemSchema, CallStatusSchema } from './call-schemas.js';
-import { callDetailOf, callStatuses, decodeCursor, deleteCallRow, findCall, listCalls, updateCallFields } from '../../domain/calls.js';
+import { callDetailOf, callStatuses, decodeCursor, findCall, listCalls, updateCallFields } from '../../domain/calls.js';
+import { deleteCallAndFiles } from '../../domain/call-deletion.js';
 import { Transcript } from '../../domain/transcript.js';
 import { getArtifact } from '../../store/repos/artifacts.js';
 import type { CallStatus } from '../../store/schema.js';
@@ -18,13 +19,7 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 export default async function callRoutes(app: FastifyInstance, ctx: AppContext) {
   const db = ctx.database.db;
 
-  /** Audio and other files first, then the row (and with it artifacts and action items). */
-  async function deleteCall(userId: string, callId: string): Promise<boolean> {
-    const call = await findCall(db, userId, callId);
-    if (!call) return false;
-    await ctx.blobs.deletePrefix(`users/${userId}/calls/${callId}`);
-    return deleteCallRow(db, userId, callId);
-  }
+  const deleteCall = (userId: string, callId: string) => deleteCallAndFiles(ctx, userId, callId);
 
   app.get(
     '/api/calls',

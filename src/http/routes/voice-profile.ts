@@ -74,7 +74,12 @@ export default async function voiceProfileRoutes(app: FastifyInstance, ctx: AppC
         await fs.promises.mkdir(workDir, { recursive: true });
         let audio;
         try {
-          audio = await decodeAudio(ctx.blobs.localPath(stored.key), workDir, { timeoutMs: 120_000, maxSeconds: voice.sampleMaxSeconds + 1 });
+          const sample = await ctx.blobs.localFile(stored.key, workDir);
+          try {
+            audio = await decodeAudio(sample.path, workDir, { timeoutMs: 120_000, maxSeconds: voice.sampleMaxSeconds + 1 });
+          } finally {
+            await sample.release();
+          }
         } catch (err) {
           if (err instanceof PipelineError && err.reason === 'audio_too_long') throw new ServiceError(ErrorCode.VoiceSampleTooLong, { maxSeconds: voice.sampleMaxSeconds });
           if (err instanceof PipelineError && err.reason === 'audio_undecodable') throw new ServiceError(ErrorCode.UnsupportedMediaType, undefined, 'The voice sample could not be decoded.');
