@@ -34,11 +34,25 @@ export interface Recognition {
   model: string;
 }
 
+/** Progress of a long stage: seconds of the call's audio done so far out of its duration. */
+export interface StageProgress {
+  doneSeconds: number;
+  totalSeconds: number;
+}
+
+export interface TranscribeInput {
+  wavPath: string;
+  durationSeconds: number;
+  signal?: AbortSignal;
+  /** Called as parts of the audio are recognised; recognisers that work in one piece may never call it. */
+  onProgress?: (progress: StageProgress) => void;
+}
+
 /** Speech recognition: a WAV file in, words with times out. */
 export interface Transcriber {
   readonly provider: string;
   readonly model: string;
-  transcribe(input: { wavPath: string; durationSeconds: number; signal?: AbortSignal }): Promise<Recognition>;
+  transcribe(input: TranscribeInput): Promise<Recognition>;
 }
 
 /** A word with the diarization speaker it was attributed to (`S0`, `S1`, ...). */

@@ -160,6 +160,30 @@ export async function readWavMono(file: string): Promise<{ samples: Float32Array
   return { samples: at === frames ? samples : samples.subarray(0, at), sampleRate: info.sampleRate };
 }
 
+/**
+ * Samples of [startSeconds, endSeconds) of a PCM WAV file, channels averaged: a window of a long
+ * call read from disk, so a stage that needs only part of the call never holds all of it.
+ */
+export async function readWavWindow(file: string, startSeconds: number, endSeconds: number): Promise<{ samples: Float32Array; sampleRate: number }> {
+  const info = await readWavInfo(file);
+  const frameBytes = (info.bitsPerSample / 8) * info.channels;
+  const totalFrames = Math.floor(info.dataBytes / frameBytes);
+  const a = Math.min(totalFrames, Math.max(0, Math.floor(startSeconds * info.sampleRate)));
+  const b = Math.min(totalFrames, Math.max(a, Math.ceil(endSeconds * info.sampleRate)));
+  const samples = new Float32Array(b - a);
+  let at = 0;
+  const window: WavInfo = { ...info, dataOffset: info.dataOffset + a * frameBytes, dataBytes: (b - a) * frameBytes };
+  await streamWav(file, window, (chunk) => {
+    const c = info.channels;
+    for (let i = 0; i + c <= chunk.length; i += c) {
+      let s = 0;
+      for (let k = 0; k < c; k++) s += chunk[i + k];
+      samples[at++] = s / c;
+    }
+  });
+  return { samples: at === samples.length ? samples : samples.subarray(0, at), sampleRate: info.sampleRate };
+}
+
 function wavHeader16(dataBytes: number, sampleRate: number, channels = 1): Buffer {
   const h = Buffer.alloc(44);
   h.write('RIFF', 0, 'latin1');
