@@ -81,7 +81,7 @@ export interface Config {
   };
   analysis: {
     provider: 'embedded' | 'openai';
-    openai: { baseUrl: string; apiKey: string | null; model: string; timeoutMs: number };
+    openai: { baseUrl: string; apiKey: string | null; model: string; timeoutMs: number; contextTokens: number };
   };
   logLevel: string;
 }
@@ -248,6 +248,7 @@ export function loadConfig(env: Env = process.env): Config {
         apiKey: str(env, 'ANALYSIS_OPENAI_API_KEY'),
         model: str(env, 'ANALYSIS_OPENAI_MODEL') ?? 'gpt-4o-mini',
         timeoutMs: int(env, 'ANALYSIS_OPENAI_TIMEOUT_MS', 120000, 1000),
+        contextTokens: int(env, 'ANALYSIS_OPENAI_CONTEXT_TOKENS', 32768, 4096, 10_000_000),
       },
     },
     logLevel: str(env, 'LOG_LEVEL') ?? (serviceEnv === 'test' ? 'warn' : 'info'),

@@ -105,7 +105,8 @@ export interface ResolutionContext {
 export interface Analyzer {
   readonly provider: string;
   readonly model: string;
-  analyze(transcript: Transcript, context: AnalysisContext, signal?: AbortSignal): Promise<Analysis>;
+  /** `onProgress` is called by analyzers that work in parts, after each part. */
+  analyze(transcript: Transcript, context: AnalysisContext, signal?: AbortSignal, onProgress?: (p: { done: number; total: number }) => void): Promise<Analysis>;
 }
 
 /** A pipeline error with a stable reason stored as the call's errorReason. */
