@@ -15,8 +15,6 @@ export interface DecodedAudio {
   durationSeconds: number;
   /** 16 kHz mono 16-bit WAV file of `mono`, for recognisers that read files. */
   wavPath: string;
-  /** 16 kHz mono 16-bit WAV files of each channel when `channels` is set. */
-  channelWavPaths?: [string, string];
 }
 
 export interface RecognizedWord {

@@ -223,7 +223,7 @@ export async function writeWav16(file: string, samples: Float32Array, sampleRate
   }
 }
 
-/** Decodes any supported upload to 16 kHz PCM in memory plus mono (and per-channel) WAV files in workDir. */
+/** Decodes any supported upload to 16 kHz PCM in memory plus a mono WAV file in workDir. */
 export async function decodeAudio(inputPath: string, workDir: string, opts: DecodeOptions): Promise<DecodedAudio> {
   const sr = PIPELINE_SAMPLE_RATE;
   await fsp.mkdir(workDir, { recursive: true });
@@ -298,11 +298,8 @@ export async function decodeAudio(inputPath: string, workDir: string, opts: Deco
   if (!(kind === 'same' && lr < 0)) for (let i = 0; i < frames; i++) mono[i] = (left[i] + right[i]) / 2;
   await writeWav16(wavPath, mono, sr);
   if (kind === 'same') return { sampleRate: sr, mono, durationSeconds, wavPath };
-
-  const channelWavPaths: [string, string] = [path.join(workDir, 'channel0-16k.wav'), path.join(workDir, 'channel1-16k.wav')];
-  await writeWav16(channelWavPaths[0], left, sr);
-  await writeWav16(channelWavPaths[1], right, sr);
-  return { sampleRate: sr, mono, channels: [left, right], durationSeconds, wavPath, channelWavPaths };
+  // No per-channel WAV files: no stage reads them, and for a long call they were hundreds of MB written for nothing.
+  return { sampleRate: sr, mono, channels: [left, right], durationSeconds, wavPath };
 }
 
 /** Whether two channels carry two different signals, or which single one carries the audio. */
