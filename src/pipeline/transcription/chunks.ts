@@ -150,25 +150,26 @@ export async function encodeChunk(
   return (await fsp.stat(outPath)).size;
 }
 
-/** Runs `fn` over `items` with at most `limit` at a time; the first failure stops the rest from starting. */
+/**
+ * Runs `fn` over `items` with at most `limit` at a time. The first failure stops the rest from
+ * starting and is what this rejects with (later failures are often just the others being stopped).
+ */
 export async function mapBounded<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
-  let failed = false;
+  let failure: { error: unknown } | null = null;
   const worker = async () => {
-    while (!failed && next < items.length) {
+    while (!failure && next < items.length) {
       const i = next++;
       try {
         results[i] = await fn(items[i]);
-      } catch (err) {
-        failed = true;
-        throw err;
+      } catch (error) {
+        failure ??= { error };
+        return;
       }
     }
   };
-  const workers = Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker);
-  const settled = await Promise.allSettled(workers);
-  const rejected = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-  if (rejected) throw rejected.reason;
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  if (failure) throw (failure as { error: unknown }).error;
   return results;
 }
