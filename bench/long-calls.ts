@@ -28,6 +28,14 @@ function arg(name: string): string | undefined {
 
 const CALL_ID = 'car-repair';
 
+const NOTES = [
+  'Peak RSS grows with the call: decoding still materialises the whole call as float PCM (the mono mix, and both channels of a two-leg',
+  'stereo recording: 230 MB per hour each), because the diarizers and the voice matcher take whole-call arrays. What is bounded already:',
+  'recognition through an OpenAI-compatible provider reads only windows of the decoded WAV file (pause search) and sends parts encoded',
+  'by ffmpeg; pocketsphinx runs as a child process (its memory is not in the worker\'s RSS); the per-channel WAV files are no longer',
+  'written. Times in these tables depend heavily on the machine\'s load (given with each table).',
+].join('\n');
+
 interface ChildResult {
   audioSeconds: number;
   words: number;
@@ -71,6 +79,7 @@ async function child(file: string): Promise<void> {
 async function main(): Promise<void> {
   const childFile = arg('--child');
   if (childFile) return child(childFile);
+  if (process.argv.includes('--assemble-only')) return assemble();
   const minutes = (arg('--minutes') ?? '10,60,180').split(',').map(Number);
   const tier = (arg('--tier') ?? 'mono16k.wav') as 'mono16k.wav' | 'stereo.wav';
   const recognizer = arg('--recognizer') ?? 'embedded';
@@ -80,6 +89,7 @@ async function main(): Promise<void> {
   const rows: string[] = ['| call | audio s | words | peak RSS MB | decode s | transcribe s | diarize s | voice s | analyze s | total s |', '|---|---|---|---|---|---|---|---|---|---|'];
   const results: Array<[number, ChildResult]> = [];
   const load = os.loadavg().map((x) => x.toFixed(1)).join(' / ');
+  const startedAt = new Date().toISOString().slice(0, 16);
   try {
     const base = path.join(dir, 'base.ogg');
     execFileSync('ffmpeg', ['-nostdin', '-loglevel', 'error', '-i', corpusFile(CALL_ID, tier), '-c:a', 'libopus', '-b:a', '24k', base]);
@@ -115,8 +125,8 @@ async function main(): Promise<void> {
   const md = [
     `### ${tier}, recognizer ${recognizer === 'mock' ? 'mock (OpenAI-compatible, instant)' : 'embedded (pocketsphinx)'}`,
     '',
-    `\`npm run bench:long -- --minutes ${minutes.join(',')} --tier ${tier} --recognizer ${recognizer}\` on ${new Date().toISOString().slice(0, 16)} UTC, ${os.cpus().length} cores, load average at start ${load} (1/5/15 min).`,
-    `The ${CALL_ID} corpus call (${tier}) looped to length by Ogg stream copy; embedded providers; one child process per call; peak RSS is the child's maxRSS.`,
+    `\`npm run bench:long -- --minutes ${minutes.join(',')} --tier ${tier} --recognizer ${recognizer}\` started ${startedAt} UTC, ${os.cpus().length} cores, load average at start ${load} (1/5/15 min).`,
+    `The ${CALL_ID} corpus call (${tier}) looped to length by Ogg stream copy; embedded diarization, voice matching and analysis; one child process per call; peak RSS is the child's maxRSS.`,
     '',
     ...rows,
     '',
@@ -127,9 +137,14 @@ async function main(): Promise<void> {
   const dirOut = path.join(projectRoot, 'docs/bench/long-calls');
   fs.mkdirSync(dirOut, { recursive: true });
   fs.writeFileSync(path.join(dirOut, `${tier.replace(/\W+/g, '-')}-${recognizer}.md`), `${md}\n`);
-  const all = fs.readdirSync(dirOut).filter((f) => f.endsWith('.md')).sort().map((f) => fs.readFileSync(path.join(dirOut, f), 'utf8').trim());
-  fs.writeFileSync(path.join(projectRoot, 'docs/bench/long-calls.md'), `## Long calls: memory and time per stage\n\n${all.join('\n\n')}\n`);
+  assemble();
   console.log(`\n${verdict}\nwrote docs/bench/long-calls.md`);
+}
+
+function assemble(): void {
+  const dirOut = path.join(projectRoot, 'docs/bench/long-calls');
+  const all = fs.existsSync(dirOut) ? fs.readdirSync(dirOut).filter((f) => f.endsWith('.md')).sort().map((f) => fs.readFileSync(path.join(dirOut, f), 'utf8').trim()) : [];
+  fs.writeFileSync(path.join(projectRoot, 'docs/bench/long-calls.md'), `## Long calls: memory and time per stage\n\n${NOTES}\n\n${all.join('\n\n')}\n`);
 }
 
 main().catch((err) => {

@@ -67,6 +67,18 @@ describe('a two-hour call through the OpenAI-compatible recogniser', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  /** A GET retried on a dropped connection: on a loaded machine a kept-alive socket can be reset between polls. */
+  async function get(p: string) {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await t.request('GET', p);
+      } catch (err) {
+        if (attempt >= 5) throw err;
+        await new Promise((res) => setTimeout(res, 500));
+      }
+    }
+  }
+
   test('completes with every word once, in order, in call time, progress reported on the way', async () => {
     const started = Date.now();
     const r = await t.request('POST', '/api/calls/analyze', { form: uploadForm(longFile, { title: 'two hours' }) });
@@ -75,7 +87,7 @@ describe('a two-hour call through the OpenAI-compatible recogniser', () => {
     const seen: Array<{ stage: string; percent: number | null }> = [];
     let status = '';
     for (const deadline = Date.now() + 600_000; Date.now() < deadline; ) {
-      const d = await t.request('GET', `/api/calls/${callId}`);
+      const d = await get(`/api/calls/${callId}`);
       status = d.body.status;
       if (status === 'COMPLETED' || status === 'FAILED') {
         assert.equal(d.body.progress, undefined, 'no progress on a finished call');
@@ -105,7 +117,7 @@ describe('a two-hour call through the OpenAI-compatible recogniser', () => {
 
     // The transcript: word labels (true call times in centiseconds) strictly increase, no word
     // twice, segment times agree with the labels and never go back.
-    const tr = await t.request('GET', `/api/calls/${callId}/transcript`);
+    const tr = await get(`/api/calls/${callId}/transcript`);
     assert.equal(tr.status, 200);
     const segments = tr.body.segments as Array<{ startSeconds: number; endSeconds: number; text: string }>;
     let prevStart = -1;
