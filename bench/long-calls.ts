@@ -126,7 +126,7 @@ async function main(): Promise<void> {
     `### ${tier}, recognizer ${recognizer === 'mock' ? 'mock (OpenAI-compatible, instant)' : 'embedded (pocketsphinx)'}`,
     '',
     `\`npm run bench:long -- --minutes ${minutes.join(',')} --tier ${tier} --recognizer ${recognizer}\` started ${startedAt} UTC, ${os.cpus().length} cores, load average at start ${load} (1/5/15 min).`,
-    `The ${CALL_ID} corpus call (${tier}) looped to length by Ogg stream copy; embedded diarization, voice matching and analysis; one child process per call; peak RSS is the child's maxRSS.`,
+    `The ${CALL_ID} corpus call (${tier}) looped to length by Ogg stream copy; embedded diarization and analysis (voice matching off: no profile); one child process per call; peak RSS is the child's maxRSS.`,
     '',
     ...rows,
     '',
