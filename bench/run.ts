@@ -9,6 +9,7 @@ const benches: Array<[string, string[]]> = [
   ['speech', ['bench/speech.ts', '--tiers', 'mono16k.wav,stereo.wav,call.m4a,phone8k.wav']],
   ['analysis', ['bench/analysis.ts', '--asr']],
   ['voice', ['bench/voice.ts']],
+  ['long calls', ['bench/long-calls.ts']],
 ];
 
 if (!process.argv.includes('--assemble-only')) {
@@ -23,7 +24,7 @@ if (!process.argv.includes('--assemble-only')) {
 }
 
 const dir = path.join(projectRoot, 'docs/bench');
-const order = ['speech.md', 'diarization.md', 'analysis.md', 'voice.md', 'object-storage.md'];
+const order = ['speech.md', 'diarization.md', 'analysis.md', 'voice.md', 'object-storage.md', 'long-calls.md'];
 const parts = order.filter((f) => fs.existsSync(path.join(dir, f))).map((f) => fs.readFileSync(path.join(dir, f), 'utf8').trim());
 const intro = fs.readFileSync(path.join(dir, 'README.md'), 'utf8').trim();
 fs.writeFileSync(path.join(projectRoot, 'docs/benchmarks.md'), `${intro}\n\n${parts.join('\n\n')}\n`);

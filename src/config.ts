@@ -78,12 +78,23 @@ export interface Config {
   };
   transcription: {
     provider: 'pocketsphinx' | 'openai' | 'whisper';
-    openai: { baseUrl: string; apiKey: string | null; model: string; timeoutMs: number };
+    openai: {
+      baseUrl: string;
+      apiKey: string | null;
+      model: string;
+      timeoutMs: number;
+      audioFormat: 'flac' | 'mp3' | 'opus';
+      maxRequestBytes: number;
+      maxChunkSeconds: number;
+      concurrency: number;
+      chunkRetries: number;
+      retryDelayMs: number;
+    };
     whisper: { modelPath: string; modelUrl: string | null; modelSha256: string | null; language: string };
   };
   analysis: {
     provider: 'embedded' | 'openai';
-    openai: { baseUrl: string; apiKey: string | null; model: string; timeoutMs: number };
+    openai: { baseUrl: string; apiKey: string | null; model: string; timeoutMs: number; contextTokens: number };
   };
   webhooks: {
     /** Retries after the first attempt; pg-boss spaces them with exponential backoff from retryDelaySeconds. */
@@ -266,6 +277,12 @@ export function loadConfig(env: Env = process.env): Config {
         apiKey: str(env, 'TRANSCRIPTION_OPENAI_API_KEY'),
         model: str(env, 'TRANSCRIPTION_OPENAI_MODEL') ?? 'whisper-1',
         timeoutMs: int(env, 'TRANSCRIPTION_OPENAI_TIMEOUT_MS', 300000, 1000),
+        audioFormat: oneOf(env, 'TRANSCRIPTION_OPENAI_AUDIO_FORMAT', ['flac', 'mp3', 'opus'] as const, 'flac'),
+        maxRequestBytes: int(env, 'TRANSCRIPTION_OPENAI_MAX_REQUEST_BYTES', 24_000_000, 100_000),
+        maxChunkSeconds: int(env, 'TRANSCRIPTION_OPENAI_MAX_CHUNK_SECONDS', 600, 30, 24 * 3600),
+        concurrency: int(env, 'TRANSCRIPTION_OPENAI_CONCURRENCY', 3, 1, 32),
+        chunkRetries: int(env, 'TRANSCRIPTION_OPENAI_CHUNK_RETRIES', 3, 0, 10),
+        retryDelayMs: int(env, 'TRANSCRIPTION_OPENAI_RETRY_DELAY_MS', 1000, 0, 600_000),
       },
       whisper: {
         modelPath: path.resolve(str(env, 'WHISPER_MODEL_PATH') ?? path.join(dataDir, 'models', 'ggml-base.en.bin')),
@@ -281,6 +298,7 @@ export function loadConfig(env: Env = process.env): Config {
         apiKey: str(env, 'ANALYSIS_OPENAI_API_KEY'),
         model: str(env, 'ANALYSIS_OPENAI_MODEL') ?? 'gpt-4o-mini',
         timeoutMs: int(env, 'ANALYSIS_OPENAI_TIMEOUT_MS', 120000, 1000),
+        contextTokens: int(env, 'ANALYSIS_OPENAI_CONTEXT_TOKENS', 32768, 4096, 10_000_000),
       },
     },
     webhooks: {

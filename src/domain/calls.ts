@@ -29,6 +29,45 @@ export function callDetailOf(call: Call) {
   };
 }
 
+export const PROGRESS_STAGES = ['DECODE', 'TRANSCRIBE', 'DIARIZE', 'ANALYZE'] as const;
+export interface CallProgress {
+  stage: (typeof PROGRESS_STAGES)[number];
+  /** Share of the stage done, 0..100; null for stages that do not report it. */
+  percent: number | null;
+  updatedAt: string;
+}
+
+/**
+ * Where a call in processing stands, read from its latest processing event: the stage now
+ * running and, where the stage reports it (recognition in parts, analysis in parts), its percent.
+ * Undefined for queued and finished calls.
+ */
+export async function callProgress(db: Q, userId: string, call: Pick<Call, 'id' | 'status'>): Promise<CallProgress | undefined> {
+  if (call.status !== 'PROCESSING' && call.status !== 'TRANSCRIBING' && call.status !== 'ANALYZING') return undefined;
+  const last = await db
+    .selectFrom('processingEvents')
+    .select(['step', 'outcome', 'detail', 'createdAt'])
+    .where('userId', '=', userId)
+    .where('callId', '=', call.id)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  if (!last) return undefined;
+  const detail = (typeof last.detail === 'string' ? JSON.parse(last.detail) : last.detail) as { percent?: unknown } | null;
+  const reported = typeof detail?.percent === 'number' ? Math.max(0, Math.min(100, Math.round(detail.percent))) : null;
+  const at = (last.createdAt instanceof Date ? last.createdAt : new Date(last.createdAt as unknown as string)).toISOString();
+  const key = `${last.step}/${last.outcome}`;
+  let stage: CallProgress['stage'];
+  let percent: number | null = null;
+  if (key === 'DECODE/COMPLETED') [stage, percent] = ['TRANSCRIBE', 0];
+  else if (key === 'TRANSCRIBE/PROGRESS') [stage, percent] = ['TRANSCRIBE', reported];
+  else if (key === 'TRANSCRIBE/COMPLETED') stage = 'DIARIZE';
+  else if (key === 'ANALYZE/PROGRESS') [stage, percent] = ['ANALYZE', reported];
+  else if (['DIARIZE/COMPLETED', 'RESOLVE/COMPLETED', 'TRANSCRIBE/REUSED'].includes(key) || call.status === 'ANALYZING') stage = 'ANALYZE';
+  else stage = 'DECODE';
+  return { stage, percent, updatedAt: at };
+}
+
 export async function findCall(db: Q, userId: string, callId: string): Promise<Call | undefined> {
   return db.selectFrom('calls').selectAll().where('userId', '=', userId).where('id', '=', callId).executeTakeFirst();
 }

@@ -72,6 +72,7 @@ export function createCallProcessor(deps: Deps): CallJobHandler {
         : undefined;
       // A profile made by another embedding provider is not comparable; it is treated as absent.
       const voiceProfile = profile && profile.provider === deps.pipeline.embedder.provider ? deserializeEmbedding(profile.embedding) : null;
+      let lastPercent = -1;
       const speech = await transcribeCall(deps.pipeline, {
         callId: call.id,
         audioPath: audioFile.path,
@@ -85,6 +86,12 @@ export function createCallProcessor(deps: Deps): CallJobHandler {
           phoneNumber: call.phoneNumber,
           direction: call.direction === 'INCOMING' || call.direction === 'OUTGOING' ? call.direction : null,
           voiceEmbeddingEnabled: config.voice.enabled,
+        },
+        onProgress: async (stage, p) => {
+          const percent = Math.floor((100 * p.doneSeconds) / Math.max(1e-9, p.totalSeconds));
+          if (percent <= lastPercent) return;
+          lastPercent = percent;
+          await recordEvent(db, call.userId, call.id, 'TRANSCRIBE', 'PROGRESS', { percent, doneSeconds: Math.round(p.doneSeconds), totalSeconds: Math.round(p.totalSeconds) });
         },
         onStage: async (stage, info) => {
           if (stage === 'decoded') {
@@ -144,7 +151,19 @@ export function createCallProcessor(deps: Deps): CallJobHandler {
     const { analyzer } = deps.pipeline;
     await setStatus(call, 'ANALYZING');
     const fresh = (await findCall(db, call.userId, call.id)) ?? call;
-    const analysis = await time('analyze', () => analyzer.analyze(transcript, analysisContextOf(fresh, user), job.signal));
+    // Progress of an analysis in parts, written in order and finished before the result is stored.
+    let reports = Promise.resolve();
+    const onProgress = (p: { done: number; total: number }) => {
+      const percent = Math.floor((100 * p.done) / Math.max(1, p.total));
+      reports = reports.then(() => recordEvent(db, call.userId, call.id, 'ANALYZE', 'PROGRESS', { percent, parts: p.total - 1 })).catch(() => undefined);
+    };
+    const analysis = await time('analyze', async () => {
+      try {
+        return await analyzer.analyze(transcript, analysisContextOf(fresh, user), job.signal, onProgress);
+      } finally {
+        await reports;
+      }
+    });
     const checked = validateAnalysis(analysis);
     if (!checked.ok) throw new PipelineError('analysis_failed', `analysis failed validation: ${checked.errors.slice(0, 3).join('; ')}`);
 

@@ -2,7 +2,7 @@
 // the user's voice, resolve names, normalise. No database: the call job and the benchmarks share it.
 import { Value } from '@sinclair/typebox/value';
 import type { Pipeline } from './index.js';
-import { PipelineError, type DecodedAudio, type Diarization, type Recognition, type ResolutionContext } from './types.js';
+import { PipelineError, type DecodedAudio, type Diarization, type Recognition, type ResolutionContext, type StageProgress } from './types.js';
 import { decodeAudio } from './audio/decode.js';
 import { groupUtterances, resolveSpeakers } from './resolution/index.js';
 import { buildTranscript, utterancesOf } from './normalize.js';
@@ -22,6 +22,8 @@ export interface SpeechInput {
   signal?: AbortSignal;
   /** Called after each stage, e.g. to move the call's status and record an event. */
   onStage?: (stage: 'decoded' | 'transcribed' | 'diarized', info: Record<string, unknown>) => Promise<void>;
+  /** Called as recognition advances (recognisers that work in parts report after each part). */
+  onProgress?: (stage: 'transcribe', progress: StageProgress) => Promise<void>;
 }
 
 export interface SpeechResult {
@@ -51,7 +53,20 @@ export async function transcribeCall(pipeline: Pipeline, input: SpeechInput): Pr
   await input.onStage?.('decoded', { durationSeconds: Math.round(audio.durationSeconds), channels: audio.channels ? 2 : 1, ms: timings.decode });
   checkAbort(input.signal);
 
-  const recognition = await time('transcribe', () => pipeline.transcriber.transcribe({ wavPath: audio.wavPath, durationSeconds: audio.durationSeconds, signal: input.signal }));
+  // Progress reports are written one after another and finish before the stage's own event.
+  let reports = Promise.resolve();
+  const onProgress = input.onProgress
+    ? (p: StageProgress) => {
+        reports = reports.then(() => input.onProgress!('transcribe', p)).catch(() => undefined);
+      }
+    : undefined;
+  const recognition = await time('transcribe', async () => {
+    try {
+      return await pipeline.transcriber.transcribe({ wavPath: audio.wavPath, durationSeconds: audio.durationSeconds, signal: input.signal, onProgress });
+    } finally {
+      await reports;
+    }
+  });
   await input.onStage?.('transcribed', { words: recognition.words.length, provider: recognition.provider, ms: timings.transcribe });
   if (recognition.words.length === 0) throw new PipelineError('no_speech_detected', 'the recogniser found no speech');
   checkAbort(input.signal);

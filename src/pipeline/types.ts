@@ -15,8 +15,6 @@ export interface DecodedAudio {
   durationSeconds: number;
   /** 16 kHz mono 16-bit WAV file of `mono`, for recognisers that read files. */
   wavPath: string;
-  /** 16 kHz mono 16-bit WAV files of each channel when `channels` is set. */
-  channelWavPaths?: [string, string];
 }
 
 export interface RecognizedWord {
@@ -34,11 +32,25 @@ export interface Recognition {
   model: string;
 }
 
+/** Progress of a long stage: seconds of the call's audio done so far out of its duration. */
+export interface StageProgress {
+  doneSeconds: number;
+  totalSeconds: number;
+}
+
+export interface TranscribeInput {
+  wavPath: string;
+  durationSeconds: number;
+  signal?: AbortSignal;
+  /** Called as parts of the audio are recognised; recognisers that work in one piece may never call it. */
+  onProgress?: (progress: StageProgress) => void;
+}
+
 /** Speech recognition: a WAV file in, words with times out. */
 export interface Transcriber {
   readonly provider: string;
   readonly model: string;
-  transcribe(input: { wavPath: string; durationSeconds: number; signal?: AbortSignal }): Promise<Recognition>;
+  transcribe(input: TranscribeInput): Promise<Recognition>;
 }
 
 /** A word with the diarization speaker it was attributed to (`S0`, `S1`, ...). */
@@ -91,7 +103,8 @@ export interface ResolutionContext {
 export interface Analyzer {
   readonly provider: string;
   readonly model: string;
-  analyze(transcript: Transcript, context: AnalysisContext, signal?: AbortSignal): Promise<Analysis>;
+  /** `onProgress` is called by analyzers that work in parts, after each part. */
+  analyze(transcript: Transcript, context: AnalysisContext, signal?: AbortSignal, onProgress?: (p: { done: number; total: number }) => void): Promise<Analysis>;
 }
 
 /** A pipeline error with a stable reason stored as the call's errorReason. */

@@ -23,7 +23,7 @@ class ScriptedAnalyzer implements Analyzer {
     this.calls.set(context.title ?? '', n);
     if (context.title === 'flaky' && n === 1) throw new PipelineError('analysis_provider_error', 'provider answered 429', true);
     if (context.title === 'broken') throw new PipelineError('analysis_failed', 'model output failed validation twice');
-    return this.real.analyze(...args);
+    return this.real.analyze(args[0], args[1], args[2]);
   }
 }
 

@@ -19,9 +19,9 @@ let outage = false;
 const analyzer: Analyzer = {
   provider: real.provider,
   model: real.model,
-  async analyze(...args) {
+  async analyze(transcript, context, signal) {
     if (outage) throw new PipelineError('analysis_provider_error', 'scripted outage', true);
-    return real.analyze(...args);
+    return real.analyze(transcript, context, signal);
   },
 };
 

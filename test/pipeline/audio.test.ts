@@ -176,10 +176,10 @@ describe('decodeAudio', () => {
   it('keeps both channels of a two-party stereo recording', async () => {
     const truth = loadTruth(ID);
     const d = await decodeAudio(corpusFile(ID, 'stereo.wav'), path.join(tmp, 'stereo'), { timeoutMs: 30_000, maxSeconds: 600 });
-    assert.ok(d.channels && d.channelWavPaths);
+    assert.ok(d.channels);
     const [left, right] = d.channels;
     assert.equal(left.length, d.mono.length);
-    for (const p of d.channelWavPaths) assert.equal((await readWavMono(p)).samples.length, left.length);
+    assert.equal((await readWavMono(d.wavPath)).samples.length, left.length);
     // Speaker A is on the left: during A's first turn the left channel carries the energy.
     const turn = truth.turns.find((t) => t.speaker === 'A')!;
     const energy = (x: Float32Array) => {
@@ -197,7 +197,6 @@ describe('decodeAudio', () => {
     ffmpeg('-i', corpusFile(ID, 'mono16k.wav'), '-t', '8', '-ac', '2', '-b:a', '64k', dup);
     const d = await decodeAudio(dup, path.join(tmp, 'dup'), { timeoutMs: 30_000, maxSeconds: 600 });
     assert.equal(d.channels, undefined);
-    assert.equal(d.channelWavPaths, undefined);
     assert.ok(Math.abs(d.durationSeconds - 8) < 0.1);
 
     const oneSided = path.join(tmp, 'left-only.wav');

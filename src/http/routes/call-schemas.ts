@@ -1,6 +1,7 @@
 // Call schemas shared by the call routes and the routes that answer with a call detail.
 import { Type } from '@sinclair/typebox';
 import { DateTime, Nullable, Uuid } from '../schemas.js';
+import { PROGRESS_STAGES } from '../../domain/calls.js';
 
 export const CALL_STATUSES = ['QUEUED', 'PROCESSING', 'TRANSCRIBING', 'ANALYZING', 'COMPLETED', 'FAILED'] as const;
 export const CallStatusSchema = Type.Union(CALL_STATUSES.map((s) => Type.Literal(s)));
@@ -20,8 +21,18 @@ export const CallDetailSchema = Type.Object(
     summary: Type.Optional(Nullable(Type.String())),
     notes: Type.Optional(Nullable(Type.String())),
     serviceContactId: Type.Optional(Nullable(Uuid)),
+    progress: Type.Optional(
+      Type.Object(
+        {
+          stage: Type.Union(PROGRESS_STAGES.map((s) => Type.Literal(s)), { description: 'The stage running now.' }),
+          percent: Nullable(Type.Integer({ minimum: 0, maximum: 100, description: 'Share of the stage done; null for stages that do not report it. Recognition through an OpenAI-compatible provider reports the share of audio recognised; analysis in parts the share of parts analysed.' })),
+          updatedAt: DateTime,
+        },
+        { description: 'Progress of a call being processed (status PROCESSING, TRANSCRIBING or ANALYZING), for a progress bar; absent otherwise and in the answers of edits.' },
+      ),
+    ),
   },
-  { description: 'Call detail. Besides the specification\'s fields it returns summary, notes and serviceContactId, so an edit is visible in its response.' },
+  { description: 'Call detail. Besides the specification\'s fields it returns summary, notes and serviceContactId, so an edit is visible in its response, and, while the call is processed, progress.' },
 );
 
 export const CallListItemSchema = Type.Object({

@@ -5,7 +5,7 @@ import type { AppContext } from '../../context.js';
 import { errors } from '../../domain/errors.js';
 import { errorResponses, Uuid } from '../schemas.js';
 import { CallDetailSchema, CallIdParams, CallListItemSchema, CallStatusSchema } from './call-schemas.js';
-import { callDetailOf, callStatuses, decodeCursor, findCall, listCalls, updateCallFields } from '../../domain/calls.js';
+import { callDetailOf, callProgress, callStatuses, decodeCursor, findCall, listCalls, updateCallFields } from '../../domain/calls.js';
 import { deleteCallAndFiles } from '../../domain/call-deletion.js';
 import { Transcript } from '../../domain/transcript.js';
 import { getArtifact } from '../../store/repos/artifacts.js';
@@ -67,7 +67,8 @@ export default async function callRoutes(app: FastifyInstance, ctx: AppContext) 
     async (req) => {
       const call = await findCall(db, req.user.id, (req.params as { id: string }).id);
       if (!call) throw errors.callNotFound();
-      return callDetailOf(call);
+      const progress = await callProgress(db, req.user.id, call);
+      return progress ? { ...callDetailOf(call), progress } : callDetailOf(call);
     },
   );
 

@@ -160,6 +160,30 @@ export async function readWavMono(file: string): Promise<{ samples: Float32Array
   return { samples: at === frames ? samples : samples.subarray(0, at), sampleRate: info.sampleRate };
 }
 
+/**
+ * Samples of [startSeconds, endSeconds) of a PCM WAV file, channels averaged: a window of a long
+ * call read from disk, so a stage that needs only part of the call never holds all of it.
+ */
+export async function readWavWindow(file: string, startSeconds: number, endSeconds: number): Promise<{ samples: Float32Array; sampleRate: number }> {
+  const info = await readWavInfo(file);
+  const frameBytes = (info.bitsPerSample / 8) * info.channels;
+  const totalFrames = Math.floor(info.dataBytes / frameBytes);
+  const a = Math.min(totalFrames, Math.max(0, Math.floor(startSeconds * info.sampleRate)));
+  const b = Math.min(totalFrames, Math.max(a, Math.ceil(endSeconds * info.sampleRate)));
+  const samples = new Float32Array(b - a);
+  let at = 0;
+  const window: WavInfo = { ...info, dataOffset: info.dataOffset + a * frameBytes, dataBytes: (b - a) * frameBytes };
+  await streamWav(file, window, (chunk) => {
+    const c = info.channels;
+    for (let i = 0; i + c <= chunk.length; i += c) {
+      let s = 0;
+      for (let k = 0; k < c; k++) s += chunk[i + k];
+      samples[at++] = s / c;
+    }
+  });
+  return { samples: at === samples.length ? samples : samples.subarray(0, at), sampleRate: info.sampleRate };
+}
+
 function wavHeader16(dataBytes: number, sampleRate: number, channels = 1): Buffer {
   const h = Buffer.alloc(44);
   h.write('RIFF', 0, 'latin1');
@@ -199,7 +223,7 @@ export async function writeWav16(file: string, samples: Float32Array, sampleRate
   }
 }
 
-/** Decodes any supported upload to 16 kHz PCM in memory plus mono (and per-channel) WAV files in workDir. */
+/** Decodes any supported upload to 16 kHz PCM in memory plus a mono WAV file in workDir. */
 export async function decodeAudio(inputPath: string, workDir: string, opts: DecodeOptions): Promise<DecodedAudio> {
   const sr = PIPELINE_SAMPLE_RATE;
   await fsp.mkdir(workDir, { recursive: true });
@@ -274,11 +298,8 @@ export async function decodeAudio(inputPath: string, workDir: string, opts: Deco
   if (!(kind === 'same' && lr < 0)) for (let i = 0; i < frames; i++) mono[i] = (left[i] + right[i]) / 2;
   await writeWav16(wavPath, mono, sr);
   if (kind === 'same') return { sampleRate: sr, mono, durationSeconds, wavPath };
-
-  const channelWavPaths: [string, string] = [path.join(workDir, 'channel0-16k.wav'), path.join(workDir, 'channel1-16k.wav')];
-  await writeWav16(channelWavPaths[0], left, sr);
-  await writeWav16(channelWavPaths[1], right, sr);
-  return { sampleRate: sr, mono, channels: [left, right], durationSeconds, wavPath, channelWavPaths };
+  // No per-channel WAV files: no stage reads them, and for a long call they were hundreds of MB written for nothing.
+  return { sampleRate: sr, mono, channels: [left, right], durationSeconds, wavPath };
 }
 
 /** Whether two channels carry two different signals, or which single one carries the audio. */

@@ -22,12 +22,16 @@ function spanEnergy(x: Float32Array, sampleRate: number, start: number, end: num
  * Call legs recorded apart give nearly 1 (the far end leaks in, if at all, 20 dB or more down);
  * a stereo microphone recording of a room has both voices on both channels and gives little.
  */
-export async function legSeparation(channels: [Float32Array, Float32Array], sampleRate: number, dominanceDb = 10): Promise<number> {
+export async function legSeparation(channels: [Float32Array, Float32Array], sampleRate: number, dominanceDb = 10, mixed?: Float32Array): Promise<number> {
   const opts = { frameSeconds: FRAME, hopSeconds: HOP };
   const e0 = frameEnergy(channels[0], sampleRate, opts);
   const e1 = frameEnergy(channels[1], sampleRate, opts);
-  const mix = new Float32Array(channels[0].length);
-  for (let i = 0; i < mix.length; i++) mix[i] = 0.5 * (channels[0][i] + channels[1][i]);
+  // The decoder's mono mix is this average already; reusing it saves a whole-call array (230 MB per hour of audio).
+  let mix = mixed;
+  if (!mix || mix.length !== channels[0].length) {
+    mix = new Float32Array(channels[0].length);
+    for (let i = 0; i < mix.length; i++) mix[i] = 0.5 * (channels[0][i] + channels[1][i]);
+  }
   let speech = 0;
   let dominated = 0;
   for (const r of await detectSpeech(mix, sampleRate)) {

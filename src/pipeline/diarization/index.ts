@@ -33,7 +33,7 @@ class AutoDiarizer implements Diarizer {
   }
 
   async diarize(audio: DecodedAudio, words: RecognizedWord[]): Promise<Diarization> {
-    if (audio.channels && (await legSeparation(audio.channels, audio.sampleRate)) >= this.minLegSeparation) {
+    if (audio.channels && (await legSeparation(audio.channels, audio.sampleRate, 10, audio.mono)) >= this.minLegSeparation) {
       return this.channel.diarize(audio, words);
     }
     return this.mono.diarize(audio, words);

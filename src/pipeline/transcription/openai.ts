@@ -1,9 +1,16 @@
 // Adapter for any server speaking OpenAI's audio transcription protocol (OpenAI, Groq, speaches,
 // LocalAI, ...). Only the common subset is relied on: verbose_json with word timestamps where the
 // server has them, segment timestamps otherwise, plain text as a last resort.
+//
+// Calls are sent compressed (FLAC by default) and, when longer than one request may carry, in
+// parts cut at pauses (chunks.ts) that run a few at a time, each with its own retries.
 import { openAsBlob } from 'node:fs';
+import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { PipelineError, type Recognition, type RecognizedWord, type Transcriber } from '../types.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { PipelineError, type Recognition, type RecognizedWord, type Transcriber, type TranscribeInput } from '../types.js';
+import { formatClock } from '../../domain/transcript.js';
+import { CHUNK_FORMATS, encodeChunk, mapBounded, mergeChunkWords, planChunks, type CallChunk, type ChunkAudioFormat } from './chunks.js';
 
 export interface OpenAiTranscriptionConfig {
   /** Server root, e.g. `https://api.openai.com` or `http://localhost:8000`; a trailing `/v1` is tolerated. */
@@ -16,7 +23,33 @@ export interface OpenAiTranscriptionConfig {
   language?: string;
   /** Label reported as the transcription provider (default `openai-compatible`). */
   providerName?: string;
+  /** Encoding of the audio sent (default `flac`: lossless, about half the size of WAV). */
+  audioFormat?: ChunkAudioFormat;
+  /** Largest file per request in bytes (default 24 000 000, under the 25 MB of OpenAI and Groq). */
+  maxRequestBytes?: number;
+  /** Longest audio per request in seconds (default 600); longer calls go in parts. */
+  maxChunkSeconds?: number;
+  /** Audio of the neighbouring part sent on each side of a cut, in seconds (default 1). */
+  chunkOverlapSeconds?: number;
+  /** Parts in flight at once (default 3). */
+  concurrency?: number;
+  /** Further attempts of a part after a transient failure (default 3). */
+  chunkRetries?: number;
+  /** First retry delay in ms, doubled per attempt (default 1000). */
+  retryDelayMs?: number;
+  /** ffmpeg binary for encoding (default `ffmpeg` from PATH). */
+  ffmpegPath?: string;
 }
+
+export const OPENAI_TRANSCRIPTION_DEFAULTS = {
+  audioFormat: 'flac' as ChunkAudioFormat,
+  maxRequestBytes: 24_000_000,
+  maxChunkSeconds: 600,
+  chunkOverlapSeconds: 1,
+  concurrency: 3,
+  chunkRetries: 3,
+  retryDelayMs: 1000,
+};
 
 /** Bodies beyond this are refused rather than buffered: a transcript of hours is far smaller. */
 const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
@@ -152,10 +185,84 @@ export class OpenAiTranscriber implements Transcriber {
     this.url = transcriptionUrl(cfg.baseUrl);
   }
 
-  async transcribe(input: { wavPath: string; durationSeconds: number; signal?: AbortSignal }): Promise<Recognition> {
+  async transcribe(input: TranscribeInput): Promise<Recognition> {
+    const d = OPENAI_TRANSCRIPTION_DEFAULTS;
+    const format = this.cfg.audioFormat ?? d.audioFormat;
+    const maxBytes = this.cfg.maxRequestBytes ?? d.maxRequestBytes;
+    // A part never exceeds what the format can produce within the byte limit (5 % for headers).
+    const bySize = Math.floor((0.95 * maxBytes) / CHUNK_FORMATS[format].maxBytesPerSecond);
+    const maxChunkSeconds = Math.min(this.cfg.maxChunkSeconds ?? d.maxChunkSeconds, bySize);
+    const overlap = Math.min(this.cfg.chunkOverlapSeconds ?? d.chunkOverlapSeconds, maxChunkSeconds / 8);
+    const chunks = await planChunks(input.wavPath, input.durationSeconds, { maxChunkSeconds, overlapSeconds: overlap });
+    const dir = await fsp.mkdtemp(path.join(path.dirname(input.wavPath), 'parts-'));
+    // One part failing for good stops the others: their answers could no longer be used.
+    const stop = new AbortController();
+    const signal = input.signal ? AbortSignal.any([input.signal, stop.signal]) : stop.signal;
+    let done = 0;
+    try {
+      const results = await mapBounded(chunks, Math.max(1, this.cfg.concurrency ?? d.concurrency), async (chunk) => {
+        try {
+          const r = await this.transcribeChunk(input.wavPath, chunk, chunks.length, dir, format, maxBytes, signal);
+          done += chunk.end - chunk.start;
+          input.onProgress?.({ doneSeconds: Math.min(done, input.durationSeconds), totalSeconds: input.durationSeconds });
+          return r;
+        } catch (err) {
+          stop.abort();
+          throw err;
+        }
+      });
+      const words = mergeChunkWords(chunks, results.map((r) => r.words));
+      const language = this.cfg.language ?? mostCommon(results.map((r) => r.language)) ?? 'en';
+      return { words, language, provider: this.provider, model: this.model };
+    } finally {
+      await fsp.rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  /** One part: encode, send, retry transient failures with backoff; the final error names the part. */
+  private async transcribeChunk(
+    wavPath: string,
+    chunk: CallChunk,
+    count: number,
+    dir: string,
+    format: ChunkAudioFormat,
+    maxBytes: number,
+    signal: AbortSignal,
+  ): Promise<{ words: RecognizedWord[]; language: string | null }> {
+    const f = CHUNK_FORMATS[format];
+    const file = path.join(dir, `part-${String(chunk.index).padStart(3, '0')}.${f.extension}`);
+    const size = await encodeChunk(wavPath, chunk, file, format, { timeoutMs: 5 * 60_000, signal, ffmpegPath: this.cfg.ffmpegPath });
+    const which = count > 1 ? ` part ${chunk.index + 1} of ${count} (${formatClock(chunk.start)}-${formatClock(chunk.end)})` : '';
+    if (size > maxBytes) throw new PipelineError('transcription_failed', `audio${which} encodes to more than the request limit of ${maxBytes} bytes`);
+    const retries = Math.max(0, this.cfg.chunkRetries ?? OPENAI_TRANSCRIPTION_DEFAULTS.chunkRetries);
+    const baseDelay = this.cfg.retryDelayMs ?? OPENAI_TRANSCRIPTION_DEFAULTS.retryDelayMs;
+    try {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await this.request(file, f.mime, chunk.sendEnd - chunk.sendStart, signal);
+        } catch (err) {
+          const pe = err instanceof PipelineError ? err : new PipelineError('transcription_provider_error', 'transcription provider: unexpected error', true);
+          if (signal.aborted) throw pe;
+          if (!pe.retryable || attempt >= retries) {
+            // After its own retries a part has had its chances: the call fails rather than being redone whole.
+            const detail = pe.message.replace(/^transcription provider: /, '');
+            const tries = attempt + 1;
+            throw new PipelineError(pe.reason, `transcription provider:${which} ${tries > 1 ? `failed after ${tries} attempts: ` : ''}${detail}`, pe.retryable && retries === 0);
+          }
+          await sleep(baseDelay * 2 ** attempt * (0.75 + Math.random() * 0.5), undefined, { signal }).catch(() => undefined);
+          if (signal.aborted) throw pe;
+        }
+      }
+    } finally {
+      await fsp.rm(file, { force: true });
+    }
+  }
+
+  /** One HTTP request with one audio file. */
+  private async request(file: string, mime: string, durationSeconds: number, outer: AbortSignal): Promise<{ words: RecognizedWord[]; language: string | null }> {
     const form = new FormData();
-    const blob = await openAsBlob(input.wavPath, { type: 'audio/wav' });
-    form.append('file', blob, path.basename(input.wavPath));
+    const blob = await openAsBlob(file, { type: mime });
+    form.append('file', blob, path.basename(file));
     form.append('model', this.cfg.model);
     form.append('response_format', 'verbose_json');
     form.append('timestamp_granularities[]', 'word');
@@ -167,7 +274,7 @@ export class OpenAiTranscriber implements Transcriber {
 
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(), this.cfg.timeoutMs);
-    const signal = input.signal ? AbortSignal.any([input.signal, timeout.signal]) : timeout.signal;
+    const signal = AbortSignal.any([outer, timeout.signal]);
     const fail = (msg: string, retryable: boolean) => new PipelineError('transcription_provider_error', `transcription provider: ${msg}`, retryable);
 
     try {
@@ -176,7 +283,7 @@ export class OpenAiTranscriber implements Transcriber {
         res = await fetch(this.url, { method: 'POST', body: form, headers, signal });
       } catch {
         if (timeout.signal.aborted) throw fail(`no answer within ${this.cfg.timeoutMs} ms`, true);
-        if (input.signal?.aborted) throw fail('request aborted', true);
+        if (outer.aborted) throw fail('request aborted', true);
         // The cause can quote the URL; the host is configuration, but keep messages uniform.
         throw fail('network error', true);
       }
@@ -200,12 +307,12 @@ export class OpenAiTranscriber implements Transcriber {
       }
       let words: RecognizedWord[];
       try {
-        words = wordsFromVerboseJson(body, input.durationSeconds);
+        words = wordsFromVerboseJson(body, durationSeconds);
       } catch (err) {
         throw fail(`malformed response (${(err as Error).message})`, false);
       }
-      const language = this.cfg.language ?? languageCode((body as { language?: unknown }).language, 'en');
-      return { words, language, provider: this.provider, model: this.model };
+      const lang = (body as { language?: unknown }).language;
+      return { words, language: typeof lang === 'string' && lang.trim() ? languageCode(lang, 'en') : null };
     } finally {
       clearTimeout(timer);
     }
@@ -221,4 +328,12 @@ function errorCode(text: string): string {
   } catch {
     return '';
   }
+}
+
+function mostCommon(values: Array<string | null>): string | null {
+  const counts = new Map<string, number>();
+  for (const v of values) if (v) counts.set(v, (counts.get(v) ?? 0) + 1);
+  let best: string | null = null;
+  for (const [v, n] of counts) if (best === null || n > counts.get(best)!) best = v;
+  return best;
 }
