@@ -25,6 +25,7 @@ import contactRoutes from './routes/contacts.js';
 import analyticsRoutes from './routes/analytics.js';
 import analysisRoutes from './routes/analysis.js';
 import voiceProfileRoutes from './routes/voice-profile.js';
+import searchRoutes from './routes/search.js';
 
 const MULTIPART_BODIES: Record<string, object> = {
   '/api/calls/analyze': Type.Object({
@@ -107,7 +108,7 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   });
   registerIdempotency(app, ctx);
 
-  const routes = [healthRoutes, userRoutes, planAndFlagRoutes, callRoutes, uploadRoutes, actionItemRoutes, contactRoutes, analyticsRoutes, analysisRoutes, voiceProfileRoutes];
+  const routes = [healthRoutes, userRoutes, planAndFlagRoutes, callRoutes, uploadRoutes, actionItemRoutes, contactRoutes, analyticsRoutes, analysisRoutes, voiceProfileRoutes, searchRoutes];
   for (const r of routes) await app.register(async (scope) => r(scope, ctx));
   await app.register(async (scope) => adminRoutes(scope, ctx));
 

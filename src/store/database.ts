@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { EmbeddedPostgres } from './embedded-postgres.js';
 import * as m001 from './migrations/001_initial.js';
+import * as m002 from './migrations/002_search.js';
 import type { Database } from './schema.js';
 
 // pg returns int8 and numeric as strings; every count here fits in a double.
@@ -17,6 +18,7 @@ export type Db = Kysely<Database>;
 
 const migrations: Record<string, Migration> = {
   '001_initial': m001,
+  '002_search': m002,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

@@ -1,0 +1,143 @@
+// Full-text search over one user's calls. The index (call_search, migration 002_search) is kept
+// current by triggers; this module only reads it.
+//
+// Ranking is ts_rank_cd over the weighted document (title and contact name above summaries and
+// action items, above notes, above transcript text), then newest call first. Pages are addressed by
+// an opaque offset cursor: a rank is a float, so keyset pagination on it is not stable, and search
+// result sets are small enough for OFFSET.
+import { sql } from 'kysely';
+import type { Db } from '../store/database.js';
+import { effectiveTitle } from './calls.js';
+import type { CallStatus } from '../store/schema.js';
+
+export const SEARCH_MAX_LIMIT = 50;
+export const SEARCH_DEFAULT_LIMIT = 20;
+/** Matching segments listed per hit; matchingSegmentCount tells how many there are in all. */
+export const SEARCH_MAX_SEGMENTS_PER_HIT = 20;
+/** ts_headline markers around matched words. */
+export const HIGHLIGHT_START = '<mark>';
+export const HIGHLIGHT_STOP = '</mark>';
+
+export interface SearchSegment {
+  segmentId: string;
+  startSeconds: number;
+  endSeconds: number;
+  speakerId: string | null;
+  speakerDisplayName: string | null;
+  role: string | null;
+}
+
+export interface SearchHit {
+  callId: string;
+  title: string | null;
+  contactName: string | null;
+  status: CallStatus;
+  createdAt: string;
+  durationSeconds: number | null;
+  rank: number;
+  snippet: string;
+  matchingSegmentCount: number;
+  segments: SearchSegment[];
+}
+
+/** The cursor names the offset of the next page and the query it belongs to. */
+export function encodeSearchCursor(offset: number, q: string): string {
+  return Buffer.from(JSON.stringify({ o: offset, q: queryTag(q) })).toString('base64url');
+}
+
+export function decodeSearchCursor(cursor: string, q: string): number | null {
+  try {
+    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { o?: unknown; q?: unknown };
+    if (typeof v.o !== 'number' || !Number.isInteger(v.o) || v.o < 0 || v.o > 100_000 || v.q !== queryTag(q)) return null;
+    return v.o;
+  } catch {
+    return null;
+  }
+}
+
+// A short, non-reversible tag of the query (the cursor must not carry the query text itself).
+function queryTag(q: string): string {
+  let h = 0x811c9dc5;
+  for (const ch of q.trim()) {
+    h ^= ch.codePointAt(0)!;
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h.toString(36);
+}
+
+export async function searchCalls(db: Db, userId: string, opts: { q: string; limit: number; offset: number }): Promise<{ items: SearchHit[]; nextOffset: number | null }> {
+  const headlineOptions = `MaxFragments=2, MaxWords=18, MinWords=6, ShortWord=2, FragmentDelimiter=" … ", StartSel=${HIGHLIGHT_START}, StopSel=${HIGHLIGHT_STOP}`;
+  // The page is chosen first; snippets and segment matches are computed for its rows only.
+  const rows = await sql<{
+    id: string;
+    title: string | null;
+    uploadTitle: string | null;
+    suggestedTitle: string | null;
+    contactName: string | null;
+    status: CallStatus;
+    createdAt: Date;
+    durationSeconds: number | null;
+    rank: number;
+    snippet: string;
+    matchingSegmentCount: number;
+    segments: SearchSegment[];
+  }>`
+    WITH q AS (SELECT websearch_to_tsquery('english', ${opts.q}) AS query),
+    page AS (
+      SELECT s.call_id, s.content, ts_rank_cd(s.document, q.query) AS rank, c.created_at
+      FROM call_search s
+      JOIN calls c ON c.id = s.call_id AND c.user_id = s.user_id
+      CROSS JOIN q
+      WHERE s.user_id = ${userId} AND s.document @@ q.query
+      ORDER BY rank DESC, c.created_at DESC, c.id DESC
+      LIMIT ${opts.limit + 1} OFFSET ${opts.offset}
+    )
+    SELECT c.id, c.title, c.upload_title AS "uploadTitle", c.suggested_title AS "suggestedTitle", c.contact_name AS "contactName",
+           c.status, c.created_at AS "createdAt", c.duration_seconds AS "durationSeconds",
+           page.rank::float8 AS rank,
+           ts_headline('english', page.content, q.query, ${headlineOptions}) AS snippet,
+           coalesce(m.n, 0)::int AS "matchingSegmentCount",
+           coalesce(m.segments, '[]'::jsonb) AS segments
+    FROM page
+    JOIN calls c ON c.id = page.call_id AND c.user_id = ${userId}
+    CROSS JOIN q
+    LEFT JOIN LATERAL (
+      SELECT count(*) AS n,
+             jsonb_agg(jsonb_build_object(
+               'segmentId', x.seg ->> 'id',
+               'startSeconds', (x.seg ->> 'startSeconds')::float8,
+               'endSeconds', (x.seg ->> 'endSeconds')::float8,
+               'speakerId', x.seg ->> 'speakerId',
+               'speakerDisplayName', x.seg ->> 'speakerDisplayName',
+               'role', x.seg ->> 'role'
+             ) ORDER BY x.ord) FILTER (WHERE x.ord_match <= ${SEARCH_MAX_SEGMENTS_PER_HIT}) AS segments
+      FROM (
+        SELECT e.seg, e.ord, row_number() OVER (ORDER BY e.ord) AS ord_match
+        FROM call_artifacts a
+        CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(a.body -> 'segments') = 'array' THEN a.body -> 'segments' ELSE '[]'::jsonb END)
+          WITH ORDINALITY AS e(seg, ord)
+        WHERE a.call_id = page.call_id AND a.user_id = ${userId} AND a.kind = 'transcript'
+          AND jsonb_typeof(e.seg -> 'text') = 'string'
+          AND to_tsvector('english', e.seg ->> 'text') @@ q.query
+      ) x
+    ) m ON true
+    ORDER BY page.rank DESC, page.created_at DESC, c.id DESC
+  `.execute(db);
+
+  const page = rows.rows.slice(0, opts.limit);
+  return {
+    items: page.map((r) => ({
+      callId: r.id,
+      title: effectiveTitle(r),
+      contactName: r.contactName,
+      status: r.status,
+      createdAt: r.createdAt.toISOString(),
+      durationSeconds: r.durationSeconds,
+      rank: r.rank,
+      snippet: r.snippet,
+      matchingSegmentCount: r.matchingSegmentCount,
+      segments: r.segments,
+    })),
+    nextOffset: rows.rows.length > opts.limit ? opts.offset + opts.limit : null,
+  };
+}
