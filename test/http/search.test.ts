@@ -120,6 +120,22 @@ for (const mode of await dbModes()) {
       assert.equal(other.body.error.code, 'validation_failed');
     });
 
+    test('the OpenAPI document describes search, transcript export and conversation metrics', async () => {
+      const doc = (await t.request('GET', '/openapi.json')).body;
+      const search = doc.paths['/api/calls/search'].get;
+      assert.deepEqual(search.parameters.filter((p: { in: string }) => p.in === 'query').map((p: { name: string }) => p.name).sort(), ['cursor', 'limit', 'q']);
+      assert.ok(search.responses['200'].content['application/json'].schema.properties.items);
+      assert.ok(search.responses['400']);
+      const transcript = doc.paths['/api/calls/{id}/transcript'].get;
+      assert.ok(transcript.parameters.some((p: { in: string; name: string }) => p.in === 'query' && p.name === 'format'));
+      assert.deepEqual(Object.keys(transcript.responses['200'].content).sort(), ['application/json', 'application/x-subrip', 'text/plain', 'text/vtt']);
+      const analysis = JSON.stringify(doc.paths['/api/calls/{id}/analysis'].get.responses['200']);
+      assert.match(analysis, /conversationMetrics/);
+      assert.match(analysis, /wordsPerMinute/);
+      assert.ok(doc.paths['/api/analytics/vibe'].get.responses['200'].content['application/json'].schema.properties.conversationMetrics);
+      for (const section of ['## Search', '## Conversation metrics', 'format=vtt|srt|txt']) assert.ok(doc.info.description.includes(section), section);
+    });
+
     test('validation: q required and not blank, limit within 1..50, cursor well-formed; stop words alone match nothing', async () => {
       for (const p of ['/api/calls/search', '/api/calls/search?q=', '/api/calls/search?q=%20%20', '/api/calls/search?q=x&limit=0', '/api/calls/search?q=x&limit=51', '/api/calls/search?q=x&cursor=nonsense', `/api/calls/search?q=${'a'.repeat(501)}`]) {
         const r = await t.request('GET', p, { token: tokenA });
