@@ -53,9 +53,17 @@ const MULTIPART_BODIES: Record<string, object> = {
 /** Request headers and fields that must never reach the logs. */
 const REDACT = ['req.headers.authorization', 'req.headers["x-service-api-key"]', 'req.headers.cookie'];
 
+/**
+ * Fastify's request log line without the query string: queries carry personal data (search terms
+ * of GET /api/calls/search, the admin user search by email).
+ */
+function requestForLog(req: { method?: string; url?: string; host?: string; ip?: string; socket?: { remotePort?: number } }) {
+  return { method: req.method, url: req.url?.split('?')[0], host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort };
+}
+
 export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   const app = Fastify({
-    loggerInstance: ctx.log.child({ component: 'http' }, { redact: REDACT }),
+    loggerInstance: ctx.log.child({ component: 'http' }, { redact: REDACT, serializers: { req: requestForLog } }),
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : crypto.randomUUID();

@@ -2,6 +2,7 @@
 // index following every write path in the same transaction, ownership, validation and paging.
 // test/e2e/search.test.ts searches calls processed by the real pipeline.
 import { after, before, describe, test } from 'node:test';
+import pino from 'pino';
 import assert from 'node:assert/strict';
 import { dbModes, startTestService, TestIdp, type TestService } from '../support/service.js';
 import { insertCall, seedCompletedCall, userIdOf } from '../fixtures/seed.js';
@@ -152,3 +153,23 @@ for (const mode of await dbModes()) {
     });
   });
 }
+
+describe('search terms stay out of the logs', () => {
+  test('the request log line carries the path without the query string', async () => {
+    const lines: string[] = [];
+    const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+    const idp = await TestIdp.start();
+    const t = await startTestService({ env: idp.env(), log });
+    try {
+      const token = await idp.token({ sub: 'search-log' });
+      const r = await t.request('GET', '/api/calls/search?q=Marigold%20Ostrowski', { token });
+      assert.equal(r.status, 200);
+      const logged = lines.join('\n');
+      assert.match(logged, /"url":"\/api\/calls\/search"/);
+      assert.doesNotMatch(logged, /Marigold|Ostrowski/);
+    } finally {
+      await t.stop();
+      await idp.stop();
+    }
+  });
+});
