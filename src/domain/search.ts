@@ -105,8 +105,8 @@ export async function searchCalls(db: Db, userId: string, opts: { q: string; lim
       SELECT count(*) AS n,
              jsonb_agg(jsonb_build_object(
                'segmentId', x.seg ->> 'id',
-               'startSeconds', (x.seg ->> 'startSeconds')::float8,
-               'endSeconds', (x.seg ->> 'endSeconds')::float8,
+               'startSeconds', CASE WHEN jsonb_typeof(x.seg -> 'startSeconds') = 'number' THEN x.seg -> 'startSeconds' ELSE '0'::jsonb END,
+               'endSeconds', CASE WHEN jsonb_typeof(x.seg -> 'endSeconds') = 'number' THEN x.seg -> 'endSeconds' ELSE '0'::jsonb END,
                'speakerId', x.seg ->> 'speakerId',
                'speakerDisplayName', x.seg ->> 'speakerDisplayName',
                'role', x.seg ->> 'role'

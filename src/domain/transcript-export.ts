@@ -67,6 +67,23 @@ export function toPlainText(segments: Segment[]): string {
   return text === '' ? '' : `${text}\n`;
 }
 
+/** Segments of a stored transcript read defensively: a field of the wrong type must not make a 500. */
+export function exportableSegments(stored: unknown): Segment[] {
+  const list = (stored as { segments?: unknown } | null)?.segments;
+  if (!Array.isArray(list)) return [];
+  const str = (v: unknown) => (typeof v === 'string' ? v : '');
+  const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+  return list
+    .filter((s): s is Record<string, unknown> => typeof s === 'object' && s !== null)
+    .map((s, i) => ({
+      id: str(s.id) || `seg_${String(i + 1).padStart(4, '0')}`,
+      startSeconds: num(s.startSeconds),
+      endSeconds: num(s.endSeconds),
+      speakerDisplayName: str(s.speakerDisplayName) || str(s.speakerLabel) || str(s.speaker),
+      text: str(s.text),
+    }));
+}
+
 export function exportTranscript(format: Exclude<ExportFormat, 'json'>, segments: Segment[]): string {
   if (format === 'vtt') return toWebVtt(segments);
   if (format === 'srt') return toSrt(segments);

@@ -11,7 +11,7 @@ import contentDisposition from 'content-disposition';
 import webvtt from 'webvtt-parser';
 import { dbModes, startTestService, TestIdp, type TestService } from '../support/service.js';
 import { insertArtifact, insertCall, seedCompletedCall, transcriptFor, userIdOf } from '../fixtures/seed.js';
-import { toSrt, toWebVtt } from '../../src/domain/transcript-export.js';
+import { exportableSegments, toSrt, toWebVtt } from '../../src/domain/transcript-export.js';
 
 interface VttCue { id: string; startTime: number; endTime: number; text: string; tree: { children: Array<{ type: string; name?: string; value?: string; children?: Array<{ type: string; value: string }> }> } }
 // The parser's default entity table is a partial one; its full HTML table gives spec behaviour.
@@ -162,6 +162,16 @@ for (const mode of await dbModes()) {
     });
   });
 }
+
+test('a stored transcript of another shape exports what it can instead of failing', () => {
+  const segments = exportableSegments({ segments: [{ id: 'seg_0001', startSeconds: 1, endSeconds: 2, speaker: 'Ann', text: 'Hi.' }, null, { text: 42, startSeconds: 'x' }] });
+  assert.deepEqual(segments, [
+    { id: 'seg_0001', startSeconds: 1, endSeconds: 2, speakerDisplayName: 'Ann', text: 'Hi.' },
+    { id: 'seg_0002', startSeconds: 0, endSeconds: 0, speakerDisplayName: '', text: '' },
+  ]);
+  assert.equal(toSrt(segments), '1\n00:00:01,000 --> 00:00:02,000\nAnn: Hi.\n');
+  assert.deepEqual(exportableSegments({}), []);
+});
 
 test('an empty transcript exports as an empty but valid file', () => {
   assert.deepEqual(parseVtt(toWebVtt([])).errors, []);

@@ -7,8 +7,8 @@ import { errorResponses, Uuid } from '../schemas.js';
 import { CallDetailSchema, CallIdParams, CallListItemSchema, CallStatusSchema } from './call-schemas.js';
 import contentDisposition from 'content-disposition';
 import { callDetailOf, callStatuses, decodeCursor, deleteCallRow, effectiveTitle, findCall, listCalls, updateCallFields } from '../../domain/calls.js';
-import { Transcript, type Transcript as TranscriptValue } from '../../domain/transcript.js';
-import { EXPORT_CONTENT_TYPES, EXPORT_FORMATS, asciiFileName, exportFileName, exportTranscript, type ExportFormat } from '../../domain/transcript-export.js';
+import { Transcript } from '../../domain/transcript.js';
+import { EXPORT_CONTENT_TYPES, EXPORT_FORMATS, asciiFileName, exportFileName, exportTranscript, exportableSegments, type ExportFormat } from '../../domain/transcript-export.js';
 import { getArtifact } from '../../store/repos/artifacts.js';
 import type { CallStatus } from '../../store/schema.js';
 
@@ -140,7 +140,7 @@ export default async function callRoutes(app: FastifyInstance, ctx: AppContext) 
       const call = await findCall(db, req.user.id, (req.params as { id: string }).id);
       if (!call) throw errors.callNotFound();
       if (call.status !== 'COMPLETED') throw errors.callNotCompleted(call.status);
-      const transcript = await getArtifact<TranscriptValue>(db, req.user.id, call.id, 'transcript');
+      const transcript = await getArtifact(db, req.user.id, call.id, 'transcript');
       if (!transcript) throw errors.callNotFound();
       const format = (req.query as { format?: ExportFormat }).format ?? 'json';
       if (format === 'json') return transcript;
@@ -148,7 +148,7 @@ export default async function callRoutes(app: FastifyInstance, ctx: AppContext) 
       return reply
         .header('content-type', EXPORT_CONTENT_TYPES[format])
         .header('content-disposition', contentDisposition.create(fileName, { fallback: asciiFileName(fileName) }))
-        .send(exportTranscript(format, Array.isArray(transcript.segments) ? transcript.segments : []));
+        .send(exportTranscript(format, exportableSegments(transcript)));
     },
   );
 
