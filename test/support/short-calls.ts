@@ -14,6 +14,8 @@ export interface ShortCall {
 }
 
 const SR = 16000;
+/** Silence before the first and after the last turn. */
+const EDGE_SECONDS = 0.3;
 const cacheDir = path.join(projectRoot, '.cache/short-calls');
 const sox = (args: string[]) => execFileSync('sox', ['-R', '-D', '-V1', ...args], { timeout: 30_000, stdio: ['ignore', 'ignore', 'inherit'] });
 
@@ -22,18 +24,21 @@ const sox = (args: string[]) => execFileSync('sox', ['-R', '-D', '-V1', ...args]
  * segment-splitting pause, so each turn is its own segment) and returns the WAV path (cached).
  */
 export function renderShortCall(turns: ShortTurn[], pauseSeconds = 1.6): ShortCall {
-  const key = crypto.createHash('sha256').update(JSON.stringify({ v: 1, turns, pauseSeconds })).digest('hex').slice(0, 16);
+  const key = crypto.createHash('sha256').update(JSON.stringify({ v: 2, turns, pauseSeconds, edge: EDGE_SECONDS })).digest('hex').slice(0, 16);
   const out = path.join(cacheDir, `${key}.wav`);
   const timesFile = path.join(cacheDir, `${key}.json`);
   if (fs.existsSync(out) && fs.existsSync(timesFile)) return { wavPath: out, turns: JSON.parse(fs.readFileSync(timesFile, 'utf8')) };
   fs.mkdirSync(cacheDir, { recursive: true });
   const tmp = fs.mkdtempSync(path.join(cacheDir, '.tmp-'));
   try {
+    const silence = (file: string, seconds: number) => sox(['-r', String(SR), '-c', '1', '-n', '-b', '16', '-e', 'signed-integer', file, 'trim', '0', String(seconds)]);
     const pause = path.join(tmp, 'pause.wav');
-    sox(['-r', String(SR), '-c', '1', '-n', '-b', '16', '-e', 'signed-integer', pause, 'trim', '0', String(pauseSeconds)]);
-    const parts: string[] = [pause];
+    const edge = path.join(tmp, 'edge.wav');
+    silence(pause, pauseSeconds);
+    silence(edge, EDGE_SECONDS);
+    const parts: string[] = [edge];
     const times: ShortCall['turns'] = [];
-    let samples = Math.round(pauseSeconds * SR);
+    let samples = Math.round(EDGE_SECONDS * SR);
     turns.forEach((t, i) => {
       const text = path.join(tmp, `t${i}.txt`);
       fs.writeFileSync(text, t.text);
@@ -45,7 +50,7 @@ export function renderShortCall(turns: ShortTurn[], pauseSeconds = 1.6): ShortCa
       const n = Number(execFileSync('soxi', ['-s', clean], { timeout: 10_000 }).toString().trim());
       times.push({ startSeconds: samples / SR, endSeconds: (samples + n) / SR });
       samples += n + Math.round(pauseSeconds * SR);
-      parts.push(clean, pause);
+      parts.push(clean, i < turns.length - 1 ? pause : edge);
     });
     const partial = path.join(tmp, 'call.wav');
     sox([...parts, partial]);
