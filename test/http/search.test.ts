@@ -87,6 +87,33 @@ for (const mode of await dbModes()) {
       assert.equal(rows.length, 0);
     });
 
+    test('a completion-like transaction and a concurrent action item edit of the same call both commit; the index shows the final state', async () => {
+      const callId = await seedCompletedCall(t, userA, { title: 'Concurrency check' });
+      const db = t.service.ctx.database.db;
+      const [item] = await db.selectFrom('actionItems').select('id').where('callId', '=', callId).where('userId', '=', userA).limit(1).execute();
+      let touched!: () => void;
+      const aTouched = new Promise<void>((r) => (touched = r));
+      const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+      // A: rewrites an artifact, then deletes the call's action items (as the completion step does).
+      const a = db.transaction().execute(async (trx) => {
+        await trx.updateTable('callArtifacts').set({ schemaVersion: 3 }).where('callId', '=', callId).where('kind', '=', 'analysis').execute();
+        touched();
+        await sleep(300); // B has locked its item by now
+        await trx.deleteFrom('actionItems').where('callId', '=', callId).where('userId', '=', userA).execute();
+      });
+      // B: edits one of those items and holds its lock for a moment.
+      const b = db.transaction().execute(async (trx) => {
+        await aTouched;
+        await trx.updateTable('actionItems').set({ title: 'Feed the kiwi' }).where('id', '=', item.id).execute();
+        await sleep(600);
+      });
+      const results = await Promise.allSettled([a, b]);
+      assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'fulfilled'], JSON.stringify(results.map((r) => (r.status === 'rejected' ? String(r.reason) : 'ok'))));
+      // A committed last: its deletion removed the edited item, and the index says so.
+      assert.deepEqual((await search('kiwi')).body.items, []);
+      assert.deepEqual((await search('"concurrency check"')).body.items.map((h: { callId: string }) => h.callId), [callId]);
+    });
+
     test('only the caller\'s calls are searched; a call without transcript matches on its metadata', async () => {
       const foreign = await seedCompletedCall(t, userB, { title: 'Walrus budget review' });
       const queued = await insertCall(t, userA, { status: 'QUEUED', title: 'Walrus sighting report' });
