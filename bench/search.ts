@@ -128,7 +128,7 @@ Measured by \`node --import tsx bench/search.ts\` on ${date} (${os.cpus().length
 
 | what | median ms | p95 ms |
 |---|---|---|
-| completion writes of a ${SEGMENTS}-segment call (transcript, analysis, action items, title; about 4 refreshes) | ${fmt(percentile(seedMs, 50))} | ${fmt(percentile(seedMs, 95))} |
+| completion writes of a ${SEGMENTS}-segment call (transcript, analysis, action items, title: one rebuild at commit) | ${fmt(percentile(seedMs, 50))} | ${fmt(percentile(seedMs, 95))} |
 | one refresh, ${SEGMENTS}-segment call | ${fmt(percentile(refreshShort, 50))} | ${fmt(percentile(refreshShort, 95))} |
 | one refresh, ${LONG_SEGMENTS}-segment call | ${fmt(percentile(refreshLong, 50))} | ${fmt(percentile(refreshLong, 95))} |
 | action item status change on the ${LONG_SEGMENTS}-segment call (one refresh) | ${fmt(percentile(itemUpdate, 50))} | ${fmt(percentile(itemUpdate, 95))} |
