@@ -37,8 +37,13 @@ export interface SearchHit {
   rank: number;
   snippet: string;
   matchingSegmentCount: number;
+  segmentMatch: SegmentMatch;
   segments: SearchSegment[];
 }
+
+/** How the listed segments match: each the whole query, each some of its words, or none listed. */
+export const SEGMENT_MATCHES = ['all_terms', 'some_terms', 'none'] as const;
+export type SegmentMatch = (typeof SEGMENT_MATCHES)[number];
 
 /** The cursor names the offset of the next page and the query it belongs to. */
 export function encodeSearchCursor(offset: number, q: string): string {
@@ -80,9 +85,20 @@ export async function searchCalls(db: Db, userId: string, opts: { q: string; lim
     rank: number;
     snippet: string;
     matchingSegmentCount: number;
+    segmentMatch: SegmentMatch;
     segments: SearchSegment[];
   }>`
-    WITH q AS (SELECT websearch_to_tsquery('english', ${opts.q}) AS query),
+    WITH q0 AS (SELECT websearch_to_tsquery('english', ${opts.q}) AS query),
+    -- The query's positive lexemes OR-ed: segments holding some of the words when none holds all.
+    q AS (
+      SELECT q0.query,
+        (SELECT string_agg('''' || m[1] || '''', ' | ')
+           FROM regexp_matches(
+             regexp_replace(regexp_replace(querytree(q0.query)::text, '!\\s*\\([^)]*\\)', '', 'g'), '!\\s*''(?:[^'']|'''')*''', '', 'g'),
+             '''((?:[^'']|'''')*)''', 'g') AS m
+        )::tsquery AS any_query
+      FROM q0
+    ),
     page AS (
       SELECT s.call_id, s.content, ts_rank_cd(s.document, q.query) AS rank, c.created_at
       FROM call_search s
@@ -97,12 +113,13 @@ export async function searchCalls(db: Db, userId: string, opts: { q: string; lim
            page.rank::float8 AS rank,
            ts_headline('english', page.content, q.query, ${headlineOptions}) AS snippet,
            coalesce(m.n, 0)::int AS "matchingSegmentCount",
+           CASE WHEN m.n > 0 THEN CASE WHEN m.all_terms THEN 'all_terms' ELSE 'some_terms' END ELSE 'none' END AS "segmentMatch",
            coalesce(m.segments, '[]'::jsonb) AS segments
     FROM page
     JOIN calls c ON c.id = page.call_id AND c.user_id = ${userId}
     CROSS JOIN q
     LEFT JOIN LATERAL (
-      SELECT count(*) AS n,
+      SELECT count(*) AS n, bool_or(x.all_terms) AS all_terms,
              jsonb_agg(jsonb_build_object(
                'segmentId', x.seg ->> 'id',
                'startSeconds', CASE WHEN jsonb_typeof(x.seg -> 'startSeconds') = 'number' THEN x.seg -> 'startSeconds' ELSE '0'::jsonb END,
@@ -112,13 +129,22 @@ export async function searchCalls(db: Db, userId: string, opts: { q: string; lim
                'role', x.seg ->> 'role'
              ) ORDER BY x.ord) FILTER (WHERE x.ord_match <= ${SEARCH_MAX_SEGMENTS_PER_HIT}) AS segments
       FROM (
-        SELECT e.seg, e.ord, row_number() OVER (ORDER BY e.ord) AS ord_match
-        FROM call_artifacts a
-        CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(a.body -> 'segments') = 'array' THEN a.body -> 'segments' ELSE '[]'::jsonb END)
-          WITH ORDINALITY AS e(seg, ord)
-        WHERE a.call_id = page.call_id AND a.user_id = ${userId} AND a.kind = 'transcript'
-          AND jsonb_typeof(e.seg -> 'text') = 'string'
-          AND to_tsvector('english', e.seg ->> 'text') @@ q.query
+        SELECT y.*, row_number() OVER (ORDER BY y.ord) AS ord_match
+        FROM (
+          SELECT z.*, count(*) FILTER (WHERE z.all_terms) OVER () AS n_all
+          FROM (
+            SELECT e.seg, e.ord, v.tsv @@ q.query AS all_terms, q.any_query IS NOT NULL AND v.tsv @@ q.any_query AS some_terms
+            FROM call_artifacts a
+            CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(a.body -> 'segments') = 'array' THEN a.body -> 'segments' ELSE '[]'::jsonb END)
+              WITH ORDINALITY AS e(seg, ord)
+            CROSS JOIN LATERAL (SELECT to_tsvector('english', e.seg ->> 'text') AS tsv) v
+            WHERE a.call_id = page.call_id AND a.user_id = ${userId} AND a.kind = 'transcript'
+              AND jsonb_typeof(e.seg -> 'text') = 'string'
+          ) z
+          WHERE z.all_terms OR z.some_terms
+        ) y
+        -- Segments that match the whole query; failing those, segments with some of its words.
+        WHERE y.all_terms OR y.n_all = 0
       ) x
     ) m ON true
     ORDER BY page.rank DESC, page.created_at DESC, c.id DESC
@@ -136,6 +162,7 @@ export async function searchCalls(db: Db, userId: string, opts: { q: string; lim
       rank: r.rank,
       snippet: r.snippet,
       matchingSegmentCount: r.matchingSegmentCount,
+      segmentMatch: r.segmentMatch,
       segments: r.segments,
     })),
     nextOffset: rows.rows.length > opts.limit ? opts.offset + opts.limit : null,

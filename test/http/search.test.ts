@@ -46,10 +46,26 @@ for (const mode of await dbModes()) {
       ]);
       assert.match(hit.snippet, /<mark>pricing<\/mark> <mark>sheet<\/mark>/);
       assert.ok(hit.rank > 0);
+      assert.equal(hit.segmentMatch, 'all_terms');
       // Stemming: "invites" finds "invite" in two segments.
       const stem = await search('invites');
       const h2 = stem.body.items.find((h: { callId: string }) => h.callId === callId);
       assert.deepEqual(h2.segments.map((s: { segmentId: string }) => s.segmentId), ['seg_0005', 'seg_0007']);
+      const hitOf = async (q: string) => (await search(q)).body.items.find((h: { callId: string }) => h.callId === callId);
+      const ids = (h: { segments: Array<{ segmentId: string }> }) => h.segments.map((s) => s.segmentId);
+      // Words spread over two segments: no segment holds both, so those holding either are listed.
+      const spread = await hitOf('morning demo');
+      assert.equal(spread.segmentMatch, 'some_terms');
+      assert.deepEqual(ids(spread), ['seg_0001', 'seg_0002']);
+      // Excluded words and phrases take no part in choosing segments.
+      const excluded = await hitOf('morning demo -zeppelin');
+      assert.equal(excluded.segmentMatch, 'some_terms');
+      assert.deepEqual(ids(excluded), ['seg_0001', 'seg_0002']);
+      const excludedPhrase = await hitOf('morning sheet -"sheet music"');
+      assert.deepEqual(ids(excludedPhrase), ['seg_0001', 'seg_0007']);
+      const allWithExclusion = await hitOf('invite -zeppelin');
+      assert.equal(allWithExclusion.segmentMatch, 'all_terms');
+      assert.deepEqual(ids(allWithExclusion), ['seg_0005', 'seg_0007']);
     });
 
     test('the index follows edits, action items, contact renames and deletion, and ranks a title above transcript text', async () => {
@@ -62,6 +78,7 @@ for (const mode of await dbModes()) {
       const both = await search('zeppelin');
       assert.deepEqual(both.body.items.map((h: { callId: string }) => h.callId), [titled, plain]);
       assert.deepEqual(both.body.items[1].segments, []);
+      assert.equal(both.body.items[1].segmentMatch, 'none');
       assert.match(both.body.items[1].snippet, /<mark>zeppelin<\/mark>/);
 
       // A manual action item.

@@ -12,6 +12,7 @@ import {
   SEARCH_DEFAULT_LIMIT,
   SEARCH_MAX_LIMIT,
   SEARCH_MAX_SEGMENTS_PER_HIT,
+  SEGMENT_MATCHES,
   decodeSearchCursor,
   encodeSearchCursor,
   searchCalls,
@@ -37,9 +38,12 @@ const SearchHitSchema = Type.Object({
   snippet: Type.String({
     description: `Fragments of the matching text (ts_headline), joined by " … ", matched words wrapped in ${HIGHLIGHT_START}…${HIGHLIGHT_STOP}. The rest is plain text, not HTML-escaped: escape it before rendering as HTML.`,
   }),
-  matchingSegmentCount: Type.Integer({ description: 'How many transcript segments match the query on their own.' }),
+  matchingSegmentCount: Type.Integer({ description: 'How many transcript segments are listed in `segments` before the cut to the first ones.' }),
+  segmentMatch: Type.Union(SEGMENT_MATCHES.map((m) => Type.Literal(m)), {
+    description: '`all_terms`: each listed segment matches the whole query on its own. `some_terms`: no segment does (the words are spread over several segments, or only the title, notes, summary or action items match), so the segments holding some of the query\'s words are listed. `none`: no segment holds any of them.',
+  }),
   segments: Type.Array(SearchSegmentSchema, {
-    description: `The first ${SEARCH_MAX_SEGMENTS_PER_HIT} matching transcript segments in spoken order. Empty when the call matched on its title, contact, summary, notes or action items only, or when the matched words are spread over several segments.`,
+    description: `The first ${SEARCH_MAX_SEGMENTS_PER_HIT} matching transcript segments in spoken order (see segmentMatch).`,
   }),
 });
 
