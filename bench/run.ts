@@ -1,4 +1,4 @@
-// Runs every benchmark (speech, analysis, voice) one after another, then assembles their reports
+// Runs every benchmark (speech, analysis, voice, search) one after another, then assembles their reports
 // (docs/bench/*.md) into docs/benchmarks.md. `npm run bench -- --assemble-only` only assembles.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -10,6 +10,7 @@ const benches: Array<[string, string[]]> = [
   ['analysis', ['bench/analysis.ts', '--asr']],
   ['voice', ['bench/voice.ts']],
   ['long calls', ['bench/long-calls.ts']],
+  ['search', ['bench/search.ts']],
 ];
 
 if (!process.argv.includes('--assemble-only')) {
@@ -24,7 +25,7 @@ if (!process.argv.includes('--assemble-only')) {
 }
 
 const dir = path.join(projectRoot, 'docs/bench');
-const order = ['speech.md', 'diarization.md', 'analysis.md', 'voice.md', 'object-storage.md', 'long-calls.md'];
+const order = ['speech.md', 'diarization.md', 'analysis.md', 'voice.md', 'search.md', 'object-storage.md', 'long-calls.md'];
 const parts = order.filter((f) => fs.existsSync(path.join(dir, f))).map((f) => fs.readFileSync(path.join(dir, f), 'utf8').trim());
 const intro = fs.readFileSync(path.join(dir, 'README.md'), 'utf8').trim();
 fs.writeFileSync(path.join(projectRoot, 'docs/benchmarks.md'), `${intro}\n\n${parts.join('\n\n')}\n`);

@@ -3,6 +3,7 @@
 // validation before storage enforces them.
 import { Type, type Static } from '@sinclair/typebox';
 import './formats.js';
+import { ConversationMetrics } from './conversation-metrics.js';
 
 export const ANALYSIS_SCHEMA_VERSION = 3;
 
@@ -170,6 +171,8 @@ export const Analysis = Type.Object(
     shortSummary: Type.Optional(Type.String()),
     detailedSummary: Type.Optional(Type.String()),
     keyPoints: Type.Optional(Type.Array(Type.String())),
+    // Added by this service after the analyzer (finalizeAnalysis), never asked of a model.
+    conversationMetrics: Type.Optional(ConversationMetrics),
   },
   open,
 );

@@ -72,6 +72,24 @@ A delivery is \`POST\` \`application/json\` \`{"type": "call.completed"|"call.fa
 with the Standard Webhooks headers \`webhook-id\` (the delivery id, the same on every retry), \`webhook-timestamp\` (Unix seconds of the attempt) and \`webhook-signature\` \`v1,<base64 HMAC-SHA256 of "id.timestamp.body">\` keyed by the base64-decoded secret after \`whsec_\`.
 A 2xx answer within ${config.webhooks.timeoutMs} ms is success; anything else is retried with exponential backoff (${config.webhooks.retryLimit} retries, the first after ${config.webhooks.retryDelaySeconds}-${config.webhooks.retryDelaySeconds * 2} s, each following one about twice as late), then the delivery is FAILED. A refused address fails at once.
 \`GET /api/webhooks/{id}/deliveries\` (newest first, \`limit\`/\`cursor\`) shows each delivery's status and attempts (time, HTTP status, error: \`http_<status>\`, \`timeout\`, \`network_error\`, \`blocked_address\`); receivers' response bodies are not stored.
+Export: \`GET /api/calls/{id}/transcript?format=vtt|srt|txt\` downloads the transcript (no \`format\`, or \`json\`, is the stored JSON as before). One cue per segment;
+WebVTT cues are named by the segment id and carry a voice tag \`<v Speaker Name>\`; SubRip cues are numbered from 1 and prefixed \`Speaker Name: \`; \`txt\` is the cleanText line format.
+Times are \`HH:MM:SS.mmm\` (SubRip \`HH:MM:SS,mmm\`), so hours keep counting past one hour. UTF-8, LF line ends, \`Content-Type\` \`text/vtt\`, \`application/x-subrip\` or \`text/plain\` with \`charset=utf-8\`,
+and \`Content-Disposition: attachment\` named after the call's title (characters not allowed in file names removed; \`call-<first 8 characters of the id>\` without a title) with an ASCII \`filename\` and, for other characters, an RFC 5987 \`filename*\`.
+
+## Search
+\`GET /api/calls/search?q=\` searches the caller's calls in every status: title, contact name (as uploaded and the assigned contact's), the one-line and executive summaries, notes, action items (AI and manual) and transcript text.
+PostgreSQL full-text search with English stemming; \`q\` is web-search syntax (\`"a phrase"\`, \`or\`, \`-word\`); ranking by \`ts_rank_cd\` with weights title/contact > summaries/action items > notes > transcript, then newest first.
+Each hit has a \`snippet\` (matched words in \`<mark>…</mark>\`; the rest is not HTML-escaped) and transcript segments (\`segmentId\`, start and end, speaker), at most 20, with \`matchingSegmentCount\`:
+the segments that match the whole query on their own (\`segmentMatch: all_terms\`), or, when none does, those holding some of its words (\`some_terms\`; excluded words never count), else none (\`none\`).
+The index is updated by the database in the same transaction as every write it depends on, so a completed call, an edit or a deleted call shows at once. \`limit\` 1-50 (default 20); \`nextCursor\` is an opaque offset valid for the same \`q\` only (another \`q\` answers 400).
+
+## Conversation metrics
+Analyses produced from now on carry an added top-level \`conversationMetrics\` (existing fields unchanged; older analyses lack it), measured from the transcript's timing, not by a model, on every analysis run (processing, re-analysis).
+Segment bounds are the recogniser's word times and a pause over 1.5 s starts a new segment, so talk time is the sum of segment spans; a turn is a run of consecutive segments of one speaker.
+Per party: talk seconds and share (of all parties' talk), words and words per minute, turns, longest monologue, interruptions started, mean response latency. Overall: talk, overlap and silence seconds, silence share, turns, interruptions
+(a turn that starts while the other still speaks, or within 0.2 s of the end of the other's turn when that turn ends without . ! ? or …), longest monologue, response latency (count, mean, median; 0 on overlap).
+\`GET /api/analytics/vibe\` adds \`conversationMetrics\`: means over the window's calls that have them, overall and \`byRole\` (USER, CONTACT, UNKNOWN).
 
 ## Usage and plans
 Usage guards count uploads (a ledger that deleting a call does not shrink): uploads in the last hour, calls in an active status, bytes in the last 30 days.

@@ -27,6 +27,7 @@ import analysisRoutes from './routes/analysis.js';
 import voiceProfileRoutes from './routes/voice-profile.js';
 import webhookRoutes from './routes/webhooks.js';
 import speakerRoutes from './routes/speakers.js';
+import searchRoutes from './routes/search.js';
 
 const MULTIPART_BODIES: Record<string, object> = {
   '/api/calls/analyze': Type.Object({
@@ -54,9 +55,17 @@ const MULTIPART_BODIES: Record<string, object> = {
 /** Request headers and fields that must never reach the logs. */
 const REDACT = ['req.headers.authorization', 'req.headers["x-service-api-key"]', 'req.headers.cookie'];
 
+/**
+ * Fastify's request log line without the query string: queries carry personal data (search terms
+ * of GET /api/calls/search, the admin user search by email).
+ */
+function requestForLog(req: { method?: string; url?: string; host?: string; ip?: string; socket?: { remotePort?: number } }) {
+  return { method: req.method, url: req.url?.split('?')[0], host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort };
+}
+
 export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   const app = Fastify({
-    loggerInstance: ctx.log.child({ component: 'http' }, { redact: REDACT }),
+    loggerInstance: ctx.log.child({ component: 'http' }, { redact: REDACT, serializers: { req: requestForLog } }),
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : crypto.randomUUID();
@@ -109,7 +118,7 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   });
   registerIdempotency(app, ctx);
 
-  const routes = [healthRoutes, userRoutes, planAndFlagRoutes, callRoutes, uploadRoutes, actionItemRoutes, contactRoutes, analyticsRoutes, analysisRoutes, voiceProfileRoutes, webhookRoutes, speakerRoutes];
+  const routes = [healthRoutes, userRoutes, planAndFlagRoutes, callRoutes, uploadRoutes, actionItemRoutes, contactRoutes, analyticsRoutes, analysisRoutes, voiceProfileRoutes, webhookRoutes, speakerRoutes, searchRoutes];
   for (const r of routes) await app.register(async (scope) => r(scope, ctx));
   await app.register(async (scope) => adminRoutes(scope, ctx));
 

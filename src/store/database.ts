@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { EmbeddedPostgres } from './embedded-postgres.js';
 import * as m001 from './migrations/001_initial.js';
+import * as m002 from './migrations/002_search.js';
 import * as m003 from './migrations/003_webhooks.js';
 import type { Database } from './schema.js';
 
@@ -18,6 +19,7 @@ export type Db = Kysely<Database>;
 
 const migrations: Record<string, Migration> = {
   '001_initial': m001,
+  '002_search': m002,
   '003_webhooks': m003,
 };
 

@@ -147,6 +147,10 @@ for (const mode of await dbModes()) {
         contactSentimentDistribution: {},
         sentimentTrend: [],
         toneProfile: { formality: {}, energy: {}, pace: {} },
+        conversationMetrics: {
+          callCount: 0, averageDurationSeconds: null, averageTurnCount: null, averageInterruptionCount: null,
+          averageSilenceShare: null, averageResponseLatencySeconds: null, averageLongestMonologueSeconds: null, byRole: {},
+        },
       });
     });
 

@@ -170,9 +170,14 @@ test('finalizeAnalysis enforces the limits and the ownerSpeaker alias', () => {
   assert.equal(validateAnalysis(short).ok, true);
 });
 
-test('the v3 fixture is already final: finalize is idempotent on it', () => {
+test('the v3 fixture is already final: finalize only adds conversationMetrics, and is idempotent', () => {
   const v3 = fixture(3);
-  assert.deepEqual(finalizeAnalysis(v3, eightSegments), v3);
+  const { conversationMetrics, ...rest } = finalizeAnalysis(v3, eightSegments);
+  assert.deepEqual(rest, v3);
+  assert.equal(conversationMetrics!.turnCount, 8);
+  const again = finalizeAnalysis(finalizeAnalysis(v3, eightSegments), eightSegments);
+  assert.deepEqual(again, finalizeAnalysis(v3, eightSegments));
+  assert.equal(validateAnalysis(again).ok, true);
 });
 
 test('isLegacyAnalysis: versions 1 and 2 are served unchanged, v3 is not', () => {

@@ -7,6 +7,7 @@ import { DEFAULT_VIBE_DAYS, MAX_VIBE_DAYS, vibeReport } from '../../domain/analy
 
 const tags = ['Analytics'];
 
+const Avg = Type.Union([Type.Number(), Type.Null()]);
 const Distribution = Type.Record(Type.String(), Type.Integer(), { description: 'Value to number of calls.' });
 
 const VibeSchema = Type.Object({
@@ -21,6 +22,33 @@ const VibeSchema = Type.Object({
     { description: 'Counts of sentiment.overall per ISO week, oldest week first; weeks without any such call are left out.' },
   ),
   toneProfile: Type.Object({ formality: Distribution, energy: Distribution, pace: Distribution }),
+  conversationMetrics: Type.Object(
+    {
+      callCount: Type.Integer({ description: 'Calls in the window whose analysis holds conversationMetrics.' }),
+      averageDurationSeconds: Avg,
+      averageTurnCount: Avg,
+      averageInterruptionCount: Avg,
+      averageSilenceShare: Avg,
+      averageResponseLatencySeconds: Avg,
+      averageLongestMonologueSeconds: Avg,
+      byRole: Type.Record(
+        Type.String(),
+        Type.Object({
+          callCount: Type.Integer(),
+          averageTalkShare: Avg,
+          averageTalkSeconds: Avg,
+          averageWordsPerMinute: Avg,
+          averageInterruptionCount: Avg,
+          averageResponseLatencySeconds: Avg,
+        }),
+        { description: 'Keyed by speaker role (USER, CONTACT, UNKNOWN); a role appears when at least one call has a party with it. Per call, the parties of one role are added up first.' },
+      ),
+    },
+    {
+      description:
+        'Means over the calls of the window of their analysis\'s conversationMetrics (measured from the transcript timing, see the Analysis schema). Analyses made before conversation metrics existed are left out; averages are null when no call counts. Rounded to 0.001.',
+    },
+  ),
 });
 
 export default async function analyticsRoutes(app: FastifyInstance, ctx: AppContext) {

@@ -1,13 +1,15 @@
-// Calls: list, status polling, detail, edits, transcript and deletion.
+// Calls: list, status polling, detail, edits, transcript (and its export) and deletion.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { errors } from '../../domain/errors.js';
 import { errorResponses, Uuid } from '../schemas.js';
 import { CallDetailSchema, CallIdParams, CallListItemSchema, CallStatusSchema } from './call-schemas.js';
-import { callDetailOf, callProgress, callStatuses, decodeCursor, findCall, listCalls, updateCallFields } from '../../domain/calls.js';
+import contentDisposition from 'content-disposition';
+import { callDetailOf, callProgress, callStatuses, decodeCursor, effectiveTitle, findCall, listCalls, updateCallFields } from '../../domain/calls.js';
 import { deleteCallAndFiles } from '../../domain/call-deletion.js';
 import { Transcript } from '../../domain/transcript.js';
+import { EXPORT_CONTENT_TYPES, EXPORT_FORMATS, asciiFileName, exportFileName, exportTranscript, exportableSegments, type ExportFormat } from '../../domain/transcript-export.js';
 import { getArtifact } from '../../store/repos/artifacts.js';
 import type { CallStatus } from '../../store/schema.js';
 
@@ -103,20 +105,46 @@ export default async function callRoutes(app: FastifyInstance, ctx: AppContext) 
     {
       schema: {
         tags,
-        summary: 'The speaker-attributed transcript of a completed call',
+        summary: 'The speaker-attributed transcript of a completed call, as JSON or exported as WebVTT, SubRip or plain text',
+        description:
+          'Without `format` (or `format=json`) the stored transcript JSON, unchanged. The other formats are downloads (`Content-Disposition: attachment`, the call\'s title as the file name, with an RFC 5987 `filename*` when it is not ASCII), UTF-8, one cue per segment in order:\n' +
+          '- `vtt` (`text/vtt`): a WebVTT file; each cue\'s identifier is the segment id and its text carries a voice tag, `<v Speaker Name>text</v>` (cue text escaped as WebVTT requires).\n' +
+          '- `srt` (`application/x-subrip`): SubRip; cues numbered from 1, `Speaker Name: text`.\n' +
+          '- `txt` (`text/plain`): the cleanText line format, `[MM:SS - MM:SS] Speaker Name: text`, one line per segment.\n' +
+          'Cue times are `HH:MM:SS.mmm` (SubRip `HH:MM:SS,mmm`), so calls past one hour keep counting hours. Line breaks inside a segment become spaces; a cue never ends before it starts.',
         params: CallIdParams,
-        response: { 200: Transcript, ...errorResponses(401, 404, 422) },
+        querystring: Type.Object({
+          format: Type.Optional(Type.Union(EXPORT_FORMATS.map((f) => Type.Literal(f)), { default: 'json', description: 'json (default), vtt, srt or txt.' })),
+        }),
+        response: {
+          200: {
+            description: 'The transcript in the requested format.',
+            content: {
+              'application/json': { schema: Transcript },
+              'text/vtt': { schema: Type.String() },
+              'application/x-subrip': { schema: Type.String() },
+              'text/plain': { schema: Type.String() },
+            },
+          },
+          ...errorResponses(400, 401, 404, 422),
+        },
       },
-      // Stored transcripts are served exactly as stored.
-      serializerCompiler: () => (data) => JSON.stringify(data),
+      // Stored transcripts are served exactly as stored; exports are strings sent as they are.
+      serializerCompiler: () => (data) => (typeof data === 'string' ? data : JSON.stringify(data)),
     },
-    async (req) => {
+    async (req, reply) => {
       const call = await findCall(db, req.user.id, (req.params as { id: string }).id);
       if (!call) throw errors.callNotFound();
       if (call.status !== 'COMPLETED') throw errors.callNotCompleted(call.status);
       const transcript = await getArtifact(db, req.user.id, call.id, 'transcript');
       if (!transcript) throw errors.callNotFound();
-      return transcript;
+      const format = (req.query as { format?: ExportFormat }).format ?? 'json';
+      if (format === 'json') return transcript;
+      const fileName = exportFileName(effectiveTitle(call), call.id, format);
+      return reply
+        .header('content-type', EXPORT_CONTENT_TYPES[format])
+        .header('content-disposition', contentDisposition.create(fileName, { fallback: asciiFileName(fileName) }))
+        .send(exportTranscript(format, exportableSegments(transcript)));
     },
   );
 

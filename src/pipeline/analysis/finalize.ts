@@ -3,6 +3,7 @@
 // (grounding.ts) because it needs the transcript text, not only the segment ids.
 import { ANALYSIS_SCHEMA_VERSION, type Analysis } from '../../domain/analysis.js';
 import type { Transcript } from '../../domain/transcript.js';
+import { computeConversationMetrics } from '../../domain/conversation-metrics.js';
 
 /** The spec's Limits section ("Analysis detail"). */
 export const ANALYSIS_LIMITS = {
@@ -70,7 +71,8 @@ export function filterSegmentIds(node: unknown, known: ReadonlySet<string>, onDr
 
 /**
  * Makes an analysis conform to the spec: schemaVersion 3, only real segment ids, limits enforced,
- * the main arrays present, and the legacy aliases derived exactly as the spec defines them.
+ * the main arrays present, the legacy aliases derived exactly as the spec defines them, and
+ * conversationMetrics measured from the transcript.
  * Does not mutate its input. Where a minimum cannot be met without inventing content the optional
  * field is removed (progression, summary bullets) so that the result always validates; an empty
  * tone.descriptors falls back to tone.overall, which is itself a descriptor.
@@ -110,6 +112,9 @@ export function finalizeAnalysis(a: Analysis, transcript: Transcript): Analysis 
   if (out.oneLineSummary !== undefined) out.shortSummary = out.oneLineSummary;
   if (out.executiveSummary !== undefined) out.detailedSummary = out.executiveSummary;
   out.keyPoints = out.sections!.flatMap((s) => s.items.filter((i) => i.importance === 'high').map((i) => i.text));
+
+  // Measured from the transcript's timing; whatever a model put under this key is replaced.
+  out.conversationMetrics = computeConversationMetrics(transcript);
 
   return out;
 }

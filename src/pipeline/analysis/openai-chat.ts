@@ -53,12 +53,13 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 
 /**
  * The schema sent to the model: Analysis without the legacy aliases (finalizeAnalysis derives
- * them, and asking for them invites contradictions) and without followUps (superseded by
- * nextSteps). JSON.stringify drops TypeBox's symbol keys, leaving plain JSON Schema.
+ * them, and asking for them invites contradictions), without followUps (superseded by
+ * nextSteps) and without conversationMetrics (measured from the transcript, not asked of a
+ * model). JSON.stringify drops TypeBox's symbol keys, leaving plain JSON Schema.
  */
 export function requestSchema(): Obj {
   const schema = JSON.parse(JSON.stringify(Analysis)) as Obj & { properties: Obj; required?: string[] };
-  for (const k of ['shortSummary', 'detailedSummary', 'keyPoints', 'followUps']) delete schema.properties[k];
+  for (const k of ['shortSummary', 'detailedSummary', 'keyPoints', 'followUps', 'conversationMetrics']) delete schema.properties[k];
   return schema;
 }
 
@@ -142,11 +143,13 @@ export function parseModelJson(content: string): { ok: true; value: unknown } | 
 
 /**
  * Mechanical fixes that need no model: every top-level field is optional, so a null there means
- * "absent"; schemaVersion is ours to set; over-long arrays are truncated to the spec's limits.
+ * "absent"; schemaVersion is ours to set; over-long arrays are truncated to the spec's limits;
+ * conversationMetrics is measured by finalizeAnalysis, so a model's attempt at it is dropped.
  */
 function tidy(value: unknown): unknown {
   if (!isObj(value)) return value;
   for (const [k, v] of Object.entries(value)) if (v === null) delete value[k];
+  delete value.conversationMetrics;
   value.schemaVersion = ANALYSIS_SCHEMA_VERSION;
   clampLimits(value);
   return value;

@@ -1,0 +1,219 @@
+// GET /api/calls/search over seeded calls: ranking inputs, the segments of a transcript hit, the
+// index following every write path in the same transaction, ownership, validation and paging.
+// test/e2e/search.test.ts searches calls processed by the real pipeline.
+import { after, before, describe, test } from 'node:test';
+import pino from 'pino';
+import assert from 'node:assert/strict';
+import { dbModes, startTestService, TestIdp, type TestService } from '../support/service.js';
+import { insertCall, seedCompletedCall, userIdOf } from '../fixtures/seed.js';
+
+for (const mode of await dbModes()) {
+  describe(`call search (${mode} database)`, () => {
+    let t: TestService;
+    let idp: TestIdp;
+    let tokenA: string;
+    let tokenB: string;
+    let userA: string;
+    let userB: string;
+
+    before(async () => {
+      idp = await TestIdp.start();
+      t = await startTestService({ db: mode, env: idp.env() });
+      tokenA = await idp.token({ sub: 'search-a', name: 'Olivia Park' });
+      tokenB = await idp.token({ sub: 'search-b' });
+      userA = await userIdOf(t, tokenA);
+      userB = await userIdOf(t, tokenB);
+    });
+
+    after(async () => {
+      await t?.stop();
+      await idp?.stop();
+    });
+
+    const search = (q: string, token = tokenA, extra = '') => t.request('GET', `/api/calls/search?q=${encodeURIComponent(q)}${extra}`, { token });
+
+    test('a phrase spoken in a transcript returns the call, the matching segment with its time and speaker, and a highlighted snippet', async () => {
+      const callId = await seedCompletedCall(t, userA, { title: 'Fleet demo' });
+      const r = await search('"pricing sheet"');
+      assert.equal(r.status, 200);
+      const hit = r.body.items.find((h: { callId: string }) => h.callId === callId);
+      assert.ok(hit, 'the call is found');
+      assert.equal(hit.title, 'Fleet demo');
+      assert.equal(hit.status, 'COMPLETED');
+      assert.equal(hit.matchingSegmentCount, 1);
+      assert.deepEqual(hit.segments, [
+        { segmentId: 'seg_0007', startSeconds: 30, endSeconds: 34.5, speakerId: 'spk_1', speakerDisplayName: 'Olivia Park', role: 'USER' },
+      ]);
+      assert.match(hit.snippet, /<mark>pricing<\/mark> <mark>sheet<\/mark>/);
+      assert.ok(hit.rank > 0);
+      assert.equal(hit.segmentMatch, 'all_terms');
+      // Stemming: "invites" finds "invite" in two segments.
+      const stem = await search('invites');
+      const h2 = stem.body.items.find((h: { callId: string }) => h.callId === callId);
+      assert.deepEqual(h2.segments.map((s: { segmentId: string }) => s.segmentId), ['seg_0005', 'seg_0007']);
+      const hitOf = async (q: string) => (await search(q)).body.items.find((h: { callId: string }) => h.callId === callId);
+      const ids = (h: { segments: Array<{ segmentId: string }> }) => h.segments.map((s) => s.segmentId);
+      // Words spread over two segments: no segment holds both, so those holding either are listed.
+      const spread = await hitOf('morning demo');
+      assert.equal(spread.segmentMatch, 'some_terms');
+      assert.deepEqual(ids(spread), ['seg_0001', 'seg_0002']);
+      // Excluded words and phrases take no part in choosing segments.
+      const excluded = await hitOf('morning demo -zeppelin');
+      assert.equal(excluded.segmentMatch, 'some_terms');
+      assert.deepEqual(ids(excluded), ['seg_0001', 'seg_0002']);
+      const excludedPhrase = await hitOf('morning sheet -"sheet music"');
+      assert.deepEqual(ids(excludedPhrase), ['seg_0001', 'seg_0007']);
+      const allWithExclusion = await hitOf('invite -zeppelin');
+      assert.equal(allWithExclusion.segmentMatch, 'all_terms');
+      assert.deepEqual(ids(allWithExclusion), ['seg_0005', 'seg_0007']);
+    });
+
+    test('the index follows edits, action items, contact renames and deletion, and ranks a title above transcript text', async () => {
+      const plain = await seedCompletedCall(t, userA, { title: 'Quarterly catch-up' });
+      const titled = await seedCompletedCall(t, userA, { title: 'Zeppelin maintenance' });
+      assert.deepEqual((await search('zeppelin')).body.items.map((h: { callId: string }) => h.callId), [titled]);
+
+      // Notes edited through the API are searchable at once; a word in the title outranks the same word in the notes.
+      assert.equal((await t.request('PATCH', `/api/calls/${plain}`, { token: tokenA, body: { notes: 'Ask about the zeppelin hangar lease.' } })).status, 200);
+      const both = await search('zeppelin');
+      assert.deepEqual(both.body.items.map((h: { callId: string }) => h.callId), [titled, plain]);
+      assert.deepEqual(both.body.items[1].segments, []);
+      assert.equal(both.body.items[1].segmentMatch, 'none');
+      assert.match(both.body.items[1].snippet, /<mark>zeppelin<\/mark>/);
+
+      // A manual action item.
+      const item = await t.request('POST', `/api/calls/${plain}/action-items`, { token: tokenA, body: { title: 'Renew the quokka insurance' } });
+      assert.equal(item.status, 201);
+      assert.deepEqual((await search('quokka')).body.items.map((h: { callId: string }) => h.callId), [plain]);
+      assert.equal((await t.request('DELETE', `/api/action-items/${item.body.id}`, { token: tokenA })).status, 204);
+      assert.deepEqual((await search('quokka')).body.items, []);
+
+      // The assigned contact's name, and its rename.
+      const contact = await t.request('POST', '/api/contacts', { token: tokenA, body: { name: 'Marigold Transport' } });
+      assert.equal(contact.status, 201);
+      assert.equal((await t.request('PATCH', `/api/calls/${plain}/contact`, { token: tokenA, body: { contactId: contact.body.id } })).status, 200);
+      assert.deepEqual((await search('marigold')).body.items.map((h: { callId: string }) => h.callId), [plain]);
+      assert.equal((await t.request('PUT', `/api/contacts/${contact.body.id}`, { token: tokenA, body: { name: 'Juniper Freight' } })).status, 200);
+      assert.deepEqual((await search('marigold')).body.items, []);
+      assert.deepEqual((await search('juniper')).body.items.map((h: { callId: string }) => h.callId), [plain]);
+
+      // A deleted call leaves the index.
+      assert.equal((await t.request('DELETE', `/api/calls/${titled}`, { token: tokenA })).status, 204);
+      assert.deepEqual((await search('zeppelin')).body.items.map((h: { callId: string }) => h.callId), [plain]);
+      const rows = await t.service.ctx.database.db.selectFrom('call_search' as never).select('call_id' as never).where('call_id' as never, '=', titled as never).execute();
+      assert.equal(rows.length, 0);
+    });
+
+    test('a completion-like transaction and a concurrent action item edit of the same call both commit; the index shows the final state', async () => {
+      const callId = await seedCompletedCall(t, userA, { title: 'Concurrency check' });
+      const db = t.service.ctx.database.db;
+      const [item] = await db.selectFrom('actionItems').select('id').where('callId', '=', callId).where('userId', '=', userA).limit(1).execute();
+      let touched!: () => void;
+      const aTouched = new Promise<void>((r) => (touched = r));
+      const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+      // A: rewrites an artifact, then deletes the call's action items (as the completion step does).
+      const a = db.transaction().execute(async (trx) => {
+        await trx.updateTable('callArtifacts').set({ schemaVersion: 3 }).where('callId', '=', callId).where('kind', '=', 'analysis').execute();
+        touched();
+        await sleep(300); // B has locked its item by now
+        await trx.deleteFrom('actionItems').where('callId', '=', callId).where('userId', '=', userA).execute();
+      });
+      // B: edits one of those items and holds its lock for a moment.
+      const b = db.transaction().execute(async (trx) => {
+        await aTouched;
+        await trx.updateTable('actionItems').set({ title: 'Feed the kiwi' }).where('id', '=', item.id).execute();
+        await sleep(600);
+      });
+      const results = await Promise.allSettled([a, b]);
+      assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'fulfilled'], JSON.stringify(results.map((r) => (r.status === 'rejected' ? String(r.reason) : 'ok'))));
+      // A committed last: its deletion removed the edited item, and the index says so.
+      assert.deepEqual((await search('kiwi')).body.items, []);
+      assert.deepEqual((await search('"concurrency check"')).body.items.map((h: { callId: string }) => h.callId), [callId]);
+    });
+
+    test('only the caller\'s calls are searched; a call without transcript matches on its metadata', async () => {
+      const foreign = await seedCompletedCall(t, userB, { title: 'Walrus budget review' });
+      const queued = await insertCall(t, userA, { status: 'QUEUED', title: 'Walrus sighting report' });
+      const mine = await search('walrus');
+      assert.deepEqual(mine.body.items.map((h: { callId: string }) => h.callId), [queued]);
+      assert.equal(mine.body.items[0].status, 'QUEUED');
+      const theirs = await search('walrus', tokenB);
+      assert.deepEqual(theirs.body.items.map((h: { callId: string }) => h.callId), [foreign]);
+    });
+
+    test('pages through hits with a cursor bound to its query', async () => {
+      const ids = new Set<string>();
+      for (let i = 0; i < 5; i++) ids.add(await insertCall(t, userA, { title: `Pelican call ${i}` }));
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      let pages = 0;
+      do {
+        const r = await search('pelican', tokenA, `&limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+        assert.equal(r.status, 200);
+        assert.ok(r.body.items.length <= 2);
+        seen.push(...r.body.items.map((h: { callId: string }) => h.callId));
+        cursor = r.body.nextCursor;
+        pages++;
+      } while (cursor && pages < 10);
+      assert.equal(pages, 3);
+      assert.deepEqual(new Set(seen), ids);
+      assert.equal(seen.length, 5);
+
+      const first = await search('pelican', tokenA, '&limit=2');
+      const other = await search('walrus', tokenA, `&cursor=${first.body.nextCursor}`);
+      assert.equal(other.status, 400);
+      assert.equal(other.body.error.code, 'validation_failed');
+    });
+
+    test('the OpenAPI document describes search, transcript export and conversation metrics', async () => {
+      const doc = (await t.request('GET', '/openapi.json')).body;
+      const search = doc.paths['/api/calls/search'].get;
+      assert.deepEqual(search.parameters.filter((p: { in: string }) => p.in === 'query').map((p: { name: string }) => p.name).sort(), ['cursor', 'limit', 'q']);
+      assert.ok(search.responses['200'].content['application/json'].schema.properties.items);
+      assert.ok(search.responses['400']);
+      const transcript = doc.paths['/api/calls/{id}/transcript'].get;
+      assert.ok(transcript.parameters.some((p: { in: string; name: string }) => p.in === 'query' && p.name === 'format'));
+      assert.deepEqual(Object.keys(transcript.responses['200'].content).sort(), ['application/json', 'application/x-subrip', 'text/plain', 'text/vtt']);
+      const analysis = JSON.stringify(doc.paths['/api/calls/{id}/analysis'].get.responses['200']);
+      assert.match(analysis, /conversationMetrics/);
+      assert.match(analysis, /wordsPerMinute/);
+      assert.ok(doc.paths['/api/analytics/vibe'].get.responses['200'].content['application/json'].schema.properties.conversationMetrics);
+      for (const section of ['## Search', '## Conversation metrics', 'format=vtt|srt|txt']) assert.ok(doc.info.description.includes(section), section);
+    });
+
+    test('validation: q required and not blank, limit within 1..50, cursor well-formed; stop words alone match nothing', async () => {
+      for (const p of ['/api/calls/search', '/api/calls/search?q=', '/api/calls/search?q=%20%20', '/api/calls/search?q=x&limit=0', '/api/calls/search?q=x&limit=51', '/api/calls/search?q=x&cursor=nonsense', `/api/calls/search?q=${'a'.repeat(501)}`]) {
+        const r = await t.request('GET', p, { token: tokenA });
+        assert.equal(r.status, 400, p);
+        assert.equal(r.body.error.code, 'validation_failed', p);
+      }
+      const unauth = await t.request('GET', '/api/calls/search?q=x');
+      assert.equal(unauth.status, 401);
+      const stop = await search('the and of');
+      assert.equal(stop.status, 200);
+      assert.deepEqual(stop.body.items, []);
+      // Web-search syntax: unbalanced quotes and operators are not errors.
+      for (const q of ['"unclosed', 'or', '-', '!!', '(a']) assert.equal((await search(q)).status, 200, q);
+    });
+  });
+}
+
+describe('search terms stay out of the logs', () => {
+  test('the request log line carries the path without the query string', async () => {
+    const lines: string[] = [];
+    const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+    const idp = await TestIdp.start();
+    const t = await startTestService({ env: idp.env(), log });
+    try {
+      const token = await idp.token({ sub: 'search-log' });
+      const r = await t.request('GET', '/api/calls/search?q=Marigold%20Ostrowski', { token });
+      assert.equal(r.status, 200);
+      const logged = lines.join('\n');
+      assert.match(logged, /"url":"\/api\/calls\/search"/);
+      assert.doesNotMatch(logged, /Marigold|Ostrowski/);
+    } finally {
+      await t.stop();
+      await idp.stop();
+    }
+  });
+});
