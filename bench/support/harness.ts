@@ -1,0 +1,88 @@
+// Shared pieces of the speed benchmarks: starting targets as child processes, running autocannon,
+// the machine's load, and writing a report section.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { projectRoot } from '../../test/support/corpus.js';
+import type { TargetOptions, TargetReady } from './target.js';
+
+export interface Target extends TargetReady {
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Starts bench/support/target.ts in a child process and waits for its READY line. */
+export async function startTarget(kind: 'bare' | 'service', opts?: TargetOptions, nodeArgs: string[] = []): Promise<Target> {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'bench/support/target.ts', kind, JSON.stringify(opts ?? {})], {
+    cwd: projectRoot,
+    stdio: ['pipe', 'pipe', 'inherit'],
+    env: { ...process.env, LOG_LEVEL: 'silent', TEST_LOG_LEVEL: 'silent' },
+  });
+  const ready = await new Promise<TargetReady>((resolve, reject) => {
+    let buf = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      buf += d.toString();
+      const m = /READY (.*)\n/.exec(buf);
+      if (m) resolve(JSON.parse(m[1]) as TargetReady);
+    });
+    child.on('exit', (code) => reject(new Error(`benchmark target exited with ${code} before it was ready`)));
+  });
+  return {
+    ...ready,
+    child,
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+export interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+/** autocannon against one URL; a short warm-up first so JIT and caches settle. */
+export async function load(url: string, opts: { connections?: number; duration: number; headers?: Record<string, string>; warmup?: number }): Promise<LoadResult> {
+  const connections = opts.connections ?? 50;
+  if (opts.warmup !== 0) await autocannon({ url, connections, duration: opts.warmup ?? 2, headers: opts.headers });
+  const r = await autocannon({ url, connections, duration: opts.duration, headers: opts.headers });
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+}
+
+/** `uptime`'s three load averages, recorded beside every measurement. */
+export function loadAverage(): string {
+  return os.loadavg().map((x) => x.toFixed(2)).join(' / ');
+}
+
+export function machine(): string {
+  const cpus = os.cpus();
+  return `${cpus.length} cores (${cpus[0]?.model.trim() ?? 'unknown'}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+}
+
+export function today(): string {
+  return new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
+}
+
+/** Writes docs/bench/<name>.md, which bench/run.ts assembles into docs/benchmarks.md. */
+export function writeSection(name: string, markdown: string): void {
+  const file = path.join(projectRoot, 'docs/bench', `${name}.md`);
+  fs.writeFileSync(file, markdown.trim() + '\n');
+  console.log(`wrote ${path.relative(projectRoot, file)}`);
+}
+
+export function table(head: string[], rows: Array<Array<string | number>>): string {
+  return [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+}
+
+export function argValue(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
+}

@@ -1,0 +1,63 @@
+// A benchmark target in its own process, so that the load generator and the service do not share
+// one event loop: `target.ts service '<json options>'` starts the real service (embedded or external
+// PostgreSQL, local or JWT mode), seeds it and prints one line `READY <json>`; `target.ts bare`
+// starts a bare Fastify route (the ceiling). Both stop on SIGTERM or when stdin closes.
+import Fastify from 'fastify';
+import { startTestService, type DbMode } from '../../test/support/service.js';
+import { newestCallIds, seed, type SeedPlan } from './seed.js';
+
+export interface TargetOptions {
+  db: DbMode;
+  /** IDP_* variables for JWT mode; absent means local mode. */
+  idpEnv?: Record<string, string>;
+  seed: SeedPlan;
+  /** Whose calls the routes read: an external id. */
+  subject: string;
+  env?: Record<string, string>;
+}
+
+export interface TargetReady {
+  url: string;
+  pid: number;
+  statusIds: string[];
+  transcriptId: string;
+}
+
+async function main(): Promise<void> {
+  const [kind, json] = process.argv.slice(2);
+  let stop: () => Promise<void>;
+  let ready: TargetReady;
+  if (kind === 'bare') {
+    const app = Fastify({ logger: false });
+    app.get('/bare', async () => ({ ok: true }));
+    const url = await app.listen({ host: '127.0.0.1', port: 0 });
+    stop = () => app.close();
+    ready = { url, pid: process.pid, statusIds: [], transcriptId: '' };
+  } else {
+    const o = JSON.parse(json) as TargetOptions;
+    const t = await startTestService({ db: o.db, env: { ...o.idpEnv, ...o.env } });
+    const db = t.service.database.db;
+    await seed(db, o.seed);
+    const ids = await newestCallIds(db, o.subject, 20);
+    stop = () => t.stop();
+    // The newest three are QUEUED; the fourth onwards have transcripts (processedPerUser).
+    ready = { url: t.url, pid: process.pid, statusIds: ids.slice(0, 10), transcriptId: ids[4] ?? ids[0] };
+  }
+  let stopping = false;
+  const shutdown = async () => {
+    if (stopping) return;
+    stopping = true;
+    await stop().catch(() => undefined);
+    process.exit(0);
+  };
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
+  process.stdin.on('end', shutdown);
+  process.stdin.resume();
+  process.stdout.write(`READY ${JSON.stringify(ready)}\n`);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
