@@ -11,6 +11,7 @@ const connections = Number(argValue('connections', '50'));
 const dbs = argValue('db', 'embedded,external').split(',') as DbMode[];
 const auths = argValue('auth', 'local,jwt').split(',') as Array<'local' | 'jwt'>;
 const cpuProf = process.argv.includes('--cpu-prof');
+const only = argValue('routes', 'status,list,transcript,actions').split(',');
 
 const SUBJECT_JWT = 'bench-user-1';
 const SUBJECT_LOCAL = 'local-user';
@@ -43,8 +44,7 @@ async function main(): Promise<void> {
             db,
             idpEnv: auth === 'jwt' ? idp.env() : undefined,
             // 200 users with 60 calls each; the subject's newest 50 have transcripts and action items.
-            seed: { users: 200, callsPerUser: 60, processedPerUser: 50, extraExternalIds: auth === 'local' ? [SUBJECT_LOCAL] : [] },
-            subject,
+            seed: { users: 200, callsPerUser: 60, processed: 50, subject, extraExternalIds: auth === 'local' ? [SUBJECT_LOCAL] : [] },
           },
           cpuProf ? ['--cpu-prof', '--cpu-prof-dir', 'bench/.profiles'] : [],
         );
@@ -52,12 +52,16 @@ async function main(): Promise<void> {
         try {
           const headers: Record<string, string> = {};
           if (auth === 'jwt') headers.authorization = `Bearer ${await idp.token({ sub: subject, email: 'bench1@example.test', email_verified: true }, { expiresIn: '2h' })}`;
-          const routes: Array<[string, string]> = [
-            ['GET /api/calls/status (10 ids)', `/api/calls/status?ids=${target.statusIds.join(',')}`],
-            ['GET /api/calls (limit 50)', '/api/calls?limit=50'],
-            ['GET /api/calls/{id}/transcript', `/api/calls/${target.transcriptId}/transcript`],
-            ['GET /api/actions', '/api/actions'],
-          ];
+          const routes = (
+            [
+              ['status', 'GET /api/calls/status (10 ids)', `/api/calls/status?ids=${target.statusIds.join(',')}`],
+              ['list', 'GET /api/calls (limit 50)', '/api/calls?limit=50'],
+              ['transcript', 'GET /api/calls/{id}/transcript', `/api/calls/${target.transcriptId}/transcript`],
+              ['actions', 'GET /api/actions', '/api/actions'],
+            ] as const
+          )
+            .filter(([key]) => only.includes(key))
+            .map(([, name, p]) => [name, p] as const);
           // Check once that every route answers 200 before loading it.
           for (const [name, p] of routes) {
             const res = await fetch(target.url + p, { headers });

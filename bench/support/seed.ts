@@ -36,8 +36,10 @@ export interface SeedPlan {
   users: number;
   /** Calls per user. */
   callsPerUser: number;
-  /** How many of each user's newest calls get a transcript and two action items. */
-  processedPerUser: number;
+  /** How many of the subject's newest calls get a transcript and two action items (others get none: a transcript is ~100 kB). */
+  processed: number;
+  /** The external id whose calls the benchmark reads. */
+  subject: string;
   /** External ids that exist before seeding (local user): they get calls too. */
   extraExternalIds?: string[];
 }
@@ -59,15 +61,13 @@ export async function seed(db: Db, plan: SeedPlan): Promise<void> {
            'Call ' || g, CASE WHEN g % 2 = 0 THEN 'INCOMING' ELSE 'OUTGOING' END, 'Contact ' || (g % 40),
            30 + g % 900, now() - make_interval(secs => g), now(), now(), 1000000
     FROM ${owners} u CROSS JOIN generate_series(1, ${plan.callsPerUser}::int) g`.execute(db);
-  await sql`UPDATE calls SET status = 'COMPLETED' WHERE status = 'QUEUED' AND user_id IN ${owners}`.execute(db);
-  if (plan.processedPerUser > 0) {
+  if (plan.processed > 0) {
     const body = JSON.stringify(syntheticTranscript());
     await sql`
-      WITH ranked AS (
-        SELECT id, user_id, row_number() OVER (PARTITION BY user_id ORDER BY created_at DESC, id DESC) AS rn FROM calls WHERE user_id IN ${owners}
-      )
       INSERT INTO call_artifacts (call_id, user_id, kind, schema_version, body)
-      SELECT id, user_id, 'transcript', 2, ${body}::jsonb FROM ranked WHERE rn <= ${plan.processedPerUser}
+      SELECT c.id, c.user_id, 'transcript', 2, ${body}::jsonb FROM calls c JOIN users u ON u.id = c.user_id
+      WHERE u.external_user_id = ${plan.subject} AND c.status = 'COMPLETED'
+      ORDER BY c.created_at DESC, c.id DESC LIMIT ${plan.processed}
       ON CONFLICT DO NOTHING`.execute(db);
     await sql`
       INSERT INTO action_items (user_id, call_id, title, description, status, source_text, created_at, owner_role, intent, priority, source, position)
@@ -84,4 +84,12 @@ export async function newestCallIds(db: Db, externalId: string, n: number): Prom
     SELECT c.id FROM calls c JOIN users u ON u.id = c.user_id WHERE u.external_user_id = ${externalId}
     ORDER BY c.created_at DESC, c.id DESC LIMIT ${n}`.execute(db);
   return r.rows.map((x) => x.id);
+}
+
+/** The subject's newest call with a transcript, or '' when none has one. */
+export async function transcriptCallId(db: Db, externalId: string): Promise<string> {
+  const r = await sql<{ id: string }>`
+    SELECT a.call_id AS id FROM call_artifacts a JOIN users u ON u.id = a.user_id JOIN calls c ON c.id = a.call_id
+    WHERE u.external_user_id = ${externalId} AND a.kind = 'transcript' ORDER BY c.created_at DESC LIMIT 1`.execute(db);
+  return r.rows[0]?.id ?? '';
 }

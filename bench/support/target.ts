@@ -4,15 +4,13 @@
 // starts a bare Fastify route (the ceiling). Both stop on SIGTERM or when stdin closes.
 import Fastify from 'fastify';
 import { startTestService, type DbMode } from '../../test/support/service.js';
-import { newestCallIds, seed, type SeedPlan } from './seed.js';
+import { newestCallIds, seed, transcriptCallId, type SeedPlan } from './seed.js';
 
 export interface TargetOptions {
   db: DbMode;
   /** IDP_* variables for JWT mode; absent means local mode. */
   idpEnv?: Record<string, string>;
   seed: SeedPlan;
-  /** Whose calls the routes read: an external id. */
-  subject: string;
   env?: Record<string, string>;
 }
 
@@ -38,10 +36,9 @@ async function main(): Promise<void> {
     const t = await startTestService({ db: o.db, env: { ...o.idpEnv, ...o.env } });
     const db = t.service.database.db;
     await seed(db, o.seed);
-    const ids = await newestCallIds(db, o.subject, 20);
+    const ids = await newestCallIds(db, o.seed.subject, 20);
     stop = () => t.stop();
-    // The newest three are QUEUED; the fourth onwards have transcripts (processedPerUser).
-    ready = { url: t.url, pid: process.pid, statusIds: ids.slice(0, 10), transcriptId: ids[4] ?? ids[0] };
+    ready = { url: t.url, pid: process.pid, statusIds: ids.slice(0, 10), transcriptId: await transcriptCallId(db, o.seed.subject) };
   }
   let stopping = false;
   const shutdown = async () => {
