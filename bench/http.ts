@@ -3,8 +3,9 @@
 // the embedded and the external PostgreSQL, with a bare Fastify route measured beside each
 // configuration as the ceiling. Writes docs/bench/http.md.
 //   npm run bench:http [-- --duration 8 --db embedded,external --auth local,jwt]
-import { externalDbAvailable, TestIdp, type DbMode } from '../test/support/service.js';
-import { argValue, load, loadAverage, machine, startTarget, table, today, writeSection, type LoadResult } from './support/harness.js';
+import pg from 'pg';
+import { EXTERNAL_ADMIN_URL, externalDbAvailable, TestIdp, type DbMode } from '../test/support/service.js';
+import { argValue, load, loadAverage, machine, startTarget, table, today, treeCpuMs, writeSection, type LoadResult } from './support/harness.js';
 
 const duration = Number(argValue('duration', '8'));
 const connections = Number(argValue('connections', '50'));
@@ -22,6 +23,7 @@ interface Row {
   route: string;
   r: LoadResult;
   ceiling: number;
+  ceilingCpu: number | null;
   load: string;
 }
 
@@ -67,15 +69,18 @@ async function main(): Promise<void> {
             const res = await fetch(target.url + p, { headers });
             if (res.status !== 200) throw new Error(`${name} answered ${res.status}: ${await res.text()}`);
           }
-          const ceiling = await load(`${bare.url}/bare`, { duration, connections });
+          // CPU of the service's process tree (with the embedded PostgreSQL) or of the service and
+          // its database's server processes on the external PostgreSQL.
+          const cpu = async () => treeCpuMs(target.pid, db === 'external' ? await backendPids(target.database) : []);
+          const ceiling = await load(`${bare.url}/bare`, { duration, connections, cpu: async () => treeCpuMs(bare.pid) });
           console.log(`[${db}/${auth}] bare Fastify route: ${ceiling.rps.toFixed(0)} req/s p50 ${ceiling.p50} ms p99 ${ceiling.p99} ms`);
           for (const [name, p] of routes) {
-            const r = await load(target.url + p, { duration, connections, headers });
-            const row: Row = { db, auth, route: name, r, ceiling: ceiling.rps, load: loadAverage() };
+            const r = await load(target.url + p, { duration, connections, headers, cpu });
+            const row: Row = { db, auth, route: name, r, ceiling: ceiling.rps, ceilingCpu: ceiling.cpuMsPerRequest, load: loadAverage() };
             rows.push(row);
-            console.log(`[${db}/${auth}] ${name}: ${r.rps.toFixed(0)} req/s (${pct(r.rps, ceiling.rps)} of bare) p50 ${r.p50} ms p99 ${r.p99} ms non-2xx ${r.non2xx} errors ${r.errors}`);
+            console.log(`[${db}/${auth}] ${name}: ${r.rps.toFixed(0)} req/s (${pct(r.rps, ceiling.rps)} of bare) CPU ${r.cpuMsPerRequest?.toFixed(3)} ms/req (bare ${ceiling.cpuMsPerRequest?.toFixed(3)}) p50 ${r.p50} ms p99 ${r.p99} ms non-2xx ${r.non2xx} errors ${r.errors}`);
           }
-          rows.push({ db, auth, route: 'bare Fastify route (ceiling)', r: ceiling, ceiling: ceiling.rps, load: loadAverage() });
+          rows.push({ db, auth, route: 'bare Fastify route (ceiling)', r: ceiling, ceiling: ceiling.rps, ceilingCpu: ceiling.cpuMsPerRequest, load: loadAverage() });
         } finally {
           await bare.stop();
           await target.stop();
@@ -87,8 +92,20 @@ async function main(): Promise<void> {
   }
 
   const body = table(
-    ['database', 'auth', 'route', 'req/s', '% of bare route', 'p50 ms', 'p99 ms', 'non-2xx', 'load avg (1/5/15 min)'],
-    rows.map((x) => [x.db, x.auth, x.route, x.r.rps.toFixed(0), pct(x.r.rps, x.ceiling), x.r.p50, x.r.p99, x.r.non2xx + x.r.errors, x.load]),
+    ['database', 'auth', 'route', 'req/s', '% of bare route', 'p50 ms', 'p99 ms', 'CPU ms per request', 'CPU ratio (bare / route)', 'non-2xx', 'load avg (1/5/15 min)'],
+    rows.map((x) => [
+      x.db,
+      x.auth,
+      x.route,
+      x.r.rps.toFixed(0),
+      pct(x.r.rps, x.ceiling),
+      x.r.p50,
+      x.r.p99,
+      x.r.cpuMsPerRequest?.toFixed(3) ?? '-',
+      x.r.cpuMsPerRequest && x.ceilingCpu ? pct(x.ceilingCpu, x.r.cpuMsPerRequest) : '-',
+      x.r.non2xx + x.r.errors,
+      x.load,
+    ]),
   );
   writeSection(
     'http',
@@ -99,6 +116,17 @@ Measured by \`npm run bench:http\` on ${today()} (${machine()}; load average at 
 ${body}
 `,
   );
+}
+
+/** The server processes of one database on the external PostgreSQL (its pool's connections). */
+async function backendPids(database: string): Promise<number[]> {
+  const c = new pg.Client({ connectionString: EXTERNAL_ADMIN_URL });
+  await c.connect();
+  try {
+    return (await c.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [database])).rows.map((r) => r.pid);
+  } finally {
+    await c.end();
+  }
 }
 
 function pct(a: number, b: number): string {

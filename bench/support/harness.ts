@@ -43,6 +43,8 @@ export async function startTarget(kind: 'bare' | 'service', opts?: TargetOptions
 
 export interface LoadResult {
   rps: number;
+  /** CPU ms per request of the measured process tree, when a probe was given. */
+  cpuMsPerRequest: number | null;
   p50: number;
   p99: number;
   non2xx: number;
@@ -50,11 +52,17 @@ export interface LoadResult {
 }
 
 /** autocannon against one URL; a short warm-up first so JIT and caches settle. */
-export async function load(url: string, opts: { connections?: number; duration: number; headers?: Record<string, string>; warmup?: number }): Promise<LoadResult> {
+export async function load(
+  url: string,
+  opts: { connections?: number; duration: number; headers?: Record<string, string>; warmup?: number; cpu?: () => Promise<number> },
+): Promise<LoadResult> {
   const connections = opts.connections ?? 50;
   if (opts.warmup !== 0) await autocannon({ url, connections, duration: opts.warmup ?? 2, headers: opts.headers });
+  const cpu0 = opts.cpu ? await opts.cpu() : 0;
   const r = await autocannon({ url, connections, duration: opts.duration, headers: opts.headers });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+  const cpu1 = opts.cpu ? await opts.cpu() : 0;
+  const total = r.requests.total || 1;
+  return { rps: r.requests.average, cpuMsPerRequest: opts.cpu ? (cpu1 - cpu0) / total : null, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
 }
 
 /** `uptime`'s three load averages, recorded beside every measurement. */
@@ -85,4 +93,34 @@ export function table(head: string[], rows: Array<Array<string | number>>): stri
 export function argValue(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
+}
+
+/**
+ * CPU time (user + system, ms) used so far by a process and all its descendants, living and
+ * reaped: the service with its embedded PostgreSQL (postmaster and backends) is one tree. Unlike
+ * requests/s, CPU per request barely moves with the machine's other load.
+ */
+export function treeCpuMs(rootPid: number, extraPids: number[] = []): number {
+  const stats = new Map<number, { ppid: number; ticks: number }>();
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const s = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
+      // Fields after the parenthesised command: state ppid ... utime(14) stime(15) cutime(16) cstime(17).
+      const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+      stats.set(Number(name), { ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]) });
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  const inTree = (pid: number): boolean => {
+    for (let p = pid, depth = 0; p > 1 && depth < 20; depth++) {
+      if (p === rootPid) return true;
+      p = stats.get(p)?.ppid ?? 0;
+    }
+    return false;
+  };
+  let ticks = 0;
+  for (const [pid, s] of stats) if (inTree(pid) || extraPids.includes(pid)) ticks += s.ticks;
+  return ticks * 10; // USER_HZ is 100 on Linux
 }

@@ -93,3 +93,7 @@ export async function transcriptCallId(db: Db, externalId: string): Promise<stri
     WHERE u.external_user_id = ${externalId} AND a.kind = 'transcript' ORDER BY c.created_at DESC LIMIT 1`.execute(db);
   return r.rows[0]?.id ?? '';
 }
+
+export async function currentDatabase(db: Db): Promise<string> {
+  return (await sql<{ name: string }>`SELECT current_database() AS name`.execute(db)).rows[0].name;
+}

@@ -4,7 +4,7 @@
 // starts a bare Fastify route (the ceiling). Both stop on SIGTERM or when stdin closes.
 import Fastify from 'fastify';
 import { startTestService, type DbMode } from '../../test/support/service.js';
-import { newestCallIds, seed, transcriptCallId, type SeedPlan } from './seed.js';
+import { currentDatabase, newestCallIds, seed, transcriptCallId, type SeedPlan } from './seed.js';
 
 export interface TargetOptions {
   db: DbMode;
@@ -19,6 +19,8 @@ export interface TargetReady {
   pid: number;
   statusIds: string[];
   transcriptId: string;
+  /** The database's name (to find its server processes on the external PostgreSQL). */
+  database: string;
 }
 
 async function main(): Promise<void> {
@@ -30,7 +32,7 @@ async function main(): Promise<void> {
     app.get('/bare', async () => ({ ok: true }));
     const url = await app.listen({ host: '127.0.0.1', port: 0 });
     stop = () => app.close();
-    ready = { url, pid: process.pid, statusIds: [], transcriptId: '' };
+    ready = { url, pid: process.pid, statusIds: [], transcriptId: '', database: '' };
   } else {
     const o = JSON.parse(json) as TargetOptions;
     const t = await startTestService({ db: o.db, env: { ...o.idpEnv, ...o.env } });
@@ -38,7 +40,7 @@ async function main(): Promise<void> {
     await seed(db, o.seed);
     const ids = await newestCallIds(db, o.seed.subject, 20);
     stop = () => t.stop();
-    ready = { url: t.url, pid: process.pid, statusIds: ids.slice(0, 10), transcriptId: await transcriptCallId(db, o.seed.subject) };
+    ready = { url: t.url, pid: process.pid, statusIds: ids.slice(0, 10), transcriptId: await transcriptCallId(db, o.seed.subject), database: await currentDatabase(db) };
   }
   let stopping = false;
   const shutdown = async () => {
