@@ -71,7 +71,7 @@ async function main(): Promise<void> {
           }
           // CPU of the service's process tree (with the embedded PostgreSQL) or of the service and
           // its database's server processes on the external PostgreSQL.
-          const cpu = async () => treeCpuMs(target.pid, db === 'external' ? await backendPids(target.database) : []);
+          const cpu = async () => treeCpuMs(target.pid, db === 'external' ? { extraPids: await backendPids(target.database) } : { dataDir: target.dataDir });
           const ceiling = await load(`${bare.url}/bare`, { duration, connections, cpu: async () => treeCpuMs(bare.pid) });
           console.log(`[${db}/${auth}] bare Fastify route: ${ceiling.rps.toFixed(0)} req/s p50 ${ceiling.p50} ms p99 ${ceiling.p99} ms`);
           for (const [name, p] of routes) {

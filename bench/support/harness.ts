@@ -96,12 +96,15 @@ export function argValue(name: string, fallback: string): string {
 }
 
 /**
- * CPU time (user + system, ms) used so far by a process and all its descendants, living and
- * reaped: the service with its embedded PostgreSQL (postmaster and backends) is one tree. Unlike
- * requests/s, CPU per request barely moves with the machine's other load.
+ * CPU time (user + system, ms) used so far by processes and all their descendants, living and
+ * reaped. The roots are the service process and, for the embedded PostgreSQL (its postmaster is
+ * daemonised, so not a child), the postmaster serving `dataDir`; on the external PostgreSQL the
+ * extra pids are the database's server processes. Unlike requests/s, CPU per request barely moves
+ * with the machine's other load.
  */
-export function treeCpuMs(rootPid: number, extraPids: number[] = []): number {
+export function treeCpuMs(rootPid: number, opts: { dataDir?: string; extraPids?: number[] } = {}): number {
   const stats = new Map<number, { ppid: number; ticks: number }>();
+  const roots = new Set([rootPid, ...(opts.extraPids ?? [])]);
   for (const name of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
@@ -109,18 +112,19 @@ export function treeCpuMs(rootPid: number, extraPids: number[] = []): number {
       // Fields after the parenthesised command: state ppid ... utime(14) stime(15) cutime(16) cstime(17).
       const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
       stats.set(Number(name), { ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]) });
+      if (opts.dataDir && f[1] === '1' && s.includes('(postgres)') && fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(`-D\0${opts.dataDir}/postgres\0`)) roots.add(Number(name));
     } catch {
       /* exited meanwhile */
     }
   }
   const inTree = (pid: number): boolean => {
     for (let p = pid, depth = 0; p > 1 && depth < 20; depth++) {
-      if (p === rootPid) return true;
+      if (roots.has(p)) return true;
       p = stats.get(p)?.ppid ?? 0;
     }
     return false;
   };
   let ticks = 0;
-  for (const [pid, s] of stats) if (inTree(pid) || extraPids.includes(pid)) ticks += s.ticks;
+  for (const [pid, s] of stats) if (inTree(pid)) ticks += s.ticks;
   return ticks * 10; // USER_HZ is 100 on Linux
 }

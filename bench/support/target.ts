@@ -21,6 +21,8 @@ export interface TargetReady {
   transcriptId: string;
   /** The database's name (to find its server processes on the external PostgreSQL). */
   database: string;
+  /** The service's DATA_DIR (the embedded PostgreSQL's postmaster names it). */
+  dataDir: string;
 }
 
 async function main(): Promise<void> {
@@ -32,7 +34,7 @@ async function main(): Promise<void> {
     app.get('/bare', async () => ({ ok: true }));
     const url = await app.listen({ host: '127.0.0.1', port: 0 });
     stop = () => app.close();
-    ready = { url, pid: process.pid, statusIds: [], transcriptId: '', database: '' };
+    ready = { url, pid: process.pid, statusIds: [], transcriptId: '', database: '', dataDir: '' };
   } else {
     const o = JSON.parse(json) as TargetOptions;
     const t = await startTestService({ db: o.db, env: { ...o.idpEnv, ...o.env } });
@@ -40,7 +42,7 @@ async function main(): Promise<void> {
     await seed(db, o.seed);
     const ids = await newestCallIds(db, o.seed.subject, 20);
     stop = () => t.stop();
-    ready = { url: t.url, pid: process.pid, statusIds: ids.slice(0, 10), transcriptId: await transcriptCallId(db, o.seed.subject), database: await currentDatabase(db) };
+    ready = { url: t.url, pid: process.pid, statusIds: ids.slice(0, 10), transcriptId: await transcriptCallId(db, o.seed.subject), database: await currentDatabase(db), dataDir: t.dataDir };
   }
   let stopping = false;
   const shutdown = async () => {
@@ -52,6 +54,8 @@ async function main(): Promise<void> {
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);
   process.stdin.on('end', shutdown);
+  // A parent that died leaves a closed pipe: writing to it must stop the target cleanly too.
+  process.stdout.on('error', shutdown);
   process.stdin.resume();
   process.stdout.write(`READY ${JSON.stringify(ready)}\n`);
 }
