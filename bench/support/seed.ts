@@ -97,3 +97,49 @@ export async function transcriptCallId(db: Db, externalId: string): Promise<stri
 export async function currentDatabase(db: Db): Promise<string> {
   return (await sql<{ name: string }>`SELECT current_database() AS name`.execute(db)).rows[0].name;
 }
+
+/**
+ * The plans of the status and list queries for one user (the same SQL src/domain/calls.ts builds),
+ * with PostgreSQL's own execution time: whether they are index-backed, measured without HTTP.
+ */
+export async function queryPlans(db: Db, externalId: string, statusIds: string[]): Promise<Array<{ query: string; plan: string; executionMs: number }>> {
+  const uid = (await sql<{ id: string }>`SELECT id FROM users WHERE external_user_id = ${externalId}`.execute(db)).rows[0].id;
+  const queries: Array<[string, ReturnType<typeof sql>]> = [
+    ['status (10 ids)', sql`SELECT id, status FROM calls WHERE user_id = ${uid} AND id IN (${sql.join(statusIds)})`],
+    [
+      'list (first 50)',
+      sql`SELECT c.id, c.title, c.upload_title, c.suggested_title, c.contact_name, c.direction, c.status, c.duration_seconds, c.created_at,
+            (SELECT count(*)::int FROM action_items a WHERE a.call_id = c.id AND a.user_id = ${uid}) AS action_item_count,
+            (SELECT a.title FROM action_items a WHERE a.call_id = c.id AND a.user_id = ${uid} AND a.status != 'DISMISSED' ORDER BY a.created_at, a.position LIMIT 1) AS first_action_title
+          FROM calls c WHERE c.user_id = ${uid} ORDER BY c.created_at DESC, c.id DESC LIMIT 51`,
+    ],
+  ];
+  const out: Array<{ query: string; plan: string; executionMs: number }> = [];
+  for (const [name, q] of queries) {
+    // Warm the cache first; then the median of five runs.
+    const times: number[] = [];
+    let plan = '';
+    for (let i = 0; i < 6; i++) {
+      const r = await sql<{ 'QUERY PLAN': Array<{ Plan: PlanNode; 'Execution Time': number }> }>`EXPLAIN (ANALYZE, FORMAT JSON) ${q}`.execute(db);
+      const top = r.rows[0]['QUERY PLAN'][0];
+      if (i > 0) times.push(top['Execution Time']);
+      plan = scans(top.Plan).join(', ');
+    }
+    times.sort((a, b) => a - b);
+    out.push({ query: name, plan, executionMs: times[Math.floor(times.length / 2)] });
+  }
+  return out;
+}
+
+interface PlanNode {
+  'Node Type': string;
+  'Index Name'?: string;
+  'Relation Name'?: string;
+  Plans?: PlanNode[];
+}
+
+/** The scans of a plan tree, e.g. "Index Scan calls_user_created_idx". */
+function scans(n: PlanNode): string[] {
+  const own = /Scan/.test(n['Node Type']) ? [`${n['Node Type']} ${n['Index Name'] ?? n['Relation Name'] ?? ''}`.trim()] : [];
+  return [...new Set([...own, ...(n.Plans ?? []).flatMap(scans)])];
+}

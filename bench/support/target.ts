@@ -4,7 +4,7 @@
 // starts a bare Fastify route (the ceiling). Both stop on SIGTERM or when stdin closes.
 import Fastify from 'fastify';
 import { startTestService, type DbMode } from '../../test/support/service.js';
-import { currentDatabase, newestCallIds, seed, transcriptCallId, type SeedPlan } from './seed.js';
+import { currentDatabase, newestCallIds, queryPlans, seed, transcriptCallId, type SeedPlan } from './seed.js';
 
 export interface TargetOptions {
   db: DbMode;
@@ -12,6 +12,7 @@ export interface TargetOptions {
   idpEnv?: Record<string, string>;
   seed: SeedPlan;
   env?: Record<string, string>;
+  explain?: boolean;
 }
 
 export interface TargetReady {
@@ -23,6 +24,8 @@ export interface TargetReady {
   database: string;
   /** The service's DATA_DIR (the embedded PostgreSQL's postmaster names it). */
   dataDir: string;
+  /** EXPLAIN ANALYZE of the status and list queries, when asked for. */
+  plans?: Awaited<ReturnType<typeof queryPlans>>;
 }
 
 async function main(): Promise<void> {
@@ -43,6 +46,7 @@ async function main(): Promise<void> {
     const ids = await newestCallIds(db, o.seed.subject, 20);
     stop = () => t.stop();
     ready = { url: t.url, pid: process.pid, statusIds: ids.slice(0, 10), transcriptId: await transcriptCallId(db, o.seed.subject), database: await currentDatabase(db), dataDir: t.dataDir };
+    if (o.explain) ready.plans = await queryPlans(db, o.seed.subject, ready.statusIds);
   }
   let stopping = false;
   const shutdown = async () => {
