@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { startTestService, TestIdp, type TestService } from '../support/service.js';
 import { insertArtifact, insertCall } from '../fixtures/seed.js';
+import { IdentityError, JwksIdentityVerifier } from '../../src/http/identity.js';
 
 describe('request-path caches (embedded)', () => {
   let idp: TestIdp;
@@ -59,5 +60,25 @@ describe('request-path caches (embedded)', () => {
     const foreign = await t.request('GET', `/api/calls/${callId}/transcript`, { token: other });
     assert.equal(foreign.status, 404);
     assert.match(foreign.text, /call_not_found/, 'errors still go through the JSON serialiser');
+  });
+});
+
+describe('verified-token cache', () => {
+  test('a token verified once is answered from the cache until it expires, then rejected', async () => {
+    const idp = await TestIdp.start();
+    try {
+      const verifier = new JwksIdentityVerifier({ jwksUrl: idp.jwksUrl, audience: idp.projectId, issuer: idp.issuer, clockToleranceSeconds: 0 });
+      const exp = Math.floor(Date.now() / 1000) + 2;
+      const token = await idp.token({ sub: 'cache-exp', email: 'exp@example.test' }, { expiresIn: exp });
+      const first = await verifier.verify(token);
+      assert.equal(first.externalUserId, 'cache-exp');
+      assert.deepEqual(await verifier.verify(token), first);
+      // A different token of the same user is checked on its own (a forged signature still fails).
+      await assert.rejects(verifier.verify(`${token.slice(0, token.lastIndexOf('.'))}.AAAA`), IdentityError);
+      await new Promise((r) => setTimeout(r, exp * 1000 - Date.now() + 200));
+      await assert.rejects(verifier.verify(token), IdentityError, 'expired: the cached entry ends with the token');
+    } finally {
+      await idp.stop();
+    }
   });
 });
