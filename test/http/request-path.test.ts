@@ -1,6 +1,7 @@
 // The request path's speed measures (bench/http.ts) must not change answers: the user row cached
-// for polled routes is forgotten on account deletion, and a stored transcript goes out exactly as
-// stored.
+// for polled routes is forgotten on account deletion, a stored transcript goes out exactly as
+// stored, the list's per-call action-item fields come from one lateral join, and a verified
+// token is cached no longer than it is valid.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
@@ -44,6 +45,36 @@ describe('request-path caches (embedded)', () => {
     assert.notEqual(rows[0].id, me.body.id);
     const list = await t.request('GET', '/api/calls', { token });
     assert.deepEqual(list.body.items, []);
+  });
+
+  test('list: actionItemCount counts every item of the call, firstActionTitle is the earliest one not dismissed', async () => {
+    const token = await idp.token({ sub: 'cache-list' });
+    const userId = (await t.request('GET', '/api/users/me', { token })).body.id;
+    const withItems = await insertCall(t, userId);
+    const without = await insertCall(t, userId);
+    const db = t.service.ctx.database.db;
+    const base = Date.now() - 60_000;
+    const item = (title: string, status: 'OPEN' | 'DISMISSED' | 'DONE', msAfter: number, position: number) => ({
+      userId,
+      callId: withItems,
+      title,
+      status,
+      createdAt: new Date(base + msAfter),
+      position,
+    });
+    await db
+      .insertInto('actionItems')
+      .values([item('dismissed first', 'DISMISSED', 0, 0), item('second by position', 'OPEN', 1000, 1), item('first by position', 'DONE', 1000, 0), item('later', 'OPEN', 2000, 0)] as never)
+      .execute();
+    const r = await t.request('GET', '/api/calls', { token });
+    const byId = new Map(r.body.items.map((x: { callId: string }) => [x.callId, x]));
+    assert.deepEqual(
+      [byId.get(withItems), byId.get(without)].map((x: any) => [x.actionItemCount, x.firstActionTitle]),
+      [
+        [4, 'first by position'],
+        [0, null],
+      ],
+    );
   });
 
   test('the transcript is sent as stored: same JSON, JSON content type, 404 for another caller', async () => {
