@@ -27,8 +27,10 @@ const skipDrain = process.argv.includes('--stages-only');
 const STAGES = ['decode', 'recognition', 'diarization', 'voice', 'resolution', 'analysis'] as const;
 
 async function stages(): Promise<string> {
-  const config = loadConfig({ SERVICE_ENV: 'test', DATA_DIR: tempDir('cas-bench-pipeline-'), LOG_LEVEL: 'silent' });
+  const dataDir = tempDir('cas-bench-pipeline-');
+  const config = loadConfig({ SERVICE_ENV: 'test', DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
   const pipeline = await createPipeline(config, pino({ level: 'silent' }));
+  process.on('exit', () => fs.rmSync(dataDir, { recursive: true, force: true }));
   const ids = corpusIds().slice(0, callCount);
   const rows: Array<Array<string | number>> = [];
   const sums: Record<string, number> = Object.fromEntries(STAGES.map((s) => [s, 0]));
