@@ -4,7 +4,7 @@
 //    when a token names an unknown `kid`.
 //  - AdminSdkIdentityVerifier: the provider's admin SDK (firebase-admin), loaded only when
 //    service-account credentials are configured; it honours revocation and disabled users.
-import { createRemoteJWKSet, jwtVerify, errors as joseErrors, type JWTPayload } from 'jose';
+import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, errors as joseErrors, type JWTPayload } from 'jose';
 import type { Config } from '../config.js';
 import type { IdentityClaims } from '../store/repos/users.js';
 
@@ -29,8 +29,17 @@ function claimsOf(payload: JWTPayload): IdentityClaims {
   return { externalUserId: sub, email: str(payload.email), name: str(payload.name), picture: str(payload.picture), emailVerified: verified };
 }
 
+/** How long a token that verified is accepted again without a new signature check (never past its expiry). */
+const VERIFIED_TOKEN_TTL_MS = 60_000;
+const VERIFIED_TOKEN_MAX = 10_000;
+
 export class JwksIdentityVerifier implements IdentityVerifier {
   private readonly jwks: ReturnType<typeof createRemoteJWKSet>;
+  // Clients poll with the same token every few seconds, and an RS256 check through WebCrypto was
+  // most of a status poll's CPU (bench/http.ts). A token that verified stays valid until it
+  // expires, so its claims are kept for a minute at most, and only while its key is still in the
+  // key set last fetched (a retired key's tokens are refused as soon as the set is refetched).
+  private readonly verified = new Map<string, { claims: IdentityClaims; until: number; kid: string | undefined }>();
 
   constructor(
     private readonly opts: { jwksUrl: string; audience: string; issuer: string; clockToleranceSeconds: number },
@@ -40,6 +49,11 @@ export class JwksIdentityVerifier implements IdentityVerifier {
   }
 
   async verify(token: string): Promise<IdentityClaims> {
+    const hit = this.verified.get(token);
+    if (hit) {
+      if (hit.until > Date.now() && this.jwks.jwks()?.keys.some((k) => k.kid === hit.kid)) return hit.claims;
+      this.verified.delete(token);
+    }
     try {
       const { payload } = await jwtVerify(token, this.jwks, {
         algorithms: ['RS256'],
@@ -49,7 +63,12 @@ export class JwksIdentityVerifier implements IdentityVerifier {
         requiredClaims: ['exp', 'iat'],
       });
       if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + this.opts.clockToleranceSeconds) throw new IdentityError('invalid');
-      return claimsOf(payload);
+      const claims = claimsOf(payload);
+      const until = Math.min(Date.now() + VERIFIED_TOKEN_TTL_MS, ((payload.exp as number) + this.opts.clockToleranceSeconds) * 1000);
+      // Maps iterate in insertion order: the first key is the oldest entry.
+      if (this.verified.size >= VERIFIED_TOKEN_MAX) this.verified.delete(this.verified.keys().next().value!);
+      this.verified.set(token, { claims, until, kid: decodeProtectedHeader(token).kid });
+      return claims;
     } catch (err) {
       if (err instanceof IdentityError) throw err;
       if (err instanceof joseErrors.JOSEError || err instanceof TypeError) throw new IdentityError('invalid');

@@ -100,5 +100,8 @@ Action items are listed newest first. \`openActionItems\` in the statistics coun
 
 ## Authentication
 ${config.auth.projectId ? 'ID tokens are verified (RS256, audience and issuer checked).' : 'Local development mode: every request is the local user.'}
+The polled read routes (\`GET /api/calls\`, \`/api/calls/status\`, \`/api/calls/{id}\`, \`/api/calls/{id}/transcript\`, \`/api/actions\`) resolve the token's user from a cache of at most 10 seconds;
+every other route looks the user up afresh. A token whose signature checked out is not checked again for up to a minute (never past its expiry, and only while its key is in the key set last fetched). Deleting the account forgets the entry at once, and a later request on any route creates a new, empty account.
+A stored transcript is sent exactly as stored.
 `;
 }

@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ErrorCode, ServiceError } from '../../domain/errors.js';
 import { IdentityError } from '../identity.js';
 import { findOrCreateUser } from '../../store/repos/users.js';
+import { userCacheOf } from '../user-cache.js';
 import type { AppContext } from '../../context.js';
 
 const PUBLIC_PATHS = new Set(['/api/health']);
@@ -23,6 +24,7 @@ export function isAdminEmail(ctx: AppContext, email: string | null): boolean {
 
 export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
   app.decorateRequest('user', null as never);
+  const cache = userCacheOf(ctx);
 
   app.addHook('onRequest', async (request: FastifyRequest) => {
     // Decide on the route the router matched, not on the raw URL: the router percent-decodes and
@@ -52,7 +54,11 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
         throw new ServiceError(ErrorCode.AuthInvalid);
       }
     }
-    const row = await findOrCreateUser(ctx.database.db, claims);
+    let row = request.routeOptions.config.cachedUser ? cache.get(claims.externalUserId) : undefined;
+    if (!row) {
+      row = await findOrCreateUser(ctx.database.db, claims);
+      cache.put(row);
+    }
     // An email the provider says is unverified never grants admin access.
     const isAdmin = claims.emailVerified !== false && isAdminEmail(ctx, row.email);
     request.user = { id: row.id, externalUserId: row.externalUserId, email: row.email, isAdmin, row };

@@ -77,6 +77,7 @@ export default async function actionItemRoutes(app: FastifyInstance, ctx: AppCon
         description: 'Items created together (one analysis) keep the analysis order among themselves.',
         response: { 200: Type.Array(Item), ...errorResponses(401) },
       },
+      config: { cachedUser: true },
     },
     async (req) => (await listForUser(db, req.user.id)).map(actionItemOf),
   );

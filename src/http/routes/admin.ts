@@ -9,6 +9,7 @@ import { ErrorCode, ServiceError, errors } from '../../domain/errors.js';
 import { AdminUserSummary, DateTime, Nullable, PageEnvelope, PageQuery, UsageLimitsSchema, Uuid, errorResponses, pageOf } from '../schemas.js';
 import { adminSummaryOf } from '../../domain/account.js';
 import { computeLimits } from '../../domain/usage.js';
+import { userCacheOf } from '../user-cache.js';
 import type { AuditEntry, Database } from '../../store/schema.js';
 
 const tags = ['Admin'];
@@ -132,6 +133,7 @@ export default async function adminRoutes(app: FastifyInstance, ctx: AppContext)
           .returning('id')
           .executeTakeFirst();
         if (!updated) throw new ServiceError(ErrorCode.UserNotFound);
+        userCacheOf(ctx).forget(userId);
         await audit(trx, { actorEmail: actor(req), action: 'CREDIT_GRANT', targetType: 'user', targetId: userId, details: `Granted ${minutes} minutes and ${transcripts} transcripts.` });
       });
       return computeLimits(db, ctx.config, userId);
@@ -163,6 +165,7 @@ export default async function adminRoutes(app: FastifyInstance, ctx: AppContext)
           .returningAll()
           .executeTakeFirst();
         if (!updated) throw new ServiceError(ErrorCode.UserNotFound);
+        userCacheOf(ctx).forget(userId);
         await audit(trx, {
           actorEmail: actor(req),
           action: 'ACCOUNT_STATUS_CHANGE',
@@ -193,6 +196,7 @@ export default async function adminRoutes(app: FastifyInstance, ctx: AppContext)
       const user = await db.transaction().execute(async (trx) => {
         const updated = await trx.updateTable('users').set({ plan }).where('id', '=', userId).returningAll().executeTakeFirst();
         if (!updated) throw new ServiceError(ErrorCode.UserNotFound);
+        userCacheOf(ctx).forget(userId);
         await audit(trx, { actorEmail: actor(req), action: 'PLAN_CHANGE', targetType: 'user', targetId: userId, details: `Plan set to ${plan}.` });
         return updated;
       });

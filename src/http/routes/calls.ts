@@ -10,7 +10,7 @@ import { callDetailOf, callProgress, callStatuses, decodeCursor, effectiveTitle,
 import { deleteCallAndFiles } from '../../domain/call-deletion.js';
 import { Transcript } from '../../domain/transcript.js';
 import { EXPORT_CONTENT_TYPES, EXPORT_FORMATS, asciiFileName, exportFileName, exportTranscript, exportableSegments, type ExportFormat } from '../../domain/transcript-export.js';
-import { getArtifact } from '../../store/repos/artifacts.js';
+import { getArtifact, getArtifactJson } from '../../store/repos/artifacts.js';
 import type { CallStatus } from '../../store/schema.js';
 
 const tags = ['Calls'];
@@ -36,6 +36,7 @@ export default async function callRoutes(app: FastifyInstance, ctx: AppContext) 
         }),
         response: { 200: Type.Object({ items: Type.Array(CallListItemSchema), nextCursor: Type.Optional(Type.String()) }), ...errorResponses(400, 401) },
       },
+      config: { cachedUser: true },
     },
     async (req) => {
       const q = req.query as { limit?: number; cursor?: string; status?: CallStatus };
@@ -55,6 +56,7 @@ export default async function callRoutes(app: FastifyInstance, ctx: AppContext) 
         querystring: Type.Object({ ids: Type.String({ maxLength: 100 * 40 }) }),
         response: { 200: Type.Object({ items: Type.Array(Type.Object({ callId: Uuid, status: CallStatusSchema })) }), ...errorResponses(400, 401) },
       },
+      config: { cachedUser: true },
     },
     async (req) => {
       const ids = [...new Set((req.query as { ids: string }).ids.split(',').map((s) => s.trim()).filter(Boolean))];
@@ -65,7 +67,7 @@ export default async function callRoutes(app: FastifyInstance, ctx: AppContext) 
 
   app.get(
     '/api/calls/:id',
-    { schema: { tags, summary: 'Call detail (no transcript, no analysis)', params: CallIdParams, response: { 200: CallDetailSchema, ...errorResponses(401, 404) } } },
+    { schema: { tags, summary: 'Call detail (no transcript, no analysis)', params: CallIdParams, response: { 200: CallDetailSchema, ...errorResponses(401, 404) } }, config: { cachedUser: true } },
     async (req) => {
       const call = await findCall(db, req.user.id, (req.params as { id: string }).id);
       if (!call) throw errors.callNotFound();
@@ -129,17 +131,24 @@ export default async function callRoutes(app: FastifyInstance, ctx: AppContext) 
           ...errorResponses(400, 401, 404, 422),
         },
       },
-      // Stored transcripts are served exactly as stored; exports are strings sent as they are.
+      // Stored transcripts are served exactly as stored: the JSON text comes from the database and
+      // goes out unparsed (a transcript is tens of kilobytes; parsing and serialising it again was
+      // most of this route's time).
       serializerCompiler: () => (data) => (typeof data === 'string' ? data : JSON.stringify(data)),
+      config: { cachedUser: true },
     },
     async (req, reply) => {
       const call = await findCall(db, req.user.id, (req.params as { id: string }).id);
       if (!call) throw errors.callNotFound();
       if (call.status !== 'COMPLETED') throw errors.callNotCompleted(call.status);
+      const format = (req.query as { format?: ExportFormat }).format ?? 'json';
+      if (format === 'json') {
+        const transcript = await getArtifactJson(db, req.user.id, call.id, 'transcript');
+        if (!transcript) throw errors.callNotFound();
+        return reply.type('application/json; charset=utf-8').send(transcript);
+      }
       const transcript = await getArtifact(db, req.user.id, call.id, 'transcript');
       if (!transcript) throw errors.callNotFound();
-      const format = (req.query as { format?: ExportFormat }).format ?? 'json';
-      if (format === 'json') return transcript;
       const fileName = exportFileName(effectiveTitle(call), call.id, format);
       return reply
         .header('content-type', EXPORT_CONTENT_TYPES[format])

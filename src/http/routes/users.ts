@@ -8,6 +8,7 @@ import { computeLimits } from '../../domain/usage.js';
 import { deleteAccount } from '../../domain/account-deletion.js';
 import { updateConsent, updateDisplayName } from '../../store/repos/users.js';
 import { errors } from '../../domain/errors.js';
+import { userCacheOf } from '../user-cache.js';
 
 const tags = ['Users'];
 const VersionString = Type.String({ minLength: 1, maxLength: 64 });
@@ -117,6 +118,7 @@ export default async function userRoutes(app: FastifyInstance, ctx: AppContext) 
     },
     async (req, reply) => {
       await deleteAccount(ctx, req.user.id, req.user.externalUserId);
+      userCacheOf(ctx).forget(req.user.id);
       return reply.status(204).send();
     },
   );

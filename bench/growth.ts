@@ -1,0 +1,89 @@
+// Growth: latency of status polling and of the first page of the call list as the database grows
+// to 10, 1,000 and 100,000 calls, held by one user or spread over many (10 calls each). Rows are
+// seeded with generate_series; the service runs in its own process in local mode on the embedded
+// PostgreSQL (or --db external). Flat latency means the queries are index-backed.
+//   npm run bench:growth [-- --sizes 10,1000,100000 --duration 5 --db embedded]
+import type { DbMode } from '../test/support/service.js';
+import { argValue, load, loadAverage, machine, startTarget, table, today, treeCpuMs, writeSection, type LoadResult } from './support/harness.js';
+
+const sizes = argValue('sizes', '10,1000,100000').split(',').map(Number);
+const duration = Number(argValue('duration', '5'));
+const connections = Number(argValue('connections', '10'));
+const db = argValue('db', 'embedded') as DbMode;
+const SUBJECT = 'local-user';
+
+interface Row {
+  shape: string;
+  total: number;
+  status: LoadResult;
+  list: LoadResult;
+  plans: Array<{ query: string; plan: string; executionMs: number }>;
+  load: string;
+}
+
+async function main(): Promise<void> {
+  const rows: Row[] = [];
+  const startedLoad = loadAverage();
+  for (const shape of ['one user', 'many users'] as const) {
+    for (const total of sizes) {
+      // One user: the measured user holds every call. Many users: the measured user holds 10 and
+      // total/10 - 1 other users hold 10 each.
+      const plan =
+        shape === 'one user'
+          ? { users: 0, callsPerUser: total, processed: 0, subject: SUBJECT, extraExternalIds: [SUBJECT] }
+          : { users: Math.max(0, Math.round(total / 10) - 1), callsPerUser: 10, processed: 0, subject: SUBJECT, extraExternalIds: [SUBJECT] };
+      const started = Date.now();
+      const target = await startTarget('service', { db, seed: plan, explain: true });
+      console.log(`[${shape}, ${total} calls] seeded and started in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      try {
+        const cpu = async () => treeCpuMs(target.pid, { dataDir: target.dataDir });
+        const status = await load(`${target.url}/api/calls/status?ids=${target.statusIds.join(',')}`, { duration, connections, cpu });
+        const list = await load(`${target.url}/api/calls?limit=50`, { duration, connections, cpu });
+        if (status.non2xx + list.non2xx + status.errors + list.errors > 0) throw new Error('non-2xx answers under load');
+        rows.push({ shape, total, status, list, plans: target.plans ?? [], load: loadAverage() });
+        console.log(`[${shape}, ${total} calls] status p50 ${status.p50} ms p99 ${status.p99} ms CPU ${status.cpuMsPerRequest?.toFixed(3)} ms/req; list p50 ${list.p50} ms p99 ${list.p99} ms CPU ${list.cpuMsPerRequest?.toFixed(3)} ms/req; plans ${JSON.stringify(target.plans)}`);
+      } finally {
+        await target.stop();
+      }
+    }
+  }
+  const base = (shape: string) => rows.find((r) => r.shape === shape && r.total === sizes[0]);
+  const ratio = (a: number | null | undefined, b: number | null | undefined) => (a != null && b ? `${(a / b).toFixed(2)}x` : '-');
+  const plan = (r: Row, q: string) => r.plans.find((p) => p.query.startsWith(q));
+  writeSection(
+    'growth',
+    `## Growth: latency with 10, 1,000 and 100,000 calls
+
+Measured by \`npm run bench:growth\` on ${today()} (${machine()}; load average at start ${startedLoad}). ${db} PostgreSQL, local mode, autocannon with ${connections} connections for ${duration} s per route after a 2 s warm-up. Calls seeded with \`generate_series\` (\`bench/support/seed.ts\`) and \`ANALYZE\`d. "One user": the measured user holds every call. "Many users": the measured user holds 10 calls and the rest belong to other users with 10 each. Status polls 10 ids; the list is the first page of 50 (the 10-call cases return 10 items). autocannon's latencies have 1 ms resolution and on a loaded machine mostly measure queueing, so the columns to compare are the CPU per request of the service with its embedded PostgreSQL (all processes of the tree, see \`treeCpuMs\`) and PostgreSQL's own execution time of the query ("SQL ms"). "vs first" divides by the value at the smallest size of the same shape.
+
+${table(
+  ['shape', 'calls in database', 'status p50 / p99 ms', 'status CPU ms/req', 'status CPU vs first', 'status SQL ms', 'list p50 / p99 ms', 'list CPU ms/req', 'list CPU vs first', 'list SQL ms', 'load avg'],
+  rows.map((r) => [
+    r.shape,
+    r.total.toLocaleString('en'),
+    `${r.status.p50} / ${r.status.p99}`,
+    r.status.cpuMsPerRequest?.toFixed(3) ?? '-',
+    ratio(r.status.cpuMsPerRequest, base(r.shape)?.status.cpuMsPerRequest),
+    plan(r, 'status')?.executionMs.toFixed(3) ?? '-',
+    `${r.list.p50} / ${r.list.p99}`,
+    r.list.cpuMsPerRequest?.toFixed(3) ?? '-',
+    ratio(r.list.cpuMsPerRequest, base(r.shape)?.list.cpuMsPerRequest),
+    plan(r, 'list')?.executionMs.toFixed(3) ?? '-',
+    r.load,
+  ]),
+)}
+
+Plans at 100,000 calls (EXPLAIN ANALYZE of the same SQL, median of five runs in the "SQL ms" columns):
+
+${rows
+  .filter((r) => r.total === Math.max(...sizes))
+  .flatMap((r) => r.plans.map((p) => `- ${r.shape}, ${p.query}: ${p.plan}`))
+  .join('\n')}
+`,
+  );
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
