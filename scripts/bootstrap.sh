@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the service needs on a fresh Debian/Ubuntu machine: system packages through apt
-# when missing (ffmpeg, the pocketsphinx recogniser and its English model; flite and sox for the
-# test corpus), then the npm dependencies when package.json or package-lock.json changed since the last install.
+# when missing (ffmpeg, the pocketsphinx recogniser and its English model, espeak-ng for name
+# pronunciations; flite and sox for the test corpus, real recorded voices for the real-voice set), then the npm dependencies when package.json or package-lock.json changed since the last install.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,6 +9,8 @@ need=()
 command -v ffmpeg >/dev/null 2>&1 || need+=(ffmpeg)
 command -v pocketsphinx_continuous >/dev/null 2>&1 || need+=(pocketsphinx)
 [ -d /usr/share/pocketsphinx/model/en-us ] || need+=(pocketsphinx-en-us)
+# Pronunciations of names cmudict lacks, for the recogniser's per-call dictionary.
+command -v espeak-ng >/dev/null 2>&1 || need+=(espeak-ng)
 if [ "${1:-}" = "--test" ]; then
   command -v flite >/dev/null 2>&1 || need+=(flite)
   command -v sox >/dev/null 2>&1 || need+=(sox)

@@ -19,6 +19,8 @@ export interface SpeechInput {
   context: Omit<ResolutionContext, 'voice'>;
   /** The user's voice profile embedding, when the feature is on and a profile exists. */
   voiceProfile: Float32Array | null;
+  /** Names the call may contain, for the recogniser's dictionary: the user's, the contact's, the organization, the user's contacts. */
+  vocabulary?: string[];
   signal?: AbortSignal;
   /** Called after each stage, e.g. to move the call's status and record an event. */
   onStage?: (stage: 'decoded' | 'transcribed' | 'diarized', info: Record<string, unknown>) => Promise<void>;
@@ -51,7 +53,7 @@ export async function transcribeCall(pipeline: Pipeline, input: SpeechInput): Pr
   await input.onStage?.('decoded', { durationSeconds: Math.round(audio.durationSeconds), channels: audio.channels ? 2 : 1, ms: timings.decode });
   checkAbort(input.signal);
 
-  const recognition = await time('transcribe', () => pipeline.transcriber.transcribe({ wavPath: audio.wavPath, durationSeconds: audio.durationSeconds, signal: input.signal }));
+  const recognition = await time('transcribe', () => pipeline.transcriber.transcribe({ wavPath: audio.wavPath, durationSeconds: audio.durationSeconds, signal: input.signal, vocabulary: input.vocabulary }));
   await input.onStage?.('transcribed', { words: recognition.words.length, provider: recognition.provider, ms: timings.transcribe });
   if (recognition.words.length === 0) throw new PipelineError('no_speech_detected', 'the recogniser found no speech');
   checkAbort(input.signal);

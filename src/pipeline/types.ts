@@ -38,7 +38,8 @@ export interface Recognition {
 export interface Transcriber {
   readonly provider: string;
   readonly model: string;
-  transcribe(input: { wavPath: string; durationSeconds: number; signal?: AbortSignal }): Promise<Recognition>;
+  /** `vocabulary`: names this call may contain (user, contact, organization, the user's contacts); a recogniser may use them. */
+  transcribe(input: { wavPath: string; durationSeconds: number; signal?: AbortSignal; vocabulary?: readonly string[] }): Promise<Recognition>;
 }
 
 /** A word with the diarization speaker it was attributed to (`S0`, `S1`, ...). */
