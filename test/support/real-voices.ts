@@ -88,6 +88,9 @@ export interface RealVoiceCall {
 }
 
 // Names in user/upload are what a user of the app would have entered; the audio does not say them.
+// Nothing said identifies the parties either, so the roles follow the convention a listener would
+// use: the party who speaks first answered the phone (the USER on INCOMING calls, the CONTACT on
+// OUTGOING ones), which is what role accuracy on this set measures (through diarization).
 export const REAL_VOICE_CALLS: RealVoiceCall[] = [
   {
     id: 'rv-allison-carlo',
@@ -95,7 +98,7 @@ export const REAL_VOICE_CALLS: RealVoiceCall[] = [
     kind: 'two-party',
     note: 'female en (studio) / male it (handset)',
     user: { displayName: 'Dana Whitfield' },
-    upload: { contactName: 'Marco Bellini', phoneNumber: null, direction: 'OUTGOING', recordedAt: '2026-11-10T15:00:00Z' },
+    upload: { contactName: 'Marco Bellini', phoneNumber: null, direction: 'INCOMING', recordedAt: '2026-11-10T15:00:00Z' },
     speakers: { A: { voice: 'allison', mic: 'studio', role: 'USER', name: 'Dana Whitfield' }, B: { voice: 'carlo', mic: 'handset', role: 'CONTACT', name: 'Marco Bellini' } },
     turns: [
       { speaker: 'A', clips: ['agent-alreadyon'] },
@@ -116,7 +119,7 @@ export const REAL_VOICE_CALLS: RealVoiceCall[] = [
     kind: 'two-party',
     note: 'female en (desk, -15 dB) / female fr (studio)',
     user: { displayName: 'Priya Raman' },
-    upload: { contactName: 'Northwind Dental', phoneNumber: '+15550104477', direction: 'INCOMING', recordedAt: '2026-11-11T16:30:00Z' },
+    upload: { contactName: 'Northwind Dental', phoneNumber: '+15550104477', direction: 'OUTGOING', recordedAt: '2026-11-11T16:30:00Z' },
     speakers: { A: { voice: 'june', mic: 'studio', role: 'CONTACT', name: null }, B: { voice: 'allison', mic: 'desk', role: 'USER', name: 'Priya Raman' } },
     turns: [
       { speaker: 'A', clips: ['agent-user'] },
@@ -159,7 +162,7 @@ export const REAL_VOICE_CALLS: RealVoiceCall[] = [
     kind: 'two-party',
     note: 'male it (handset) long turns / de words (headset), about 10 % of the speech',
     user: { displayName: 'Lena Vogel' },
-    upload: { contactName: 'Harbor Clinic', phoneNumber: null, direction: 'INCOMING', recordedAt: '2026-11-13T14:15:00Z' },
+    upload: { contactName: 'Harbor Clinic', phoneNumber: null, direction: 'OUTGOING', recordedAt: '2026-11-13T14:15:00Z' },
     speakers: { A: { voice: 'carlo', mic: 'handset', role: 'CONTACT', name: null }, B: { voice: 'tux-de', mic: 'headset', role: 'USER', name: 'Lena Vogel' } },
     turns: [
       { speaker: 'A', clips: ['agent-user', 'conf-invalid'] },
@@ -180,7 +183,7 @@ export const REAL_VOICE_CALLS: RealVoiceCall[] = [
     kind: 'two-party',
     note: 'female fr (studio) / female ru (headset, -12 dB)',
     user: { displayName: 'Sofia Marchetti' },
-    upload: { contactName: null, phoneNumber: '+15550107321', direction: 'INCOMING', recordedAt: '2026-11-14T18:45:00Z' },
+    upload: { contactName: null, phoneNumber: '+15550107321', direction: 'OUTGOING', recordedAt: '2026-11-14T18:45:00Z' },
     speakers: { A: { voice: 'irina', mic: 'headset', role: 'CONTACT', name: null }, B: { voice: 'june', mic: 'studio', role: 'USER', name: 'Sofia Marchetti' } },
     turns: [
       { speaker: 'A', clips: ['confbridge-rest-list-vol-in'] },
@@ -201,7 +204,7 @@ export const REAL_VOICE_CALLS: RealVoiceCall[] = [
     kind: 'two-party',
     note: 'female ru (studio) long turns / male it digits (desk), short answers',
     user: { displayName: 'Tomas Reyes' },
-    upload: { contactName: 'Aurelio Conti', phoneNumber: null, direction: 'OUTGOING', recordedAt: '2026-11-15T15:20:00Z' },
+    upload: { contactName: 'Aurelio Conti', phoneNumber: null, direction: 'INCOMING', recordedAt: '2026-11-15T15:20:00Z' },
     speakers: { A: { voice: 'irina', mic: 'studio', role: 'USER', name: 'Tomas Reyes' }, B: { voice: 'carlo', mic: 'desk', role: 'CONTACT', name: 'Aurelio Conti' } },
     turns: [
       { speaker: 'A', clips: ['agent-alreadyon', 'conf-getchannel'] },
