@@ -1,6 +1,8 @@
 // Speaker diarization of a single-channel call without a neural model:
-//   VAD -> MFCC frames (call-level mean/variance normalisation) -> sliding-window statistics ->
-//   k-means into speaker clusters -> GMM re-segmentation with a Viterbi switch penalty (repeated)
+//   VAD -> MFCC frames (call-level mean/variance normalisation) -> k-means into speaker clusters
+//   twice (sliding windows; pause-delimited stretches, one vote each, so a party who only answers
+//   briefly counts) -> GMM re-segmentation with a Viterbi switch penalty (repeated; the better
+//   separated pair is kept)
 //   -> held-out likelihood check on the number of speakers -> word-level Viterbi attribution.
 import type { DecodedAudio, Diarization, Diarizer, RecognizedWord } from '../types.js';
 import { assembleDiarization, labelRegions, labelWords, smoothShortWords, viterbiWords, type FrameLabels } from './attribution.js';
