@@ -16,6 +16,7 @@ import { createDiarizer } from '../src/pipeline/diarization/index.js';
 import { diarizeFrames } from '../src/pipeline/diarization/mono.js';
 import { DEFAULT_DECODER_ARGS, PocketsphinxTranscriber } from '../src/pipeline/transcription/pocketsphinx.js';
 import type { AttributedWord, DecodedAudio, RecognizedWord } from '../src/pipeline/types.js';
+import { groupUtterances, resolveSpeakers, type Utterance } from '../src/pipeline/resolution/index.js';
 import { loadScorer, projectRoot } from '../test/support/corpus.js';
 import { REAL_VOICE_CALLS, ensureRealVoices, loadRealVoiceTruth, realVoiceFile, type RealVoiceFile, type RealVoiceTruth } from '../test/support/real-voices.js';
 
@@ -60,19 +61,37 @@ export function realTruthWords(truth: RealVoiceTruth): RecognizedWord[] {
   });
 }
 
-function transcriptOf(words: AttributedWord[], speakers: string[]) {
+/** The scorer's transcript: one segment per word; roles from the pipeline's naming rules. */
+function transcriptOf(words: AttributedWord[], speakers: string[], truth: RealVoiceTruth) {
+  const utterances: Utterance[] = [];
+  for (const w of words) {
+    const last = utterances.at(-1);
+    if (last && last.sourceSpeakerId === w.speaker && w.start - last.end < 1) {
+      last.text += ` ${w.word}`;
+      last.end = w.end;
+    } else utterances.push({ sourceSpeakerId: w.speaker, text: w.word, start: w.start, end: w.end });
+  }
+  const resolved = resolveSpeakers(groupUtterances(utterances), {
+    userDisplayName: truth.user.displayName,
+    contactName: truth.upload.contactName,
+    phoneNumber: truth.upload.phoneNumber,
+    direction: truth.upload.direction,
+    voiceEmbeddingEnabled: false,
+  });
+  const roleOf = new Map(resolved.speakers.map((s) => [s.sourceSpeakerId, s]));
   return {
-    segments: words.map((w, i) => ({ id: `seg_${i}`, speakerId: w.speaker, role: 'UNKNOWN', startSeconds: w.start, endSeconds: w.end, text: w.word })),
-    speakers: speakers.map((s) => ({ speakerId: s, role: 'UNKNOWN', displayName: s, labelSource: 'DIARIZATION' })),
+    segments: words.map((w, i) => ({ id: `seg_${i}`, speakerId: w.speaker, role: roleOf.get(w.speaker)?.role ?? 'UNKNOWN', startSeconds: w.start, endSeconds: w.end, text: w.word })),
+    speakers: speakers.map((s) => ({ speakerId: s, role: roleOf.get(s)?.role ?? 'UNKNOWN', displayName: roleOf.get(s)?.displayName ?? s, labelSource: roleOf.get(s)?.labelSource ?? 'DIARIZATION' })),
   };
 }
 
 const scorer = await loadScorer();
 const diarizer = createDiarizer({ mono: monoOpts });
-console.log('| encoding | call | kind | words | speakers (want) | attribution % | ms |');
-console.log('|---|---|---|---|---|---|---|');
+console.log('| encoding | call | kind | words | speakers (want) | attribution % | roles % | ms |');
+console.log('|---|---|---|---|---|---|---|---|');
 for (const tier of tiers) {
   const attrs: number[] = [];
+  const roles: number[] = [];
   let countRight = 0;
   for (const id of ids) {
     const truth = loadRealVoiceTruth(id);
@@ -88,17 +107,22 @@ for (const tier of tiers) {
     const ms = Date.now() - t0;
     const want = truth.kind === 'two-party' ? 2 : 1;
     let attribution: number;
-    if (truth.kind === 'two-party') attribution = scorer.scoreTranscript(truth, transcriptOf(d.words, d.speakers)).attribution;
-    else {
+    let role: number | null = null;
+    if (truth.kind === 'two-party') {
+      const r = scorer.scoreTranscript(truth, transcriptOf(d.words, d.speakers, truth));
+      attribution = r.attribution;
+      role = r.roleAccuracy;
+      roles.push(role!);
+    } else {
       const counts = new Map<string, number>();
       for (const w of d.words) counts.set(w.speaker, (counts.get(w.speaker) ?? 0) + 1);
       attribution = d.words.length ? Math.max(...counts.values()) / d.words.length : 1;
     }
     attrs.push(attribution);
     if (d.speakers.length === want) countRight++;
-    console.log(`| ${tier} | ${id} | ${truth.kind} | ${words.length} | ${d.speakers.length} (${want}) | ${(100 * attribution).toFixed(1)} | ${ms} |`);
+    console.log(`| ${tier} | ${id} | ${truth.kind} | ${words.length} | ${d.speakers.length} (${want}) | ${(100 * attribution).toFixed(1)} | ${role === null ? '-' : (100 * role).toFixed(0)} | ${ms} |`);
   }
   const mean = attrs.reduce((a, b) => a + b, 0) / attrs.length;
-  console.error(`${tier}: attribution mean ${(100 * mean).toFixed(1)} min ${(100 * Math.min(...attrs)).toFixed(1)}; speaker count right ${countRight}/${ids.length}`);
+  console.error(`${tier}: attribution mean ${(100 * mean).toFixed(1)} min ${(100 * Math.min(...attrs)).toFixed(1)}; speaker count right ${countRight}/${ids.length}; roles ${roles.length ? ((100 * roles.reduce((a, b) => a + b, 0)) / roles.length).toFixed(1) : '-'} %`);
 }
 fs.rmSync(tmp, { recursive: true, force: true });
