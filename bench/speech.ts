@@ -70,7 +70,12 @@ ${summary.join('\n')}
 
 ${sections.join('\n')}`;
   fs.mkdirSync(path.join(projectRoot, 'docs/bench'), { recursive: true });
-  fs.writeFileSync(path.join(projectRoot, 'docs/bench/speech.md'), doc);
+  // Sections measured by other scripts (real voices, names) follow a marker and are kept.
+  const file = path.join(projectRoot, 'docs/bench/speech.md');
+  const MARK = '<!-- measured by other scripts: kept by bench/speech.ts -->';
+  const old = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+  const kept = old.includes(MARK) ? old.slice(old.indexOf(MARK)) : '';
+  fs.writeFileSync(file, kept ? `${doc}\n${kept}` : doc);
   console.log(`\n${summary.join('\n')}\nwritten to docs/bench/speech.md`);
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the service needs on a fresh Debian/Ubuntu machine: system packages through apt
-# when missing (ffmpeg, the pocketsphinx recogniser and its English model; flite and sox for the
-# test corpus), then the npm dependencies when package.json or package-lock.json changed since the last install.
+# when missing (ffmpeg, the pocketsphinx recogniser and its English model, espeak-ng for name
+# pronunciations; flite and sox for the test corpus, real recorded voices for the real-voice set), then the npm dependencies when package.json or package-lock.json changed since the last install.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,9 +9,17 @@ need=()
 command -v ffmpeg >/dev/null 2>&1 || need+=(ffmpeg)
 command -v pocketsphinx_continuous >/dev/null 2>&1 || need+=(pocketsphinx)
 [ -d /usr/share/pocketsphinx/model/en-us ] || need+=(pocketsphinx-en-us)
+# Pronunciations of names cmudict lacks, for the recogniser's per-call dictionary.
+command -v espeak-ng >/dev/null 2>&1 || need+=(espeak-ng)
 if [ "${1:-}" = "--test" ]; then
   command -v flite >/dev/null 2>&1 || need+=(flite)
   command -v sox >/dev/null 2>&1 || need+=(sox)
+  # Real human voices for the real-voice test set (test/support/real-voices.ts).
+  [ -f /usr/share/doc/asterisk-core-sounds-en/core-sounds-en.txt.gz ] || need+=(asterisk-core-sounds-en)
+  for lang in en fr it ru; do
+    dpkg -s "asterisk-core-sounds-$lang-g722" >/dev/null 2>&1 || need+=("asterisk-core-sounds-$lang-g722")
+  done
+  [ -d /usr/share/ktuberling/sounds/en ] || need+=(ktuberling-data)
 fi
 if ((${#need[@]})); then
   echo "bootstrap: installing system packages: ${need[*]}" >&2

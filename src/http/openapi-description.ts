@@ -52,6 +52,8 @@ Object storage that cannot be reached during an upload answers 503 \`service_una
 ## Transcripts
 \`segments[].alignmentConfidence\` is \`HIGH\`, \`MEDIUM\` or \`LOW\` from the recogniser's word confidences.
 \`speakerResolution.voiceMatchStatus\` is one of \`DISABLED\` (feature off), \`NO_PROFILE\` (the user has no voice profile), \`MATCHED\`, \`NO_MATCH\`, \`ERROR\` (the voice step failed; text-only resolution was used).
+Call-opening cues decide roles when no name or voice evidence does, before the positional fallback: "returning your call", "I'm calling about", "you called about", "got your message" mark the party who placed the call, "thanks for calling" the one who took it (with \`direction\`: the caller is the USER on OUTGOING calls). Such a speaker is labelled \`GREETING_MATCH\` at MEDIUM, the other \`BY_ELIMINATION\`, with the warning \`answering_pattern_used\` (roles from an opening phrase).
+The offline recogniser hears the call's names (the user's display name, \`contactName\`, \`organization\`, the user's contacts) even when they are not English dictionary words: they are added to its dictionary for that call.
 
 ## Speaker corrections
 \`PATCH /api/calls/{id}/speakers\` takes \`{"operations": [...]}\` (1 to 100, applied in order, all or nothing) of

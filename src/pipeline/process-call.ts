@@ -72,9 +72,13 @@ export function createCallProcessor(deps: Deps): CallJobHandler {
         : undefined;
       // A profile made by another embedding provider is not comparable; it is treated as absent.
       const voiceProfile = profile && profile.provider === deps.pipeline.embedder.provider ? deserializeEmbedding(profile.embedding) : null;
+      // Names the recogniser should be able to hear: this call's and the user's contacts'.
+      const contacts = await db.selectFrom('contacts').select('name').where('userId', '=', call.userId).orderBy('updatedAt', 'desc').limit(200).execute();
+      const vocabulary = [displayName, call.contactName, call.organization, ...contacts.map((c) => c.name)].filter((n): n is string => !!n);
       let lastPercent = -1;
       const speech = await transcribeCall(deps.pipeline, {
         callId: call.id,
+        vocabulary,
         audioPath: audioFile.path,
         workDir,
         maxAudioSeconds: config.worker.maxAudioSeconds,

@@ -19,6 +19,8 @@ export interface SpeechInput {
   context: Omit<ResolutionContext, 'voice'>;
   /** The user's voice profile embedding, when the feature is on and a profile exists. */
   voiceProfile: Float32Array | null;
+  /** Names the call may contain, for the recogniser's dictionary: the user's, the contact's, the organization, the user's contacts. */
+  vocabulary?: string[];
   signal?: AbortSignal;
   /** Called after each stage, e.g. to move the call's status and record an event. */
   onStage?: (stage: 'decoded' | 'transcribed' | 'diarized', info: Record<string, unknown>) => Promise<void>;
@@ -62,7 +64,7 @@ export async function transcribeCall(pipeline: Pipeline, input: SpeechInput): Pr
     : undefined;
   const recognition = await time('transcribe', async () => {
     try {
-      return await pipeline.transcriber.transcribe({ wavPath: audio.wavPath, durationSeconds: audio.durationSeconds, signal: input.signal, onProgress });
+      return await pipeline.transcriber.transcribe({ wavPath: audio.wavPath, durationSeconds: audio.durationSeconds, signal: input.signal, onProgress, vocabulary: input.vocabulary });
     } finally {
       await reports;
     }

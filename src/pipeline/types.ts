@@ -44,6 +44,8 @@ export interface TranscribeInput {
   signal?: AbortSignal;
   /** Called as parts of the audio are recognised; recognisers that work in one piece may never call it. */
   onProgress?: (progress: StageProgress) => void;
+  /** Names this call may contain (user, contact, organization, the user's contacts); a recogniser may use them. */
+  vocabulary?: readonly string[];
 }
 
 /** Speech recognition: a WAV file in, words with times out. */

@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  callOpeningCue,
   groupUtterances,
   isAnsweringPhrase,
   matchToken,
@@ -247,6 +248,72 @@ describe('answering phrase', () => {
     assert.equal(speaker(r, 'A').role, 'CONTACT');
     assert.equal(speaker(r, 'A').labelSource, 'CONTACT_METADATA');
     assert.deepEqual(r.speakerResolution.warnings, []);
+  });
+});
+
+describe('call-opening cues', () => {
+  it('OUTGOING, the user speaks first and introduces a business while returning a call: the user', () => {
+    const r = resolve(
+      turns(
+        ['A', 'Hi, this is the front desk at Harbor Clinic, returning your call about the appointment on Friday.'],
+        ['B', 'Oh yes, thanks. Can we move it to the afternoon?'],
+        ['A', 'Sure, three o clock works.'],
+      ),
+      ctx({ userDisplayName: 'Nina Park', contactName: 'Daniel Okafor', direction: 'OUTGOING' }),
+    );
+    assert.equal(speaker(r, 'A').role, 'USER');
+    assert.equal(speaker(r, 'A').displayName, 'Nina Park');
+    assert.equal(speaker(r, 'A').confidence, 'MEDIUM');
+    assert.equal(speaker(r, 'A').labelSource, 'GREETING_MATCH');
+    assert.equal(speaker(r, 'B').role, 'CONTACT');
+    assert.equal(speaker(r, 'B').confidence, 'MEDIUM');
+    assert.equal(speaker(r, 'B').labelSource, 'BY_ELIMINATION');
+    assert.deepEqual(r.speakerResolution.warnings, ['answering_pattern_used']);
+    assert.equal(r.speakerResolution.usedDirection, true);
+  });
+
+  it('INCOMING: the one who says "I\'m calling about" is the contact, even in the second turn', () => {
+    const r = resolve(
+      turns(['A', 'Hello?'], ['B', "Hi, I'm calling about the invoice you sent last week."], ['A', 'Right, what about it?']),
+      ctx({ userDisplayName: 'Nina Park', contactName: 'Daniel Okafor', direction: 'INCOMING' }),
+    );
+    assert.equal(speaker(r, 'B').role, 'CONTACT');
+    assert.equal(speaker(r, 'A').role, 'USER');
+    assert.equal(speaker(r, 'A').confidence, 'MEDIUM');
+    assert.deepEqual(r.speakerResolution.warnings, ['answering_pattern_used']);
+  });
+
+  it('"thanks for calling" later in the opening marks the one who took the call', () => {
+    const r = resolve(
+      turns(['A', 'Hi there.'], ['B', 'Hi, thanks for calling me back so quickly.'], ['A', 'No problem.']),
+      ctx({ userDisplayName: 'Nina Park', contactName: 'Daniel Okafor', direction: 'OUTGOING' }),
+    );
+    // B took this call, so on an outgoing call B is the contact (position alone would say A).
+    assert.equal(speaker(r, 'B').role, 'CONTACT');
+    assert.equal(speaker(r, 'A').role, 'USER');
+  });
+
+  it('count only in the opening turns, and name evidence outranks them', () => {
+    const late = resolve(
+      turns(['A', 'Hello?'], ['B', 'Hi.'], ['A', 'How are you?'], ['B', 'Good.'], ['A', 'Fine.'], ['B', "I'm calling about the car."]),
+      ctx({ userDisplayName: 'Nina Park', contactName: 'Daniel Okafor', direction: 'INCOMING' }),
+    );
+    assert.equal(speaker(late, 'A').labelSource, 'POSITIONAL_FALLBACK');
+    const named = resolve(
+      turns(['A', 'Hi Daniel, returning your call about the quote.'], ['B', 'Great, thanks.']),
+      ctx({ userDisplayName: 'Nina Park', contactName: 'Daniel Okafor', direction: 'INCOMING' }),
+    );
+    // The greeting says B is Daniel (the contact): HIGH, whatever the cue would suggest.
+    assert.equal(speaker(named, 'B').role, 'CONTACT');
+    assert.equal(speaker(named, 'B').confidence, 'HIGH');
+    assert.deepEqual(named.speakerResolution.warnings, []);
+  });
+
+  it('recognises the documented cues and leaves plain talk alone', () => {
+    for (const text of ['returning your call about the leak', 'you called about the apartment?', "hi i'm calling about my order", 'we are calling from the clinic', 'I got your message this morning'])
+      assert.equal(callOpeningCue(text), 'caller', text);
+    for (const text of ['Thanks for calling!', 'thank you so much for getting back to me']) assert.equal(callOpeningCue(text), 'answerer', text);
+    for (const text of ['Hello?', 'I will call you tomorrow', 'the technician called yesterday', 'thanks for calling, returning your call later']) assert.equal(callOpeningCue(text), null, text);
   });
 });
 

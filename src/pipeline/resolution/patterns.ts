@@ -273,3 +273,19 @@ export function isAnsweringPhrase(text: string, specs: NameSpecs): boolean {
   }
   return false;
 }
+
+// Call-opening cues: what the party who placed this call says ("returning your call", "I'm calling
+// about", "you called about ...", "got your message"), and what the party who took it says
+// ("thanks for calling", "thanks for getting back to me"). Unlike the answering phrase they need
+// not open the call: a caller often speaks first on a recording that starts after the pickup.
+const CALLER_CUE = /\b(returning (your|the) (call|message)|return(ing)? your (call|message)|calling you back|call(ing)? back about|you called (about|me|us|earlier|yesterday|this morning|this afternoon|regarding|for)|you (had )?called about|(i'm|im|i am|we're|we are) calling (about|to|from|regarding|because|on behalf|back|with|for)|got your (message|voicemail|email)|(i|we) missed your call)\b/;
+const ANSWERER_CUE = /\b(thank you|thanks)( so much| very much)? for (calling|ringing|getting back to (me|us)|returning my call|calling (me|us) back)\b/;
+
+/** Whether a turn says its speaker placed the call ('caller') or took it ('answerer'). */
+export function callOpeningCue(text: string): 'caller' | 'answerer' | null {
+  const joined = wordsOf(text).join(' ');
+  const caller = CALLER_CUE.test(joined);
+  const answerer = ANSWERER_CUE.test(joined);
+  if (caller === answerer) return null;
+  return caller ? 'caller' : 'answerer';
+}

@@ -22,7 +22,14 @@
 //     direction, the answerer is the USER on INCOMING calls and the CONTACT on OUTGOING ones.
 //     MEDIUM, warning `answering_pattern_used`. Only the first turn of the recording counts, since
 //     a caller's "Dr. Patel's office, this is Janet" in the second turn looks the same.
-//  5. Positional fallback, LOW: no evidence at all. The first speaker answered the phone, so is the
+//  5. Call-opening cues in the first turns of the call (patterns.ts callOpeningCue): "returning
+//     your call", "I'm calling about", "you called about", "got your message" mark the party who
+//     placed this call; "thanks for calling", "thanks for getting back to me" the one who took it.
+//     With the direction, the caller is the USER on OUTGOING calls and the CONTACT on INCOMING ones.
+//     MEDIUM, labelled like the answering phrase (GREETING_MATCH, warning `answering_pattern_used`:
+//     roles from an opening phrase). This is what gets "Hi, this is the front desk at Harbor
+//     Clinic, returning your call" right when the user speaks first on an outgoing call.
+//  6. Positional fallback, LOW: no evidence at all. The first speaker answered the phone, so is the
 //     USER on INCOMING calls and the CONTACT on OUTGOING ones. Warning `speaker_roles_unresolved`.
 //     Without a direction there is no guess: both speakers stay UNKNOWN (labelSource DIARIZATION).
 //
@@ -68,7 +75,7 @@ import {
 } from '../../domain/transcript.js';
 import type { ResolutionContext } from '../types.js';
 import { nameSpecOf, phoneFallbackLabel, wordsOf, type NameOwner } from './names.js';
-import { claimsOfSpeaker, isAnsweringPhrase, type NameSpecs } from './patterns.js';
+import { callOpeningCue, claimsOfSpeaker, isAnsweringPhrase, type NameSpecs } from './patterns.js';
 
 /** One stretch of speech of one source speaker. */
 export interface Utterance {
@@ -102,8 +109,8 @@ export interface SpeakerResolutionResult {
 }
 
 type Role = 'USER' | 'CONTACT';
-type Kind = 'voice' | 'strict' | 'greeting' | 'mention' | 'unknownName' | 'answering';
-type Tier = 'TEXT_HIGH' | 'VOICE' | 'TEXT_MEDIUM' | 'ANSWERING';
+type Kind = 'voice' | 'strict' | 'greeting' | 'mention' | 'unknownName' | 'answering' | 'cue';
+type Tier = 'TEXT_HIGH' | 'VOICE' | 'TEXT_MEDIUM' | 'ANSWERING' | 'CUES';
 
 interface Evidence {
   kind: Kind;
@@ -121,10 +128,13 @@ const TIER_OF: Record<Kind, Tier> = {
   mention: 'TEXT_MEDIUM',
   unknownName: 'TEXT_MEDIUM',
   answering: 'ANSWERING',
+  cue: 'CUES',
 };
-const TIERS: Tier[] = ['TEXT_HIGH', 'VOICE', 'TEXT_MEDIUM', 'ANSWERING'];
+const TIERS: Tier[] = ['TEXT_HIGH', 'VOICE', 'TEXT_MEDIUM', 'ANSWERING', 'CUES'];
+/** Turns at the start of the call in which call-opening cues count. */
+const OPENING_TURNS = 4;
 // Precedence of a speaker's own evidence when choosing its label.
-const LABEL_RANK: Record<Kind, number> = { voice: 0, strict: 1, greeting: 2, mention: 3, unknownName: 4, answering: 5 };
+const LABEL_RANK: Record<Kind, number> = { voice: 0, strict: 1, greeting: 2, mention: 3, unknownName: 4, answering: 5, cue: 6 };
 
 const other = (r: Role): Role => (r === 'USER' ? 'CONTACT' : 'USER');
 
@@ -210,6 +220,16 @@ export function resolveSpeakers(input: SpeakerUtterances[], context: ResolutionC
     const p = pair.indexOf(opening.speakerIndex);
     if (p >= 0) evidence.push({ kind: 'answering', target: p, role: context.direction === 'INCOMING' ? 'USER' : 'CONTACT', from: p });
   }
+  if (context.direction) {
+    for (const { speakerIndex, utterance } of openingUtterances(input, OPENING_TURNS)) {
+      const cue = callOpeningCue(utterance.text);
+      const p = pair.indexOf(speakerIndex);
+      if (!cue || p < 0) continue;
+      const placedCall = cue === 'caller';
+      const role: Role = placedCall === (context.direction === 'OUTGOING') ? 'USER' : 'CONTACT';
+      evidence.push({ kind: 'cue', target: p, role, from: p });
+    }
+  }
 
   // Hypothesis 0: pair[0] is the USER (and pair[1], if any, the CONTACT); hypothesis 1: the reverse.
   const hypothesisOf = (e: Evidence): 0 | 1 => ((e.target === 0) === (e.role === 'USER') ? 0 : 1);
@@ -257,19 +277,20 @@ export function resolveSpeakers(input: SpeakerUtterances[], context: ResolutionC
   let ambiguous = false;
   if (decided) {
     const roles: Role[] = decided.hypothesis === 0 ? ['USER', 'CONTACT'] : ['CONTACT', 'USER'];
-    const capMedium = decided.tier === 'TEXT_MEDIUM' || decided.tier === 'ANSWERING' || !decided.unanimous;
-    let answeringUsed = decided.tier === 'ANSWERING';
+    const capMedium = decided.tier === 'TEXT_MEDIUM' || decided.tier === 'ANSWERING' || decided.tier === 'CUES' || !decided.unanimous;
+    let answeringUsed = decided.tier === 'ANSWERING' || decided.tier === 'CUES';
     pair.forEach((speakerIndex, p) => {
       const role = roles[p];
       const own = evidence
-        .filter((e) => e.target === p && e.role === role && (!namesAmbiguous || e.kind === 'voice'))
+        // Cues are the weakest evidence: they label a speaker only when they decided the roles.
+        .filter((e) => e.target === p && e.role === role && (!namesAmbiguous || e.kind === 'voice') && (e.kind !== 'cue' || decided.tier === 'CUES'))
         .sort((x, y) => LABEL_RANK[x.kind] - LABEL_RANK[y.kind])[0];
       if (!own) {
         const source: LabelSource = role === 'CONTACT' && !contactName && phoneLabel ? 'PHONE_FALLBACK' : 'BY_ELIMINATION';
         assign(speakerIndex, role, source, 'MEDIUM');
         return;
       }
-      if (own.kind === 'answering') answeringUsed = true;
+      if (own.kind === 'answering' || own.kind === 'cue') answeringUsed = true;
       const source: LabelSource =
         own.kind === 'voice' ? 'VOICE_EMBEDDING'
         : own.kind === 'strict' ? (role === 'USER' ? 'USER_PROFILE' : 'CONTACT_METADATA')
@@ -313,6 +334,12 @@ export function resolveSpeakers(input: SpeakerUtterances[], context: ResolutionC
     warnings,
   };
   return { speakers: resolved, speakerResolution };
+}
+
+/** The first `n` utterances of the call (with words), in time order, with their speaker. */
+function openingUtterances(input: SpeakerUtterances[], n: number): Array<{ speakerIndex: number; utterance: Utterance }> {
+  const all = input.flatMap((s, speakerIndex) => s.utterances.filter((u) => wordsOf(u.text).length > 0).map((utterance) => ({ speakerIndex, utterance })));
+  return all.sort((a, b) => a.utterance.start - b.utterance.start).slice(0, n);
 }
 
 function earliestUtterance(input: SpeakerUtterances[]): { speakerIndex: number; utterance: Utterance } | null {

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PipelineError, type Recognition, type RecognizedWord, type Transcriber } from '../types.js';
 import { ChildProcessError, runChild } from '../audio/child.js';
+import { buildCallDictionary } from './dictionary.js';
 
 export const POCKETSPHINX_DEBIAN_PACKAGES = 'pocketsphinx pocketsphinx-en-us';
 export const DEFAULT_POCKETSPHINX_BINARY = 'pocketsphinx_continuous';
@@ -44,12 +45,12 @@ const LINE = /^(\S+) (-?\d+(?:\.\d+)?) (-?\d+(?:\.\d+)?) (-?\d+(?:\.\d+)?(?:e[-+
  * by one `word start end posterior` line per word. Fillers (<s>, </s>, <sil>, [NOISE], ++...++)
  * are dropped and alternate-pronunciation suffixes like `going(2)` removed.
  */
-export function parsePocketsphinxOutput(stdout: string): RecognizedWord[] {
+export function parsePocketsphinxOutput(stdout: string, rename: (token: string) => string | null = () => null): RecognizedWord[] {
   const words: RecognizedWord[] = [];
   for (const raw of stdout.split('\n')) {
     const m = LINE.exec(raw.trim());
     if (!m) continue;
-    const token = m[1].replace(/\(\d+\)$/, '');
+    const token = rename(m[1]) ?? m[1].replace(/\(\d+\)$/, '');
     if (!token || FILLER.test(token)) continue;
     const start = Number(m[2]);
     const end = Number(m[3]);
@@ -130,13 +131,16 @@ export class PocketsphinxTranscriber implements Transcriber {
     this.model = modelName(this.modelDir);
   }
 
-  async transcribe(input: { wavPath: string; durationSeconds: number; signal?: AbortSignal }): Promise<Recognition> {
+  async transcribe(input: { wavPath: string; durationSeconds: number; signal?: AbortSignal; vocabulary?: readonly string[] }): Promise<Recognition> {
+    // The call's names that cmudict lacks, next to the call's audio (dictionary.ts).
+    const baseDict = path.join(this.modelDir, 'cmudict-en-us.dict');
+    const dict = input.vocabulary?.length ? await buildCallDictionary(baseDict, [...input.vocabulary], path.dirname(input.wavPath), { signal: input.signal }) : null;
     const args = [
       '-infile', input.wavPath,
       '-time', 'yes',
       '-hmm', path.join(this.modelDir, 'en-us'),
       '-lm', path.join(this.modelDir, 'en-us.lm.bin'),
-      '-dict', path.join(this.modelDir, 'cmudict-en-us.dict'),
+      '-dict', dict?.path ?? baseDict,
       // The decoder log is large and can quote recognised text; it is never needed.
       '-logfn', '/dev/null',
       ...this.decoderArgs,
@@ -154,7 +158,7 @@ export class PocketsphinxTranscriber implements Transcriber {
     } catch (err) {
       throw pocketsphinxFailure(err, this.binary);
     }
-    return { words: parsePocketsphinxOutput(stdout.toString('utf8')), language: 'en', provider: this.provider, model: this.model };
+    return { words: parsePocketsphinxOutput(stdout.toString('utf8'), dict?.rename), language: 'en', provider: this.provider, model: this.model };
   }
 }
 
