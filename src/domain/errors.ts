@@ -34,6 +34,9 @@ export const ErrorCode = {
   MonthlyUploadBytesLimit: 'monthly_upload_bytes_limit',
   PlanMinutesLimit: 'plan_minutes_limit',
   PlanDailyTranscriptsLimit: 'plan_daily_transcripts_limit',
+  UriTooLong: 'uri_too_long',
+  RequestHeadersTooLarge: 'request_headers_too_large',
+  RequestTimeout: 'request_timeout',
   ServiceUnavailable: 'service_unavailable',
   InternalError: 'internal_error',
 } as const;
@@ -75,6 +78,9 @@ const catalogue: Record<ErrorCode, CatalogueEntry> = {
   monthly_upload_bytes_limit: { status: 429, message: 'The 30-day upload volume limit is reached.' },
   plan_minutes_limit: { status: 429, message: 'The plan minutes for the last 30 days are used up.' },
   plan_daily_transcripts_limit: { status: 429, message: 'The daily transcript limit of the plan is reached.' },
+  uri_too_long: { status: 414, message: 'The request path is too long.' },
+  request_headers_too_large: { status: 431, message: 'The request headers are too large.' },
+  request_timeout: { status: 408, message: 'The request was not received in time.' },
   service_unavailable: { status: 503, message: 'The service is temporarily unavailable.' },
   internal_error: { status: 500, message: 'An unexpected error occurred.' },
 };
