@@ -55,7 +55,7 @@ for (const mode of await dbModes()) {
 
     before(async () => {
       idp = await TestIdp.start();
-      t = await startTestService({ db: mode, env: idp.env() });
+      t = await startTestService({ db: mode, env: { ...idp.env(), SERVICE_ADMIN_ALLOWED_EMAILS: 'hostile-admin@example.test' } });
       token = await idp.token({ sub: 'hostile-a', email: 'hostile-a@example.test' });
       callId = await insertCall(t, await userIdOf(t, token), { status: 'COMPLETED' });
     });
@@ -140,6 +140,21 @@ for (const mode of await dbModes()) {
         assert.equal(r.status, 414, r.text);
         assertErrorBody(r.body, 'uri_too_long');
       }
+    });
+
+    test('found by the fuzzer: JSON nested thousands deep, and a page number past the SQL bigint range, are 400', async () => {
+      for (const body of ['['.repeat(5000) + ']'.repeat(5000), `{"name":${'{"a":'.repeat(40)}1${'}'.repeat(40)}}`]) {
+        const r = await t.request('POST', '/api/contacts', { token, body });
+        assert.equal(r.status, 400, r.text.slice(0, 300));
+        assertErrorBody(r.body, 'validation_failed');
+      }
+      const admin = await idp.token({ sub: 'hostile-admin', email: 'hostile-admin@example.test', email_verified: true });
+      for (const p of ['/api/admin/audit-log?page=18446744073709552000', '/api/admin/users?page=99999999999999&size=200']) {
+        const r = await t.request('GET', p, { token: admin });
+        assert.equal(r.status, 400, `${p}: ${r.text}`);
+        assertErrorBody(r.body, 'validation_failed');
+      }
+      assert.equal((await t.request('GET', '/api/admin/audit-log?page=1000000', { token: admin })).status, 200);
     });
 
     test('a path that is not valid percent-encoding is 400 with the error body', async () => {

@@ -117,7 +117,10 @@ export function answerClientError(this: FastifyInstance, err: NodeJS.ErrnoExcept
         ? new ServiceError(ErrorCode.RequestTimeout)
         : new ServiceError(ErrorCode.ValidationFailed, undefined, 'The request is not valid HTTP.');
   const body = JSON.stringify(se.toBody());
-  if (socket.writable) {
+  // Node's own rule: answer only on a socket that has not answered yet; otherwise a parse error in
+  // bytes that follow a finished response (a body left unread by an early answer) would append a
+  // second response the client cannot parse.
+  if (socket.writable && socket.bytesWritten === 0) {
     socket.write(`HTTP/1.1 ${se.status} ${http.STATUS_CODES[se.status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`);
   }
   socket.destroy();

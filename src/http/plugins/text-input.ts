@@ -1,9 +1,9 @@
 // The one check for the NUL character on every request part that can reach the database (see
-// src/domain/text-input.ts): it runs before schema validation and before idempotency records the
+// src/domain/text-input.ts), which also bounds JSON nesting: it runs before schema validation and before idempotency records the
 // request, so no route answers 500 for it. Field paths follow the validator's form: `body/name`,
 // `querystring/status`, `params/id`. Multipart parts are read by their routes and checked there.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { findNul, nulRejected } from '../../domain/text-input.js';
+import { findTextProblem, textRejected } from '../../domain/text-input.js';
 
 export function registerTextInputGuard(app: FastifyInstance): void {
   app.addHook('preValidation', async (req: FastifyRequest) => {
@@ -12,8 +12,8 @@ export function registerTextInputGuard(app: FastifyInstance): void {
       ['querystring', req.query],
       ['body', req.isMultipart() ? undefined : req.body],
     ] as const) {
-      const found = findNul(value, part);
-      if (found) throw nulRejected(found);
+      const problem = findTextProblem(value, part);
+      if (problem) throw textRejected(problem);
     }
   });
 }
