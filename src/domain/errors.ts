@@ -37,6 +37,7 @@ export const ErrorCode = {
   UriTooLong: 'uri_too_long',
   RequestHeadersTooLarge: 'request_headers_too_large',
   RequestTimeout: 'request_timeout',
+  StorageUnavailable: 'storage_unavailable',
   ServiceUnavailable: 'service_unavailable',
   InternalError: 'internal_error',
 } as const;
@@ -81,6 +82,7 @@ const catalogue: Record<ErrorCode, CatalogueEntry> = {
   uri_too_long: { status: 414, message: 'The request path is too long.' },
   request_headers_too_large: { status: 431, message: 'The request headers are too large.' },
   request_timeout: { status: 408, message: 'The request was not received in time.' },
+  storage_unavailable: { status: 503, message: 'Storage for recordings is temporarily unavailable; try again later.' },
   service_unavailable: { status: 503, message: 'The service is temporarily unavailable.' },
   internal_error: { status: 500, message: 'An unexpected error occurred.' },
 };

@@ -10,7 +10,9 @@ Every error answers \`{"error": {"code", "message", "details"?}}\`. Codes beyond
 \`not_found\` (unknown route, or a non-admin on an admin route, or any caller on the re-analysis route in production),
 \`contact_not_found\`, \`action_item_not_found\`, \`user_not_found\`, \`feature_flag_not_found\` (404),
 \`api_key_invalid\` (401), \`call_not_reanalyzable\` (409; \`details.status\` holds the call's status),
-\`idempotency_request_in_progress\` (409), \`idempotency_key_reused\` (422), \`service_unavailable\` (503), \`internal_error\` (500).
+\`idempotency_request_in_progress\` (409), \`idempotency_key_reused\` (422), \`service_unavailable\` (503, the database is unreachable),
+\`storage_unavailable\` (503: the recording could not be stored, the disk being full or read-only; nothing was created, retry later), \`uri_too_long\` (414),
+\`request_headers_too_large\` (431), \`request_timeout\` (408), \`internal_error\` (500).
 Upload limits answer 429 with \`upload_rate_limited\`, \`concurrent_calls_limit\`, \`monthly_upload_bytes_limit\`,
 \`plan_minutes_limit\` or \`plan_daily_transcripts_limit\`; \`details\` holds \`limit\` and \`current\`.
 Validation failures list \`details.fields[]\` of \`{path, message}\`.
