@@ -16,6 +16,7 @@ const work = tempDir('cas-hostile-');
 const wavPath = path.join(work, 'tone.wav');
 execFileSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'sine=frequency=440:duration=1', '-ar', '16000', '-ac', '1', wavPath]);
 const wav = fs.readFileSync(wavPath);
+after(() => fs.rmSync(work, { recursive: true, force: true }));
 
 function assertErrorBody(body: any, code: string): void {
   assert.equal(typeof body?.error?.message, 'string', JSON.stringify(body));
