@@ -27,6 +27,18 @@ export interface S3Settings {
   credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } | null;
 }
 
+/** Points of processing where a crash test can hold a job (see worker.testHoldAt). */
+export const HOLD_STAGES = ['decoded', 'transcribed', 'diarized', 'analyzed', 'committing'] as const;
+export type HoldStage = (typeof HOLD_STAGES)[number];
+
+function holdStage(env: Record<string, string | undefined>, serviceEnv: string): HoldStage | null {
+  const v = env.TEST_HOLD_AT_STAGE?.trim();
+  if (!v) return null;
+  if (serviceEnv !== 'test') throw new ConfigError('TEST_HOLD_AT_STAGE', 'is a test-only setting and is refused unless SERVICE_ENV=test');
+  if (!(HOLD_STAGES as readonly string[]).includes(v)) throw new ConfigError('TEST_HOLD_AT_STAGE', `must be one of ${HOLD_STAGES.join(', ')}`);
+  return v as HoldStage;
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -75,6 +87,11 @@ export interface Config {
     /** How often the queue looks for jobs whose worker died (expired jobs) and retries them. */
     maintenanceIntervalSeconds: number;
     maxAudioSeconds: number;
+    /**
+     * Test-only (TEST_HOLD_AT_STAGE, refused unless SERVICE_ENV=test): the job stops for good at
+     * this point, so a crash test can kill the process exactly there.
+     */
+    testHoldAt: HoldStage | null;
   };
   transcription: {
     provider: 'pocketsphinx' | 'openai' | 'whisper';
@@ -269,6 +286,7 @@ export function loadConfig(env: Env = process.env): Config {
       retryLimit: int(env, 'WORKER_RETRY_LIMIT', 3, 0, 20),
       maintenanceIntervalSeconds: int(env, 'WORKER_MAINTENANCE_INTERVAL_SECONDS', 30, 1, 3600),
       maxAudioSeconds: int(env, 'MAX_AUDIO_SECONDS', 4 * 3600, 1),
+      testHoldAt: holdStage(env, serviceEnv),
     },
     transcription: {
       provider: oneOf(env, 'TRANSCRIPTION_PROVIDER', ['pocketsphinx', 'openai', 'whisper'] as const, 'pocketsphinx'),

@@ -37,6 +37,10 @@ export const ErrorCode = {
   MonthlyUploadBytesLimit: 'monthly_upload_bytes_limit',
   PlanMinutesLimit: 'plan_minutes_limit',
   PlanDailyTranscriptsLimit: 'plan_daily_transcripts_limit',
+  UriTooLong: 'uri_too_long',
+  RequestHeadersTooLarge: 'request_headers_too_large',
+  RequestTimeout: 'request_timeout',
+  StorageUnavailable: 'storage_unavailable',
   ServiceUnavailable: 'service_unavailable',
   InternalError: 'internal_error',
 } as const;
@@ -81,6 +85,10 @@ const catalogue: Record<ErrorCode, CatalogueEntry> = {
   monthly_upload_bytes_limit: { status: 429, message: 'The 30-day upload volume limit is reached.' },
   plan_minutes_limit: { status: 429, message: 'The plan minutes for the last 30 days are used up.' },
   plan_daily_transcripts_limit: { status: 429, message: 'The daily transcript limit of the plan is reached.' },
+  uri_too_long: { status: 414, message: 'The request path is too long.' },
+  request_headers_too_large: { status: 431, message: 'The request headers are too large.' },
+  request_timeout: { status: 408, message: 'The request was not received in time.' },
+  storage_unavailable: { status: 503, message: 'Storage for recordings is temporarily unavailable; try again later.' },
   service_unavailable: { status: 503, message: 'The service is temporarily unavailable.' },
   internal_error: { status: 500, message: 'An unexpected error occurred.' },
 };

@@ -11,6 +11,7 @@ import { ErrorCode, ServiceError, errors } from './errors.js';
 import { checkUpload, computeLimits, consumesTranscriptTopup, isFlagEnabled, type LimitViolation } from './usage.js';
 import { autoAssignContact } from './contact-assignment.js';
 import { recordEvent } from './calls.js';
+import { assertNoNul, NUL_MESSAGE } from './text-input.js';
 
 /** The metadata envelope after validation; absent and blank fields are left out. */
 export interface UploadMetadata {
@@ -61,7 +62,7 @@ export function parseUploadMetadata(raw: unknown): UploadMetadata {
     if (v === undefined || v === null) continue;
     if (typeof v !== 'string') fields.push({ path: `/metadata/${name}`, message: 'must be a string' });
     else if (v.length > max) fields.push({ path: `/metadata/${name}`, message: `must be at most ${max} characters` });
-    else if (v.includes('\u0000')) fields.push({ path: `/metadata/${name}`, message: 'must not contain NUL characters' });
+    else if (v.includes('\u0000')) fields.push({ path: `/metadata/${name}`, message: NUL_MESSAGE });
     else if (v.trim()) (out as Record<string, unknown>)[name] = v.trim();
   }
   if (m.direction !== undefined && m.direction !== null) {
@@ -86,6 +87,7 @@ export function parseUploadMetadata(raw: unknown): UploadMetadata {
 /** The call title an upload starts with: the envelope's title, else the separate `title` part. */
 export function uploadTitle(metadata: UploadMetadata, titlePart: string | undefined): string | null {
   if (metadata.title) return metadata.title;
+  assertNoNul(titlePart, '/title');
   const t = titlePart?.trim();
   return t ? t.slice(0, 500) : null;
 }

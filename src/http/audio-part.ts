@@ -24,6 +24,20 @@ async function readHead(stream: AsyncIterable<Buffer>): Promise<{ head: Buffer; 
   return { head: Buffer.concat(chunks), rest: it, done };
 }
 
+/**
+ * File-system errors that mean the storage, not the request, failed: full, read-only, not
+ * permitted, out of quota or failing. They answer 503 storage_unavailable (retry later) instead
+ * of 500, and never name a path.
+ */
+const STORAGE_FAULTS = new Set(['ENOSPC', 'EROFS', 'EACCES', 'EPERM', 'EDQUOT', 'EIO', 'EMFILE', 'ENFILE']);
+
+function isStorageFault(err: unknown): boolean {
+  const e = err as { code?: unknown; syscall?: unknown } | null;
+  // ENOENT on creating the file or its folders: the storage root itself is gone or unmounted.
+  if (e?.code === 'ENOENT' && (e.syscall === 'mkdir' || e.syscall === 'open')) return true;
+  return STORAGE_FAULTS.has(String(e?.code ?? ''));
+}
+
 export interface StoredAudio {
   format: AudioFormat;
   bytes: number;
@@ -72,6 +86,19 @@ export async function storeAudioPart(
     return { format, bytes, key };
   } catch (err) {
     if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge;
+    if (isStorageFault(err)) {
+      // The store failed part-way (or before reading at all: mkdir on a read-only disk). Drain the
+      // rest of the part through the iterator already attached to it (resume() has no effect on a
+      // stream being iterated), so the request ends with the answer instead of stalling.
+      if (!done) {
+        try {
+          while (!(await rest.next()).done);
+        } catch {
+          /* the part ended badly; the answer stays the storage fault */
+        }
+      }
+      throw new ServiceError(ErrorCode.StorageUnavailable);
+    }
     throw err;
   }
 }

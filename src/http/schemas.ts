@@ -125,6 +125,7 @@ export function pageOf<T>(content: T[], total: number, page: number, size: numbe
 }
 
 export const PageQuery = Type.Object({
-  page: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
-  size: Type.Optional(Type.Integer({ minimum: 1, default: 50, description: 'Clamped to 200.' })),
+  // Bounded so the row offset stays a valid SQL bigint: a page beyond it is a 400, never a 500.
+  page: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 })),
+  size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 50, description: 'Clamped to 200.' })),
 });

@@ -10,6 +10,8 @@ import type { AppContext } from '../context.js';
 import { registerErrorHandling } from './plugins/errors.js';
 import { registerAuth } from './plugins/auth.js';
 import { registerIdempotency } from './plugins/idempotency.js';
+import { registerTextInputGuard } from './plugins/text-input.js';
+import { answerClientError, answerFrameworkError } from './plugins/errors.js';
 import { ErrorBody } from './schemas.js';
 import { ErrorCode, ServiceError } from '../domain/errors.js';
 import { validatorCompiler } from './validation.js';
@@ -73,7 +75,13 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
     requestIdHeader: false,
     bodyLimit: 1024 * 1024,
     trustProxy: true,
-    routerOptions: { ignoreTrailingSlash: true },
+    // Path parameters up to 1024 characters reach authentication and validation like any other
+    // malformed id (400 validation_failed); a longer one is 414 uri_too_long with the error body.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
+    // Errors raised before routing (a path that is not valid percent-encoding, an over-long
+    // parameter) and at the socket (unparsable request, headers too large) answer the error body too.
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
     // The pino instance's type differs from Fastify's base logger type only nominally.
   }) as unknown as FastifyInstance;
 
@@ -116,6 +124,7 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   app.addHook('onRequest', async (req) => {
     if (req.is404) throw new ServiceError(ErrorCode.NotFound);
   });
+  registerTextInputGuard(app);
   registerIdempotency(app, ctx);
 
   const routes = [healthRoutes, userRoutes, planAndFlagRoutes, callRoutes, uploadRoutes, actionItemRoutes, contactRoutes, analyticsRoutes, analysisRoutes, voiceProfileRoutes, webhookRoutes, speakerRoutes, searchRoutes];

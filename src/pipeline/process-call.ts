@@ -22,6 +22,7 @@ import { computeLimits, isFlagEnabled, minutesBeyondAllowance } from '../domain/
 import { getArtifact, saveArtifact } from '../store/repos/artifacts.js';
 import type { Call, CallStatus } from '../store/schema.js';
 import type { LocalBlobFile } from '../store/blobs.js';
+import type { HoldStage } from '../config.js';
 
 type Deps = AppContext & { pipeline: Pipeline };
 
@@ -53,6 +54,17 @@ export function createCallProcessor(deps: Deps): CallJobHandler {
       await recordEvent(trx, call.userId, call.id, 'PIPELINE', 'FAILED', { reason, ...detail });
       await enqueueCallEvent(trx, deps.queue, call.userId, { id: call.id, status: 'FAILED', errorReason: reason });
     });
+  }
+
+  /**
+   * Crash tests only (config.worker.testHoldAt, refused outside SERVICE_ENV=test): at the chosen
+   * point the job announces itself in DATA_DIR/held-<stage>-<callId> and never goes on, so the test can
+   * SIGKILL the process exactly there.
+   */
+  async function holdFor(stage: HoldStage, call: Call): Promise<void> {
+    if (config.worker.testHoldAt !== stage) return;
+    await fs.promises.writeFile(path.join(config.dataDir, `held-${stage}-${call.id}`), call.id);
+    await new Promise<never>(() => undefined);
   }
 
   function checkAbort(signal: AbortSignal) {
@@ -105,6 +117,7 @@ export function createCallProcessor(deps: Deps): CallJobHandler {
           } else {
             await recordEvent(db, call.userId, call.id, stage === 'transcribed' ? 'TRANSCRIBE' : 'DIARIZE', 'COMPLETED', info);
           }
+          await holdFor(stage, call);
         },
       });
       const { transcript, audio } = speech;
@@ -170,6 +183,7 @@ export function createCallProcessor(deps: Deps): CallJobHandler {
     });
     const checked = validateAnalysis(analysis);
     if (!checked.ok) throw new PipelineError('analysis_failed', `analysis failed validation: ${checked.errors.slice(0, 3).join('; ')}`);
+    await holdFor('analyzed', call);
 
     const billing = await isFlagEnabled(db, 'billing_enabled');
     const limitsBefore = billing ? await computeLimits(db, config, call.userId) : null;
@@ -192,6 +206,7 @@ export function createCallProcessor(deps: Deps): CallJobHandler {
       });
       await recordEvent(trx, call.userId, call.id, 'PIPELINE', 'COMPLETED', { totalMs: Date.now() - started, timings, audioSeconds: durationSeconds });
       await enqueueCallEvent(trx, deps.queue, call.userId, { id: call.id, status: 'COMPLETED', errorReason: null });
+      await holdFor('committing', call); // everything written, the commit not yet made
     });
     log.info({ callId: call.id, totalMs: Date.now() - started, timings, audioSeconds: durationSeconds }, 'call processed');
   }

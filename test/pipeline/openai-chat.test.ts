@@ -2,8 +2,6 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { AnalysisContext } from '../../src/domain/analysis.js';
-import type { Transcript } from '../../src/domain/transcript.js';
 import { OpenAiChatAnalyzer } from '../../src/pipeline/analysis/openai-chat.js';
 import { PipelineError } from '../../src/pipeline/types.js';
 
@@ -51,75 +49,7 @@ async function chatServer(replies: Reply[]): Promise<{ baseUrl: string; seen: Se
   return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
 }
 
-// ---- a small call -----------------------------------------------------------------------------
-
-const lines: Array<[string, 'USER' | 'CONTACT', string]> = [
-  ['spk_1', 'USER', 'Good morning, Skyline Software, how can I help?'],
-  ['spk_2', 'CONTACT', "Hi, I'm calling from Bayview Logistics. We'd like to see a demo of your fleet scheduling tool."],
-  ['spk_1', 'USER', 'Happy to set that up. Would a Zoom call next Tuesday at eleven a.m. work for your team?'],
-  ['spk_2', 'CONTACT', 'Tuesday at eleven is good. We will need about thirty minutes.'],
-  ['spk_1', 'USER', 'Great. Where should I send the Zoom invite?'],
-  ['spk_2', 'CONTACT', 'Please send it to operations at bayview logistics dot com.'],
-];
-const names: Record<string, string> = { spk_1: 'Olivia Park', spk_2: 'Bayview Logistics' };
-const transcript: Transcript = {
-  schemaVersion: 2,
-  callId: '2d9f6b1a-5c3e-4e8f-9a7b-1c2d3e4f5a6b',
-  language: 'en',
-  durationSeconds: 30,
-  cleanText: '',
-  speakers: ['spk_1', 'spk_2'].map((id, i) => ({
-    speakerId: id, sourceSpeakerId: `S${i}`, label: names[id], displayName: names[id], role: i ? ('CONTACT' as const) : ('USER' as const),
-    confidence: 'HIGH' as const, labelSource: i ? ('CONTACT_METADATA' as const) : ('GREETING_MATCH' as const), voiceMatchScore: null, voiceProfileMatched: null,
-  })),
-  segments: lines.map(([spk, role, text], i) => ({
-    id: `seg_${String(i + 1).padStart(4, '0')}`, speaker: spk === 'spk_1' ? 'S0' : 'S1', speakerLabel: names[spk], speakerDisplayName: names[spk], speakerId: spk,
-    sourceSpeakerId: spk === 'spk_1' ? 'S0' : 'S1', role, startSeconds: i * 5, endSeconds: i * 5 + 4.5, text, alignmentConfidence: 'HIGH',
-  })),
-  speakerResolution: {
-    strategyVersion: 2, usedUserDisplayName: true, usedContactName: true, usedDirection: true, usedPhoneFallback: false,
-    voiceEmbeddingEnabled: false, voiceProfileUsed: false, voiceMatchStatus: 'DISABLED', totalSpeakerCount: 2, resolvedSpeakerCount: 2, warnings: [],
-  },
-  pipeline: { transcriptionProvider: 't', transcriptionModel: 't', diarizationProvider: 'd', diarizationModel: 'd', alignmentVersion: '1', normalizationVersion: 3, status: 'COMPLETED' },
-  createdAt: '2025-03-27T15:45:00Z',
-};
-const context: AnalysisContext = {
-  userDisplayName: 'Olivia Park',
-  contactName: 'Bayview Logistics',
-  phoneNumber: '+1 555 734 8812',
-  direction: 'INCOMING',
-  recordedAt: '2025-03-27T15:40:00Z',
-  title: null,
-};
-
-const goodAnalysis = (toEmail = 'operations@bayviewlogistics.com') => ({
-  schemaVersion: 3,
-  callType: 'sales',
-  suggestedTitle: 'Demo booked with Bayview Logistics',
-  oneLineSummary: 'Bayview Logistics booked a Zoom demo for Tuesday at 11 a.m.',
-  executiveSummary: 'Bayview Logistics asked for a demo. A 30-minute Zoom call was agreed for Tuesday at 11 a.m.',
-  executiveSummaryBullets: [
-    { header: 'Request', startTimestamp: '00:05', paragraphs: ['Demo of the fleet scheduling tool requested.'] },
-    { header: 'Time', startTimestamp: '00:10', paragraphs: ['Tuesday at 11 a.m., thirty minutes.'] },
-    { header: 'Invite', startTimestamp: '00:20', paragraphs: ['Invite goes to the operations address.'] },
-  ],
-  sections: [
-    { id: 'sec_001', title: 'Demo', type: 'topic', summary: 'Demo agreed.', items: [
-      { text: 'Zoom demo on Tuesday at 11 a.m.', importance: 'high', speaker: 'Olivia Park', sourceSegmentIds: ['seg_0003', 'seg_0004'] },
-      { text: 'Company greeting', importance: 'low', speaker: 'Olivia Park', sourceSegmentIds: ['seg_0001', 'seg_0077'] },
-    ] },
-  ],
-  actionItems: [
-    {
-      title: 'Send the Zoom invite', ownerSpeakerId: 'spk_1', ownerSpeakerLabel: 'Olivia Park', ownerDisplayName: 'Olivia Park', ownerRole: 'USER',
-      dueDate: '2025-04-01', priority: 'high', sourceSegmentIds: ['seg_0003', 'seg_0006'], intent: 'email',
-      intentMetadata: { toEmail, toName: 'Bayview Logistics', subject: 'Zoom demo', bodyPreview: 'Here is the invite.', phoneNumber: null },
-    },
-  ],
-  sentiment: { overall: 'positive', score: 0.6, reason: 'Demo booked.' },
-  tone: { overall: 'professional', descriptors: ['friendly'], formality: 'semi-formal', energy: 'medium', pace: 'normal' },
-  tags: ['Demo'],
-});
+import { context, goodAnalysis, transcript } from '../fixtures/chat-call.js';
 
 const cfg = (baseUrl: string, extra: Partial<ConstructorParameters<typeof OpenAiChatAnalyzer>[0]> = {}) =>
   ({ baseUrl, apiKey: 'sk-test-secret', model: 'test-model', timeoutMs: 5000, ...extra });

@@ -1,6 +1,8 @@
 // The one error handler: every failure, the framework's own included, answers the spec's error
 // body {error: {code, message, details?}}. Unexpected errors are logged with their stack and
 // answered with a fixed message, so no stack trace, SQL or personal data reaches a client.
+import http from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorCode, ServiceError } from '../../domain/errors.js';
 
@@ -87,4 +89,42 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const se = new ServiceError(ErrorCode.NotFound);
     void reply.status(404).type('application/json; charset=utf-8').send(se.toBody());
   });
+}
+
+/**
+ * Errors Fastify raises before a request reaches a route (`frameworkErrors`): a path that is not
+ * valid percent-encoding is 400 validation_failed; a path parameter over the router's limit is
+ * 414 uri_too_long. No hook has run, so these answer before authentication; they reveal nothing.
+ */
+export function answerFrameworkError(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const se =
+    err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? new ServiceError(ErrorCode.UriTooLong)
+      : err.code === 'FST_ERR_BAD_URL'
+        ? new ServiceError(ErrorCode.ValidationFailed, undefined, 'The request path is not valid.')
+        : (fromFramework(err) ?? new ServiceError(ErrorCode.ValidationFailed, undefined, 'The request is invalid.'));
+  void reply.status(se.status).type('application/json; charset=utf-8').send(se.toBody());
+}
+
+/**
+ * Requests Node's HTTP parser rejects before Fastify sees them (bad request line, invalid header
+ * characters, headers over the size limit, a client too slow to send its request): the same error
+ * body, written on the socket, which is then closed.
+ */
+export function answerClientError(this: FastifyInstance, err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const se =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? new ServiceError(ErrorCode.RequestHeadersTooLarge)
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? new ServiceError(ErrorCode.RequestTimeout)
+        : new ServiceError(ErrorCode.ValidationFailed, undefined, 'The request is not valid HTTP.');
+  const body = JSON.stringify(se.toBody());
+  // Node's own rule: answer only on a socket that has not answered yet; otherwise a parse error in
+  // bytes that follow a finished response (a body left unread by an early answer) would append a
+  // second response the client cannot parse.
+  if (socket.writable && socket.bytesWritten === 0) {
+    socket.write(`HTTP/1.1 ${se.status} ${http.STATUS_CODES[se.status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy();
 }

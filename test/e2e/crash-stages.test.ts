@@ -1,0 +1,133 @@
+// SIGKILL at every step of processing, in one chain on a real service process: the job is held at
+// a stage (TEST_HOLD_AT_STAGE, a test-only setting refused outside SERVICE_ENV=test), the process
+// is killed there, restarted holding at the next stage, and so on: after decoding, after
+// recognition, after diarization, after analysis, and inside the completing transaction with
+// everything written but not committed. After the last restart the call completes exactly once:
+// one completion, both artifacts, no duplicated action item, one usage entry, no stray files.
+// The chain takes about 5 minutes on the 2-core machine (five restarts and the queue's retry
+// backoff), beyond the suite's budget: it runs with CRASH_TESTS=1 (`npm run test:crash`).
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { tempDir, uploadForm } from '../support/service.js';
+import { freePort, spawnService, waitHealthy, type ServiceProcess } from '../support/process.js';
+import { HOLD_STAGES, loadConfig } from '../../src/config.js';
+
+const work = tempDir('cas-crash-');
+const audio = path.join(work, 'call.wav');
+{
+  // A short two-voice call rendered here: what is said matters less than that it has speech.
+  const lines: Array<[string, string]> = [
+    ['slt', 'Hello, this is Olivia from Skyline Software. How can I help you today?'],
+    ['rms', 'Hi Olivia. I need to move my demo to Tuesday. Please call me back tomorrow morning.'],
+    ['slt', 'Sure. I will call you back tomorrow morning to confirm Tuesday at eleven.'],
+  ];
+  const parts = lines.map(([voice, text], i) => {
+    const f = path.join(work, `line${i}.wav`);
+    execFileSync('flite', ['-voice', voice, '-t', text, '-o', f]);
+    return f;
+  });
+  execFileSync('sox', [...parts, '-r', '16000', '-c', '1', audio]);
+}
+
+const procs: ServiceProcess[] = [];
+after(async () => {
+  for (const p of procs) await p.kill('SIGKILL');
+  fs.rmSync(work, { recursive: true, force: true });
+});
+
+async function api(port: number, method: string, p: string, body?: FormData): Promise<any> {
+  const r = await fetch(`http://127.0.0.1:${port}${p}`, { method, body });
+  return { status: r.status, body: await r.json().catch(() => null) };
+}
+
+async function waitFor(what: string, check: () => Promise<boolean> | boolean, timeoutMs: number, proc?: ServiceProcess): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what} did not happen in time${proc ? `: ${proc.output().slice(-1500)}` : ''}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+test('the hold knob is refused outside SERVICE_ENV=test and must name a stage', () => {
+  for (const SERVICE_ENV of ['production', 'development']) {
+    assert.throws(() => loadConfig({ SERVICE_ENV, IDP_PROJECT_ID: 'p', TEST_HOLD_AT_STAGE: 'decoded' }), /TEST_HOLD_AT_STAGE/);
+  }
+  assert.throws(() => loadConfig({ SERVICE_ENV: 'test', TEST_HOLD_AT_STAGE: 'somewhere' }), /TEST_HOLD_AT_STAGE/);
+  assert.equal(loadConfig({ SERVICE_ENV: 'test', TEST_HOLD_AT_STAGE: 'committing' }).worker.testHoldAt, 'committing');
+  assert.equal(loadConfig({ SERVICE_ENV: 'test' }).worker.testHoldAt, null);
+});
+
+describe('crash at every step of processing (embedded database)', { skip: !process.env.CRASH_TESTS && 'about 5 minutes: run with CRASH_TESTS=1 (npm run test:crash)' }, () => {
+  test('killed at each stage in turn, the call completes exactly once', async (ctx) => {
+    const dataDir = tempDir('cas-crash-data-');
+    const port = await freePort();
+    const env = {
+      SERVICE_ENV: 'test',
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      SERVICE_LOCAL_USER_NAME: 'Olivia Park',
+      WORKER_JOB_TIMEOUT_SECONDS: '10',
+      WORKER_MAINTENANCE_INTERVAL_SECONDS: '1',
+      WORKER_RETRY_LIMIT: '12',
+    };
+    let callId = '';
+    for (const stage of HOLD_STAGES) {
+      const proc = spawnService({ ...env, TEST_HOLD_AT_STAGE: stage });
+      procs.push(proc);
+      await waitHealthy(port, proc);
+      if (!callId) {
+        const up = await api(port, 'POST', '/api/calls/analyze', uploadForm(audio, { title: 'Demo moved', contactName: 'Bayview Logistics', direction: 'INCOMING' }));
+        assert.equal(up.status, 202);
+        callId = up.body.callId;
+      }
+      const marker = path.join(dataDir, `held-${stage}-${callId}`);
+      await waitFor(`holding at ${stage}`, () => fs.existsSync(marker), 180_000, proc);
+      await proc.kill('SIGKILL');
+      fs.rmSync(marker);
+      ctx.diagnostic(`killed while held at ${stage}`);
+    }
+    const last = spawnService(env);
+    procs.push(last);
+    await waitHealthy(port, last);
+    await waitFor('completion', async () => ['COMPLETED', 'FAILED'].includes((await api(port, 'GET', `/api/calls/${callId}`)).body?.status), 240_000, last);
+    const detail = await api(port, 'GET', `/api/calls/${callId}`);
+    assert.equal(detail.body.status, 'COMPLETED', `${detail.body.errorReason} ${last.output().slice(-1500)}`);
+
+    const conn = { host: path.join(dataDir, 'postgres-run'), port: 5432, user: 'postgres', database: 'call_analysis' };
+    const c = new pg.Client(conn);
+    await c.connect();
+    let attempts = 0;
+    try {
+      const q = async (text: string, values: unknown[] = []) => (await c.query(text, values)).rows;
+      const [call] = await q('SELECT attempts FROM calls WHERE id = $1', [callId]);
+      attempts = call.attempts;
+      assert.ok(call.attempts >= HOLD_STAGES.length + 1, `ran again after every kill (attempts ${call.attempts})`);
+      const events = await q('SELECT step, outcome FROM processing_events WHERE call_id = $1 ORDER BY id', [callId]);
+      assert.equal(events.filter((e) => e.step === 'PIPELINE' && e.outcome === 'COMPLETED').length, 1, 'completed once');
+      assert.equal(events.filter((e) => e.step === 'ANALYZE' && e.outcome === 'COMPLETED').length, 1, 'the uncommitted completion left nothing');
+      assert.deepEqual((await q('SELECT kind FROM call_artifacts WHERE call_id = $1 ORDER BY kind', [callId])).map((a) => a.kind), ['analysis', 'transcript']);
+      assert.equal((await q('SELECT count(*)::int AS n FROM usage_ledger WHERE call_id = $1', [callId]))[0].n, 1);
+      assert.equal((await q('SELECT count(*)::int AS n FROM calls'))[0].n, 1);
+    } finally {
+      await c.end();
+    }
+    const analysis = (await api(port, 'GET', `/api/calls/${callId}/analysis`)).body;
+    const items = (await api(port, 'GET', `/api/calls/${callId}/action-items`)).body;
+    assert.equal(items.length, analysis.actionItems.length, 'action items not duplicated');
+    const titles = items.map((i: { title: string }) => i.title);
+    assert.equal(new Set(titles).size, titles.length, 'no action item twice');
+    // No half-written or stray file: the call's audio and nothing else; the work folder is empty.
+    const files = fs.readdirSync(path.join(dataDir, 'blobs'), { recursive: true }).map(String).filter((f) => fs.statSync(path.join(dataDir, 'blobs', f)).isFile());
+    assert.deepEqual(files.map((f) => path.basename(f)), ['audio.wav']);
+    const workDir = path.join(dataDir, 'work');
+    assert.deepEqual(fs.existsSync(workDir) ? fs.readdirSync(workDir) : [], []);
+    ctx.diagnostic(`crash chain: ${HOLD_STAGES.length} kills, COMPLETED once after ${attempts} attempts, ${items.length} action items`);
+    assert.equal(await last.kill('SIGTERM'), 0, 'graceful stop');
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+});

@@ -1,0 +1,119 @@
+// The database goes away while requests and jobs run (embedded: the server is stopped under the
+// running service; external: a loopback proxy in front of the shared server is cut). Every
+// request answers 503 service_unavailable within a bounded time, never 500 and never a hang; an
+// upload accepted (202) just before the outage is not lost and completes once the database is
+// back; uploads refused during it leave nothing behind; the service recovers by itself.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createExternalDatabase, dbModes, EXTERNAL_ADMIN_URL, startTestService, tempDir, uploadForm, waitForCall, type TestService } from '../support/service.js';
+import { CuttableProxy } from '../support/tcp-proxy.js';
+import { assertNothingHalfCreated } from '../support/invariants.js';
+
+/** The longest any request may take while the database is down (pool connect timeout is 5 s). */
+const BOUNDED_MS = 15_000;
+
+const work = tempDir('cas-outage-');
+const tone = path.join(work, 'tone.wav');
+execFileSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'sine=frequency=300:duration=2', '-ar', '16000', '-ac', '1', tone]);
+
+for (const mode of await dbModes()) {
+  describe(`database outage under load (${mode} database)`, () => {
+    let t: TestService;
+    let proxy: CuttableProxy | null = null;
+    let drop: (() => Promise<void>) | null = null;
+
+    before(async () => {
+      const env: Record<string, string> = { WORKER_ENABLED: 'true', WORKER_RETRY_LIMIT: '5' };
+      if (mode === 'external') {
+        const admin = new URL(EXTERNAL_ADMIN_URL);
+        proxy = new CuttableProxy(admin.hostname, Number(admin.port || 5432));
+        await proxy.start();
+        const ext = await createExternalDatabase();
+        drop = ext.drop;
+        const viaProxy = new URL(ext.url);
+        viaProxy.hostname = '127.0.0.1';
+        viaProxy.port = String(proxy.port);
+        env.DATABASE_URL = viaProxy.toString();
+      }
+      t = await startTestService({ env });
+    });
+
+    after(async () => {
+      await proxy?.restore().catch(() => undefined);
+      await t?.stop();
+      await proxy?.stop();
+      await drop?.();
+    });
+
+    const goDown = () => (proxy ? proxy.cut() : t.service.database.embedded!.stopServerOnly());
+    const comeBack = () => (proxy ? proxy.restore() : t.service.database.embedded!.startServerOnly());
+
+    test('503 within a bounded time for every kind of request, the accepted upload survives, recovery by itself', async (ctx) => {
+      const contact = await t.request('POST', '/api/contacts', { body: { name: 'Before the outage' } });
+      assert.equal(contact.status, 201);
+      const accepted = await t.request('POST', '/api/calls/analyze', { form: uploadForm(tone, { title: 'accepted before the outage' }) });
+      assert.equal(accepted.status, 202);
+      await goDown();
+      let slowest = 0;
+      const statuses: number[] = [];
+      try {
+        const requests: Array<[string, string, { body?: unknown; form?: FormData }?]> = [
+          ['GET', '/api/health'],
+          ['GET', '/api/users/me'],
+          ['GET', '/api/calls'],
+          ['GET', `/api/calls/${accepted.body.callId}`],
+          ['POST', '/api/contacts', { body: { name: 'During the outage' } }],
+          ['PUT', `/api/contacts/${contact.body.id}`, { body: { name: 'x' } }],
+          ['DELETE', `/api/contacts/${contact.body.id}`],
+          ['POST', '/api/calls/analyze', { form: uploadForm(tone, { title: 'refused during the outage' }) }],
+          ['GET', '/api/actions'],
+          ['GET', '/api/users/me/limits'],
+        ];
+        for (let round = 0; round < 2; round++) {
+          // In parallel, as clients would: a pool waiting on connections must not pile up into a hang.
+          const answers = await Promise.all(
+            requests.map(async ([method, p, opts]) => {
+              const started = Date.now();
+              const form = opts?.form ? uploadForm(tone, { title: 'refused during the outage' }) : undefined;
+              const r = await t.request(method, p, { ...opts, form });
+              slowest = Math.max(slowest, Date.now() - started);
+              return { method, p, r };
+            }),
+          );
+          for (const { method, p, r } of answers) {
+            statuses.push(r.status);
+            assert.equal(r.status, 503, `${method} ${p}: ${r.status} ${r.text}`);
+            if (p !== '/api/health') assert.equal(r.body.error.code, 'service_unavailable', `${method} ${p}`);
+          }
+        }
+      } finally {
+        await comeBack();
+      }
+      ctx.diagnostic(`outage: ${statuses.length} requests, all 503, slowest ${slowest} ms`);
+      assert.ok(slowest < BOUNDED_MS, `a request took ${slowest} ms during the outage`);
+      // Recovery without a restart.
+      const deadline = Date.now() + 60_000;
+      while ((await t.request('GET', '/api/health')).status !== 200) {
+        assert.ok(Date.now() < deadline, 'health did not recover');
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      // The upload accepted before the outage is processed to its end (a 2 s tone: no speech).
+      assert.equal(await waitForCall(t, accepted.body.callId, undefined, 180_000), 'FAILED');
+      assert.equal((await t.request('GET', `/api/calls/${accepted.body.callId}`)).body.errorReason, 'no_speech_detected');
+      const calls = await t.request('GET', '/api/calls');
+      assert.deepEqual(calls.body.items.map((c: { title: string }) => c.title), ['accepted before the outage'], 'uploads refused during the outage left no call');
+      const contacts = await t.request('GET', '/api/contacts');
+      assert.deepEqual(contacts.body.items?.map((c: { name: string }) => c.name) ?? contacts.body.map((c: { name: string }) => c.name), ['Before the outage']);
+      await assertNothingHalfCreated(t);
+      // And it takes new work again.
+      const afterwards = await t.request('POST', '/api/calls/analyze', { form: uploadForm(tone, { title: 'after the outage' }) });
+      assert.equal(afterwards.status, 202);
+      assert.equal(await waitForCall(t, afterwards.body.callId, undefined, 180_000), 'FAILED');
+    });
+  });
+}
+
+after(() => fs.rmSync(work, { recursive: true, force: true }));
