@@ -12,6 +12,7 @@ import pino from 'pino';
 import { loadConfig } from '../src/config.js';
 import { createPipeline } from '../src/pipeline/index.js';
 import { corpusIds, loadScorer, loadTruth, projectRoot, transcribeCorpusCall } from '../test/support/corpus.js';
+import { timingViolations, wordTimingErrors } from '../test/support/word-timing.js';
 
 type Tier = 'mono16k.wav' | 'stereo.wav' | 'call.m4a' | 'call.mp3' | 'call.ogg' | 'call.aac' | 'phone8k.wav';
 
@@ -29,13 +30,19 @@ async function main() {
   const config = loadConfig({ ...process.env, DATA_DIR: path.join(os.tmpdir(), 'cas-bench') });
   const pipeline = await createPipeline(config, pino({ level: 'warn' }));
   const sections: string[] = [];
-  const summary: string[] = ['| tier | calls | WER % | attribution % | role % | naming % | real-time factor |', '|---|---|---|---|---|---|---|'];
+  const summary: string[] = [
+    '| tier | calls | WER % | attribution % | role % | naming % | turn-boundary error s (max) | timing checks | real-time factor |',
+    '|---|---|---|---|---|---|---|---|---|',
+  ];
 
   for (const tier of tiers) {
     const rows: string[] = [
-      '| call | s | WER % | attribution % | role % | naming % | RTF | labelSource (USER / CONTACT) | warnings |',
-      '|---|---|---|---|---|---|---|---|---|',
+      '| call | s | WER % | attribution % | role % | naming % | turn-boundary error s (max) | timing checks | RTF | labelSource (USER / CONTACT) | warnings |',
+      '|---|---|---|---|---|---|---|---|---|---|---|',
     ];
+    const boundaryErrors: number[] = [];
+    let maxBoundary = 0;
+    let violatingCalls = 0;
     const results: any[] = [];
     let audioSeconds = 0;
     let processingMs = 0;
@@ -49,16 +56,25 @@ async function main() {
       results.push(r);
       audioSeconds += speech.audio.durationSeconds;
       processingMs += ms;
+      const timing = wordTimingErrors(truth.turns, speech.diarization.words, scorer.normalizeText);
+      for (const t of timing.turns) boundaryErrors.push(t.startError, t.endError);
+      maxBoundary = Math.max(maxBoundary, timing.maxBoundaryError);
+      const violations = timingViolations(speech.audio.durationSeconds, speech.diarization.words, speech.transcript.segments);
+      if (violations.length > 0) violatingCalls++;
+      const checks = violations.length === 0 ? 'ok' : `${violations.length} failed: ${violations[0]}`;
+      const quality = (speech.transcript as { qualityWarnings?: string[] }).qualityWarnings ?? [];
       const bySource = (role: string) => speech.transcript.speakers.find((s) => s.role === role)?.labelSource ?? '-';
       rows.push(
-        `| ${id} | ${speech.audio.durationSeconds.toFixed(1)} | ${pct(r.wer)} | ${pct(r.attribution)} | ${pct(r.roleAccuracy)} | ${pct(r.naming)} | ${(ms / 1000 / speech.audio.durationSeconds).toFixed(2)} | ${bySource('USER')} / ${bySource('CONTACT')} | ${speech.transcript.speakerResolution.warnings.join(', ') || '-'} |`,
+        `| ${id} | ${speech.audio.durationSeconds.toFixed(1)} | ${pct(r.wer)} | ${pct(r.attribution)} | ${pct(r.roleAccuracy)} | ${pct(r.naming)} | ${timing.meanBoundaryError.toFixed(2)} (${timing.maxBoundaryError.toFixed(2)}) | ${checks} | ${(ms / 1000 / speech.audio.durationSeconds).toFixed(2)} | ${bySource('USER')} / ${bySource('CONTACT')} | ${[...speech.transcript.speakerResolution.warnings, ...quality].join(', ') || '-'} |`,
       );
-      process.stdout.write(`${tier} ${id}: wer ${pct(r.wer)} attr ${pct(r.attribution)} role ${pct(r.roleAccuracy)} naming ${pct(r.naming)} (${(ms / 1000).toFixed(1)} s)\n`);
+      process.stdout.write(`${tier} ${id}: wer ${pct(r.wer)} attr ${pct(r.attribution)} role ${pct(r.roleAccuracy)} naming ${pct(r.naming)} boundary ${timing.meanBoundaryError.toFixed(2)} s checks ${checks} (${(ms / 1000).toFixed(1)} s)\n`);
     }
     const s = scorer.summarize(results);
     const rtf = processingMs / 1000 / audioSeconds;
-    rows.push(`| **mean** | ${audioSeconds.toFixed(0)} | ${pct(s.wer)} (pooled ${pct(s.werPooled)}) | ${pct(s.attribution)} | ${pct(s.roleAccuracy)} | ${pct(s.naming)} | ${rtf.toFixed(2)} | | |`);
-    summary.push(`| ${tier} | ${s.calls} | ${pct(s.wer)} | ${pct(s.attribution)} | ${pct(s.roleAccuracy)} | ${pct(s.naming)} | ${rtf.toFixed(2)} |`);
+    const meanBoundary = boundaryErrors.reduce((a, b) => a + b, 0) / Math.max(1, boundaryErrors.length);
+    const checks = violatingCalls === 0 ? 'all ok' : `${violatingCalls} calls failed`;
+    rows.push(`| **mean** | ${audioSeconds.toFixed(0)} | ${pct(s.wer)} (pooled ${pct(s.werPooled)}) | ${pct(s.attribution)} | ${pct(s.roleAccuracy)} | ${pct(s.naming)} | ${meanBoundary.toFixed(2)} (${maxBoundary.toFixed(2)}) | ${checks} | ${rtf.toFixed(2)} | | |`);
+    summary.push(`| ${tier} | ${s.calls} | ${pct(s.wer)} | ${pct(s.attribution)} | ${pct(s.roleAccuracy)} | ${pct(s.naming)} | ${meanBoundary.toFixed(2)} (${maxBoundary.toFixed(2)}) | ${checks} | ${rtf.toFixed(2)} |`);
     sections.push(`### ${tier}\n\n${rows.join('\n')}\n`);
   }
 

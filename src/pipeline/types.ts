@@ -34,11 +34,28 @@ export interface Recognition {
   model: string;
 }
 
+/** A stretch of the call, in seconds from its start. */
+export interface TimeRange {
+  start: number;
+  end: number;
+}
+
+export interface TranscriptionInput {
+  wavPath: string;
+  durationSeconds: number;
+  /**
+   * The pieces of speech the project's VAD found (padded, long ones cut), in time order. A recogniser
+   * that decodes piece by piece uses them as given; absent, it finds them itself or decodes the file.
+   */
+  utterances?: TimeRange[];
+  signal?: AbortSignal;
+}
+
 /** Speech recognition: a WAV file in, words with times out. */
 export interface Transcriber {
   readonly provider: string;
   readonly model: string;
-  transcribe(input: { wavPath: string; durationSeconds: number; signal?: AbortSignal }): Promise<Recognition>;
+  transcribe(input: TranscriptionInput): Promise<Recognition>;
 }
 
 /** A word with the diarization speaker it was attributed to (`S0`, `S1`, ...). */
