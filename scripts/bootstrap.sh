@@ -12,6 +12,12 @@ command -v pocketsphinx_continuous >/dev/null 2>&1 || need+=(pocketsphinx)
 if [ "${1:-}" = "--test" ]; then
   command -v flite >/dev/null 2>&1 || need+=(flite)
   command -v sox >/dev/null 2>&1 || need+=(sox)
+  # Real human voices for the real-voice test set (test/support/real-voices.ts).
+  [ -f /usr/share/doc/asterisk-core-sounds-en/core-sounds-en.txt.gz ] || need+=(asterisk-core-sounds-en)
+  for lang in en fr it ru; do
+    dpkg -s "asterisk-core-sounds-$lang-g722" >/dev/null 2>&1 || need+=("asterisk-core-sounds-$lang-g722")
+  done
+  [ -d /usr/share/ktuberling/sounds/en ] || need+=(ktuberling-data)
 fi
 if ((${#need[@]})); then
   echo "bootstrap: installing system packages: ${need[*]}" >&2
