@@ -6,6 +6,12 @@
 // belongs to turn k. For each turn with at least one such word, the errors are |first word's start -
 // turn start| and |last word's end - turn end|; the turn-boundary error is the mean of both over all
 // those turns.
+//
+// Turns spoken in another language than the recogniser's (the real-voice set, `language` other than
+// `en`) have no text to align: their words are the recognised words, in the recogniser's order,
+// after the last word aligned to the turn before and before the first word aligned to the turn
+// after (when both neighbours are aligned, and those words are not aligned to anything). Beside such
+// a turn only exact matches attribute a word, since its garbled words would align as substitutions.
 
 export interface TimedWord {
   word: string;
@@ -17,6 +23,8 @@ export interface TruthTurnTimes {
   startSeconds: number;
   endSeconds: number;
   text: string;
+  /** Language of the turn; absent means the recogniser's. */
+  language?: string;
 }
 
 export interface TurnTiming {
@@ -64,10 +72,12 @@ function alignTokens(ref: string[], hyp: string[]): number[] {
   return matched;
 }
 
-export function wordTimingErrors(turns: TruthTurnTimes[], words: TimedWord[], normalizeText: (s: string) => string[]): WordTimingResult {
+export function wordTimingErrors(turns: TruthTurnTimes[], words: TimedWord[], normalizeText: (s: string) => string[], language = 'en'): WordTimingResult {
   const ref: string[] = [];
   const refTurn: number[] = [];
+  const foreign = (t: TruthTurnTimes) => t.language !== undefined && t.language !== language;
   turns.forEach((t, k) => {
+    if (foreign(t)) return;
     for (const tok of normalizeText(t.text)) {
       ref.push(tok);
       refTurn.push(k);
@@ -82,12 +92,26 @@ export function wordTimingErrors(turns: TruthTurnTimes[], words: TimedWord[], no
     }
   });
   const matched = alignTokens(ref, hyp);
+  // Turn of each recognised word (-1: none).
+  const wordTurn = new Array<number>(words.length).fill(-1);
+  // Next to a foreign turn, its unalignable words would be taken as substitutions: only exact
+  // matches count there.
+  const besideForeign = (k: number) => (k > 0 && foreign(turns[k - 1])) || (k + 1 < turns.length && foreign(turns[k + 1]));
+  matched.forEach((r, j) => {
+    if (r >= 0 && (ref[r] === hyp[j] || !besideForeign(refTurn[r]))) wordTurn[hypWord[j]] = refTurn[r];
+  });
+  turns.forEach((t, k) => {
+    if (!foreign(t) || k === 0 || k === turns.length - 1 || foreign(turns[k - 1]) || foreign(turns[k + 1])) return;
+    const after = wordTurn.lastIndexOf(k - 1);
+    const before = wordTurn.indexOf(k + 1);
+    if (after < 0 || before < 0) return;
+    for (let i = after + 1; i < before; i++) if (wordTurn[i] === -1) wordTurn[i] = k;
+  });
   const first = new Map<number, TimedWord>();
   const last = new Map<number, TimedWord>();
-  matched.forEach((r, j) => {
-    if (r < 0) return;
-    const turn = refTurn[r];
-    const w = words[hypWord[j]];
+  wordTurn.forEach((turn, i) => {
+    if (turn < 0) return;
+    const w = words[i];
     const f = first.get(turn);
     if (!f || w.start < f.start) first.set(turn, w);
     const l = last.get(turn);

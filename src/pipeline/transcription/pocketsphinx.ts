@@ -1,6 +1,14 @@
 // The embedded offline recogniser: CMU pocketsphinx as packaged by Debian (pocketsphinx +
 // pocketsphinx-en-us). It is weak next to modern recognisers but needs no network, no model
 // download and little memory, which is what the service's offline default must guarantee.
+//
+// Word times by construction: the call is decoded as the project's VAD cuts it. One
+// pocketsphinx_batch run (the model loads once) gets a control file of `file startFrame endFrame id`
+// lines, one per utterance; the decoder reports frames from each utterance's start, so every word is
+// placed by its utterance's known offset and clamped into it. (pocketsphinx_continuous over the whole
+// file placed the words of a late utterance seconds off, past the end of the audio.) Decoding
+// utterance by utterance is also more accurate here: mono16k.wav WER 22.3 -> 15.4 % on the
+// recogniser's own output (docs/bench/speech.md).
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
@@ -31,8 +39,8 @@ export interface PocketsphinxConfig {
 }
 
 /**
- * Decoder settings chosen on the synthetic corpus (12 calls, word error over all calls, whole-file
- * decoding): Debian defaults 25.1 % on mono16k.wav, 26.7 % on call.m4a, 57.7 % on phone8k.wav;
+ * Decoder settings chosen on the synthetic corpus (12 calls, word error over all calls, measured
+ * with whole-file decoding by pocketsphinx_continuous; kept for utterance decoding): Debian defaults 25.1 % on mono16k.wav, 26.7 % on call.m4a, 57.7 % on phone8k.wav;
  * these 22.3 %, 27.4 %, 58.5 %. A lower language weight than the default 6.5/8.5/9.5 helps
  * (lw 9 gave 33 %, lw 4 22.8 %), and spectral noise removal only hurts on clean speech; the
  * compressed and telephone differences are within the per-call spread. A wider beam gained another
@@ -41,36 +49,6 @@ export interface PocketsphinxConfig {
 export const DEFAULT_DECODER_ARGS: readonly string[] = ['-remove_noise', 'no', '-lw', '5', '-fwdflatlw', '7', '-bestpathlw', '8'];
 
 const FILLER = /^(<.*>|\[.*\]|\+\+.*\+\+|\+.*\+)$/;
-const LINE = /^(\S+) (-?\d+(?:\.\d+)?) (-?\d+(?:\.\d+)?) (-?\d+(?:\.\d+)?(?:e[-+]?\d+)?)$/i;
-
-/**
- * Words from `pocketsphinx_continuous -time yes` output: per utterance a hypothesis line followed
- * by one `word start end posterior` line per word. Fillers (<s>, </s>, <sil>, [NOISE], ++...++)
- * are dropped and alternate-pronunciation suffixes like `going(2)` removed.
- */
-export function parsePocketsphinxOutput(stdout: string): RecognizedWord[] {
-  const words: RecognizedWord[] = [];
-  for (const raw of stdout.split('\n')) {
-    const m = LINE.exec(raw.trim());
-    if (!m) continue;
-    const token = m[1].replace(/\(\d+\)$/, '');
-    if (!token || FILLER.test(token)) continue;
-    const start = Number(m[2]);
-    const end = Number(m[3]);
-    const p = Number(m[4]);
-    if (!Number.isFinite(start) || !Number.isFinite(end)) continue;
-    words.push({
-      word: token,
-      start,
-      end: Math.max(start, end),
-      // Posteriors are rounded in the output and can read 1.0001.
-      confidence: Number.isFinite(p) ? Math.min(1, Math.max(0, p)) : 1,
-    });
-  }
-  words.sort((a, b) => a.start - b.start);
-  return words;
-}
-
 function modelName(modelDir: string): string {
   try {
     const params = fs.readFileSync(path.join(modelDir, 'en-us', 'feat.params'), 'utf8');
@@ -136,6 +114,7 @@ export class PocketsphinxTranscriber implements Transcriber {
 
   async transcribe(input: TranscriptionInput): Promise<Recognition> {
     const seconds = Math.max(0, input.durationSeconds || 0);
+    if (!onPath(this.binary)) throw pocketsphinxFailure(new ChildProcessError('spawn', path.basename(this.binary), 'not found', null, null, '', 'ENOENT'), this.binary);
     const info = await readWavInfo(input.wavPath).catch(() => null);
     if (!info || info.channels !== 1 || info.bitsPerSample !== 16 || info.formatTag !== 1 || info.sampleRate !== PIPELINE_SAMPLE_RATE) {
       throw new PipelineError('transcription_failed', 'speech recognition needs 16 kHz mono 16-bit PCM WAV input');
