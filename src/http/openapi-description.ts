@@ -40,6 +40,8 @@ Transient provider errors are retried with exponential backoff (${config.worker.
 
 ## Transcripts
 \`segments[].alignmentConfidence\` is \`HIGH\`, \`MEDIUM\` or \`LOW\` from the recogniser's word confidences.
+Word times are checked against the audio whatever the recogniser reports: every word lies inside [0, duration] and words keep the recogniser's order, so no segment ends after the recording ends; a word outside the speech the service's voice-activity detection found is moved into the speech between its well-placed neighbours.
+\`qualityWarnings\` (an addition to the transcript; also merged into the analysis's \`qualityWarnings\`) says when that happened: \`word_times_adjusted\` (some words were re-timed into the speech), \`word_times_unverified\` (some words fit no speech and were only kept inside the audio and in order). Transcripts made before it lack the field.
 \`speakerResolution.voiceMatchStatus\` is one of \`DISABLED\` (feature off), \`NO_PROFILE\` (the user has no voice profile), \`MATCHED\`, \`NO_MATCH\`, \`ERROR\` (the voice step failed; text-only resolution was used).
 
 ## Usage and plans
