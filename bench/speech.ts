@@ -13,6 +13,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { loadConfig } from '../src/config.js';
 import { createPipeline } from '../src/pipeline/index.js';
+import { PocketsphinxTranscriber } from '../src/pipeline/transcription/pocketsphinx.js';
 import { corpusIds, loadScorer, loadTruth, projectRoot, transcribeCorpusCall, transcribeTruthAudio } from '../test/support/corpus.js';
 import { REAL_VOICE_CALLS, loadRealVoiceTruth, realVoiceFile, realVoicesAvailable } from '../test/support/real-voices.js';
 import { timingViolations, wordTimingErrors } from '../test/support/word-timing.js';
@@ -32,6 +33,9 @@ async function main() {
   const scorer = await loadScorer();
   const config = loadConfig({ ...process.env, DATA_DIR: path.join(os.tmpdir(), 'cas-bench') });
   const pipeline = await createPipeline(config, pino({ level: 'warn' }));
+  // The benchmark runs on shared machines: a recogniser slowed by other load should be measured,
+  // not stopped by the service's time limit.
+  if (pipeline.transcriber.provider === 'pocketsphinx') pipeline.transcriber = new PocketsphinxTranscriber({ timeoutMsPerAudioSecond: 60_000 });
   const sections: string[] = [];
   const summary: string[] = [
     '| tier | calls | WER % | attribution % | role % | naming % | turn-boundary error s (max) | timing checks | real-time factor |',
@@ -60,7 +64,7 @@ async function main() {
       audioSeconds += speech.audio.durationSeconds;
       processingMs += ms;
       const timing = wordTimingErrors(truth.turns, speech.diarization.words, scorer.normalizeText);
-      for (const t of timing.turns) boundaryErrors.push(t.startError, t.endError);
+      for (const t of timing.turns) for (const e of [t.startError, t.endError]) if (e !== null) boundaryErrors.push(e);
       maxBoundary = Math.max(maxBoundary, timing.maxBoundaryError);
       const violations = timingViolations(speech.audio.durationSeconds, speech.diarization.words, speech.transcript.segments);
       if (violations.length > 0) violatingCalls++;
@@ -99,12 +103,12 @@ ${realVoices ?? '### Real-voice set\n\nNot measured: its Debian packages are not
   console.log(`\n${summary.join('\n')}\n${realVoices ?? ''}\nwritten to ${out}`);
 }
 
-const WORD_TIMES_NOTE = `**Word times.** The turn-boundary error is, for each truth turn, the distance between its start and the start of the first recognised word attributed to it, and between its end and the end of the last one, averaged over both ends of all turns that got words (\`test/support/word-timing.ts\`; max in brackets). Words are attributed to turns by aligning their text to the truth text (after the scorer's normalisation), never by their times; in the real-voice set, turns in other languages get the unaligned words between their aligned neighbours. Timing checks: no word starts before 0, words in order, no word or segment ends after the audio. Before word times by construction (pocketsphinx_continuous over the whole call, 2026-11-24, same machine under load): mono16k.wav WER 22.9 % (pooled 22.8 %), turn-boundary error 0.25 s (max 7.86 s, sales-demo-booking 2.16 s), RTF 1.82 on the loaded machine; real-voice set: see its section.`;
+const WORD_TIMES_NOTE = `**Word times.** The turn-boundary error is, for each truth turn, the distance between its start and the start of the first recognised word attributed to it, and between its end and the end of the last one, averaged over both ends of all turns that got words (\`test/support/word-timing.ts\`; max in brackets). Words are attributed to turns by aligning their text to the truth text (after the scorer's normalisation), never by their times; in the real-voice set, turns in other languages cannot be aligned and are checked only by the share of words inside truth turns, and an English turn beside one counts an edge only when its own first (last) word was recognised exactly. Timing checks: no word starts before 0, words in order, no word or segment ends after the audio. Before word times by construction (pocketsphinx_continuous over the whole call, 2026-11-24, same machine under load): mono16k.wav WER 22.9 % (pooled 22.8 %), turn-boundary error 0.25 s (max 7.86 s, sales-demo-booking 2.16 s), RTF 1.82 on the loaded machine; real-voice set: see its section.`;
 
 /** The real-voice set (mono16k.wav): word times, checks, attribution and naming; WER only over English turns' share. */
 async function realVoiceSection(pipeline: Awaited<ReturnType<typeof createPipeline>>, scorer: Awaited<ReturnType<typeof loadScorer>>): Promise<string> {
   const rows = [
-    '| call | kind | s | turns measured | turn-boundary error s (max) | words inside truth turns % | timing checks | attribution % | RTF | warnings |',
+    '| call | kind | s | turn edges measured | turn-boundary error s (max) | words inside truth turns % | timing checks | attribution % | RTF | warnings |',
     '|---|---|---|---|---|---|---|---|---|---|',
   ];
   const errors: number[] = [];
@@ -119,7 +123,7 @@ async function realVoiceSection(pipeline: Awaited<ReturnType<typeof createPipeli
     const ms = performance.now() - t0;
     const words = speech.diarization.words;
     const timing = wordTimingErrors(truth.turns, words, scorer.normalizeText);
-    for (const t of timing.turns) errors.push(t.startError, t.endError);
+    for (const t of timing.turns) for (const e of [t.startError, t.endError]) if (e !== null) errors.push(e);
     maxError = Math.max(maxError, timing.maxBoundaryError);
     const within = words.filter((w) => truth.turns.some((t) => (w.start + w.end) / 2 >= t.startSeconds - 0.3 && (w.start + w.end) / 2 <= t.endSeconds + 0.3)).length;
     inside += within;
@@ -127,15 +131,15 @@ async function realVoiceSection(pipeline: Awaited<ReturnType<typeof createPipeli
     const violations = timingViolations(speech.audio.durationSeconds, words, speech.transcript.segments);
     if (violations.length > 0) violating++;
     const r = scorer.scoreTranscript(truth, speech.transcript);
-    const measured = `${timing.turns.length}/${truth.turns.length}`;
-    const boundary = timing.turns.length ? `${timing.meanBoundaryError.toFixed(2)} (${timing.maxBoundaryError.toFixed(2)})` : 'n/a (no English turn)';
+    const measured = `${timing.edges}/${2 * truth.turns.length}`;
+    const boundary = timing.edges ? `${timing.meanBoundaryError.toFixed(2)} (${timing.maxBoundaryError.toFixed(2)})` : 'n/a (no English turn edge)';
     const checks = violations.length === 0 ? 'ok' : `${violations.length} failed: ${violations[0]}`;
     const warnings = [...speech.transcript.speakerResolution.warnings, ...(speech.transcript.qualityWarnings ?? [])].join(', ') || '-';
     rows.push(`| ${call.id} | ${call.kind} | ${speech.audio.durationSeconds.toFixed(1)} | ${measured} | ${boundary} | ${pct(within / Math.max(1, words.length))} | ${checks} | ${pct(r.attribution)} | ${(ms / 1000 / speech.audio.durationSeconds).toFixed(2)} | ${warnings} |`);
     process.stdout.write(`real-voices ${call.id}: boundary ${boundary} inside ${pct(within / Math.max(1, words.length))} checks ${checks} (${(ms / 1000).toFixed(1)} s)\n`);
   }
   const mean = errors.reduce((a, b) => a + b, 0) / Math.max(1, errors.length);
-  rows.push(`| **all** | | | ${errors.length / 2} turns | ${mean.toFixed(2)} (${maxError.toFixed(2)}) | ${pct(inside / Math.max(1, total))} | ${violating === 0 ? 'all ok' : `${violating} calls failed`} | | | |`);
+  rows.push(`| **all** | | | ${errors.length} edges | ${mean.toFixed(2)} (${maxError.toFixed(2)}) | ${pct(inside / Math.max(1, total))} | ${violating === 0 ? 'all ok' : `${violating} calls failed`} | | | |`);
   return `### Real-voice set (mono16k.wav)
 
 Recordings of real people (test/support/real-voices.ts): English, Italian, French and Russian prompt readers and single English/German words. WER is not meaningful for an English recogniser on most of it and is left out; word times are measured on the turns that can be attributed (see above), and for every call as the share of recognised words whose middle lies inside a truth turn (0.3 s tolerance).

@@ -167,7 +167,7 @@ describe('word times through the speech stage', () => {
     const timing = wordTimingErrors(turns, speech.recognition.words, scorer.normalizeText);
     assert.equal(timing.turns.length, 3);
     const third = timing.turns.find((x) => x.turn === 2)!;
-    assert.ok(third.startError < 0.4 && third.endError < 0.4, JSON.stringify(third));
+    assert.ok(third.startError !== null && third.startError < 0.4 && third.endError !== null && third.endError < 0.4, JSON.stringify(third));
     assert.ok(timing.meanBoundaryError <= 0.3, JSON.stringify(timing));
 
     // The analysis reports the same warning, whichever analyzer produced it.
@@ -188,6 +188,18 @@ describe('word-time error scoring', () => {
     assert.equal(r.turns.length, 2);
     assert.ok(Math.abs(r.meanBoundaryError - (0.1 + 0.1 + 0.3 + 0.2) / 4) < 1e-9, String(r.meanBoundaryError));
     assert.ok(Math.abs(r.maxBoundaryError - 0.3) < 1e-9);
+    // A turn in another language is not measured; beside it only exactly recognised edge words count
+    // ("their" for "there" ends turn 0: its end is not measured).
+    const mixed = wordTimingErrors(
+      [turns[0], { startSeconds: 1.8, endSeconds: 1.95, text: 'Grazie mille.', language: 'it' }, turns[1]],
+      [w('hello', 0.6, 0.9), w('their', 1.0, 1.4), w('gracie', 1.8, 1.9), ...words.slice(2)],
+      scorer.normalizeText,
+    );
+    assert.deepEqual(mixed.turns.map((t) => [t.turn, t.startError !== null, t.endError !== null]), [
+      [0, true, false],
+      [2, true, true],
+    ]);
+    assert.equal(mixed.edges, 3);
     assert.deepEqual(timingViolations(5, words, [{ startSeconds: 0.6, endSeconds: 1.4 }, { startSeconds: 2.3, endSeconds: 5.5 }]), ['segment 1 ends at 5.5 after the audio (5.000 s)']);
   });
 });

@@ -8,10 +8,10 @@
 // those turns.
 //
 // Turns spoken in another language than the recogniser's (the real-voice set, `language` other than
-// `en`) have no text to align: their words are the recognised words, in the recogniser's order,
-// after the last word aligned to the turn before and before the first word aligned to the turn
-// after (when both neighbours are aligned, and those words are not aligned to anything). Beside such
-// a turn only exact matches attribute a word, since its garbled words would align as substitutions.
+// `en`) have no text to align and are not measured here (the benchmark checks instead that words
+// fall inside truth turns). Beside such a turn its garbled words could align as substitutions to
+// this turn's edges, so there an edge counts only when the turn's own first (last) word was
+// recognised exactly, and is measured from that word.
 
 export interface TimedWord {
   word: string;
@@ -29,18 +29,21 @@ export interface TruthTurnTimes {
 
 export interface TurnTiming {
   turn: number;
-  startError: number;
-  endError: number;
+  /** null when the edge could not be attributed (see the rule beside foreign turns). */
+  startError: number | null;
+  endError: number | null;
 }
 
 export interface WordTimingResult {
-  /** Mean of the start and end errors over the turns that got words (seconds). */
+  /** Mean of the start and end errors over the turn edges that got words (seconds). */
   meanBoundaryError: number;
   /** Largest single start or end error (seconds). */
   maxBoundaryError: number;
   turns: TurnTiming[];
   /** Turns no recognised word was aligned to. */
   turnsWithoutWords: number;
+  /** Turn edges (start or end) measured. */
+  edges: number;
 }
 
 /** Aligns hypothesis tokens to reference tokens; returns, per hypothesis token, the reference index it matched or replaced (or -1). */
@@ -92,44 +95,43 @@ export function wordTimingErrors(turns: TruthTurnTimes[], words: TimedWord[], no
     }
   });
   const matched = alignTokens(ref, hyp);
-  // Turn of each recognised word (-1: none).
-  const wordTurn = new Array<number>(words.length).fill(-1);
-  // Next to a foreign turn, its unalignable words would be taken as substitutions: only exact
-  // matches count there.
   const besideForeign = (k: number) => (k > 0 && foreign(turns[k - 1])) || (k + 1 < turns.length && foreign(turns[k + 1]));
-  matched.forEach((r, j) => {
-    if (r >= 0 && (ref[r] === hyp[j] || !besideForeign(refTurn[r]))) wordTurn[hypWord[j]] = refTurn[r];
-  });
-  turns.forEach((t, k) => {
-    if (!foreign(t) || k === 0 || k === turns.length - 1 || foreign(turns[k - 1]) || foreign(turns[k + 1])) return;
-    const after = wordTurn.lastIndexOf(k - 1);
-    const before = wordTurn.indexOf(k + 1);
-    if (after < 0 || before < 0) return;
-    for (let i = after + 1; i < before; i++) if (wordTurn[i] === -1) wordTurn[i] = k;
+  const firstToken = new Map<number, number>();
+  const lastToken = new Map<number, number>();
+  refTurn.forEach((k, r) => {
+    if (!firstToken.has(k)) firstToken.set(k, r);
+    lastToken.set(k, r);
   });
   const first = new Map<number, TimedWord>();
   const last = new Map<number, TimedWord>();
-  wordTurn.forEach((turn, i) => {
-    if (turn < 0) return;
-    const w = words[i];
-    const f = first.get(turn);
-    if (!f || w.start < f.start) first.set(turn, w);
-    const l = last.get(turn);
-    if (!l || w.end > l.end) last.set(turn, w);
+  matched.forEach((r, j) => {
+    if (r < 0) return;
+    const turn = refTurn[r];
+    const w = words[hypWord[j]];
+    const strict = besideForeign(turn);
+    if (!strict || (ref[r] === hyp[j] && r === firstToken.get(turn))) {
+      const f = first.get(turn);
+      if (!f || w.start < f.start) first.set(turn, w);
+    }
+    if (!strict || (ref[r] === hyp[j] && r === lastToken.get(turn))) {
+      const l = last.get(turn);
+      if (!l || w.end > l.end) last.set(turn, w);
+    }
   });
   const result: TurnTiming[] = [];
   turns.forEach((t, k) => {
     const f = first.get(k);
     const l = last.get(k);
-    if (!f || !l) return;
-    result.push({ turn: k, startError: Math.abs(f.start - t.startSeconds), endError: Math.abs(l.end - t.endSeconds) });
+    if (!f && !l) return;
+    result.push({ turn: k, startError: f ? Math.abs(f.start - t.startSeconds) : null, endError: l ? Math.abs(l.end - t.endSeconds) : null });
   });
-  const errors = result.flatMap((r) => [r.startError, r.endError]);
+  const errors = result.flatMap((r) => [r.startError, r.endError]).filter((e): e is number => e !== null);
   return {
     meanBoundaryError: errors.length ? errors.reduce((s, e) => s + e, 0) / errors.length : 0,
     maxBoundaryError: errors.length ? Math.max(...errors) : 0,
     turns: result,
     turnsWithoutWords: turns.length - result.length,
+    edges: errors.length,
   };
 }
 
