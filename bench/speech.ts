@@ -5,6 +5,7 @@
 //   npm run bench:speech                       # tiers mono16k.wav, stereo.wav, call.m4a
 //   npm run bench:speech -- --tiers mono16k.wav,phone8k.wav --ids car-repair
 //   npm run bench:speech -- --tiers none --out /tmp/speech.md      # the real-voice set only
+//   npm run bench:speech -- --tiers none --rv-ids rv-allison-june   # some real-voice calls
 // Writes docs/bench/speech.md (or --out; and prints the tables). The real-voice set
 // (test/support/real-voices.ts) is measured too when its Debian packages are installed.
 import fs from 'node:fs';
@@ -116,7 +117,9 @@ async function realVoiceSection(pipeline: Awaited<ReturnType<typeof createPipeli
   let inside = 0;
   let total = 0;
   let violating = 0;
+  const only = arg('--rv-ids')?.split(',');
   for (const call of REAL_VOICE_CALLS) {
+    if (only && !only.includes(call.id)) continue;
     const truth = loadRealVoiceTruth(call.id);
     const t0 = performance.now();
     const speech = await transcribeTruthAudio(pipeline, realVoiceFile(call.id, 'mono16k.wav'), truth);

@@ -40,9 +40,10 @@ export interface PocketsphinxConfig {
 
 /**
  * Decoder settings chosen on the synthetic corpus (12 calls, word error over all calls, measured
- * with whole-file decoding by pocketsphinx_continuous; kept for utterance decoding): Debian defaults 25.1 % on mono16k.wav, 26.7 % on call.m4a, 57.7 % on phone8k.wav;
- * these 22.3 %, 27.4 %, 58.5 %. A lower language weight than the default 6.5/8.5/9.5 helps
- * (lw 9 gave 33 %, lw 4 22.8 %), and spectral noise removal only hurts on clean speech; the
+ * with whole-file decoding by pocketsphinx_continuous; kept for utterance decoding): Debian
+ * defaults 25.1 % on mono16k.wav, 26.7 % on call.m4a, 57.7 % on phone8k.wav; these 22.3 %,
+ * 27.4 %, 58.5 %. A lower language weight than the default 6.5/8.5/9.5 helps (lw 9 gave 33 %,
+ * lw 4 22.8 %), and spectral noise removal only hurts on clean speech; the
  * compressed and telephone differences are within the per-call spread. A wider beam gained another
  * 0.3 points at twice the CPU time and was left out. CPU cost: 0.22 x real time versus 0.16.
  */
