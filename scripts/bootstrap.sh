@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 need=()
 command -v ffmpeg >/dev/null 2>&1 || need+=(ffmpeg)
-command -v pocketsphinx_continuous >/dev/null 2>&1 || need+=(pocketsphinx)
+command -v pocketsphinx_batch >/dev/null 2>&1 || need+=(pocketsphinx)
 [ -d /usr/share/pocketsphinx/model/en-us ] || need+=(pocketsphinx-en-us)
 # Pronunciations of names cmudict lacks, for the recogniser's per-call dictionary.
 command -v espeak-ng >/dev/null 2>&1 || need+=(espeak-ng)

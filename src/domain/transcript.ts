@@ -105,6 +105,11 @@ export const Transcript = Type.Object({
   speakerResolution: SpeakerResolutionInfo,
   pipeline: PipelineInfo,
   createdAt: Type.String({ format: 'date-time' }),
+  /**
+   * Problems found while building the transcript (not in the spec's field list; documented in the
+   * OpenAPI description): `word_times_adjusted`, `word_times_unverified`. Older transcripts lack it.
+   */
+  qualityWarnings: Type.Optional(Type.Array(Type.String())),
 });
 export type Transcript = Static<typeof Transcript>;
 

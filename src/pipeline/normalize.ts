@@ -162,6 +162,8 @@ export interface BuildTranscriptInput {
   createdAt: string | Date;
   alignmentVersion?: string;
   segmentation?: SegmentationOptions;
+  /** Problems found on the way (e.g. by the word-time check), reported as the transcript's qualityWarnings. */
+  qualityWarnings?: string[];
 }
 
 function fallbackSpeaker(sourceSpeakerId: string, n: number): ResolvedSpeaker {
@@ -249,6 +251,7 @@ export function buildTranscript(input: BuildTranscriptInput): Transcript {
       status: 'COMPLETED',
     },
     createdAt,
+    qualityWarnings: [...new Set(input.qualityWarnings ?? [])],
   };
 }
 

@@ -2,14 +2,17 @@
 // the user's voice, resolve names, normalise. No database: the call job and the benchmarks share it.
 import { Value } from '@sinclair/typebox/value';
 import type { Pipeline } from './index.js';
-import { PipelineError, type DecodedAudio, type Diarization, type Recognition, type ResolutionContext, type StageProgress } from './types.js';
+import { PipelineError, type DecodedAudio, type Diarization, type Recognition, type ResolutionContext, type StageProgress, type TimeRange } from './types.js';
+import { checkWordTimes, type WordTimeCheck } from './word-times.js';
 import { decodeAudio } from './audio/decode.js';
+import { detectSpeech, speechUtterances } from './diarization/vad.js';
 import { groupUtterances, resolveSpeakers } from './resolution/index.js';
 import { buildTranscript, utterancesOf } from './normalize.js';
 import { embedCallSpeakers, matchUserVoice, scoreSpeakers } from './voice/match.js';
 import { Transcript } from '../domain/transcript.js';
 
-export const ALIGNMENT_VERSION = 'word-vad-1';
+// 2: pocketsphinx decodes the VAD's utterances; every recogniser's word times are checked (word-times.ts).
+export const ALIGNMENT_VERSION = 'word-vad-2';
 
 export interface SpeechInput {
   callId: string;
@@ -34,6 +37,10 @@ export interface SpeechResult {
   recognition: Recognition;
   diarization: Diarization;
   timings: Record<string, number>;
+  /** The VAD's speech regions of the call. */
+  speechRegions: TimeRange[];
+  /** What the word-time check did to the recogniser's words (`recognition` holds the checked words). */
+  wordTimes: WordTimeCheck;
 }
 
 function checkAbort(signal?: AbortSignal) {
@@ -55,6 +62,10 @@ export async function transcribeCall(pipeline: Pipeline, input: SpeechInput): Pr
   await input.onStage?.('decoded', { durationSeconds: Math.round(audio.durationSeconds), channels: audio.channels ? 2 : 1, ms: timings.decode });
   checkAbort(input.signal);
 
+  // The call cut as the project's VAD hears it: the embedded recogniser decodes these pieces with
+  // known offsets, and every provider's word times are checked against them.
+  const speechRegions = await time('vad', () => detectSpeech(audio.mono, audio.sampleRate));
+  const utterances = speechUtterances(audio.mono, audio.sampleRate, speechRegions);
   // Progress reports are written one after another and finish before the stage's own event.
   let reports = Promise.resolve();
   const onProgress = input.onProgress
@@ -62,14 +73,30 @@ export async function transcribeCall(pipeline: Pipeline, input: SpeechInput): Pr
         reports = reports.then(() => input.onProgress!('transcribe', p)).catch(() => undefined);
       }
     : undefined;
-  const recognition = await time('transcribe', async () => {
+  const rawRecognition = await time('transcribe', async () => {
     try {
-      return await pipeline.transcriber.transcribe({ wavPath: audio.wavPath, durationSeconds: audio.durationSeconds, signal: input.signal, onProgress, vocabulary: input.vocabulary });
+      return await pipeline.transcriber.transcribe({
+        wavPath: audio.wavPath,
+        durationSeconds: audio.durationSeconds,
+        utterances,
+        signal: input.signal,
+        onProgress,
+        vocabulary: input.vocabulary,
+      });
     } finally {
       await reports;
     }
   });
-  await input.onStage?.('transcribed', { words: recognition.words.length, provider: recognition.provider, ms: timings.transcribe });
+  // Whatever the recogniser reported, words reach speaker attribution in order, inside the audio
+  // and in its speech (word-times.ts).
+  const wordTimes = checkWordTimes(rawRecognition.words, speechRegions, audio.durationSeconds);
+  const recognition: Recognition = { ...rawRecognition, words: wordTimes.words };
+  await input.onStage?.('transcribed', {
+    words: recognition.words.length,
+    provider: recognition.provider,
+    ms: timings.transcribe,
+    ...(wordTimes.retimed + wordTimes.unverified > 0 ? { wordsRetimed: wordTimes.retimed, wordsUnverified: wordTimes.unverified } : {}),
+  });
   if (recognition.words.length === 0) throw new PipelineError('no_speech_detected', 'the recogniser found no speech');
   checkAbort(input.signal);
 
@@ -94,12 +121,13 @@ export async function transcribeCall(pipeline: Pipeline, input: SpeechInput): Pr
     durationSeconds: audio.durationSeconds,
     createdAt: new Date().toISOString(),
     alignmentVersion: ALIGNMENT_VERSION,
+    qualityWarnings: wordTimes.warnings,
   });
   if (!Value.Check(Transcript, transcript)) {
     const first = [...Value.Errors(Transcript, transcript)][0];
     throw new PipelineError('internal_error', `transcript failed validation at ${first?.path ?? '?'}`);
   }
-  return { transcript, audio, recognition, diarization, timings };
+  return { transcript, audio, recognition, diarization, timings, speechRegions, wordTimes };
 }
 
 async function matchVoice(pipeline: Pipeline, input: SpeechInput, audio: DecodedAudio, diarization: Diarization): Promise<ResolutionContext['voice']> {

@@ -38,9 +38,20 @@ export interface StageProgress {
   totalSeconds: number;
 }
 
-export interface TranscribeInput {
+/** A stretch of the call, in seconds from its start. */
+export interface TimeRange {
+  start: number;
+  end: number;
+}
+
+export interface TranscriptionInput {
   wavPath: string;
   durationSeconds: number;
+  /**
+   * The pieces of speech the project's VAD found (padded, long ones cut), in time order. A recogniser
+   * that decodes piece by piece uses them as given; absent, it finds them itself or decodes the file.
+   */
+  utterances?: TimeRange[];
   signal?: AbortSignal;
   /** Called as parts of the audio are recognised; recognisers that work in one piece may never call it. */
   onProgress?: (progress: StageProgress) => void;
@@ -52,7 +63,7 @@ export interface TranscribeInput {
 export interface Transcriber {
   readonly provider: string;
   readonly model: string;
-  transcribe(input: TranscribeInput): Promise<Recognition>;
+  transcribe(input: TranscriptionInput): Promise<Recognition>;
 }
 
 /** A word with the diarization speaker it was attributed to (`S0`, `S1`, ...). */

@@ -55,6 +55,12 @@ describe('corpus end to end (embedded PostgreSQL, real pipeline)', () => {
       assert.equal(transcript.pipeline.normalizationVersion, 3);
       assert.equal(transcript.speakerResolution.strategyVersion, 2);
       assert.match(transcript.cleanText.split('\n')[0], /^\[\d{2}:\d{2} - \d{2}:\d{2}\] [^:]+: .+/);
+      // Word times fit the audio (issue 15): no segment before 0 or past the end, in order.
+      transcript.segments.forEach((seg: { startSeconds: number; endSeconds: number }, k: number) => {
+        assert.ok(seg.startSeconds >= 0 && seg.endSeconds >= seg.startSeconds, `${u.id}: segment ${k} times`);
+        assert.ok(seg.endSeconds <= u.truth.durationSeconds + 0.05, `${u.id} (${u.format}): segment ${k} ends at ${seg.endSeconds} s, after the audio`);
+        if (k > 0) assert.ok(seg.startSeconds >= transcript.segments[k - 1].startSeconds, `${u.id}: segment ${k} out of order`);
+      });
       const checked = validateAnalysis(analysis);
       assert.ok(checked.ok, `${u.id}: analysis validates: ${checked.ok ? '' : checked.errors.join('; ')}`);
       assert.equal(analysis.schemaVersion, 3);

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { readWavMono, writeWav16 } from '../../src/pipeline/audio/decode.js';
 import { buildCallDictionary, espeakToCmu, namesToWords, pronounce } from '../../src/pipeline/transcription/dictionary.js';
-import { DEFAULT_POCKETSPHINX_MODEL_DIR, PocketsphinxTranscriber, parsePocketsphinxOutput } from '../../src/pipeline/transcription/pocketsphinx.js';
+import { DEFAULT_POCKETSPHINX_MODEL_DIR, PocketsphinxTranscriber, parseHypseg } from '../../src/pipeline/transcription/pocketsphinx.js';
 import { corpusFile, ensureCorpus, loadTruth } from '../support/corpus.js';
 
 const BASE_DICT = path.join(DEFAULT_POCKETSPHINX_MODEL_DIR, 'cmudict-en-us.dict');
@@ -52,7 +52,8 @@ describe('per-call dictionary', () => {
     assert.equal(d.rename('smith'), null, 'a genuine "smith" stays smith');
     // pocketsphinx's output with a carrier pronunciation reads as the name.
     const carrier = extra.find((l) => l.endsWith('N AO R TH W IH N D'))!.split(' ')[0];
-    const words = parsePocketsphinxOutput(`x\n${carrier} 1.00 1.50 0.9\nsmith(2) 1.6 1.9 0.8\n`, d.rename);
+    const pieces = [{ id: 'u0', startFrame: 100, endFrame: 200 }];
+    const words = parseHypseg(`u0 S 0 T -100 A -90 L -10 0 -1000 0 ${carrier} 50 -1000 -3 smith(2) 60 -1000 -3 </s> 90`, pieces, d.rename);
     assert.deepEqual(words.map((w) => w.word), ['northwind', 'smith']);
     assert.equal(await buildCallDictionary(BASE_DICT, ['Daniel Smith', 'Harbor Clinic'], dir), null, 'nothing to add');
   });

@@ -8,12 +8,16 @@ import os from 'node:os';
 import path from 'node:path';
 import {
   PocketsphinxTranscriber,
+  acousticConfidence,
   checkPocketsphinx,
-  parsePocketsphinxOutput,
+  controlFile,
+  controlPieces,
+  parseHypseg,
 } from '../../src/pipeline/transcription/pocketsphinx.js';
 import { WhisperCppTranscriber, WhisperInitError, wordsFromWhisperSegments } from '../../src/pipeline/transcription/whisper.js';
 import { createTranscriber, type TranscriptionLog } from '../../src/pipeline/transcription/index.js';
 import { readWavMono, writeWav16 } from '../../src/pipeline/audio/decode.js';
+import { detectSpeech, speechUtterances } from '../../src/pipeline/diarization/vad.js';
 import { PipelineError } from '../../src/pipeline/types.js';
 import { corpusFile, ensureCorpus, loadScorer, loadTruth } from '../support/corpus.js';
 
@@ -33,26 +37,32 @@ function memoryLog() {
   return { log, entries };
 }
 
-describe('pocketsphinx output parsing', () => {
-  it('keeps words with times and confidences, dropping fillers and pronunciation variants', () => {
-    const out = [
-      'hello my going about',
-      '<s> 0.180 0.300 0.998801',
-      'hello 0.310 0.690 0.230024',
-      '<sil> 0.700 1.060 0.998701',
-      '[NOISE] 1.060 1.070 0.5',
-      'going(2) 2.170 2.530 0.996008',
-      '++BREATH++ 2.6 2.7 0.4',
-      'more 16.840 17.020 1.000100',
-      '</s> 17.030 17.210 1.000000',
-      'three hundred',
-    ].join('\n');
-    assert.deepEqual(parsePocketsphinxOutput(out), [
-      { word: 'hello', start: 0.31, end: 0.69, confidence: 0.230024 },
-      { word: 'going', start: 2.17, end: 2.53, confidence: 0.996008 },
-      { word: 'more', start: 16.84, end: 17.02, confidence: 1 },
+describe('pocketsphinx_batch output parsing', () => {
+  it('places words by their utterance offset and never outside it, dropping fillers and pronunciation variants', () => {
+    const pieces = controlPieces([{ start: 0.2, end: 0.9 }, { start: 5.0, end: 6.5 }, { start: 6.4, end: 6.45 }], 7);
+    // The third utterance overlaps the second and is too short once cut: dropped.
+    assert.deepEqual(pieces, [
+      { id: 'u0', startFrame: 20, endFrame: 90 },
+      { id: 'u1', startFrame: 500, endFrame: 650 },
     ]);
-    assert.deepEqual(parsePocketsphinxOutput(''), []);
+    assert.equal(controlFile('audio', pieces), 'audio 20 90 u0\naudio 500 650 u1\n');
+    const hypseg = [
+      'u0 S 0 T -100 A -90 L -10 0 -281600 0 <s> 11 -1742848 -315 hello(2) 47 -10 -46 <sil> 50 -10 -2 [NOISE] 55 -10 -2 ++BREATH++ 60 -1 -1 </s> 63',
+      // A decoder reporting frames past its utterance (the drift this design rules out).
+      'u1 S 0 T -100 A -90 L -10 0 -1000 0 <s> 20 -50000 -3 fine 140 -90000 -4 thanks 900',
+      'u9 S 0 T -1 A -1 L -1 0 -1 0 unknown 10',
+    ].join('\n');
+    const words = parseHypseg(hypseg, pieces);
+    assert.deepEqual(words.map((x) => [x.word, x.start, x.end]), [
+      ['hello', 0.31, 0.67],
+      ['fine', 5.2, 6.4],
+      ['thanks', 6.4, 6.5],
+    ]);
+    for (const x of words) assert.ok(x.confidence >= 0 && x.confidence <= 1);
+    // A word the acoustic model fits well is more likely right than one it fits badly.
+    assert.ok(acousticConfidence(-15000, 10) > 0.9);
+    assert.ok(acousticConfidence(-100000 * 10, 10) < 0.2);
+    assert.deepEqual(parseHypseg('', pieces), []);
   });
 });
 
@@ -96,6 +106,10 @@ describe('PocketsphinxTranscriber', () => {
     // Words fall inside the spoken turns, not in the silences between them.
     const inside = r.words.filter((w) => turns.some((x) => (w.start + w.end) / 2 >= x.startSeconds - 0.3 && (w.start + w.end) / 2 <= x.endSeconds + 0.3));
     assert.ok(inside.length >= r.words.length * 0.9);
+    // By construction, every word lies inside an utterance the project's VAD found.
+    const { samples: clipSamples } = await readWavMono(clip);
+    const utterances = speechUtterances(clipSamples, 16000, await detectSpeech(clipSamples, 16000));
+    for (const w of r.words) assert.ok(utterances.some((u) => w.start >= u.start - 0.01 && w.end <= u.end + 0.01), JSON.stringify(w));
   });
 
   it('names the Debian packages when the binary is missing', async () => {

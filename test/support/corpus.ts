@@ -63,13 +63,21 @@ export async function transcribeCorpusCall(
   id: string,
   file: Parameters<typeof corpusFile>[1],
 ): Promise<import('../../src/pipeline/speech.js').SpeechResult> {
+  return transcribeTruthAudio(pipeline, corpusFile(id, file), loadTruth(id));
+}
+
+/** Runs an audio file with a truth in the corpus format (corpus or real-voice set) through the speech stage. */
+export async function transcribeTruthAudio(
+  pipeline: import('../../src/pipeline/index.js').Pipeline,
+  audioPath: string,
+  truth: Pick<Truth, 'id' | 'user' | 'upload'>,
+): Promise<import('../../src/pipeline/speech.js').SpeechResult> {
   const { transcribeCall } = await import('../../src/pipeline/speech.js');
-  const truth = loadTruth(id);
-  const workDir = fs.mkdtempSync(path.join(ensureCorpus(), '..', `speech-${id}-`));
+  const workDir = fs.mkdtempSync(path.join(ensureCorpus(), '..', `speech-${truth.id}-`));
   try {
     return await transcribeCall(pipeline, {
       callId: '00000000-0000-4000-8000-000000000000',
-      audioPath: corpusFile(id, file),
+      audioPath,
       workDir,
       maxAudioSeconds: 3600,
       voiceProfile: null,

@@ -86,6 +86,9 @@ export function finalizeAnalysis(a: Analysis, transcript: Transcript): Analysis 
   for (const key of DEFAULT_ARRAYS) {
     if (!Array.isArray(out[key])) (out as Obj)[key] = [];
   }
+  // Problems found while building the transcript (e.g. word times that did not fit the audio) are
+  // the analysis's quality warnings too, whichever analyzer ran.
+  out.qualityWarnings = [...new Set([...out.qualityWarnings!, ...(transcript.qualityWarnings ?? [])])];
 
   clampLimits(out);
   const L = ANALYSIS_LIMITS;

@@ -56,7 +56,7 @@ function ffmpegArgs(input: string, output: string, format: 'wav' | 's16le', layo
   ];
 }
 
-interface WavInfo {
+export interface WavInfo {
   channels: number;
   sampleRate: number;
   bitsPerSample: number;
@@ -66,7 +66,8 @@ interface WavInfo {
   dataBytes: number;
 }
 
-async function readWavInfo(file: string): Promise<WavInfo> {
+/** Format and data position of a WAV file (RIFF chunks walked, so extra chunks before `data` are fine). */
+export async function readWavInfo(file: string): Promise<WavInfo> {
   const fh = await fsp.open(file, 'r');
   try {
     const { size } = await fh.stat();

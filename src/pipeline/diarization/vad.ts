@@ -150,3 +150,54 @@ export function mergeRegions(regions: SpeechRegion[], mergeGap: number, minLengt
   }
   return merged.filter((r) => r.end - r.start >= minLength);
 }
+
+export interface UtteranceOptions {
+  /** Audio kept before and after each speech region, so word onsets and tails the VAD trims stay in. Default 0.15 s. */
+  padSeconds?: number;
+  /** Longer regions are cut at their quietest point between half this and this. Default 30 s. */
+  maxSeconds?: number;
+}
+
+/**
+ * Recogniser inputs from speech regions: each region padded (never past the middle of the gap to
+ * its neighbour, nor outside the audio) and long ones cut at their quietest 20 ms, so a recogniser
+ * decodes bounded pieces with known offsets and no word can leave its piece.
+ */
+export function speechUtterances(samples: Float32Array, sampleRate: number, regions: SpeechRegion[], opts: UtteranceOptions = {}): SpeechRegion[] {
+  const pad = opts.padSeconds ?? 0.15;
+  const maxSeconds = Math.max(1, opts.maxSeconds ?? 30);
+  const duration = samples.length / sampleRate;
+  const sorted = [...regions].filter((r) => r.end > r.start).sort((a, b) => a.start - b.start);
+  const out: SpeechRegion[] = [];
+  sorted.forEach((r, i) => {
+    const prev = sorted[i - 1];
+    const next = sorted[i + 1];
+    const lo = Math.max(0, prev ? (prev.end + r.start) / 2 : 0);
+    const hi = Math.min(duration, next ? (r.end + next.start) / 2 : duration);
+    let start = Math.max(lo, r.start - pad);
+    const end = Math.min(hi, r.end + pad);
+    while (end - start > maxSeconds) {
+      const cut = quietestPoint(samples, sampleRate, start + maxSeconds / 2, start + maxSeconds);
+      out.push({ start, end: cut });
+      start = cut;
+    }
+    if (end > start) out.push({ start, end });
+  });
+  return out;
+}
+
+/** Centre (seconds) of the lowest-energy 20 ms window in [from, to]. */
+function quietestPoint(samples: Float32Array, sampleRate: number, from: number, to: number): number {
+  const win = Math.round(sampleRate * 0.02);
+  let best = to;
+  let bestEnergy = Infinity;
+  for (let i = Math.round(from * sampleRate); i + win <= Math.min(samples.length, Math.round(to * sampleRate)); i += win) {
+    let e = 0;
+    for (let k = i; k < i + win; k++) e += samples[k] * samples[k];
+    if (e < bestEnergy) {
+      bestEnergy = e;
+      best = (i + win / 2) / sampleRate;
+    }
+  }
+  return best;
+}

@@ -8,7 +8,7 @@ import { openAsBlob } from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { PipelineError, type Recognition, type RecognizedWord, type Transcriber, type TranscribeInput } from '../types.js';
+import { PipelineError, type Recognition, type RecognizedWord, type Transcriber, type TranscriptionInput } from '../types.js';
 import { formatClock } from '../../domain/transcript.js';
 import { CHUNK_FORMATS, encodeChunk, mapBounded, mergeChunkWords, planChunks, type CallChunk, type ChunkAudioFormat } from './chunks.js';
 
@@ -185,7 +185,7 @@ export class OpenAiTranscriber implements Transcriber {
     this.url = transcriptionUrl(cfg.baseUrl);
   }
 
-  async transcribe(input: TranscribeInput): Promise<Recognition> {
+  async transcribe(input: TranscriptionInput): Promise<Recognition> {
     const d = OPENAI_TRANSCRIPTION_DEFAULTS;
     const format = this.cfg.audioFormat ?? d.audioFormat;
     const maxBytes = this.cfg.maxRequestBytes ?? d.maxRequestBytes;
