@@ -57,6 +57,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   }
   const queue = createJobQueue(database.connection, log.child({ component: 'queue' }), {
     retryLimit: config.worker.retryLimit,
+    retryDelaySeconds: config.worker.retryDelaySeconds,
     jobTimeoutSeconds: config.worker.jobTimeoutSeconds,
     maintenanceIntervalSeconds: opts.queue?.maintenanceIntervalSeconds ?? config.worker.maintenanceIntervalSeconds,
     pollingIntervalSeconds: opts.queue?.pollingIntervalSeconds,

@@ -84,6 +84,8 @@ export interface Config {
     /** Seconds a job may run before pg-boss considers it dead and retries it. */
     jobTimeoutSeconds: number;
     retryLimit: number;
+    /** Delay before the first retry of a failed or abandoned job; each further retry waits about twice as long. */
+    retryDelaySeconds: number;
     /** How often the queue looks for jobs whose worker died (expired jobs) and retries them. */
     maintenanceIntervalSeconds: number;
     maxAudioSeconds: number;
@@ -284,6 +286,7 @@ export function loadConfig(env: Env = process.env): Config {
       concurrency: int(env, 'WORKER_CONCURRENCY', 1, 1, 64),
       jobTimeoutSeconds: int(env, 'WORKER_JOB_TIMEOUT_SECONDS', 1800, 5),
       retryLimit: int(env, 'WORKER_RETRY_LIMIT', 3, 0, 20),
+      retryDelaySeconds: int(env, 'WORKER_RETRY_DELAY_SECONDS', 5, 1, 3600),
       maintenanceIntervalSeconds: int(env, 'WORKER_MAINTENANCE_INTERVAL_SECONDS', 30, 1, 3600),
       maxAudioSeconds: int(env, 'MAX_AUDIO_SECONDS', 4 * 3600, 1),
       testHoldAt: holdStage(env, serviceEnv),

@@ -44,6 +44,8 @@ export type CallJobHandler = (data: CallJobData, ctx: CallJobContext) => Promise
 
 export interface QueueOptions {
   retryLimit: number;
+  /** Delay before the first retry; pg-boss doubles it for each further one (retryBackoff). */
+  retryDelaySeconds?: number;
   jobTimeoutSeconds: number;
   /** How often pg-boss looks for expired (abandoned) jobs; small values recover faster. */
   maintenanceIntervalSeconds?: number;
@@ -118,7 +120,7 @@ export function createJobQueue(connection: pg.PoolConfig, log: Logger, opts: Que
       await ensureQueue(CALL_QUEUE, {
         name: CALL_QUEUE,
         retryLimit: opts.retryLimit,
-        retryDelay: 5,
+        retryDelay: opts.retryDelaySeconds ?? 5,
         retryBackoff: true,
         expireInSeconds: opts.jobTimeoutSeconds,
         retentionDays: 7,
