@@ -10,6 +10,7 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import pg from 'pg';
 import { tempDir, uploadForm } from '../support/service.js';
@@ -129,6 +130,52 @@ describe('crash at every step of processing (embedded database)', () => {
     assert.deepEqual(fs.existsSync(workDir) ? fs.readdirSync(workDir) : [], []);
     ctx.diagnostic(`crash chain: ${HOLD_STAGES.length} kills, COMPLETED once after ${attempts} attempts, ${items.length} action items`);
     assert.equal(await last.kill('SIGTERM'), 0, 'graceful stop');
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+});
+
+describe('crash during an upload (embedded database)', () => {
+  test('a service killed while a recording streams in leaves no call, and its partial file is swept', async (ctx) => {
+    const dataDir = tempDir('cas-crash-upload-');
+    const port = await freePort();
+    const env = { SERVICE_ENV: 'test', DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' };
+    const first = spawnService(env);
+    procs.push(first);
+    await waitHealthy(port, first);
+
+    // A multipart body sent as a client does, stopped half-way through the file part.
+    const boundary = '----crash-upload-boundary';
+    const wav = fs.readFileSync(audio);
+    const head = Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="metadata"\r\nContent-Type: application/json\r\n\r\n{"title":"Cut off"}\r\n` +
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="call.wav"\r\nContent-Type: audio/wav\r\n\r\n`,
+    );
+    const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/api/calls/analyze', headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(head.length + wav.length + boundary.length + 8) } });
+    req.on('error', () => undefined); // the server dies under it
+    req.write(head);
+    req.write(wav.subarray(0, Math.floor(wav.length / 2)));
+    const blobsDir = path.join(dataDir, 'blobs');
+    const partials = () => (fs.existsSync(blobsDir) ? fs.readdirSync(blobsDir, { recursive: true }).map(String).filter((f) => f.endsWith('.partial')) : []);
+    await waitFor('the upload streaming to a partial file', () => partials().length > 0, 30_000, first);
+    await first.kill('SIGKILL');
+    req.destroy();
+    const left = partials();
+    ctx.diagnostic(`killed with ${left.length} partial file(s) on disk`);
+
+    // The partial file is older than the sweep's limit by the time of the restart (an hour is
+    // the limit, so that a shared DATA_DIR never loses another process's upload in flight).
+    const old = new Date(Date.now() - 2 * 3600_000);
+    for (const f of left) fs.utimesSync(path.join(blobsDir, f), old, old);
+    const second = spawnService(env);
+    procs.push(second);
+    await waitHealthy(port, second);
+    const list = await api(port, 'GET', '/api/calls');
+    assert.equal(list.status, 200);
+    assert.deepEqual(list.body.items, [], 'an interrupted upload leaves no call');
+    await waitFor('the partial file swept', () => partials().length === 0, 30_000, second);
+    const files = fs.readdirSync(blobsDir, { recursive: true }).map(String).filter((f) => fs.statSync(path.join(blobsDir, f)).isFile());
+    assert.deepEqual(files, [], 'no half-written blob remains');
+    assert.equal(await second.kill('SIGTERM'), 0, 'graceful stop');
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 });
