@@ -13,10 +13,13 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import pg from 'pg';
-import { tempDir, uploadForm } from '../support/service.js';
+import { createExternalDatabase, dbModes, tempDir, uploadForm } from '../support/service.js';
 import { freePort, spawnService, waitHealthy, type ServiceProcess } from '../support/process.js';
 import { HOLD_STAGES, loadConfig } from '../../src/config.js';
 
+// Decided before any test or hook is registered: a top-level await after them lets the root test
+// finish (and run its after hooks) before the suites below exist.
+const modes = await dbModes();
 const work = tempDir('cas-crash-');
 const audio = path.join(work, 'call.wav');
 {
@@ -62,11 +65,14 @@ test('the hold knob is refused outside SERVICE_ENV=test and must name a stage', 
   assert.equal(loadConfig({ SERVICE_ENV: 'test' }).worker.testHoldAt, null);
 });
 
-describe('crash at every step of processing (embedded database)', () => {
+for (const mode of modes) describe(`crash at every step of processing (${mode} database)`, () => {
   test('killed at each stage in turn, the call completes exactly once', async (ctx) => {
     const dataDir = tempDir('cas-crash-data-');
     const port = await freePort();
-    const env = {
+    const external = mode === 'external' ? await createExternalDatabase() : null;
+    ctx.after(async () => external?.drop());
+    const env: Record<string, string> = {
+      ...(external ? { DATABASE_URL: external.url } : {}),
       SERVICE_ENV: 'test',
       DATA_DIR: dataDir,
       PORT: String(port),
@@ -100,7 +106,7 @@ describe('crash at every step of processing (embedded database)', () => {
     const detail = await api(port, 'GET', `/api/calls/${callId}`);
     assert.equal(detail.body.status, 'COMPLETED', `${detail.body.errorReason} ${last.output().slice(-1500)}`);
 
-    const conn = { host: path.join(dataDir, 'postgres-run'), port: 5432, user: 'postgres', database: 'call_analysis' };
+    const conn = external ? { connectionString: external.url } : { host: path.join(dataDir, 'postgres-run'), port: 5432, user: 'postgres', database: 'call_analysis' };
     const c = new pg.Client(conn);
     await c.connect();
     let attempts = 0;

@@ -52,7 +52,9 @@ after(async () => {
 });
 
 describe('transcription adapter against createTranscription', () => {
-  const transcriber = (timeoutMs = 5000) => new OpenAiTranscriber({ baseUrl: mock.baseUrl, apiKey: API_KEY, model: 'whisper-1', timeoutMs, language: 'en' });
+  // No retries of a part inside the adapter: these tests are about how each answer is classified
+  // (the part retries are tested in transcription-chunks.test.ts).
+  const transcriber = (timeoutMs = 5000) => new OpenAiTranscriber({ baseUrl: mock.baseUrl, apiKey: API_KEY, model: 'whisper-1', timeoutMs, language: 'en', chunkRetries: 0 });
 
   test('a verbose_json answer gives timed words; the request is what the schema describes', async () => {
     mock.replies = [
