@@ -10,6 +10,7 @@ const benches: Array<[string, string[]]> = [
   ['speech', ['bench/speech.ts', '--tiers', 'mono16k.wav,stereo.wav,call.m4a,phone8k.wav']],
   ['analysis', ['bench/analysis.ts', '--asr']],
   ['voice', ['bench/voice.ts']],
+  ['voice-real', ['bench/voice-real.ts']],
   ['long calls', ['bench/long-calls.ts']],
   ['search', ['bench/search.ts']],
   ['http', ['bench/http.ts']],
@@ -33,7 +34,7 @@ if (!process.argv.includes('--assemble-only')) {
 }
 
 const dir = path.join(projectRoot, 'docs/bench');
-const order = ['speech.md', 'diarization.md', 'analysis.md', 'voice.md', 'speed.md', 'http.md', 'growth.md', 'upload.md', 'pipeline.md', 'search.md', 'object-storage.md', 'long-calls.md'];
+const order = ['speech.md', 'diarization.md', 'analysis.md', 'voice.md', 'voice-real.md', 'speed.md', 'http.md', 'growth.md', 'upload.md', 'pipeline.md', 'search.md', 'object-storage.md', 'long-calls.md'];
 const parts = order.filter((f) => fs.existsSync(path.join(dir, f))).map((f) => fs.readFileSync(path.join(dir, f), 'utf8').trim());
 const intro = fs.readFileSync(path.join(dir, 'README.md'), 'utf8').trim();
 fs.writeFileSync(path.join(projectRoot, 'docs/benchmarks.md'), `${intro}\n\n${parts.join('\n\n')}\n`);
