@@ -10,6 +10,7 @@ import type { AppContext } from '../context.js';
 import { registerErrorHandling } from './plugins/errors.js';
 import { registerAuth } from './plugins/auth.js';
 import { registerIdempotency } from './plugins/idempotency.js';
+import { registerJsonBodyParser } from './plugins/json-body.js';
 import { registerTextInputGuard } from './plugins/text-input.js';
 import { answerClientError, answerFrameworkError } from './plugins/errors.js';
 import { ErrorBody } from './schemas.js';
@@ -117,6 +118,7 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
     limits: { fileSize: ctx.config.limits.maxFileSize, files: 3, fields: 10, fieldSize: 64 * 1024, parts: 12, headerPairs: 100 },
   });
 
+  registerJsonBodyParser(app);
   registerAuth(app, ctx);
   // An unknown route answers 404 right after authentication, before its body is parsed, so a
   // malformed body or content type gets the same answer as any other request to it. Admin routes
