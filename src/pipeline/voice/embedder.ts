@@ -189,9 +189,10 @@ export interface SpeakerEmbedderConfig {
 
 /**
  * The configured embedder. A neural model is not bundled: when the 'onnx' provider cannot load its
- * model (no file, failed download, wrong format, runtime missing) this fails with a clear message
- * rather than silently falling back, because profiles made by different providers are not
- * comparable and the operator has to know which one is in force.
+ * model (no file, failed download, wrong format, runtime missing) this throws an EmbeddingError
+ * saying why instead of returning another embedder, because profiles made by different providers
+ * are not comparable and the caller has to know which one is in force (createPipeline logs the
+ * reason and uses the embedded one; docs/voice-embedders.md).
  */
 export async function createSpeakerEmbedder(cfg: SpeakerEmbedderConfig): Promise<SpeakerEmbedder> {
   if (cfg.provider === 'embedded') return new MfccStatsEmbedder();
