@@ -15,6 +15,11 @@ import { cosine, embedCallSpeakers } from '../../src/pipeline/voice/match.js';
 import { MAX_SPEECH_SECONDS, OnnxSpeakerEmbedder, readModelMetadata } from '../../src/pipeline/voice/onnx-embedder.js';
 import { buildTestModel, writeTestModel, type TestModelOptions } from '../support/onnx-model.js';
 import { ensureCorpus, type Truth } from '../support/corpus.js';
+import { startTestService, TestIdp, uploadForm, type TestService } from '../support/service.js';
+import { loadConfig } from '../../src/config.js';
+import { createPipeline } from '../../src/pipeline/index.js';
+import { EMBEDDED_PROVIDER, deserializeEmbedding } from '../../src/pipeline/voice/embedder.js';
+import pino from 'pino';
 import { voiceSample, type FliteVoice } from '../support/voices.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'onnx-embedder-test-'));
@@ -372,4 +377,56 @@ describe('ONNX speaker embedder (tiny WeSpeaker-format model)', () => {
       assert.deepEqual(fs.existsSync(modelDir) ? fs.readdirSync(modelDir) : [], []);
     });
   });
+});
+
+describe('the onnx provider in the service', () => {
+  const modelPath = writeTestModel(tmp, 'service-speaker.onnx', { dimension: 24 });
+  const provider = `onnx-fbank80-v1:service-speaker:${createHash('sha256').update(fs.readFileSync(modelPath)).digest('hex').slice(0, 12)}`;
+  let t: TestService;
+  let idp: TestIdp;
+  before(async () => {
+    idp = await TestIdp.start();
+    t = await startTestService({ env: { ...idp.env(), VOICE_EMBEDDING_PROVIDER: 'onnx', VOICE_EMBEDDING_MODEL_PATH: modelPath } });
+  });
+  after(async () => {
+    await t?.stop();
+    await idp?.stop();
+  });
+
+  test('an enrollment is embedded by the model; the spec responses carry its provider id', async () => {
+    assert.equal(t.service.pipeline.embedder.provider, provider);
+    const token = await idp.token({ sub: 'onnx-voice', email: 'onnx-voice@example.test' });
+    const sample = voiceSample(path.join(tmp, 'voices'), 'rms', { seconds: 8 });
+    const created = await t.request('POST', '/api/users/me/voice-profile', { token, form: uploadForm(sample, undefined, {}, 'sample.wav', 'audio/wav') });
+    assert.equal(created.status, 201, created.text);
+    assert.deepEqual(Object.keys(created.body).sort(), ['consentVersion', 'createdAt', 'provider', 'sampleDurationSeconds', 'status']);
+    assert.equal(created.body.provider, provider);
+    const status = await t.request('GET', '/api/users/me/voice-profile/status', { token });
+    assert.equal(status.status, 200);
+    assert.equal(status.body.provider, provider);
+    const row = await t.service.ctx.database.db.selectFrom('voiceProfiles').select(['embedding', 'provider']).executeTakeFirstOrThrow();
+    assert.equal(row.provider, provider);
+    const stored = deserializeEmbedding(row.embedding);
+    assert.equal(stored.length, 24);
+    assert.ok(Math.abs(norm(stored) - 1) < 1e-5);
+  });
+});
+
+test('a configured model that cannot be had: the pipeline logs why and keeps the embedded embedder', async () => {
+  const lines: Array<{ msg: string; err?: string }> = [];
+  const log = pino({ level: 'warn' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+  const config = loadConfig({ SERVICE_ENV: 'test', DATA_DIR: tmp, VOICE_EMBEDDING_PROVIDER: 'onnx', VOICE_EMBEDDING_MODEL_PATH: path.join(tmp, 'not-there.onnx') });
+  const pipeline = await createPipeline(config, log);
+  assert.equal(pipeline.embedder.provider, EMBEDDED_PROVIDER);
+  const warning = lines.find((l) => l.msg === 'voice embedding provider unavailable; using the embedded extractor');
+  assert.ok(warning, JSON.stringify(lines));
+  assert.match(warning.err ?? '', /model file not found/);
+});
+
+test('configuration: VOICE_EMBEDDING_MODEL_URL must be a URL, VOICE_EMBEDDING_MODEL_SHA256 a sha256; the model folder is DATA_DIR/models', () => {
+  const c = loadConfig({ DATA_DIR: '/tmp/cas-onnx-config', VOICE_EMBEDDING_PROVIDER: 'onnx', VOICE_EMBEDDING_MODEL_URL: 'https://models.example/speaker.onnx', VOICE_EMBEDDING_MODEL_SHA256: 'AB'.repeat(32) });
+  assert.deepEqual([c.voice.provider, c.voice.modelUrl, c.voice.modelSha256, c.voice.modelDir], ['onnx', 'https://models.example/speaker.onnx', 'ab'.repeat(32), '/tmp/cas-onnx-config/models']);
+  assert.equal(loadConfig({}).voice.modelUrl, null);
+  assert.throws(() => loadConfig({ VOICE_EMBEDDING_MODEL_URL: 'speaker.onnx' }), /VOICE_EMBEDDING_MODEL_URL must be a URL/);
+  assert.throws(() => loadConfig({ VOICE_EMBEDDING_MODEL_SHA256: 'abc' }), /VOICE_EMBEDDING_MODEL_SHA256 must be a sha256 digest/);
 });
