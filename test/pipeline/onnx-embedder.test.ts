@@ -339,12 +339,23 @@ describe('ONNX speaker embedder (tiny WeSpeaker-format model)', () => {
       server = http.createServer((req, res) => {
         hits++;
         if (req.url === '/models/speaker.onnx') res.writeHead(200, { 'content-length': model.length }).end(model);
-        else res.writeHead(404).end();
+        else if (req.url === '/models/chunked.onnx') {
+          // No length announced: the limit has to hold while the bytes arrive.
+          res.writeHead(200);
+          res.write(model.subarray(0, 64));
+          res.end(model.subarray(64));
+        } else if (req.url === '/models/stalled.onnx') {
+          res.writeHead(200, { 'content-length': model.length });
+          res.write(model.subarray(0, 64)); // and nothing more
+        } else res.writeHead(404).end();
       });
       await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
       base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     });
-    after(() => new Promise<void>((r) => server.close(() => r())));
+    after(() => {
+      server.closeAllConnections();
+      return new Promise<void>((r) => server.close(() => r()));
+    });
 
     test('downloads once into the model folder, checks the sha256, then uses the file', async () => {
       const modelDir = path.join(tmp, 'downloads');
@@ -358,12 +369,14 @@ describe('ONNX speaker embedder (tiny WeSpeaker-format model)', () => {
       await Promise.all([first.close(), second.close()]);
     });
 
-    test('a download with another hash, over the size limit, missing or unreachable fails clearly and leaves no file', async () => {
+    test('a download with another hash, over the size limit (announced or not), stalled, missing or unreachable fails clearly and leaves no file', async () => {
       const modelDir = path.join(tmp, 'refused-downloads');
       const unavailable = (message: RegExp) => (err: unknown) => err instanceof EmbeddingError && err.reason === 'provider_unavailable' && message.test(err.message);
       const url = `${base}/models/speaker.onnx`;
       await assert.rejects(OnnxSpeakerEmbedder.create({ modelUrl: url, modelDir, modelSha256: 'f'.repeat(64) }), unavailable(/download has sha256 [0-9a-f]{64}, expected f{64}/));
       await assert.rejects(OnnxSpeakerEmbedder.create({ modelUrl: url, modelDir, maxModelBytes: 100 }), unavailable(/over the 100-byte limit/));
+      await assert.rejects(OnnxSpeakerEmbedder.create({ modelUrl: `${base}/models/chunked.onnx`, modelDir, maxModelBytes: 100 }), unavailable(/download interrupted \(over the 100-byte limit\)/));
+      await assert.rejects(OnnxSpeakerEmbedder.create({ modelUrl: `${base}/models/stalled.onnx`, modelDir, idleTimeoutMs: 300 }), unavailable(/download interrupted \(no data for too long\)/));
       await assert.rejects(OnnxSpeakerEmbedder.create({ modelUrl: `${base}/models/none.onnx`, modelDir }), unavailable(/download failed \(HTTP 404\)/));
       // A closed port stands for a machine without network access.
       const closed = http.createServer();

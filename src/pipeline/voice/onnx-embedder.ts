@@ -75,6 +75,8 @@ export interface OnnxEmbedderOptions extends OnnxModelSource {
   threads?: number;
   /** Download connect timeout, ms (default 15 000). */
   connectTimeoutMs?: number;
+  /** A download that receives nothing for this long is abandoned, ms (default 60 000). */
+  idleTimeoutMs?: number;
   maxModelBytes?: number;
   /** The runtime's module name; tests point it elsewhere to see a missing runtime reported. */
   runtimeModule?: string;
@@ -110,26 +112,38 @@ export async function ensureModelFile(opts: OnnxEmbedderOptions): Promise<string
  * a sha256 is configured, a file with another hash. Without network access it fails within the
  * connect timeout. Messages name neither the URL (it may carry a token) nor the local path.
  */
-export async function downloadModel(url: string, dest: string, opts: Pick<OnnxEmbedderOptions, 'modelSha256' | 'log' | 'connectTimeoutMs' | 'maxModelBytes'> = {}): Promise<void> {
+export async function downloadModel(
+  url: string,
+  dest: string,
+  opts: Pick<OnnxEmbedderOptions, 'modelSha256' | 'log' | 'connectTimeoutMs' | 'idleTimeoutMs' | 'maxModelBytes'> = {},
+): Promise<void> {
   const maxBytes = opts.maxModelBytes ?? MAX_MODEL_BYTES;
   await fsp.mkdir(path.dirname(dest), { recursive: true });
-  const connect = new AbortController();
-  const timer = setTimeout(() => connect.abort(), opts.connectTimeoutMs ?? 15_000);
+  // One controller for the whole transfer: first the connect timeout, then an idle timeout that
+  // every received chunk re-arms, so a stalled server cannot hold the service's start for ever.
+  const abort = new AbortController();
+  let timer = setTimeout(() => abort.abort(), opts.connectTimeoutMs ?? 15_000);
+  const rearm = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => abort.abort(), opts.idleTimeoutMs ?? 60_000);
+  };
   let res: Response;
   try {
-    res = await fetch(url, { signal: connect.signal, redirect: 'follow' });
+    res = await fetch(url, { signal: abort.signal, redirect: 'follow' });
   } catch (err) {
-    const cause = (err as { cause?: { code?: string } }).cause?.code ?? (connect.signal.aborted ? 'timeout' : 'network error');
-    throw unavailable(`voice embedding model download failed (${cause}); place the model file at the configured path or check network access`);
-  } finally {
     clearTimeout(timer);
+    const cause = (err as { cause?: { code?: string } }).cause?.code ?? (abort.signal.aborted ? 'timeout' : 'network error');
+    throw unavailable(`voice embedding model download failed (${cause}); place the model file at the configured path or check network access`);
   }
+  rearm();
   if (!res.ok || !res.body) {
+    clearTimeout(timer);
     await res.body?.cancel().catch(() => undefined);
     throw unavailable(`voice embedding model download failed (HTTP ${res.status})`);
   }
   const declared = Number(res.headers.get('content-length')) || 0;
   if (declared > maxBytes) {
+    clearTimeout(timer);
     await res.body.cancel().catch(() => undefined);
     throw unavailable(`voice embedding model download refused: ${declared} bytes is over the ${maxBytes}-byte limit`);
   }
@@ -140,6 +154,7 @@ export async function downloadModel(url: string, dest: string, opts: Pick<OnnxEm
   let received = 0;
   try {
     for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      rearm();
       received += chunk.byteLength;
       if (received > maxBytes) throw new Error(`over the ${maxBytes}-byte limit`);
       hash.update(chunk);
@@ -149,7 +164,9 @@ export async function downloadModel(url: string, dest: string, opts: Pick<OnnxEm
   } catch (err) {
     out.destroy();
     await fsp.rm(tmp, { force: true });
-    throw unavailable(`voice embedding model download interrupted (${(err as Error).message})`);
+    throw unavailable(`voice embedding model download interrupted (${abort.signal.aborted ? 'no data for too long' : (err as Error).message})`);
+  } finally {
+    clearTimeout(timer);
   }
   const digest = hash.digest('hex');
   if (opts.modelSha256 && digest !== opts.modelSha256.toLowerCase()) {
