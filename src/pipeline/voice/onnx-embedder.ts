@@ -414,7 +414,8 @@ export class OnnxSpeakerEmbedder implements SpeakerEmbedder {
     for (let c = 0; c < chunks; c++) {
       const from = Math.floor((c * frames) / chunks);
       const to = Math.floor(((c + 1) * frames) / chunks);
-      const part = await this.run({ frames: to - from, dim: all.dim, data: all.data.subarray(from * all.dim, to * all.dim) });
+      // A copy, not a view: the runtime gets a buffer that starts at the chunk.
+      const part = await this.run({ frames: to - from, dim: all.dim, data: all.data.slice(from * all.dim, to * all.dim) });
       l2normalize(part);
       for (let i = 0; i < sum.length; i++) sum[i] += part[i] * (to - from);
     }
