@@ -38,7 +38,7 @@ interface OrtSession {
   release(): Promise<void>;
 }
 interface OrtModule {
-  InferenceSession: { create(model: Uint8Array, options?: Record<string, unknown>): Promise<OrtSession> };
+  InferenceSession: { create(model: string | Uint8Array, options?: Record<string, unknown>): Promise<OrtSession> };
   Tensor: new (type: 'float32', data: Float32Array, dims: number[]) => OrtTensor;
 }
 
@@ -301,6 +301,22 @@ function capSpans(spans: Span[], maxSeconds: number): Span[] {
   return out;
 }
 
+/** The model file's sha256 and metadata; the bytes are released again before the runtime loads the file. */
+async function inspectModel(file: string): Promise<{ digest: string; metadata: Record<string, string> | null }> {
+  let bytes: Buffer;
+  try {
+    bytes = await fsp.readFile(file);
+  } catch (err) {
+    throw unavailable(`voice embedding model file cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  const digest = createHash('sha256').update(bytes).digest('hex');
+  try {
+    return { digest, metadata: readModelMetadata(bytes) };
+  } catch {
+    return { digest, metadata: null };
+  }
+}
+
 export class OnnxSpeakerEmbedder implements SpeakerEmbedder {
   private constructor(
     readonly provider: string,
@@ -321,22 +337,11 @@ export class OnnxSpeakerEmbedder implements SpeakerEmbedder {
     // The runtime first: without it a model download would be wasted.
     const ort = await loadRuntime(opts.runtimeModule);
     const file = await ensureModelFile(opts);
-    let bytes: Buffer;
-    try {
-      bytes = await fsp.readFile(file);
-    } catch (err) {
-      throw unavailable(`voice embedding model file cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
-    }
-    const digest = createHash('sha256').update(bytes).digest('hex');
+    const { digest, metadata } = await inspectModel(file);
     if (opts.modelSha256 && digest !== opts.modelSha256.toLowerCase()) {
       throw unavailable(`voice embedding model has sha256 ${digest}, expected ${opts.modelSha256.toLowerCase()}`);
     }
-    let metadata: Record<string, string>;
-    try {
-      metadata = readModelMetadata(bytes);
-    } catch {
-      throw unavailable('voice embedding model file is not an ONNX model');
-    }
+    if (!metadata) throw unavailable('voice embedding model file is not an ONNX model');
     const fbankOptions = { ...KALDI_FBANK_80 };
     if (metadata.framework && !FBANK_FRAMEWORKS.has(metadata.framework)) {
       throw unavailable(`voice embedding model is a '${metadata.framework}' export; this provider supports WeSpeaker and 3D-Speaker models (80-dim Kaldi fbank input)`);
@@ -353,7 +358,9 @@ export class OnnxSpeakerEmbedder implements SpeakerEmbedder {
 
     let session: OrtSession;
     try {
-      session = await ort.InferenceSession.create(bytes, {
+      // From the path, not the bytes read above: a model whose weights sit in an external data
+      // file next to it (large exports) is only found that way.
+      session = await ort.InferenceSession.create(file, {
         intraOpNumThreads: opts.threads ?? Math.min(2, os.availableParallelism()),
         interOpNumThreads: 1,
         graphOptimizationLevel: 'all',
