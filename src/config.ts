@@ -74,6 +74,11 @@ export interface Config {
     sampleMaxSizeMb: number;
     provider: 'embedded' | 'onnx';
     modelPath: string | null;
+    /** Downloaded once into DATA_DIR/models when the model file is missing (docs/voice-embedders.md). */
+    modelUrl: string | null;
+    /** Lower-case hex sha256 the model file must have. */
+    modelSha256: string | null;
+    modelDir: string;
     matchThreshold: number | null;
   };
   plans: PlanCatalog;
@@ -178,6 +183,13 @@ function url(env: Env, name: string, def: string | null, protocols = ['http:', '
   return v;
 }
 
+function sha256Hex(env: Env, name: string): string | null {
+  const v = str(env, name);
+  if (v === null) return null;
+  if (!/^[0-9a-fA-F]{64}$/.test(v)) throw new ConfigError(name, 'must be a sha256 digest (64 hex digits)');
+  return v.toLowerCase();
+}
+
 function awsCredentials(env: Env): S3Settings['credentials'] {
   const accessKeyId = str(env, 'AWS_ACCESS_KEY_ID');
   const secretAccessKey = str(env, 'AWS_SECRET_ACCESS_KEY');
@@ -263,6 +275,9 @@ export function loadConfig(env: Env = process.env): Config {
       sampleMaxSizeMb: int(env, 'SERVICE_VOICE_SAMPLE_MAX_SIZE_MB', 10, 1, 1024),
       provider: oneOf(env, 'VOICE_EMBEDDING_PROVIDER', ['embedded', 'onnx'] as const, 'embedded'),
       modelPath: str(env, 'VOICE_EMBEDDING_MODEL_PATH'),
+      modelUrl: url(env, 'VOICE_EMBEDDING_MODEL_URL', null),
+      modelSha256: sha256Hex(env, 'VOICE_EMBEDDING_MODEL_SHA256'),
+      modelDir: path.join(dataDir, 'models'),
       matchThreshold: threshold === null ? null : num(env, 'VOICE_MATCH_THRESHOLD', 0, 0, 1),
     },
     plans: {

@@ -33,7 +33,14 @@ export async function createPipeline(config: Config, log: Logger): Promise<Pipel
   const analyzer = createAnalyzer({ provider: config.analysis.provider, openai: config.analysis.openai }, log);
   let embedder: SpeakerEmbedder;
   try {
-    embedder = await createSpeakerEmbedder({ provider: config.voice.provider, modelPath: config.voice.modelPath ?? undefined });
+    embedder = await createSpeakerEmbedder({
+      provider: config.voice.provider,
+      modelPath: config.voice.modelPath ?? undefined,
+      modelUrl: config.voice.modelUrl ?? undefined,
+      modelSha256: config.voice.modelSha256 ?? undefined,
+      modelDir: config.voice.modelDir,
+      log,
+    });
   } catch (err) {
     log.warn({ err: (err as Error).message }, 'voice embedding provider unavailable; using the embedded extractor');
     embedder = await createSpeakerEmbedder({ provider: 'embedded' });

@@ -3,7 +3,6 @@
 // and the median pitch. It needs no model file and is deterministic, which keeps stored profiles
 // comparable across restarts; a neural extractor (ONNX x-vector/ECAPA) can replace it behind the
 // same `SpeakerEmbedder` interface. docs/bench/voice.md has the calibration and the feature choice.
-import fs from 'node:fs';
 import { detectSpeech } from '../diarization/vad.js';
 import type { SpeakerEmbedder } from '../types.js';
 import { PHONE_BANK, analyzeFrames } from './dsp.js';
@@ -179,29 +178,27 @@ export interface SpeakerEmbedderConfig {
   provider: 'embedded' | 'onnx';
   /** Path of a neural speaker-embedding model (ONNX) for the 'onnx' provider. */
   modelPath?: string;
+  /** Where to download the model once when the file does not exist (VOICE_EMBEDDING_MODEL_URL). */
+  modelUrl?: string;
+  /** Expected hex sha256 of the model file (VOICE_EMBEDDING_MODEL_SHA256). */
+  modelSha256?: string;
+  /** Folder for a downloaded model when no path is given (DATA_DIR/models). */
+  modelDir?: string;
+  log?: { info(obj: object, msg?: string): void };
 }
 
 /**
- * The configured embedder. A neural provider is not bundled: asking for one fails with a clear
- * message rather than silently falling back, because profiles made by different providers are not
- * comparable and the operator has to know which one is in force.
+ * The configured embedder. A neural model is not bundled: when the 'onnx' provider cannot load its
+ * model (no file, failed download, wrong format, runtime missing) this throws an EmbeddingError
+ * saying why instead of returning another embedder, because profiles made by different providers
+ * are not comparable and the caller has to know which one is in force (createPipeline logs the
+ * reason and uses the embedded one; docs/voice-embedders.md).
  */
 export async function createSpeakerEmbedder(cfg: SpeakerEmbedderConfig): Promise<SpeakerEmbedder> {
   if (cfg.provider === 'embedded') return new MfccStatsEmbedder();
-  if (!cfg.modelPath) {
-    throw new EmbeddingError('provider_unavailable', "voice embedding provider 'onnx' needs a model path; use provider 'embedded' for the built-in embedder");
-  }
-  if (!fs.existsSync(cfg.modelPath)) {
-    throw new EmbeddingError('provider_unavailable', "voice embedding model file not found for provider 'onnx'; use provider 'embedded' for the built-in embedder");
-  }
-  try {
-    // Resolved at run time so the runtime stays an optional dependency.
-    const runtime = 'onnxruntime-node';
-    await import(runtime);
-  } catch {
-    throw new EmbeddingError('provider_unavailable', "voice embedding provider 'onnx' needs the onnxruntime-node package, which is not installed; use provider 'embedded'");
-  }
-  throw new EmbeddingError('provider_unavailable', "voice embedding provider 'onnx' is not implemented yet; use provider 'embedded'");
+  // Loaded on demand so the embedded provider never loads the native ONNX runtime.
+  const { OnnxSpeakerEmbedder } = await import('./onnx-embedder.js');
+  return OnnxSpeakerEmbedder.create(cfg);
 }
 
 // Opaque storage format: magic "VEMB", format version (u16), dimension (u16), float32 LE values.
