@@ -14,6 +14,7 @@ import type { AppContext } from './context.js';
 import { createPipeline, type Pipeline } from './pipeline/index.js';
 import { createCallProcessor } from './pipeline/process-call.js';
 import { createWebhookDeliverer } from './domain/webhook-delivery.js';
+import { maxJobTimeLimitSeconds } from './domain/job-time-limit.js';
 
 export interface Service {
   config: Config;
@@ -58,7 +59,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   const queue = createJobQueue(database.connection, log.child({ component: 'queue' }), {
     retryLimit: config.worker.retryLimit,
     retryDelaySeconds: config.worker.retryDelaySeconds,
-    jobTimeoutSeconds: config.worker.jobTimeoutSeconds,
+    defaultCallJobSeconds: maxJobTimeLimitSeconds(config.worker),
     maintenanceIntervalSeconds: opts.queue?.maintenanceIntervalSeconds ?? config.worker.maintenanceIntervalSeconds,
     pollingIntervalSeconds: opts.queue?.pollingIntervalSeconds,
     webhooks: {
@@ -98,7 +99,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       await sweepIdempotencyKeys(database.db).catch(() => undefined);
       await blobs.sweepIncomplete().catch((err) => log.warn({ err: (err as Error).message }, 'incomplete upload sweep failed'));
       await sweepOrphanCallFiles(database.db, blobs).catch((err) => log.warn({ err: (err as Error).message }, 'orphan file sweep failed'));
-      await sweepWorkFiles(config.dataDir, config.worker.jobTimeoutSeconds * 1000).catch((err) => log.warn({ err: (err as Error).message }, 'work file sweep failed'));
+      // A work directory is its job's for as long as the job is live, however long that is.
+      await sweepWorkFiles(config.dataDir, config.worker.jobTimeoutSeconds * 1000, (jobId) => queue.callJobLive(jobId)).catch((err) => log.warn({ err: (err as Error).message }, 'work file sweep failed'));
     };
     void sweep();
     timers.push(setInterval(sweep, 3600_000).unref());

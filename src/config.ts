@@ -86,8 +86,13 @@ export interface Config {
     /** Run pipeline jobs in this process (the default); `--worker-only` runs jobs without HTTP. */
     enabled: boolean;
     concurrency: number;
-    /** Seconds a job may run before pg-boss considers it dead and retries it. */
+    /**
+     * The least time a job may run before the queue presumes its worker dead and retries it; a
+     * call's own limit grows with its audio (see src/domain/job-time-limit.ts).
+     */
     jobTimeoutSeconds: number;
+    /** Seconds a job may run per second of its call's audio (the per-call limit above the floor). */
+    jobSecondsPerAudioSecond: number;
     retryLimit: number;
     /** Delay before the first retry of a failed or abandoned job; each further retry waits about twice as long. */
     retryDelaySeconds: number;
@@ -300,6 +305,7 @@ export function loadConfig(env: Env = process.env): Config {
       enabled: bool(env, 'WORKER_ENABLED', true),
       concurrency: int(env, 'WORKER_CONCURRENCY', 1, 1, 64),
       jobTimeoutSeconds: int(env, 'WORKER_JOB_TIMEOUT_SECONDS', 1800, 5),
+      jobSecondsPerAudioSecond: num(env, 'WORKER_JOB_SECONDS_PER_AUDIO_SECOND', 1, 0.05, 100),
       retryLimit: int(env, 'WORKER_RETRY_LIMIT', 3, 0, 20),
       retryDelaySeconds: int(env, 'WORKER_RETRY_DELAY_SECONDS', 5, 1, 3600),
       maintenanceIntervalSeconds: int(env, 'WORKER_MAINTENANCE_INTERVAL_SECONDS', 30, 1, 3600),

@@ -11,6 +11,7 @@ import { ErrorCode, ServiceError, errors } from './errors.js';
 import { checkUpload, computeLimits, consumesTranscriptTopup, isFlagEnabled, type LimitViolation } from './usage.js';
 import { autoAssignContact } from './contact-assignment.js';
 import { recordEvent } from './calls.js';
+import { audioSecondsUpperBound, callJobTimeLimitSeconds } from './job-time-limit.js';
 import { assertNoNul, NUL_MESSAGE } from './text-input.js';
 
 /** The metadata envelope after validation; absent and blank fields are left out. */
@@ -194,7 +195,10 @@ export async function acceptUpload(deps: { db: Db; config: Config; queue: JobQue
       await trx.updateTable('users').set((eb) => ({ topupTranscriptsBalance: eb('topupTranscriptsBalance', '-', 1) })).where('id', '=', userId).execute();
     }
     await recordEvent(trx, userId, callId, 'UPLOAD', 'ACCEPTED', { bytes: audio.bytes, format: audio.format });
-    await deps.queue.enqueueCall(trx, { callId, userId, kind: 'process' });
+    // The audio's length is measured only by the worker: until then the job may run as long as
+    // the most audio a file of this size can hold needs (the worker lowers it after decoding).
+    const timeLimitSeconds = callJobTimeLimitSeconds(deps.config.worker, audioSecondsUpperBound(audio.bytes));
+    await deps.queue.enqueueCall(trx, { callId, userId, kind: 'process' }, { timeLimitSeconds });
     return { callId, duplicate: false };
   });
 }

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
 import type { AppContext } from '../context.js';
-import type { CallJobContext, CallJobData, CallJobHandler } from '../store/queue.js';
+import { reachedTimeLimit, type CallJobContext, type CallJobData, type CallJobHandler } from '../store/queue.js';
 import type { Pipeline } from './index.js';
 import { PipelineError, type PipelineFailureReason } from './types.js';
 import { transcribeCall } from './speech.js';
@@ -23,6 +23,7 @@ import { getArtifact, saveArtifact } from '../store/repos/artifacts.js';
 import type { Call, CallStatus } from '../store/schema.js';
 import type { LocalBlobFile } from '../store/blobs.js';
 import type { HoldStage } from '../config.js';
+import { callJobTimeLimitSeconds } from '../domain/job-time-limit.js';
 
 type Deps = AppContext & { pipeline: Pipeline };
 
@@ -68,7 +69,14 @@ export function createCallProcessor(deps: Deps): CallJobHandler {
   }
 
   function checkAbort(signal: AbortSignal) {
-    if (signal.aborted) throw new PipelineError('internal_error', 'processing interrupted by shutdown', true);
+    if (signal.aborted) throw new PipelineError('internal_error', reachedTimeLimit(signal) ? 'processing reached the job time limit' : 'processing interrupted by shutdown', true);
+  }
+
+  /** Once the audio's length is known, the job's time limit follows it (see domain/job-time-limit.ts). */
+  async function fitTimeLimit(call: Call, job: CallJobContext, audioSeconds: number): Promise<void> {
+    const before = job.timeLimitSeconds();
+    const after = await job.lowerTimeLimit(callJobTimeLimitSeconds(config.worker, audioSeconds));
+    if (after < before) log.debug({ callId: call.id, audioSeconds: Math.round(audioSeconds), timeLimitSeconds: after }, 'job time limit fitted to the audio');
   }
 
   async function transcribe(call: Call, displayName: string | null, job: CallJobContext, timings: Record<string, number>): Promise<{ transcript: Transcript; durationSeconds: number }> {
@@ -112,6 +120,7 @@ export function createCallProcessor(deps: Deps): CallJobHandler {
         onStage: async (stage, info) => {
           if (stage === 'decoded') {
             await db.updateTable('calls').set({ durationSeconds: info.durationSeconds as number }).where('id', '=', call.id).execute();
+            await fitTimeLimit(call, job, info.durationSeconds as number);
             await recordEvent(db, call.userId, call.id, 'DECODE', 'COMPLETED', info);
             await setStatus(call, 'TRANSCRIBING');
           } else {
@@ -159,6 +168,7 @@ export function createCallProcessor(deps: Deps): CallJobHandler {
     if (stored) {
       transcript = stored;
       durationSeconds = call.durationSeconds ?? stored.durationSeconds;
+      await fitTimeLimit(call, job, stored.durationSeconds);
       await recordEvent(db, call.userId, call.id, 'TRANSCRIBE', 'REUSED', { segments: stored.segments.length });
     } else {
       ({ transcript, durationSeconds } = await transcribe(call, user.displayName, job, timings));
@@ -220,14 +230,24 @@ export function createCallProcessor(deps: Deps): CallJobHandler {
       if (err instanceof CallGone) return;
       const stillThere = await findCall(db, data.userId, data.callId);
       if (!stillThere || stillThere.status === 'COMPLETED' || stillThere.status === 'FAILED') return;
-      const pe = err instanceof PipelineError ? err : new PipelineError('internal_error', (err as Error)?.message ?? 'unknown error', true);
+      // A job stopped at its time limit is retried like any retryable failure (the queue would
+      // retry it at the limit anyway), whatever error the interrupted step raised; a shutdown
+      // leaves the call to the next worker.
+      const timedOut = reachedTimeLimit(job.signal);
+      const pe = timedOut
+        ? new PipelineError('internal_error', 'processing reached the job time limit', true)
+        : err instanceof PipelineError
+          ? err
+          : new PipelineError('internal_error', (err as Error)?.message ?? 'unknown error', true);
       const lastAttempt = job.retryCount >= job.retryLimit;
-      if (pe.retryable && !lastAttempt && !job.signal.aborted) {
+      const shuttingDown = job.signal.aborted && !timedOut;
+      if (timedOut) log.warn({ callId: call.id, timeLimitSeconds: job.timeLimitSeconds(), attempt: job.retryCount + 1 }, 'call processing reached the job time limit');
+      if (pe.retryable && !lastAttempt && !shuttingDown) {
         await recordEvent(db, call.userId, call.id, 'PIPELINE', 'RETRY_SCHEDULED', { reason: pe.reason, attempt: job.retryCount + 1 });
         log.warn({ callId: call.id, reason: pe.reason, attempt: job.retryCount + 1 }, 'call processing failed; will retry');
         throw pe;
       }
-      if (job.signal.aborted) throw pe; // shutting down: leave the call for the next worker
+      if (shuttingDown) throw pe; // leave the call for the next worker
       log.warn({ callId: call.id, reason: pe.reason }, 'call processing failed');
       if (!(err instanceof PipelineError)) log.error({ err }, 'unexpected pipeline error');
       await fail(call, pe.reason, { attempt: job.retryCount + 1 });

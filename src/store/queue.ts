@@ -1,6 +1,12 @@
 // The durable job queue (pg-boss) on the same PostgreSQL as the data. A call's processing job is
 // enqueued inside the upload's transaction, so the call row and its job commit together; several
 // service or worker processes may share the queue (pg-boss fetches with SKIP LOCKED).
+//
+// Each call job carries its own time limit (pg-boss `expireInSeconds`, set at enqueue): past it the
+// queue presumes the worker dead and retries the job elsewhere. The worker holds itself to the same
+// limit: a job still running shortly before it is aborted, so two workers never process one call
+// at once. pg-boss 10 cannot extend a running job, so the limit is set high enough at enqueue and
+// lowered (`lowerTimeLimit`) once the worker has measured the audio.
 import { CompiledQuery, type Transaction } from 'kysely';
 import PgBoss from 'pg-boss';
 import type pg from 'pg';
@@ -36,8 +42,39 @@ export interface CallJobContext {
   /** 0 on the first attempt. */
   retryCount: number;
   retryLimit: number;
-  /** Aborted when the process shuts down; steps stop at the next safe point. */
+  /**
+   * Aborted when the process shuts down, or (reason: a JobTimeLimitReached) shortly before the
+   * job's time limit; steps stop at the next safe point.
+   */
   signal: AbortSignal;
+  /** The job's time limit in seconds from its start, as it stands. */
+  timeLimitSeconds(): number;
+  /**
+   * Lowers the job's time limit, in the queue too, so that a crash is recovered sooner; never
+   * raises it, nor below the time already spent and a few seconds. Returns the limit in force.
+   */
+  lowerTimeLimit(seconds: number): Promise<number>;
+}
+
+/** The reason of a job's signal when it is aborted for reaching its time limit. */
+export class JobTimeLimitReached extends Error {
+  constructor(readonly limitSeconds: number) {
+    super(`the job reached its time limit of ${limitSeconds} s`);
+    this.name = 'JobTimeLimitReached';
+  }
+}
+
+/** Whether a job's signal was aborted for its time limit (rather than a shutdown). */
+export function reachedTimeLimit(signal: AbortSignal): boolean {
+  return signal.aborted && signal.reason instanceof JobTimeLimitReached;
+}
+
+/**
+ * How long before its limit a job is aborted: time to stop at a safe point and record the outcome
+ * before the queue would hand the job to another worker.
+ */
+export function abortMarginSeconds(limitSeconds: number): number {
+  return Math.min(60, Math.max(1, Math.floor(limitSeconds * 0.05)));
 }
 
 export type CallJobHandler = (data: CallJobData, ctx: CallJobContext) => Promise<void>;
@@ -46,7 +83,8 @@ export interface QueueOptions {
   retryLimit: number;
   /** Delay before the first retry; pg-boss doubles it for each further one (retryBackoff). */
   retryDelaySeconds?: number;
-  jobTimeoutSeconds: number;
+  /** The time limit of a call job enqueued without one of its own (the limit for the longest audio). */
+  defaultCallJobSeconds: number;
   /** How often pg-boss looks for expired (abandoned) jobs; small values recover faster. */
   maintenanceIntervalSeconds?: number;
   pollingIntervalSeconds?: number;
@@ -56,8 +94,16 @@ export interface QueueOptions {
 
 export interface JobQueue {
   start(): Promise<void>;
-  /** Enqueues the processing of a call as part of the caller's transaction. */
-  enqueueCall(trx: Transaction<Database>, data: CallJobData): Promise<void>;
+  /**
+   * Enqueues the processing of a call as part of the caller's transaction; `timeLimitSeconds`: how
+   * long the job may run before it is presumed dead (default: QueueOptions.defaultCallJobSeconds).
+   */
+  enqueueCall(trx: Transaction<Database>, data: CallJobData, opts?: { timeLimitSeconds?: number }): Promise<void>;
+  /**
+   * Whether the call job is waiting, running or due for a retry (its work directory is in use or
+   * will be); false once it is done, failed for good or gone.
+   */
+  callJobLive(jobId: string): Promise<boolean>;
   work(handler: CallJobHandler, concurrency: number): Promise<void>;
   /** Enqueues one webhook delivery as part of the caller's transaction. */
   enqueueWebhook(trx: Transaction<Database>, data: WebhookJobData): Promise<void>;
@@ -122,7 +168,7 @@ export function createJobQueue(connection: pg.PoolConfig, log: Logger, opts: Que
         retryLimit: opts.retryLimit,
         retryDelay: opts.retryDelaySeconds ?? 5,
         retryBackoff: true,
-        expireInSeconds: opts.jobTimeoutSeconds,
+        expireInSeconds: opts.defaultCallJobSeconds,
         retentionDays: 7,
       });
       await ensureQueue(WEBHOOK_QUEUE, {
@@ -135,9 +181,15 @@ export function createJobQueue(connection: pg.PoolConfig, log: Logger, opts: Que
       });
     },
 
-    async enqueueCall(trx, data) {
+    async enqueueCall(trx, data, options) {
       // singletonKey: one live job per call even when an upload is retried or a job re-sent.
-      await boss.send(CALL_QUEUE, data, { db: inTransaction(trx), singletonKey: data.callId });
+      const expireInSeconds = Math.max(1, Math.ceil(options?.timeLimitSeconds ?? opts.defaultCallJobSeconds));
+      await boss.send(CALL_QUEUE, data, { db: inTransaction(trx), singletonKey: data.callId, expireInSeconds });
+    },
+
+    async callJobLive(jobId) {
+      const job = await boss.getJobById<CallJobData>(CALL_QUEUE, jobId);
+      return job !== null && (job.state === 'created' || job.state === 'retry' || job.state === 'active');
     },
 
     async enqueueWebhook(trx, data) {
@@ -162,9 +214,48 @@ export function createJobQueue(connection: pg.PoolConfig, log: Logger, opts: Que
       for (let i = 0; i < concurrency; i++) {
         await boss.work<CallJobData>(CALL_QUEUE, { batchSize: 1, includeMetadata: true, pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 1 }, async ([job]) => {
           active++;
+          const started = Date.now();
+          // pg-boss fails the job in this process after the limit it was fetched with, whatever
+          // the handler does, and its maintenance after the limit stored on the job: both are
+          // anticipated by aborting the job's own signal a margin before.
+          let limit = Number(job.expireInSeconds);
+          const jobAbort = new AbortController();
+          const onShutdown = () => jobAbort.abort(abort.signal.reason);
+          if (abort.signal.aborted) onShutdown();
+          else abort.signal.addEventListener('abort', onShutdown, { once: true });
+          let timer: NodeJS.Timeout | undefined;
+          const arm = () => {
+            clearTimeout(timer);
+            const at = started + (limit - abortMarginSeconds(limit)) * 1000;
+            const reached = limit;
+            timer = setTimeout(() => jobAbort.abort(new JobTimeLimitReached(reached)), Math.max(0, at - Date.now()));
+            timer.unref(); // a stopping process does not wait for it
+          };
+          arm();
+          const lowerTimeLimit = async (seconds: number) => {
+            const elapsed = (Date.now() - started) / 1000;
+            // Never so low that the job would be aborted at once for time it has already spent.
+            const target = Math.max(Math.ceil(seconds), Math.ceil(elapsed + abortMarginSeconds(seconds)) + 5);
+            if (target >= limit || jobAbort.signal.aborted) return limit;
+            await boss
+              .getDb()
+              .executeSql(`UPDATE pgboss.job SET expire_in = $1::int * interval '1 second' WHERE name = $2 AND id = $3 AND state = 'active'`, [target, CALL_QUEUE, job.id]);
+            limit = target;
+            arm();
+            return limit;
+          };
           try {
-            await handler(job.data, { jobId: job.id, retryCount: job.retryCount, retryLimit: job.retryLimit, signal: abort.signal });
+            await handler(job.data, {
+              jobId: job.id,
+              retryCount: job.retryCount,
+              retryLimit: job.retryLimit,
+              signal: jobAbort.signal,
+              timeLimitSeconds: () => limit,
+              lowerTimeLimit,
+            });
           } finally {
+            clearTimeout(timer);
+            abort.signal.removeEventListener('abort', onShutdown);
             active--;
           }
         });

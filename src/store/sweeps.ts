@@ -36,12 +36,17 @@ export async function sweepOrphanCallFiles(db: Db, blobs: BlobStore, minAgeMs = 
   return removed;
 }
 
+/** A job's work directory is named `<callId>-<jobId>` (see src/pipeline/process-call.ts). */
+const WORK_DIR = /^[0-9a-f-]{36}-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+
 /**
- * Removes entries of DATA_DIR/work older than `minAgeMs`: the work directories of jobs whose
- * process died. Processes sharing a DATA_DIR may be running jobs, so only entries older than the
- * job timeout (after which the queue presumes the job dead anyway) are removed. Returns how many.
+ * Removes entries of DATA_DIR/work older than `minAgeMs` (the least time any job may run): the
+ * work directories of jobs whose process died. Processes sharing a DATA_DIR may be running jobs,
+ * and a long call's job may run for hours, so a job's directory is kept whatever its age while
+ * `jobLive` says the job is waiting, running or due for a retry (or cannot tell). Returns how many
+ * were removed.
  */
-export async function sweepWorkFiles(dataDir: string, minAgeMs: number): Promise<number> {
+export async function sweepWorkFiles(dataDir: string, minAgeMs: number, jobLive?: (jobId: string) => Promise<boolean>): Promise<number> {
   const root = path.join(dataDir, 'work');
   let entries: string[];
   try {
@@ -54,6 +59,8 @@ export async function sweepWorkFiles(dataDir: string, minAgeMs: number): Promise
     const p = path.join(root, name);
     const st = await fs.promises.stat(p).catch(() => null);
     if (!st || Date.now() - st.mtimeMs < minAgeMs) continue;
+    const jobId = WORK_DIR.exec(name)?.[1];
+    if (jobId && jobLive && (await jobLive(jobId).catch(() => true))) continue;
     await fs.promises.rm(p, { recursive: true, force: true });
     removed++;
   }

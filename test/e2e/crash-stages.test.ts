@@ -16,6 +16,7 @@ import pg from 'pg';
 import { createExternalDatabase, dbModes, tempDir, uploadForm } from '../support/service.js';
 import { freePort, spawnService, waitHealthy, type ServiceProcess } from '../support/process.js';
 import { HOLD_STAGES, loadConfig } from '../../src/config.js';
+import { expireRunningCallJobs } from '../support/job-clock.js';
 
 // Decided before any test or hook is registered: a top-level await after them lets the root test
 // finish (and run its after hooks) before the suites below exist.
@@ -78,17 +79,21 @@ for (const mode of modes) describe(`crash at every step of processing (${mode} d
       PORT: String(port),
       HOST: '127.0.0.1',
       SERVICE_LOCAL_USER_NAME: 'Olivia Park',
-      WORKER_JOB_TIMEOUT_SECONDS: '10',
+      // Long enough that no run stops itself at its limit on a loaded machine; each killed job's
+      // limit is made to pass at once after the restart.
+      WORKER_JOB_TIMEOUT_SECONDS: '900',
       WORKER_MAINTENANCE_INTERVAL_SECONDS: '1',
       WORKER_RETRY_LIMIT: '12',
       WORKER_RETRY_DELAY_SECONDS: '1',
     };
+    const conn = external ? { connectionString: external.url } : { host: path.join(dataDir, 'postgres-run'), port: 5432, user: 'postgres', database: 'call_analysis' };
     let callId = '';
     for (const stage of HOLD_STAGES) {
       const proc = spawnService({ ...env, TEST_HOLD_AT_STAGE: stage });
       procs.push(proc);
       await waitHealthy(port, proc);
-      if (!callId) {
+      if (callId) assert.equal(await expireRunningCallJobs(conn), 1, 'the killed job is still running in the queue');
+      else {
         const up = await api(port, 'POST', '/api/calls/analyze', uploadForm(audio, { title: 'Demo moved', contactName: 'Bayview Logistics', direction: 'INCOMING' }));
         assert.equal(up.status, 202);
         callId = up.body.callId;
@@ -102,11 +107,11 @@ for (const mode of modes) describe(`crash at every step of processing (${mode} d
     const last = spawnService(env);
     procs.push(last);
     await waitHealthy(port, last);
+    assert.equal(await expireRunningCallJobs(conn), 1, 'the killed job is still running in the queue');
     await waitFor('completion', async () => ['COMPLETED', 'FAILED'].includes((await api(port, 'GET', `/api/calls/${callId}`)).body?.status), 240_000, last);
     const detail = await api(port, 'GET', `/api/calls/${callId}`);
     assert.equal(detail.body.status, 'COMPLETED', `${detail.body.errorReason} ${last.output().slice(-1500)}`);
 
-    const conn = external ? { connectionString: external.url } : { host: path.join(dataDir, 'postgres-run'), port: 5432, user: 'postgres', database: 'call_analysis' };
     const c = new pg.Client(conn);
     await c.connect();
     let attempts = 0;

@@ -8,8 +8,9 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createExternalDatabase, dbModes, EXTERNAL_ADMIN_URL, startTestService, tempDir, uploadForm, waitForCall, type TestService } from '../support/service.js';
-import { CuttableProxy } from '../support/tcp-proxy.js';
+import { dbModes, startTestService, tempDir, uploadForm, waitForCall, type TestService } from '../support/service.js';
+import type { CuttableProxy } from '../support/tcp-proxy.js';
+import { proxiedExternalDatabase } from '../support/proxied-database.js';
 import { assertNothingHalfCreated } from '../support/invariants.js';
 
 /** The longest any request may take while the database is down (pool connect timeout is 5 s). */
@@ -28,15 +29,9 @@ for (const mode of await dbModes()) {
     before(async () => {
       const env: Record<string, string> = { WORKER_ENABLED: 'true', WORKER_RETRY_LIMIT: '5' };
       if (mode === 'external') {
-        const admin = new URL(EXTERNAL_ADMIN_URL);
-        proxy = new CuttableProxy(admin.hostname, Number(admin.port || 5432));
-        await proxy.start();
-        const ext = await createExternalDatabase();
-        drop = ext.drop;
-        const viaProxy = new URL(ext.url);
-        viaProxy.hostname = '127.0.0.1';
-        viaProxy.port = String(proxy.port);
-        env.DATABASE_URL = viaProxy.toString();
+        const db = await proxiedExternalDatabase();
+        ({ proxy, drop } = db);
+        env.DATABASE_URL = db.url;
       }
       t = await startTestService({ env });
     });

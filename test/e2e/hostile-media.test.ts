@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startTestService, tempDir, uploadForm, waitForCall, type TestService } from '../support/service.js';
 import { assertNothingHalfCreated } from '../support/invariants.js';
+import { pcmWavHeader } from '../support/wav.js';
 
 const MAX_AUDIO_SECONDS = 30;
 const DOCUMENTED_REASONS = ['audio_undecodable', 'audio_too_long', 'audio_missing', 'no_speech_detected', 'transcription_failed', 'transcription_provider_error', 'diarization_failed', 'analysis_failed', 'analysis_provider_error', 'internal_error'];
@@ -20,20 +21,7 @@ const ffmpeg = (...args: string[]) => execFileSync('ffmpeg', ['-v', 'error', '-y
 
 /** A WAV header declaring `declaredBytes` of 16 kHz mono 16-bit data, followed by `actual` bytes of it. */
 function lyingWav(declaredBytes: number, actual: Buffer): Buffer {
-  const h = Buffer.alloc(44);
-  h.write('RIFF', 0, 'latin1');
-  h.writeUInt32LE(Math.min(0xffffffff, 36 + declaredBytes), 4);
-  h.write('WAVEfmt ', 8, 'latin1');
-  h.writeUInt32LE(16, 16);
-  h.writeUInt16LE(1, 20);
-  h.writeUInt16LE(1, 22);
-  h.writeUInt32LE(16000, 24);
-  h.writeUInt32LE(32000, 28);
-  h.writeUInt16LE(2, 32);
-  h.writeUInt16LE(16, 34);
-  h.write('data', 36, 'latin1');
-  h.writeUInt32LE(declaredBytes, 40);
-  return Buffer.concat([h, actual]);
+  return Buffer.concat([pcmWavHeader(declaredBytes), actual]);
 }
 
 interface Case {

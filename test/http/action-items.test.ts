@@ -1,9 +1,10 @@
 // Action item routes against the real service, on the embedded and the external PostgreSQL.
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
-import { dbModes, startTestService, TestIdp, type TestService } from '../support/service.js';
-import { seedCompletedCall, userIdOf } from '../fixtures/seed.js';
+import { dbModes } from '../support/service.js';
+import { withTwoUsers } from '../support/two-users.js';
+import { seedCompletedCall } from '../fixtures/seed.js';
 
 const ITEM_FIELDS = [
   'callRecordId',
@@ -28,33 +29,18 @@ const ITEM_FIELDS = [
 
 for (const mode of await dbModes()) {
   describe(`action items (${mode} database)`, () => {
-    let t: TestService;
-    let idp: TestIdp;
-    let tokenA: string;
-    let tokenB: string;
-    let userA: string;
     let callA: string;
 
+    const t = withTwoUsers(mode, { a: { sub: 'ai-user-a', email: 'a@example.test', name: 'Olivia Park' }, b: { sub: 'ai-user-b', email: 'b@example.test', name: 'Bob' } });
     before(async () => {
-      idp = await TestIdp.start();
-      t = await startTestService({ db: mode, env: idp.env() });
-      tokenA = await idp.token({ sub: 'ai-user-a', email: 'a@example.test', name: 'Olivia Park' });
-      tokenB = await idp.token({ sub: 'ai-user-b', email: 'b@example.test', name: 'Bob' });
-      userA = await userIdOf(t, tokenA);
-      await userIdOf(t, tokenB);
-      callA = await seedCompletedCall(t, userA);
-    });
-
-    after(async () => {
-      await t?.stop();
-      await idp?.stop();
+      callA = await seedCompletedCall(t, t.userA);
     });
 
     const completedAtOf = async (id: string) =>
       (await t.service.ctx.database.db.selectFrom('actionItems').select('completedAt').where('id', '=', id).executeTakeFirstOrThrow()).completedAt;
 
     test('AI items of the stored analysis are listed for the call with the spec fields', async () => {
-      const r = await t.request('GET', `/api/calls/${callA}/action-items`, { token: tokenA });
+      const r = await t.request('GET', `/api/calls/${callA}/action-items`, { token: t.tokenA });
       assert.equal(r.status, 200);
       assert.equal(r.body.length, 2);
       const [first, second] = r.body;
@@ -88,7 +74,7 @@ for (const mode of await dbModes()) {
 
     test('POST creates a MANUAL item (201) and validates its fields', async () => {
       const r = await t.request('POST', `/api/calls/${callA}/action-items`, {
-        token: tokenA,
+        token: t.tokenA,
         body: { title: '  Call the bank  ', description: 'About the loan', dueDate: '2024-02-29', priority: 'LOW' },
       });
       assert.equal(r.status, 201);
@@ -105,13 +91,13 @@ for (const mode of await dbModes()) {
       assert.deepEqual(r.body.sourceSegmentIds, []);
       assert.match(r.body.createdAt, /Z$/);
 
-      const minimal = await t.request('POST', `/api/calls/${callA}/action-items`, { token: tokenA, body: { title: 'Only a title' } });
+      const minimal = await t.request('POST', `/api/calls/${callA}/action-items`, { token: t.tokenA, body: { title: 'Only a title' } });
       assert.equal(minimal.status, 201);
       assert.equal(minimal.body.description, null);
       assert.equal(minimal.body.dueDate, null);
       assert.equal(minimal.body.priority, null);
 
-      const listed = await t.request('GET', `/api/calls/${callA}/action-items`, { token: tokenA });
+      const listed = await t.request('GET', `/api/calls/${callA}/action-items`, { token: t.tokenA });
       assert.deepEqual(
         listed.body.map((i: { source: string }) => i.source),
         ['AI', 'AI', 'MANUAL', 'MANUAL'],
@@ -131,7 +117,7 @@ for (const mode of await dbModes()) {
         { title: 'x', priority: 'high' },
         { title: 42 },
       ]) {
-        const bad = await t.request('POST', `/api/calls/${callA}/action-items`, { token: tokenA, body });
+        const bad = await t.request('POST', `/api/calls/${callA}/action-items`, { token: t.tokenA, body });
         assert.equal(bad.status, 400, JSON.stringify(body));
         assert.equal(bad.body.error.code, 'validation_failed');
       }
@@ -140,8 +126,8 @@ for (const mode of await dbModes()) {
     test('a missing or foreign call is 404 call_not_found for list and create', async () => {
       const unknown = crypto.randomUUID();
       for (const [token, callId] of [
-        [tokenA, unknown],
-        [tokenB, callA],
+        [t.tokenA, unknown],
+        [t.tokenB, callA],
       ] as const) {
         const list = await t.request('GET', `/api/calls/${callId}/action-items`, { token });
         assert.equal(list.status, 404);
@@ -157,12 +143,12 @@ for (const mode of await dbModes()) {
     test('GET /api/actions lists only the caller\'s items, newest first', async () => {
       const created: string[] = [];
       for (const title of ['Newest-1', 'Newest-2', 'Newest-3']) {
-        const r = await t.request('POST', `/api/calls/${callA}/action-items`, { token: tokenA, body: { title } });
+        const r = await t.request('POST', `/api/calls/${callA}/action-items`, { token: t.tokenA, body: { title } });
         assert.equal(r.status, 201);
         created.push(r.body.id);
         await new Promise((res) => setTimeout(res, 5));
       }
-      const r = await t.request('GET', '/api/actions', { token: tokenA });
+      const r = await t.request('GET', '/api/actions', { token: t.tokenA });
       assert.equal(r.status, 200);
       assert.deepEqual(
         r.body.slice(0, 3).map((i: { id: string }) => i.id),
@@ -176,20 +162,20 @@ for (const mode of await dbModes()) {
         ['Send Zoom invite for the fleet scheduling demo', 'Email the pricing sheet'],
       );
 
-      const b = await t.request('GET', '/api/actions', { token: tokenB });
+      const b = await t.request('GET', '/api/actions', { token: t.tokenB });
       assert.equal(b.status, 200);
       assert.deepEqual(b.body, []);
     });
 
     test('PUT replaces all fields, null clears, DONE records completion server-side', async () => {
       const c = await t.request('POST', `/api/calls/${callA}/action-items`, {
-        token: tokenA,
+        token: t.tokenA,
         body: { title: 'Put me', description: 'desc', dueDate: '2025-05-01', priority: 'HIGH' },
       });
       const id = c.body.id;
 
       const done = await t.request('PUT', `/api/action-items/${id}`, {
-        token: tokenA,
+        token: t.tokenA,
         body: { title: 'Put me (edited)', description: 'new desc', dueDate: '2025-06-30', priority: 'MEDIUM', status: 'DONE' },
       });
       assert.equal(done.status, 200);
@@ -205,13 +191,13 @@ for (const mode of await dbModes()) {
 
       // Saving DONE again keeps the first completion time.
       await t.request('PUT', `/api/action-items/${id}`, {
-        token: tokenA,
+        token: t.tokenA,
         body: { title: 'Put me (edited)', description: null, dueDate: null, priority: null, status: 'DONE' },
       });
       assert.equal((await completedAtOf(id))?.getTime(), completedAt!.getTime());
 
       const cleared = await t.request('PUT', `/api/action-items/${id}`, {
-        token: tokenA,
+        token: t.tokenA,
         body: { title: 'Put me (cleared)', description: null, dueDate: null, priority: null, status: 'IN_PROGRESS' },
       });
       assert.equal(cleared.status, 200);
@@ -221,7 +207,7 @@ for (const mode of await dbModes()) {
       assert.equal(cleared.body.status, 'IN_PROGRESS');
       assert.equal(await completedAtOf(id), null);
 
-      const fetched = await t.request('GET', `/api/calls/${callA}/action-items`, { token: tokenA });
+      const fetched = await t.request('GET', `/api/calls/${callA}/action-items`, { token: t.tokenA });
       const stored = fetched.body.find((i: { id: string }) => i.id === id);
       assert.equal(stored.title, 'Put me (cleared)');
       assert.equal(stored.description, null);
@@ -234,76 +220,76 @@ for (const mode of await dbModes()) {
         { title: 'x', description: null, dueDate: '2025-04-31', priority: null, status: 'OPEN' },
         { title: 'x', description: null, dueDate: null, priority: 'low', status: 'OPEN' },
       ]) {
-        const bad = await t.request('PUT', `/api/action-items/${id}`, { token: tokenA, body });
+        const bad = await t.request('PUT', `/api/action-items/${id}`, { token: t.tokenA, body });
         assert.equal(bad.status, 400, JSON.stringify(body));
         assert.equal(bad.body.error.code, 'validation_failed');
       }
 
-      const foreign = await t.request('PUT', `/api/action-items/${id}`, { token: tokenB, body: { title: 'hijack', status: 'DONE' } });
+      const foreign = await t.request('PUT', `/api/action-items/${id}`, { token: t.tokenB, body: { title: 'hijack', status: 'DONE' } });
       assert.equal(foreign.status, 404);
       assert.equal(foreign.body.error.code, 'action_item_not_found');
-      const missing = await t.request('PUT', `/api/action-items/${crypto.randomUUID()}`, { token: tokenA, body: { title: 'x', status: 'DONE' } });
+      const missing = await t.request('PUT', `/api/action-items/${crypto.randomUUID()}`, { token: t.tokenA, body: { title: 'x', status: 'DONE' } });
       assert.equal(missing.status, 404);
       assert.equal(missing.body.error.code, 'action_item_not_found');
 
-      const after = await t.request('GET', `/api/calls/${callA}/action-items`, { token: tokenA });
+      const after = await t.request('GET', `/api/calls/${callA}/action-items`, { token: t.tokenA });
       assert.equal(after.body.find((i: { id: string }) => i.id === id).title, 'Put me (cleared)');
     });
 
     test('PATCH /api/actions/:id sets the status only; legacy values are rejected', async () => {
-      const c = await t.request('POST', `/api/calls/${callA}/action-items`, { token: tokenA, body: { title: 'Patch me', priority: 'HIGH' } });
+      const c = await t.request('POST', `/api/calls/${callA}/action-items`, { token: t.tokenA, body: { title: 'Patch me', priority: 'HIGH' } });
       const id = c.body.id;
 
-      const done = await t.request('PATCH', `/api/actions/${id}`, { token: tokenA, body: { status: 'DONE' } });
+      const done = await t.request('PATCH', `/api/actions/${id}`, { token: t.tokenA, body: { status: 'DONE' } });
       assert.equal(done.status, 200);
       assert.equal(done.body.status, 'DONE');
       assert.equal(done.body.title, 'Patch me');
       assert.equal(done.body.priority, 'HIGH');
       assert.ok((await completedAtOf(id)) instanceof Date);
 
-      const reopened = await t.request('PATCH', `/api/actions/${id}`, { token: tokenA, body: { status: 'OPEN' } });
+      const reopened = await t.request('PATCH', `/api/actions/${id}`, { token: t.tokenA, body: { status: 'OPEN' } });
       assert.equal(reopened.status, 200);
       assert.equal(reopened.body.status, 'OPEN');
       assert.equal(await completedAtOf(id), null);
 
-      const dismissed = await t.request('PATCH', `/api/actions/${id}`, { token: tokenA, body: { status: 'DISMISSED', title: 'ignored' } });
+      const dismissed = await t.request('PATCH', `/api/actions/${id}`, { token: t.tokenA, body: { status: 'DISMISSED', title: 'ignored' } });
       assert.equal(dismissed.status, 200);
       assert.equal(dismissed.body.status, 'DISMISSED');
       assert.equal(dismissed.body.title, 'Patch me');
 
       for (const body of [{ status: 'PENDING' }, { status: 'COMPLETED' }, { status: 'done' }, {}, { status: null }]) {
-        const bad = await t.request('PATCH', `/api/actions/${id}`, { token: tokenA, body });
+        const bad = await t.request('PATCH', `/api/actions/${id}`, { token: t.tokenA, body });
         assert.equal(bad.status, 400, JSON.stringify(body));
         assert.equal(bad.body.error.code, 'validation_failed');
       }
 
-      const foreign = await t.request('PATCH', `/api/actions/${id}`, { token: tokenB, body: { status: 'DONE' } });
+      const foreign = await t.request('PATCH', `/api/actions/${id}`, { token: t.tokenB, body: { status: 'DONE' } });
       assert.equal(foreign.status, 404);
       assert.equal(foreign.body.error.code, 'action_item_not_found');
-      const missing = await t.request('PATCH', `/api/actions/${crypto.randomUUID()}`, { token: tokenA, body: { status: 'DONE' } });
+      const missing = await t.request('PATCH', `/api/actions/${crypto.randomUUID()}`, { token: t.tokenA, body: { status: 'DONE' } });
       assert.equal(missing.status, 404);
 
-      const list = await t.request('GET', '/api/actions', { token: tokenA });
+      const list = await t.request('GET', '/api/actions', { token: t.tokenA });
       assert.equal(list.body.find((i: { id: string }) => i.id === id).status, 'DISMISSED');
     });
 
     test('DELETE answers 204 once, then 404; a foreign item is 404 and survives', async () => {
-      const c = await t.request('POST', `/api/calls/${callA}/action-items`, { token: tokenA, body: { title: 'Delete me' } });
+      const c = await t.request('POST', `/api/calls/${callA}/action-items`, { token: t.tokenA, body: { title: 'Delete me' } });
       const id = c.body.id;
 
-      const foreign = await t.request('DELETE', `/api/action-items/${id}`, { token: tokenB });
+      const foreign = await t.request('DELETE', `/api/action-items/${id}`, { token: t.tokenB });
       assert.equal(foreign.status, 404);
       assert.equal(foreign.body.error.code, 'action_item_not_found');
-      let list = await t.request('GET', '/api/actions', { token: tokenA });
+      let list = await t.request('GET', '/api/actions', { token: t.tokenA });
       assert.ok(list.body.some((i: { id: string }) => i.id === id));
 
-      const del = await t.request('DELETE', `/api/action-items/${id}`, { token: tokenA });
+      const del = await t.request('DELETE', `/api/action-items/${id}`, { token: t.tokenA });
       assert.equal(del.status, 204);
       assert.equal(del.text, '');
-      list = await t.request('GET', '/api/actions', { token: tokenA });
+      list = await t.request('GET', '/api/actions', { token: t.tokenA });
       assert.ok(!list.body.some((i: { id: string }) => i.id === id));
 
-      const again = await t.request('DELETE', `/api/action-items/${id}`, { token: tokenA });
+      const again = await t.request('DELETE', `/api/action-items/${id}`, { token: t.tokenA });
       assert.equal(again.status, 404);
       assert.equal(again.body.error.code, 'action_item_not_found');
     });

@@ -1,10 +1,11 @@
 // The admin surface, the feature flags and the plan catalog against the real service on both
 // databases. Non-admins must not be able to tell the admin routes from unknown routes.
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { sql } from 'kysely';
-import { dbModes, startTestService, TestIdp, type TestResponse, type TestService } from '../support/service.js';
+import { dbModes, type TestResponse } from '../support/service.js';
+import { withIdpService } from '../support/two-users.js';
 import { LIMIT_FIELDS } from '../support/spec-fields.js';
 
 const SUMMARY_FIELDS = ['accountStatus', 'accountStatusReason', 'createdAt', 'displayName', 'email', 'id', 'lastLoginAt', 'plan', 'topupMinutesBalance', 'topupTranscriptsBalance'];
@@ -18,34 +19,26 @@ const observable = (r: TestResponse) => ({ status: r.status, body: r.body, type:
 
 for (const mode of await dbModes()) {
   describe(`admin (${mode} database)`, () => {
-    let t: TestService;
-    let idp: TestIdp;
     let admin: string;
     let user: string;
     let userId: string;
 
+    const t = withIdpService(mode, { env: { SERVICE_ADMIN_ALLOWED_EMAILS: 'ROOT@admin.example.test' } });
     before(async () => {
-      idp = await TestIdp.start();
-      t = await startTestService({ db: mode, env: { ...idp.env(), SERVICE_ADMIN_ALLOWED_EMAILS: 'ROOT@admin.example.test' } });
-      admin = await idp.token({ sub: 'admin-1', email: ADMIN_EMAIL, name: 'Root' });
-      user = await idp.token({ sub: 'admin-plain-user', email: 'Plain.User@Example.test', name: 'Plain User' });
-      userId = (await t.request('GET', '/api/users/me', { token: user })).body.id;
+      admin = await t.idp.token({ sub: 'admin-1', email: ADMIN_EMAIL, name: 'Root' });
+      user = await t.idp.token({ sub: 'admin-plain-user', email: 'Plain.User@Example.test', name: 'Plain User' });
+      userId = await t.userIdOf(user);
       assert.equal((await t.request('GET', '/api/users/me', { token: admin })).body.isAdmin, true);
-    });
-
-    after(async () => {
-      await t?.stop();
-      await idp?.stop();
     });
 
     const db = () => t.service.ctx.database.db;
     const auditCount = async () => Number((await db().selectFrom('auditLog').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
 
     test('an allow-listed email the provider marks unverified is not an admin', async () => {
-      const unverified = await idp.token({ sub: 'admin-unverified', email: ADMIN_EMAIL, name: 'Impostor', email_verified: false });
+      const unverified = await t.idp.token({ sub: 'admin-unverified', email: ADMIN_EMAIL, name: 'Impostor', email_verified: false });
       assert.equal((await t.request('GET', '/api/users/me', { token: unverified })).body.isAdmin, false);
       assert.equal((await t.request('GET', '/api/admin/users', { token: unverified })).status, 404);
-      const verified = await idp.token({ sub: 'admin-verified', email: ADMIN_EMAIL, name: 'Root 2', email_verified: true });
+      const verified = await t.idp.token({ sub: 'admin-verified', email: ADMIN_EMAIL, name: 'Root 2', email_verified: true });
       assert.equal((await t.request('GET', '/api/admin/users', { token: verified })).status, 200);
     });
 
@@ -183,7 +176,7 @@ for (const mode of await dbModes()) {
     test('admin: users paging, clamping, search and every page-envelope field', async () => {
       const tag = crypto.randomBytes(3).toString('hex');
       for (let i = 0; i < 5; i++) {
-        const token = await idp.token({ sub: `page-${tag}-${i}`, email: `Pager-${tag}-${i}@Example.test`, name: `Pager ${i}` });
+        const token = await t.idp.token({ sub: `page-${tag}-${i}`, email: `Pager-${tag}-${i}@Example.test`, name: `Pager ${i}` });
         assert.equal((await t.request('GET', '/api/users/me', { token })).status, 200);
       }
       const total = Number((await db().selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);

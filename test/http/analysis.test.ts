@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { sql } from 'kysely';
 import { dbModes, startTestService, TestIdp, type TestService } from '../support/service.js';
+import { withTwoUsers } from '../support/two-users.js';
 import { fixture, insertArtifact, insertCall, seedCompletedCall, transcriptFor, userIdOf } from '../fixtures/seed.js';
 import type { Analysis, AnalysisContext } from '../../src/domain/analysis.js';
 import type { Transcript } from '../../src/domain/transcript.js';
@@ -46,33 +47,15 @@ function reanalysis(titles: string[]): Analysis {
 
 for (const mode of await dbModes()) {
   describe(`analysis and re-analysis (${mode} database)`, () => {
-    let t: TestService;
-    let idp: TestIdp;
-    let tokenA: string;
-    let tokenB: string;
-    let userA: string;
-
-    before(async () => {
-      idp = await TestIdp.start();
-      t = await startTestService({ db: mode, env: idp.env(), pipeline: { analyzer } });
-      tokenA = await idp.token({ sub: 'analysis-a', name: 'Olivia Park' });
-      tokenB = await idp.token({ sub: 'analysis-b' });
-      userA = await userIdOf(t, tokenA);
-      await userIdOf(t, tokenB);
-    });
-
-    after(async () => {
-      await t?.stop();
-      await idp?.stop();
-    });
+    const t = withTwoUsers(mode, { a: { sub: 'analysis-a', name: 'Olivia Park' }, b: { sub: 'analysis-b' } }, { pipeline: { analyzer } });
 
     const db = () => t.service.ctx.database.db;
-    const itemsOf = async (callId: string) => (await t.request('GET', `/api/calls/${callId}/action-items`, { token: tokenA })).body as Array<Record<string, any>>;
+    const itemsOf = async (callId: string) => (await t.request('GET', `/api/calls/${callId}/action-items`, { token: t.tokenA })).body as Array<Record<string, any>>;
 
     test('a v3 analysis is served as stored, unknown keys included', async () => {
       const stored = { ...fixture('analysis-v3.json'), futureField: { nested: [1, 'two', null] }, emptyList: [] };
-      const callId = await seedCompletedCall(t, userA, { analysis: stored });
-      const r = await t.request('GET', `/api/calls/${callId}/analysis`, { token: tokenA });
+      const callId = await seedCompletedCall(t, t.userA, { analysis: stored });
+      const r = await t.request('GET', `/api/calls/${callId}/analysis`, { token: t.tokenA });
       assert.equal(r.status, 200);
       assert.match(r.headers.get('content-type') ?? '', /^application\/json/);
       assert.deepEqual(r.body, stored);
@@ -81,9 +64,9 @@ for (const mode of await dbModes()) {
     test('legacy schemaVersion 1 and 2 artifacts are served unchanged', async () => {
       for (const name of ['analysis-v1.json', 'analysis-v2.json']) {
         const stored = fixture(name);
-        const callId = await insertCall(t, userA);
-        await insertArtifact(t, userA, callId, 'analysis', stored);
-        const r = await t.request('GET', `/api/calls/${callId}/analysis`, { token: tokenA });
+        const callId = await insertCall(t, t.userA);
+        await insertArtifact(t, t.userA, callId, 'analysis', stored);
+        const r = await t.request('GET', `/api/calls/${callId}/analysis`, { token: t.tokenA });
         assert.equal(r.status, 200, name);
         assert.deepEqual(r.body, stored, name);
       }
@@ -94,17 +77,17 @@ for (const mode of await dbModes()) {
 
     test('422 call_not_completed before completion; 404 when missing, foreign or without analysis', async () => {
       for (const status of ['QUEUED', 'TRANSCRIBING', 'ANALYZING', 'FAILED'] as const) {
-        const callId = await insertCall(t, userA, { status });
-        const r = await t.request('GET', `/api/calls/${callId}/analysis`, { token: tokenA });
+        const callId = await insertCall(t, t.userA, { status });
+        const r = await t.request('GET', `/api/calls/${callId}/analysis`, { token: t.tokenA });
         assert.equal(r.status, 422, status);
         assert.equal(r.body.error.code, 'call_not_completed');
       }
-      const withAnalysis = await seedCompletedCall(t, userA);
-      const noAnalysis = await seedCompletedCall(t, userA, { analysis: null });
+      const withAnalysis = await seedCompletedCall(t, t.userA);
+      const noAnalysis = await seedCompletedCall(t, t.userA, { analysis: null });
       for (const [token, id] of [
-        [tokenA, crypto.randomUUID()],
-        [tokenB, withAnalysis],
-        [tokenA, noAnalysis],
+        [t.tokenA, crypto.randomUUID()],
+        [t.tokenB, withAnalysis],
+        [t.tokenA, noAnalysis],
       ] as const) {
         const r = await t.request('GET', `/api/calls/${id}/analysis`, { token });
         assert.equal(r.status, 404);
@@ -113,15 +96,15 @@ for (const mode of await dbModes()) {
     });
 
     test('reanalyze replaces the analysis and the AI items, keeps MANUAL items, answers the call detail', async () => {
-      const callId = await seedCompletedCall(t, userA, { contactName: 'Bayview Logistics' });
-      const manual = await t.request('POST', `/api/calls/${callId}/action-items`, { token: tokenA, body: { title: 'My own note', priority: 'LOW' } });
+      const callId = await seedCompletedCall(t, t.userA, { contactName: 'Bayview Logistics' });
+      const manual = await t.request('POST', `/api/calls/${callId}/action-items`, { token: t.tokenA, body: { title: 'My own note', priority: 'LOW' } });
       assert.equal(manual.status, 201);
       const before = await itemsOf(callId);
       assert.equal(before.filter((i) => i.source === 'AI').length, 2);
 
       nextResult = () => reanalysis(['Prepare the demo data', 'Confirm attendance']);
       seen.length = 0;
-      const r = await t.request('POST', `/api/calls/${callId}/reanalyze`, { token: tokenA });
+      const r = await t.request('POST', `/api/calls/${callId}/reanalyze`, { token: t.tokenA });
       assert.equal(r.status, 200);
       assert.equal(r.body.callId, callId);
       assert.equal(r.body.status, 'COMPLETED');
@@ -134,7 +117,7 @@ for (const mode of await dbModes()) {
       assert.equal(seen[0].context.contactName, 'Bayview Logistics');
       assert.equal(seen[0].context.userDisplayName, 'Olivia Park');
 
-      const analysis = await t.request('GET', `/api/calls/${callId}/analysis`, { token: tokenA });
+      const analysis = await t.request('GET', `/api/calls/${callId}/analysis`, { token: t.tokenA });
       assert.equal(analysis.body.oneLineSummary, 'Re-analysed summary.');
       assert.deepEqual(
         analysis.body.actionItems.map((i: { title: string }) => i.title),
@@ -158,7 +141,7 @@ for (const mode of await dbModes()) {
       assert.equal(row.suggestedTitle, 'Re-analysed title');
 
       // Idempotent: running it again leaves the same set, not duplicates.
-      const again = await t.request('POST', `/api/calls/${callId}/reanalyze`, { token: tokenA });
+      const again = await t.request('POST', `/api/calls/${callId}/reanalyze`, { token: t.tokenA });
       assert.equal(again.status, 200);
       const afterAgain = await itemsOf(callId);
       assert.deepEqual(
@@ -168,25 +151,25 @@ for (const mode of await dbModes()) {
     });
 
     test('a failing analyzer leaves the previous analysis and items intact', async () => {
-      const callId = await seedCompletedCall(t, userA);
-      const analysisBefore = (await t.request('GET', `/api/calls/${callId}/analysis`, { token: tokenA })).body;
+      const callId = await seedCompletedCall(t, t.userA);
+      const analysisBefore = (await t.request('GET', `/api/calls/${callId}/analysis`, { token: t.tokenA })).body;
       const itemsBefore = await itemsOf(callId);
 
       nextResult = null;
-      const r = await t.request('POST', `/api/calls/${callId}/reanalyze`, { token: tokenA });
+      const r = await t.request('POST', `/api/calls/${callId}/reanalyze`, { token: t.tokenA });
       assert.equal(r.status, 500);
       assert.equal(r.body.error.code, 'internal_error');
       assert.doesNotMatch(r.text, /boom/);
 
-      assert.deepEqual((await t.request('GET', `/api/calls/${callId}/analysis`, { token: tokenA })).body, analysisBefore);
+      assert.deepEqual((await t.request('GET', `/api/calls/${callId}/analysis`, { token: t.tokenA })).body, analysisBefore);
       assert.deepEqual(await itemsOf(callId), itemsBefore);
     });
 
     test('a failure in the middle of the write transaction rolls everything back', async () => {
-      const callId = await seedCompletedCall(t, userA);
-      const analysisBefore = (await t.request('GET', `/api/calls/${callId}/analysis`, { token: tokenA })).body;
+      const callId = await seedCompletedCall(t, t.userA);
+      const analysisBefore = (await t.request('GET', `/api/calls/${callId}/analysis`, { token: t.tokenA })).body;
       const itemsBefore = await itemsOf(callId);
-      const callBefore = (await t.request('GET', `/api/calls/${callId}`, { token: tokenA })).body;
+      const callBefore = (await t.request('GET', `/api/calls/${callId}`, { token: t.tokenA })).body;
 
       // The artifact overwrite and the delete of the old items succeed; inserting this item fails.
       await sql`CREATE OR REPLACE FUNCTION test_refuse_item() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -194,7 +177,7 @@ for (const mode of await dbModes()) {
       await sql`CREATE TRIGGER test_refuse_item BEFORE INSERT ON action_items FOR EACH ROW EXECUTE FUNCTION test_refuse_item()`.execute(db());
       try {
         nextResult = () => reanalysis(['fine', 'explode']);
-        const r = await t.request('POST', `/api/calls/${callId}/reanalyze`, { token: tokenA });
+        const r = await t.request('POST', `/api/calls/${callId}/reanalyze`, { token: t.tokenA });
         assert.equal(r.status, 500);
         assert.doesNotMatch(r.text, /refused by test/);
       } finally {
@@ -202,26 +185,26 @@ for (const mode of await dbModes()) {
         await sql`DROP FUNCTION IF EXISTS test_refuse_item()`.execute(db());
       }
 
-      assert.deepEqual((await t.request('GET', `/api/calls/${callId}/analysis`, { token: tokenA })).body, analysisBefore);
+      assert.deepEqual((await t.request('GET', `/api/calls/${callId}/analysis`, { token: t.tokenA })).body, analysisBefore);
       assert.deepEqual(await itemsOf(callId), itemsBefore);
-      assert.deepEqual((await t.request('GET', `/api/calls/${callId}`, { token: tokenA })).body, callBefore);
+      assert.deepEqual((await t.request('GET', `/api/calls/${callId}`, { token: t.tokenA })).body, callBefore);
     });
 
     test('reanalyze: 409 with the status when not completed; 404 when missing, foreign or without transcript', async () => {
       nextResult = () => reanalysis(['never stored']);
       for (const status of ['QUEUED', 'PROCESSING', 'ANALYZING', 'FAILED'] as const) {
-        const callId = await insertCall(t, userA, { status });
-        const r = await t.request('POST', `/api/calls/${callId}/reanalyze`, { token: tokenA });
+        const callId = await insertCall(t, t.userA, { status });
+        const r = await t.request('POST', `/api/calls/${callId}/reanalyze`, { token: t.tokenA });
         assert.equal(r.status, 409, status);
         assert.equal(r.body.error.code, 'call_not_reanalyzable');
         assert.deepEqual(r.body.error.details, { status });
       }
-      const mine = await seedCompletedCall(t, userA);
-      const noTranscript = await insertCall(t, userA);
+      const mine = await seedCompletedCall(t, t.userA);
+      const noTranscript = await insertCall(t, t.userA);
       for (const [token, id] of [
-        [tokenA, crypto.randomUUID()],
-        [tokenB, mine],
-        [tokenA, noTranscript],
+        [t.tokenA, crypto.randomUUID()],
+        [t.tokenB, mine],
+        [t.tokenA, noTranscript],
       ] as const) {
         const r = await t.request('POST', `/api/calls/${id}/reanalyze`, { token });
         assert.equal(r.status, 404);

@@ -1,9 +1,10 @@
 // GET /api/analytics/vibe against the real service: distributions, weekly trend and tone profile
 // aggregated from stored analyses, on both databases.
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dbModes, startTestService, TestIdp, type TestService } from '../support/service.js';
-import { fixture, insertArtifact, insertCall, userIdOf } from '../fixtures/seed.js';
+import { dbModes } from '../support/service.js';
+import { withIdpService } from '../support/two-users.js';
+import { fixture, insertArtifact, insertCall } from '../fixtures/seed.js';
 
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;
@@ -35,8 +36,6 @@ function analysis(o: { overall: Overall; user?: Overall; contact?: Overall; tone
 
 for (const mode of await dbModes()) {
   describe(`analytics (${mode} database)`, () => {
-    let t: TestService;
-    let idp: TestIdp;
     let tokenA: string;
     let tokenB: string;
     let tokenEmpty: string;
@@ -44,15 +43,14 @@ for (const mode of await dbModes()) {
     // Calls of user A that have a sentiment.overall inside the default 30-day window.
     const inWindow: Array<{ createdAt: Date; overall: string }> = [];
 
+    const t = withIdpService(mode);
     before(async () => {
-      idp = await TestIdp.start();
-      t = await startTestService({ db: mode, env: idp.env() });
-      tokenA = await idp.token({ sub: 'vibe-a' });
-      tokenB = await idp.token({ sub: 'vibe-b' });
-      tokenEmpty = await idp.token({ sub: 'vibe-empty' });
-      const a = await userIdOf(t, tokenA);
-      const b = await userIdOf(t, tokenB);
-      await userIdOf(t, tokenEmpty);
+      tokenA = await t.idp.token({ sub: 'vibe-a' });
+      tokenB = await t.idp.token({ sub: 'vibe-b' });
+      tokenEmpty = await t.idp.token({ sub: 'vibe-empty' });
+      const a = await t.userIdOf(tokenA);
+      const b = await t.userIdOf(tokenB);
+      await t.userIdOf(tokenEmpty);
 
       const seed = async (userId: string, ageMs: number, body: unknown | null, status: 'COMPLETED' | 'ANALYZING' = 'COMPLETED') => {
         const createdAt = new Date(now - ageMs);
@@ -75,11 +73,6 @@ for (const mode of await dbModes()) {
       await seed(a, 45 * DAY, analysis({ overall: 'negative', user: 'negative', contact: 'negative', tone: ['formal', 'high', 'fast'] }));
       // Another user's call never shows.
       await seed(b, 2 * HOUR, analysis({ overall: 'unclear', user: 'unclear', contact: 'unclear', tone: ['semi-formal', 'medium', 'normal'] }));
-    });
-
-    after(async () => {
-      await t?.stop();
-      await idp?.stop();
     });
 
     test('default window: distributions, tone profile, and calls without values left out', async () => {

@@ -1,10 +1,11 @@
 // The call routes against the real service (workers off, so uploads stay QUEUED): upload errors,
 // guards, idempotent retries, contact auto-assignment, listing, edits, deletion and ownership.
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { dbModes, startTestService, tempDir, TestIdp, uploadForm, type TestService } from '../support/service.js';
+import { dbModes, tempDir, uploadForm } from '../support/service.js';
+import { withIdpService } from '../support/two-users.js';
 import { corpusFile } from '../support/corpus.js';
 
 const modes = await dbModes();
@@ -14,26 +15,16 @@ const meta = { title: 'Brake repair', contactName: 'Westside Auto', phoneNumber:
 
 for (const mode of modes) {
   describe(`calls (${mode} PostgreSQL)`, () => {
-    let t: TestService;
-    let idp: TestIdp;
     let alice: string;
     let bob: string;
     let admin: string;
     const maxFileSize = fs.statSync(wav).size - 100_000;
 
+    const t = withIdpService(mode, { env: { MAX_FILE_SIZE: String(maxFileSize), SERVICE_MAX_UPLOADS_PER_HOUR: '6', SERVICE_ADMIN_ALLOWED_EMAILS: 'root@example.com' } });
     before(async () => {
-      idp = await TestIdp.start();
-      t = await startTestService({
-        db: mode,
-        env: { ...idp.env(), MAX_FILE_SIZE: String(maxFileSize), SERVICE_MAX_UPLOADS_PER_HOUR: '6', SERVICE_ADMIN_ALLOWED_EMAILS: 'root@example.com' },
-      });
-      alice = await idp.token({ sub: 'alice', email: 'alice@example.com', name: 'Alice Archer' });
-      bob = await idp.token({ sub: 'bob', email: 'bob@example.com', name: 'Bob Baker' });
-      admin = await idp.token({ sub: 'root', email: 'root@example.com', name: 'Root' });
-    });
-    after(async () => {
-      await t?.stop();
-      await idp?.stop();
+      alice = await t.idp.token({ sub: 'alice', email: 'alice@example.com', name: 'Alice Archer' });
+      bob = await t.idp.token({ sub: 'bob', email: 'bob@example.com', name: 'Bob Baker' });
+      admin = await t.idp.token({ sub: 'root', email: 'root@example.com', name: 'Root' });
     });
 
     const upload = (token: string, file: string, metadata?: unknown, headers: Record<string, string> = {}, extra: Record<string, string> = {}, name?: string, mime?: string) =>
@@ -126,7 +117,7 @@ for (const mode of modes) {
     });
 
     test('contact auto-assignment matches by name case-insensitively, else creates one', async () => {
-      const carol = await idp.token({ sub: 'carol', email: 'carol@example.com', name: 'Carol' });
+      const carol = await t.idp.token({ sub: 'carol', email: 'carol@example.com', name: 'Carol' });
       const created = await t.request('POST', '/api/contacts', { token: carol, body: { name: 'Westside AUTO', phoneNumber: '+15550000000' } });
       assert.equal(created.status, 201);
       const a = await upload(carol, m4a, meta);
@@ -144,7 +135,7 @@ for (const mode of modes) {
     });
 
     test('a suspended account gets 403 with the reason', async () => {
-      const dave = await idp.token({ sub: 'dave', email: 'dave@example.com', name: 'Dave' });
+      const dave = await t.idp.token({ sub: 'dave', email: 'dave@example.com', name: 'Dave' });
       const me = (await t.request('GET', '/api/users/me', { token: dave })).body;
       const s = await t.request('PATCH', `/api/admin/users/${me.id}/status`, { token: admin, body: { status: 'SUSPENDED', reason: 'Payment dispute' } });
       assert.equal(s.status, 200);
@@ -159,7 +150,7 @@ for (const mode of modes) {
     });
 
     test('usage guards answer 429 with the limit; deleting calls does not give uploads back', async () => {
-      const erin = await idp.token({ sub: 'erin', email: 'erin@example.com', name: 'Erin' });
+      const erin = await t.idp.token({ sub: 'erin', email: 'erin@example.com', name: 'Erin' });
       const ids: string[] = [];
       for (let i = 0; i < 5; i++) {
         const r = await upload(erin, m4a, meta);
@@ -185,7 +176,7 @@ for (const mode of modes) {
     });
 
     test('list is newest first with cursor pagination, counts and a status filter', async () => {
-      const fay = await idp.token({ sub: 'fay', email: 'fay@example.com', name: 'Fay' });
+      const fay = await t.idp.token({ sub: 'fay', email: 'fay@example.com', name: 'Fay' });
       const ids: string[] = [];
       for (let i = 0; i < 3; i++) ids.push((await upload(fay, m4a, { title: `call ${i}` })).body.callId);
       const p1 = await t.request('GET', '/api/calls?limit=2', { token: fay });
@@ -210,7 +201,7 @@ for (const mode of modes) {
     });
 
     test('PATCH edits title, summary and notes; empty string clears', async () => {
-      const gina = await idp.token({ sub: 'gina', email: 'gina@example.com', name: 'Gina' });
+      const gina = await t.idp.token({ sub: 'gina', email: 'gina@example.com', name: 'Gina' });
       const id = (await upload(gina, m4a, { title: 'Original' })).body.callId;
       const r = await t.request('PATCH', `/api/calls/${id}`, { token: gina, body: { title: 'Renamed', notes: 'bring papers', summary: 'short' } });
       assert.equal(r.status, 200);
@@ -225,7 +216,7 @@ for (const mode of modes) {
     });
 
     test('transcript before completion answers 422 call_not_completed', async () => {
-      const hank = await idp.token({ sub: 'hank', email: 'hank@example.com', name: 'Hank' });
+      const hank = await t.idp.token({ sub: 'hank', email: 'hank@example.com', name: 'Hank' });
       const id = (await upload(hank, m4a, meta)).body.callId;
       const r = await t.request('GET', `/api/calls/${id}/transcript`, { token: hank });
       assert.equal(r.status, 422);
@@ -235,7 +226,7 @@ for (const mode of modes) {
     });
 
     test('another user gets 404 on every call route', async () => {
-      const ivy = await idp.token({ sub: 'ivy', email: 'ivy@example.com', name: 'Ivy' });
+      const ivy = await t.idp.token({ sub: 'ivy', email: 'ivy@example.com', name: 'Ivy' });
       const id = (await upload(ivy, m4a, meta)).body.callId;
       const routes: Array<[string, string, unknown?]> = [
         ['GET', `/api/calls/${id}`],
@@ -260,7 +251,7 @@ for (const mode of modes) {
     });
 
     test('DELETE removes the call and its audio; bulk delete counts deleted and missing', async () => {
-      const jack = await idp.token({ sub: 'jack', email: 'jack@example.com', name: 'Jack' });
+      const jack = await t.idp.token({ sub: 'jack', email: 'jack@example.com', name: 'Jack' });
       const id = (await upload(jack, m4a, meta)).body.callId;
       const me = (await t.request('GET', '/api/users/me', { token: jack })).body.id;
       const dir = path.join(t.dataDir, 'blobs/users', me, 'calls', id);

@@ -1,36 +1,18 @@
 // Contact routes and the call-to-contact link against the real service, on both databases.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
-import { dbModes, startTestService, TestIdp, type TestService } from '../support/service.js';
-import { insertCall, userIdOf } from '../fixtures/seed.js';
+import { dbModes } from '../support/service.js';
+import { withTwoUsers } from '../support/two-users.js';
+import { insertCall } from '../fixtures/seed.js';
 
 const CONTACT_FIELDS = ['createdAt', 'email', 'id', 'name', 'notes', 'phoneNumber', 'updatedAt'];
 
 for (const mode of await dbModes()) {
   describe(`contacts (${mode} database)`, () => {
-    let t: TestService;
-    let idp: TestIdp;
-    let tokenA: string;
-    let tokenB: string;
-    let userA: string;
-    let userB: string;
+    const t = withTwoUsers(mode, { a: { sub: 'contacts-a', email: 'a@example.test', name: 'Alice' }, b: { sub: 'contacts-b', email: 'b@example.test', name: 'Bob' } });
 
-    before(async () => {
-      idp = await TestIdp.start();
-      t = await startTestService({ db: mode, env: idp.env() });
-      tokenA = await idp.token({ sub: 'contacts-a', email: 'a@example.test', name: 'Alice' });
-      tokenB = await idp.token({ sub: 'contacts-b', email: 'b@example.test', name: 'Bob' });
-      userA = await userIdOf(t, tokenA);
-      userB = await userIdOf(t, tokenB);
-    });
-
-    after(async () => {
-      await t?.stop();
-      await idp?.stop();
-    });
-
-    const create = (body: unknown, token = tokenA) => t.request('POST', '/api/contacts', { token, body });
+    const create = (body: unknown, token = t.tokenA) => t.request('POST', '/api/contacts', { token, body });
     const callRow = (id: string) => t.service.ctx.database.db.selectFrom('calls').selectAll().where('id', '=', id).executeTakeFirst();
 
     test('POST creates (201), GET reads back; optional fields are null when absent', async () => {
@@ -43,7 +25,7 @@ for (const mode of await dbModes()) {
       assert.equal(r.body.notes, 'Met at the conference.\nLikes tea.');
       assert.match(r.body.createdAt, /Z$/);
 
-      const g = await t.request('GET', `/api/contacts/${r.body.id}`, { token: tokenA });
+      const g = await t.request('GET', `/api/contacts/${r.body.id}`, { token: t.tokenA });
       assert.equal(g.status, 200);
       assert.deepEqual(g.body, r.body);
 
@@ -73,15 +55,15 @@ for (const mode of await dbModes()) {
     });
 
     test('GET /api/contacts is sorted by name case-insensitively and holds only the caller\'s', async () => {
-      for (const name of ['zoe', 'Adam', 'bella', 'Carl', 'aaron']) await create({ name }, tokenB);
+      for (const name of ['zoe', 'Adam', 'bella', 'Carl', 'aaron']) await create({ name }, t.tokenB);
       await create({ name: 'Alpha of A' });
-      const r = await t.request('GET', '/api/contacts', { token: tokenB });
+      const r = await t.request('GET', '/api/contacts', { token: t.tokenB });
       assert.equal(r.status, 200);
       assert.deepEqual(
         r.body.map((c: { name: string }) => c.name),
         ['aaron', 'Adam', 'bella', 'Carl', 'zoe'],
       );
-      const a = await t.request('GET', '/api/contacts', { token: tokenA });
+      const a = await t.request('GET', '/api/contacts', { token: t.tokenA });
       assert.ok(a.body.length >= 3);
       assert.ok(!a.body.some((c: { name: string }) => c.name === 'zoe'));
       const names = a.body.map((c: { name: string }) => c.name.toLowerCase());
@@ -91,7 +73,7 @@ for (const mode of await dbModes()) {
     test('PUT is a full replacement: null or omitted optional fields are cleared', async () => {
       const c = await create({ name: 'Fox', phoneNumber: '555', email: 'fox@example.com', notes: 'n' });
       const id = c.body.id;
-      const r = await t.request('PUT', `/api/contacts/${id}`, { token: tokenA, body: { name: 'Fox Mulder', phoneNumber: null, email: 'mulder@example.com' } });
+      const r = await t.request('PUT', `/api/contacts/${id}`, { token: t.tokenA, body: { name: 'Fox Mulder', phoneNumber: null, email: 'mulder@example.com' } });
       assert.equal(r.status, 200);
       assert.equal(r.body.id, id);
       assert.equal(r.body.name, 'Fox Mulder');
@@ -100,15 +82,15 @@ for (const mode of await dbModes()) {
       assert.equal(r.body.notes, null);
       assert.equal(r.body.createdAt, c.body.createdAt);
       assert.ok(Date.parse(r.body.updatedAt) >= Date.parse(c.body.updatedAt));
-      const g = await t.request('GET', `/api/contacts/${id}`, { token: tokenA });
+      const g = await t.request('GET', `/api/contacts/${id}`, { token: t.tokenA });
       assert.deepEqual(g.body, r.body);
 
       for (const body of [{ phoneNumber: '1' }, { name: '' }, { name: 'Fox', email: 'bad' }]) {
-        const bad = await t.request('PUT', `/api/contacts/${id}`, { token: tokenA, body });
+        const bad = await t.request('PUT', `/api/contacts/${id}`, { token: t.tokenA, body });
         assert.equal(bad.status, 400, JSON.stringify(body));
         assert.equal(bad.body.error.code, 'validation_failed');
       }
-      const unchanged = await t.request('GET', `/api/contacts/${id}`, { token: tokenA });
+      const unchanged = await t.request('GET', `/api/contacts/${id}`, { token: t.tokenA });
       assert.equal(unchanged.body.name, 'Fox Mulder');
     });
 
@@ -116,26 +98,26 @@ for (const mode of await dbModes()) {
       const c = await create({ name: 'Private' });
       const id = c.body.id;
       for (const [method, path, token] of [
-        ['GET', `/api/contacts/${id}`, tokenB],
-        ['PUT', `/api/contacts/${id}`, tokenB],
-        ['DELETE', `/api/contacts/${id}`, tokenB],
-        ['GET', `/api/contacts/${crypto.randomUUID()}`, tokenA],
-        ['PUT', `/api/contacts/${crypto.randomUUID()}`, tokenA],
-        ['DELETE', `/api/contacts/${crypto.randomUUID()}`, tokenA],
+        ['GET', `/api/contacts/${id}`, t.tokenB],
+        ['PUT', `/api/contacts/${id}`, t.tokenB],
+        ['DELETE', `/api/contacts/${id}`, t.tokenB],
+        ['GET', `/api/contacts/${crypto.randomUUID()}`, t.tokenA],
+        ['PUT', `/api/contacts/${crypto.randomUUID()}`, t.tokenA],
+        ['DELETE', `/api/contacts/${crypto.randomUUID()}`, t.tokenA],
       ] as const) {
         const r = await t.request(method, path, { token, body: method === 'PUT' ? { name: 'Hijack' } : undefined });
         assert.equal(r.status, 404, `${method} ${path}`);
         assert.equal(r.body.error.code, 'contact_not_found');
       }
-      const still = await t.request('GET', `/api/contacts/${id}`, { token: tokenA });
+      const still = await t.request('GET', `/api/contacts/${id}`, { token: t.tokenA });
       assert.equal(still.body.name, 'Private');
     });
 
     test('PATCH /api/calls/:callId/contact links and unlinks, leaving the legacy fields alone', async () => {
       const contact = await create({ name: 'Walter Skinner' });
-      const callId = await insertCall(t, userA, { contactName: 'W. Skinner (phone)', legacyContactId: 'phone-contact-17' });
+      const callId = await insertCall(t, t.userA, { contactName: 'W. Skinner (phone)', legacyContactId: 'phone-contact-17' });
 
-      const linked = await t.request('PATCH', `/api/calls/${callId}/contact`, { token: tokenA, body: { contactId: contact.body.id } });
+      const linked = await t.request('PATCH', `/api/calls/${callId}/contact`, { token: t.tokenA, body: { contactId: contact.body.id } });
       assert.equal(linked.status, 200);
       assert.equal(linked.body.callId, callId);
       assert.equal(linked.body.contactName, 'W. Skinner (phone)');
@@ -145,7 +127,7 @@ for (const mode of await dbModes()) {
       assert.equal(row?.legacyContactId, 'phone-contact-17');
       assert.equal(row?.contactName, 'W. Skinner (phone)');
 
-      const unlinked = await t.request('PATCH', `/api/calls/${callId}/contact`, { token: tokenA, body: { contactId: null } });
+      const unlinked = await t.request('PATCH', `/api/calls/${callId}/contact`, { token: t.tokenA, body: { contactId: null } });
       assert.equal(unlinked.status, 200);
       assert.equal(unlinked.body.serviceContactId, null);
       row = await callRow(callId);
@@ -153,7 +135,7 @@ for (const mode of await dbModes()) {
       assert.equal(row?.legacyContactId, 'phone-contact-17');
 
       for (const body of [{}, { contactId: 'nope' }, { contactId: 5 }]) {
-        const bad = await t.request('PATCH', `/api/calls/${callId}/contact`, { token: tokenA, body });
+        const bad = await t.request('PATCH', `/api/calls/${callId}/contact`, { token: t.tokenA, body });
         assert.equal(bad.status, 400, JSON.stringify(body));
         assert.equal(bad.body.error.code, 'validation_failed');
       }
@@ -161,22 +143,22 @@ for (const mode of await dbModes()) {
 
     test('linking needs both the call and the contact to be the caller\'s', async () => {
       const mine = await create({ name: 'Mine' });
-      const theirs = await create({ name: 'Theirs' }, tokenB);
-      const myCall = await insertCall(t, userA);
-      const theirCall = await insertCall(t, userB);
+      const theirs = await create({ name: 'Theirs' }, t.tokenB);
+      const myCall = await insertCall(t, t.userA);
+      const theirCall = await insertCall(t, t.userB);
 
-      const foreignContact = await t.request('PATCH', `/api/calls/${myCall}/contact`, { token: tokenA, body: { contactId: theirs.body.id } });
+      const foreignContact = await t.request('PATCH', `/api/calls/${myCall}/contact`, { token: t.tokenA, body: { contactId: theirs.body.id } });
       assert.equal(foreignContact.status, 404);
       assert.equal(foreignContact.body.error.code, 'contact_not_found');
-      const missingContact = await t.request('PATCH', `/api/calls/${myCall}/contact`, { token: tokenA, body: { contactId: crypto.randomUUID() } });
+      const missingContact = await t.request('PATCH', `/api/calls/${myCall}/contact`, { token: t.tokenA, body: { contactId: crypto.randomUUID() } });
       assert.equal(missingContact.status, 404);
 
-      const foreignCall = await t.request('PATCH', `/api/calls/${theirCall}/contact`, { token: tokenA, body: { contactId: mine.body.id } });
+      const foreignCall = await t.request('PATCH', `/api/calls/${theirCall}/contact`, { token: t.tokenA, body: { contactId: mine.body.id } });
       assert.equal(foreignCall.status, 404);
       assert.equal(foreignCall.body.error.code, 'call_not_found');
-      const foreignCallUnlink = await t.request('PATCH', `/api/calls/${theirCall}/contact`, { token: tokenA, body: { contactId: null } });
+      const foreignCallUnlink = await t.request('PATCH', `/api/calls/${theirCall}/contact`, { token: t.tokenA, body: { contactId: null } });
       assert.equal(foreignCallUnlink.status, 404);
-      const missingCall = await t.request('PATCH', `/api/calls/${crypto.randomUUID()}/contact`, { token: tokenA, body: { contactId: mine.body.id } });
+      const missingCall = await t.request('PATCH', `/api/calls/${crypto.randomUUID()}/contact`, { token: t.tokenA, body: { contactId: mine.body.id } });
       assert.equal(missingCall.status, 404);
       assert.equal(missingCall.body.error.code, 'call_not_found');
 
@@ -187,23 +169,23 @@ for (const mode of await dbModes()) {
     test('DELETE answers 204, keeps linked calls and clears their link', async () => {
       const contact = await create({ name: 'To be deleted' });
       const other = await create({ name: 'Stays' });
-      const linkedCall = await insertCall(t, userA);
-      const otherCall = await insertCall(t, userA);
-      await t.request('PATCH', `/api/calls/${linkedCall}/contact`, { token: tokenA, body: { contactId: contact.body.id } });
-      await t.request('PATCH', `/api/calls/${otherCall}/contact`, { token: tokenA, body: { contactId: other.body.id } });
+      const linkedCall = await insertCall(t, t.userA);
+      const otherCall = await insertCall(t, t.userA);
+      await t.request('PATCH', `/api/calls/${linkedCall}/contact`, { token: t.tokenA, body: { contactId: contact.body.id } });
+      await t.request('PATCH', `/api/calls/${otherCall}/contact`, { token: t.tokenA, body: { contactId: other.body.id } });
 
-      const del = await t.request('DELETE', `/api/contacts/${contact.body.id}`, { token: tokenA });
+      const del = await t.request('DELETE', `/api/contacts/${contact.body.id}`, { token: t.tokenA });
       assert.equal(del.status, 204);
       assert.equal(del.text, '');
 
-      const call = await t.request('GET', `/api/calls/${linkedCall}`, { token: tokenA });
+      const call = await t.request('GET', `/api/calls/${linkedCall}`, { token: t.tokenA });
       assert.equal(call.status, 200);
       assert.equal((await callRow(linkedCall))?.serviceContactId, null);
       assert.equal((await callRow(otherCall))?.serviceContactId, other.body.id);
 
-      const gone = await t.request('GET', `/api/contacts/${contact.body.id}`, { token: tokenA });
+      const gone = await t.request('GET', `/api/contacts/${contact.body.id}`, { token: t.tokenA });
       assert.equal(gone.status, 404);
-      const again = await t.request('DELETE', `/api/contacts/${contact.body.id}`, { token: tokenA });
+      const again = await t.request('DELETE', `/api/contacts/${contact.body.id}`, { token: t.tokenA });
       assert.equal(again.status, 404);
       assert.equal(again.body.error.code, 'contact_not_found');
     });

@@ -1,40 +1,23 @@
 // conversationMetrics in the analysis (re-analysis with the real embedded analyzer adds them from
 // the stored transcript) and their averages in GET /api/analytics/vibe.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dbModes, startTestService, TestIdp, type TestService } from '../support/service.js';
+import { dbModes } from '../support/service.js';
+import { withTwoUsers } from '../support/two-users.js';
 import { fixture, insertArtifact, insertCall, seedCompletedCall, transcriptFor, userIdOf } from '../fixtures/seed.js';
 import { computeConversationMetrics } from '../../src/domain/conversation-metrics.js';
 
 for (const mode of await dbModes()) {
   describe(`conversation metrics (${mode} database)`, () => {
-    let t: TestService;
-    let idp: TestIdp;
-    let tokenA: string;
-    let tokenB: string;
-    let userA: string;
-
-    before(async () => {
-      idp = await TestIdp.start();
-      t = await startTestService({ db: mode, env: idp.env() });
-      tokenA = await idp.token({ sub: 'metrics-a', name: 'Olivia Park' });
-      tokenB = await idp.token({ sub: 'metrics-b' });
-      userA = await userIdOf(t, tokenA);
-      await userIdOf(t, tokenB);
-    });
-
-    after(async () => {
-      await t?.stop();
-      await idp?.stop();
-    });
+    const t = withTwoUsers(mode, { a: { sub: 'metrics-a', name: 'Olivia Park' }, b: { sub: 'metrics-b' } });
 
     test('an analysis run adds conversationMetrics from the transcript timing; existing fields stay', async () => {
-      const callId = await seedCompletedCall(t, userA);
-      const before = (await t.request('GET', `/api/calls/${callId}/analysis`, { token: tokenA })).body;
+      const callId = await seedCompletedCall(t, t.userA);
+      const before = (await t.request('GET', `/api/calls/${callId}/analysis`, { token: t.tokenA })).body;
       assert.equal(before.conversationMetrics, undefined);
-      const re = await t.request('POST', `/api/calls/${callId}/reanalyze`, { token: tokenA });
+      const re = await t.request('POST', `/api/calls/${callId}/reanalyze`, { token: t.tokenA });
       assert.equal(re.status, 200);
-      const after = (await t.request('GET', `/api/calls/${callId}/analysis`, { token: tokenA })).body;
+      const after = (await t.request('GET', `/api/calls/${callId}/analysis`, { token: t.tokenA })).body;
       assert.equal(after.schemaVersion, 3);
       const m = after.conversationMetrics;
       assert.deepEqual(m, computeConversationMetrics(transcriptFor(callId) as never));
@@ -53,7 +36,7 @@ for (const mode of await dbModes()) {
     });
 
     test('vibe averages the metrics per call and per role; calls without metrics and other users are left out', async () => {
-      const fresh = await idp.token({ sub: 'metrics-vibe' });
+      const fresh = await t.idp.token({ sub: 'metrics-vibe' });
       const user = await userIdOf(t, fresh);
       const metricsOf = (shift: number) => {
         const tr = transcriptFor('00000000-0000-4000-8000-000000000000');
@@ -90,7 +73,7 @@ for (const mode of await dbModes()) {
       assert.equal(c.byRole.CONTACT.averageWordsPerMinute, avg(m1.parties[1].wordsPerMinute!, m2.parties[1].wordsPerMinute!));
       assert.equal(c.byRole.CONTACT.averageResponseLatencySeconds, avg(m1.parties[1].averageResponseLatencySeconds!, m2.parties[1].averageResponseLatencySeconds!));
 
-      const other = await t.request('GET', '/api/analytics/vibe', { token: tokenB });
+      const other = await t.request('GET', '/api/analytics/vibe', { token: t.tokenB });
       assert.equal(other.body.conversationMetrics.callCount, 0);
       assert.deepEqual(other.body.conversationMetrics.byRole, {});
     });

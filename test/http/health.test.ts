@@ -3,8 +3,9 @@
 // service) and on the external one (a TCP proxy in front of it that is cut and restored).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CuttableProxy } from '../support/tcp-proxy.js';
-import { createExternalDatabase, EXTERNAL_ADMIN_URL, externalDbAvailable, startTestService, type TestService } from '../support/service.js';
+import type { CuttableProxy } from '../support/tcp-proxy.js';
+import { proxiedExternalDatabase } from '../support/proxied-database.js';
+import { externalDbAvailable, startTestService, type TestService } from '../support/service.js';
 
 const health = async (t: TestService) => {
   const r = await t.request('GET', '/api/health');
@@ -82,15 +83,9 @@ describe('health (external database)', { skip: !external && 'no external Postgre
   let drop: () => Promise<void>;
 
   before(async () => {
-    const admin = new URL(EXTERNAL_ADMIN_URL);
-    proxy = new CuttableProxy(admin.hostname, Number(admin.port || 5432));
-    await proxy.start();
-    const ext = await createExternalDatabase();
-    drop = ext.drop;
-    const viaProxy = new URL(ext.url);
-    viaProxy.hostname = '127.0.0.1';
-    viaProxy.port = String(proxy.port);
-    t = await startTestService({ env: { DATABASE_URL: viaProxy.toString() } });
+    const db = await proxiedExternalDatabase();
+    ({ proxy, drop } = db);
+    t = await startTestService({ env: { DATABASE_URL: db.url } });
   });
 
   after(async () => {

@@ -8,9 +8,10 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { dbModes, startTestService, tempDir, TestIdp, type TestService } from '../support/service.js';
+import { dbModes, tempDir } from '../support/service.js';
+import { withIdpService } from '../support/two-users.js';
 import { sql } from 'kysely';
-import { insertCall, userIdOf } from '../fixtures/seed.js';
+import { insertCall } from '../fixtures/seed.js';
 
 const work = tempDir('cas-hostile-');
 const wavPath = path.join(work, 'tone.wav');
@@ -49,21 +50,13 @@ function rawRequest(url: string, bytes: string | Buffer): Promise<{ status: numb
 
 for (const mode of await dbModes()) {
   describe(`hostile input (${mode} database)`, () => {
-    let t: TestService;
-    let idp: TestIdp;
     let token: string;
     let callId: string;
 
+    const t = withIdpService(mode, { env: { SERVICE_ADMIN_ALLOWED_EMAILS: 'hostile-admin@example.test' } });
     before(async () => {
-      idp = await TestIdp.start();
-      t = await startTestService({ db: mode, env: { ...idp.env(), SERVICE_ADMIN_ALLOWED_EMAILS: 'hostile-admin@example.test' } });
-      token = await idp.token({ sub: 'hostile-a', email: 'hostile-a@example.test' });
-      callId = await insertCall(t, await userIdOf(t, token), { status: 'COMPLETED' });
-    });
-
-    after(async () => {
-      await t?.stop();
-      await idp?.stop();
+      token = await t.idp.token({ sub: 'hostile-a', email: 'hostile-a@example.test' });
+      callId = await insertCall(t, await t.userIdOf(token), { status: 'COMPLETED' });
     });
 
     const countRows = async (table: 'calls' | 'contacts' | 'action_items') =>
@@ -149,7 +142,7 @@ for (const mode of await dbModes()) {
         assert.equal(r.status, 400, r.text.slice(0, 300));
         assertErrorBody(r.body, 'validation_failed');
       }
-      const admin = await idp.token({ sub: 'hostile-admin', email: 'hostile-admin@example.test', email_verified: true });
+      const admin = await t.idp.token({ sub: 'hostile-admin', email: 'hostile-admin@example.test', email_verified: true });
       for (const p of ['/api/admin/audit-log?page=18446744073709552000', '/api/admin/users?page=99999999999999&size=200']) {
         const r = await t.request('GET', p, { token: admin });
         assert.equal(r.status, 400, `${p}: ${r.text}`);

@@ -13,27 +13,9 @@ import { DeleteObjectsCommand } from '@aws-sdk/client-s3';
 import { startTestService, tempDir, uploadForm, type TestService } from '../support/service.js';
 import { startTestBucket, type TestBucket } from '../support/s3.js';
 import { voiceSample } from '../support/voices.js';
+import { pcmWavHeader } from '../support/wav.js';
 import { sweepOrphanCallFiles } from '../../src/store/sweeps.js';
 import type { S3BlobStore } from '../../src/store/s3-blobs.js';
-
-/** A 16 kHz mono 16-bit WAV header for `dataBytes` of samples. */
-function wavHeader(dataBytes: number): Buffer {
-  const h = Buffer.alloc(44);
-  h.write('RIFF', 0);
-  h.writeUInt32LE(36 + dataBytes, 4);
-  h.write('WAVE', 8);
-  h.write('fmt ', 12);
-  h.writeUInt32LE(16, 16);
-  h.writeUInt16LE(1, 20);
-  h.writeUInt16LE(1, 22);
-  h.writeUInt32LE(16000, 24);
-  h.writeUInt32LE(32000, 28);
-  h.writeUInt16LE(2, 32);
-  h.writeUInt16LE(16, 34);
-  h.write('data', 36);
-  h.writeUInt32LE(dataBytes, 40);
-  return h;
-}
 
 function filesUnder(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
@@ -93,7 +75,7 @@ describe('service on S3-compatible object storage', () => {
       });
       req.on('error', () => undefined); // the socket is destroyed on purpose
       req.write(head);
-      req.write(wavHeader(audioBytes));
+      req.write(pcmWavHeader(audioBytes));
       const chunk = crypto.randomBytes(64 * 1024);
       for (let sent = 0; sent < 7 * 1024 * 1024; sent += chunk.length) {
         if (!req.write(chunk)) await new Promise((r) => req.once('drain', r));

@@ -1,39 +1,21 @@
 // GET /api/calls/search over seeded calls: ranking inputs, the segments of a transcript hit, the
 // index following every write path in the same transaction, ownership, validation and paging.
 // test/e2e/search.test.ts searches calls processed by the real pipeline.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import pino from 'pino';
 import assert from 'node:assert/strict';
-import { dbModes, startTestService, TestIdp, type TestService } from '../support/service.js';
-import { insertCall, seedCompletedCall, userIdOf } from '../fixtures/seed.js';
+import { dbModes, startTestService, TestIdp } from '../support/service.js';
+import { withTwoUsers } from '../support/two-users.js';
+import { insertCall, seedCompletedCall } from '../fixtures/seed.js';
 
 for (const mode of await dbModes()) {
   describe(`call search (${mode} database)`, () => {
-    let t: TestService;
-    let idp: TestIdp;
-    let tokenA: string;
-    let tokenB: string;
-    let userA: string;
-    let userB: string;
+    const t = withTwoUsers(mode, { a: { sub: 'search-a', name: 'Olivia Park' }, b: { sub: 'search-b' } });
 
-    before(async () => {
-      idp = await TestIdp.start();
-      t = await startTestService({ db: mode, env: idp.env() });
-      tokenA = await idp.token({ sub: 'search-a', name: 'Olivia Park' });
-      tokenB = await idp.token({ sub: 'search-b' });
-      userA = await userIdOf(t, tokenA);
-      userB = await userIdOf(t, tokenB);
-    });
-
-    after(async () => {
-      await t?.stop();
-      await idp?.stop();
-    });
-
-    const search = (q: string, token = tokenA, extra = '') => t.request('GET', `/api/calls/search?q=${encodeURIComponent(q)}${extra}`, { token });
+    const search = (q: string, token = t.tokenA, extra = '') => t.request('GET', `/api/calls/search?q=${encodeURIComponent(q)}${extra}`, { token });
 
     test('a phrase spoken in a transcript returns the call, the matching segment with its time and speaker, and a highlighted snippet', async () => {
-      const callId = await seedCompletedCall(t, userA, { title: 'Fleet demo' });
+      const callId = await seedCompletedCall(t, t.userA, { title: 'Fleet demo' });
       const r = await search('"pricing sheet"');
       assert.equal(r.status, 200);
       const hit = r.body.items.find((h: { callId: string }) => h.callId === callId);
@@ -69,12 +51,12 @@ for (const mode of await dbModes()) {
     });
 
     test('the index follows edits, action items, contact renames and deletion, and ranks a title above transcript text', async () => {
-      const plain = await seedCompletedCall(t, userA, { title: 'Quarterly catch-up' });
-      const titled = await seedCompletedCall(t, userA, { title: 'Zeppelin maintenance' });
+      const plain = await seedCompletedCall(t, t.userA, { title: 'Quarterly catch-up' });
+      const titled = await seedCompletedCall(t, t.userA, { title: 'Zeppelin maintenance' });
       assert.deepEqual((await search('zeppelin')).body.items.map((h: { callId: string }) => h.callId), [titled]);
 
       // Notes edited through the API are searchable at once; a word in the title outranks the same word in the notes.
-      assert.equal((await t.request('PATCH', `/api/calls/${plain}`, { token: tokenA, body: { notes: 'Ask about the zeppelin hangar lease.' } })).status, 200);
+      assert.equal((await t.request('PATCH', `/api/calls/${plain}`, { token: t.tokenA, body: { notes: 'Ask about the zeppelin hangar lease.' } })).status, 200);
       const both = await search('zeppelin');
       assert.deepEqual(both.body.items.map((h: { callId: string }) => h.callId), [titled, plain]);
       assert.deepEqual(both.body.items[1].segments, []);
@@ -82,32 +64,32 @@ for (const mode of await dbModes()) {
       assert.match(both.body.items[1].snippet, /<mark>zeppelin<\/mark>/);
 
       // A manual action item.
-      const item = await t.request('POST', `/api/calls/${plain}/action-items`, { token: tokenA, body: { title: 'Renew the quokka insurance' } });
+      const item = await t.request('POST', `/api/calls/${plain}/action-items`, { token: t.tokenA, body: { title: 'Renew the quokka insurance' } });
       assert.equal(item.status, 201);
       assert.deepEqual((await search('quokka')).body.items.map((h: { callId: string }) => h.callId), [plain]);
-      assert.equal((await t.request('DELETE', `/api/action-items/${item.body.id}`, { token: tokenA })).status, 204);
+      assert.equal((await t.request('DELETE', `/api/action-items/${item.body.id}`, { token: t.tokenA })).status, 204);
       assert.deepEqual((await search('quokka')).body.items, []);
 
       // The assigned contact's name, and its rename.
-      const contact = await t.request('POST', '/api/contacts', { token: tokenA, body: { name: 'Marigold Transport' } });
+      const contact = await t.request('POST', '/api/contacts', { token: t.tokenA, body: { name: 'Marigold Transport' } });
       assert.equal(contact.status, 201);
-      assert.equal((await t.request('PATCH', `/api/calls/${plain}/contact`, { token: tokenA, body: { contactId: contact.body.id } })).status, 200);
+      assert.equal((await t.request('PATCH', `/api/calls/${plain}/contact`, { token: t.tokenA, body: { contactId: contact.body.id } })).status, 200);
       assert.deepEqual((await search('marigold')).body.items.map((h: { callId: string }) => h.callId), [plain]);
-      assert.equal((await t.request('PUT', `/api/contacts/${contact.body.id}`, { token: tokenA, body: { name: 'Juniper Freight' } })).status, 200);
+      assert.equal((await t.request('PUT', `/api/contacts/${contact.body.id}`, { token: t.tokenA, body: { name: 'Juniper Freight' } })).status, 200);
       assert.deepEqual((await search('marigold')).body.items, []);
       assert.deepEqual((await search('juniper')).body.items.map((h: { callId: string }) => h.callId), [plain]);
 
       // A deleted call leaves the index.
-      assert.equal((await t.request('DELETE', `/api/calls/${titled}`, { token: tokenA })).status, 204);
+      assert.equal((await t.request('DELETE', `/api/calls/${titled}`, { token: t.tokenA })).status, 204);
       assert.deepEqual((await search('zeppelin')).body.items.map((h: { callId: string }) => h.callId), [plain]);
       const rows = await t.service.ctx.database.db.selectFrom('call_search' as never).select('call_id' as never).where('call_id' as never, '=', titled as never).execute();
       assert.equal(rows.length, 0);
     });
 
     test('a completion-like transaction and a concurrent action item edit of the same call both commit; the index shows the final state', async () => {
-      const callId = await seedCompletedCall(t, userA, { title: 'Concurrency check' });
+      const callId = await seedCompletedCall(t, t.userA, { title: 'Concurrency check' });
       const db = t.service.ctx.database.db;
-      const [item] = await db.selectFrom('actionItems').select('id').where('callId', '=', callId).where('userId', '=', userA).limit(1).execute();
+      const [item] = await db.selectFrom('actionItems').select('id').where('callId', '=', callId).where('userId', '=', t.userA).limit(1).execute();
       let touched!: () => void;
       const aTouched = new Promise<void>((r) => (touched = r));
       const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -116,7 +98,7 @@ for (const mode of await dbModes()) {
         await trx.updateTable('callArtifacts').set({ schemaVersion: 3 }).where('callId', '=', callId).where('kind', '=', 'analysis').execute();
         touched();
         await sleep(300); // B has locked its item by now
-        await trx.deleteFrom('actionItems').where('callId', '=', callId).where('userId', '=', userA).execute();
+        await trx.deleteFrom('actionItems').where('callId', '=', callId).where('userId', '=', t.userA).execute();
       });
       // B: edits one of those items and holds its lock for a moment.
       const b = db.transaction().execute(async (trx) => {
@@ -132,23 +114,23 @@ for (const mode of await dbModes()) {
     });
 
     test('only the caller\'s calls are searched; a call without transcript matches on its metadata', async () => {
-      const foreign = await seedCompletedCall(t, userB, { title: 'Walrus budget review' });
-      const queued = await insertCall(t, userA, { status: 'QUEUED', title: 'Walrus sighting report' });
+      const foreign = await seedCompletedCall(t, t.userB, { title: 'Walrus budget review' });
+      const queued = await insertCall(t, t.userA, { status: 'QUEUED', title: 'Walrus sighting report' });
       const mine = await search('walrus');
       assert.deepEqual(mine.body.items.map((h: { callId: string }) => h.callId), [queued]);
       assert.equal(mine.body.items[0].status, 'QUEUED');
-      const theirs = await search('walrus', tokenB);
+      const theirs = await search('walrus', t.tokenB);
       assert.deepEqual(theirs.body.items.map((h: { callId: string }) => h.callId), [foreign]);
     });
 
     test('pages through hits with a cursor bound to its query', async () => {
       const ids = new Set<string>();
-      for (let i = 0; i < 5; i++) ids.add(await insertCall(t, userA, { title: `Pelican call ${i}` }));
+      for (let i = 0; i < 5; i++) ids.add(await insertCall(t, t.userA, { title: `Pelican call ${i}` }));
       const seen: string[] = [];
       let cursor: string | undefined;
       let pages = 0;
       do {
-        const r = await search('pelican', tokenA, `&limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+        const r = await search('pelican', t.tokenA, `&limit=2${cursor ? `&cursor=${cursor}` : ''}`);
         assert.equal(r.status, 200);
         assert.ok(r.body.items.length <= 2);
         seen.push(...r.body.items.map((h: { callId: string }) => h.callId));
@@ -159,8 +141,8 @@ for (const mode of await dbModes()) {
       assert.deepEqual(new Set(seen), ids);
       assert.equal(seen.length, 5);
 
-      const first = await search('pelican', tokenA, '&limit=2');
-      const other = await search('walrus', tokenA, `&cursor=${first.body.nextCursor}`);
+      const first = await search('pelican', t.tokenA, '&limit=2');
+      const other = await search('walrus', t.tokenA, `&cursor=${first.body.nextCursor}`);
       assert.equal(other.status, 400);
       assert.equal(other.body.error.code, 'validation_failed');
     });
@@ -183,7 +165,7 @@ for (const mode of await dbModes()) {
 
     test('validation: q required and not blank, limit within 1..50, cursor well-formed; stop words alone match nothing', async () => {
       for (const p of ['/api/calls/search', '/api/calls/search?q=', '/api/calls/search?q=%20%20', '/api/calls/search?q=x&limit=0', '/api/calls/search?q=x&limit=51', '/api/calls/search?q=x&cursor=nonsense', `/api/calls/search?q=${'a'.repeat(501)}`]) {
-        const r = await t.request('GET', p, { token: tokenA });
+        const r = await t.request('GET', p, { token: t.tokenA });
         assert.equal(r.status, 400, p);
         assert.equal(r.body.error.code, 'validation_failed', p);
       }

@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { dbModes, startTestService, TestIdp, type TestService } from '../support/service.js';
+import { withTwoUsers } from '../support/two-users.js';
 import { insertArtifact, insertCall, seedCompletedCall, transcriptFor, userIdOf } from '../fixtures/seed.js';
 import { EmbeddedAnalyzer } from '../../src/pipeline/analysis/embedded/index.js';
 import { PipelineError, type Analyzer } from '../../src/pipeline/types.js';
@@ -73,33 +74,15 @@ describe('speaker corrections (pure)', () => {
 
 for (const mode of await dbModes()) {
   describe(`PATCH /api/calls/{id}/speakers (${mode} database)`, () => {
-    let t: TestService;
-    let idp: TestIdp;
-    let tokenA: string;
-    let tokenB: string;
-    let userA: string;
+    const t = withTwoUsers(mode, { a: { sub: 'speakers-a', name: 'Olivia Park' }, b: { sub: 'speakers-b' } }, { pipeline: { analyzer } });
 
-    before(async () => {
-      idp = await TestIdp.start();
-      t = await startTestService({ db: mode, env: idp.env(), pipeline: { analyzer } });
-      tokenA = await idp.token({ sub: 'speakers-a', name: 'Olivia Park' });
-      tokenB = await idp.token({ sub: 'speakers-b' });
-      userA = await userIdOf(t, tokenA);
-      await userIdOf(t, tokenB);
-    });
-
-    after(async () => {
-      await t?.stop();
-      await idp?.stop();
-    });
-
-    const patch = (callId: string, operations: unknown, token = tokenA) => t.request('PATCH', `/api/calls/${callId}/speakers`, { token, body: { operations } });
-    const get = async (callId: string, what: 'transcript' | 'analysis') => (await t.request('GET', `/api/calls/${callId}/${what}`, { token: tokenA })).body;
+    const patch = (callId: string, operations: unknown, token = t.tokenA) => t.request('PATCH', `/api/calls/${callId}/speakers`, { token, body: { operations } });
+    const get = async (callId: string, what: 'transcript' | 'analysis') => (await t.request('GET', `/api/calls/${callId}/${what}`, { token: t.tokenA })).body;
 
     test('a swap re-attributes the speakers, the analysis owners follow, and the change is audited', async () => {
-      const callId = await seedCompletedCall(t, userA);
+      const callId = await seedCompletedCall(t, t.userA);
       // Start from an analysis of the uncorrected transcript by the same analyzer.
-      await t.request('POST', `/api/calls/${callId}/reanalyze`, { token: tokenA });
+      await t.request('POST', `/api/calls/${callId}/reanalyze`, { token: t.tokenA });
       assert.ok(ownersOf(await get(callId, 'analysis')).every(([id, name, role]) => id === 'spk_1' && name === 'Olivia Park' && role === 'USER'));
 
       const r = await patch(callId, [{ type: 'SWAP_SPEAKERS' }]);
@@ -115,17 +98,17 @@ for (const mode of await dbModes()) {
       const owners = ownersOf(analysis);
       assert.ok(owners.length > 0);
       assert.ok(owners.every(([id, name, role]) => id === 'spk_1' && name === 'Bayview Logistics' && role === 'CONTACT'), JSON.stringify(owners));
-      const items = (await t.request('GET', `/api/calls/${callId}/action-items`, { token: tokenA })).body as any[];
+      const items = (await t.request('GET', `/api/calls/${callId}/action-items`, { token: t.tokenA })).body as any[];
       assert.ok(items.filter((i) => i.source === 'AI').every((i) => i.ownerDisplayName === 'Bayview Logistics' && i.ownerRole === 'CONTACT'));
 
       const events = await t.service.ctx.database.db.selectFrom('processingEvents').select(['step', 'outcome', 'detail']).where('callId', '=', callId).execute();
       const audit = events.filter((e) => e.step === 'SPEAKERS');
       assert.equal(audit.length, 1);
-      assert.deepEqual(audit[0]!.detail, { actorUserId: userA, changes: [{ type: 'SWAP_SPEAKERS', speakerIds: ['spk_1', 'spk_2'] }] });
+      assert.deepEqual(audit[0]!.detail, { actorUserId: t.userA, changes: [{ type: 'SWAP_SPEAKERS', speakerIds: ['spk_1', 'spk_2'] }] });
     });
 
     test('rename, role and move in one request survive re-analysis', async () => {
-      const callId = await seedCompletedCall(t, userA);
+      const callId = await seedCompletedCall(t, t.userA);
       const r = await patch(callId, [
         { type: 'RENAME_SPEAKER', speakerId: 'spk_2', displayName: 'Dana from Bayview' },
         { type: 'SET_ROLE', speakerId: 'spk_2', role: 'CONTACT' },
@@ -137,13 +120,13 @@ for (const mode of await dbModes()) {
       assert.equal(r.body.segments[1].speakerDisplayName, 'Dana from Bayview');
       assert.ok((await get(callId, 'analysis')).keyDiscussionPoints.some((p: any) => p.speakerDisplayName === 'Dana from Bayview'));
 
-      assert.equal((await t.request('POST', `/api/calls/${callId}/reanalyze`, { token: tokenA })).status, 200);
+      assert.equal((await t.request('POST', `/api/calls/${callId}/reanalyze`, { token: t.tokenA })).status, 200);
       assert.deepEqual(await get(callId, 'transcript'), r.body);
       assert.ok((await get(callId, 'analysis')).keyDiscussionPoints.some((p: any) => p.speakerDisplayName === 'Dana from Bayview'));
     });
 
     test('a failing analysis changes nothing (503)', async () => {
-      const callId = await seedCompletedCall(t, userA);
+      const callId = await seedCompletedCall(t, t.userA);
       const before = await get(callId, 'transcript');
       outage = true;
       try {
@@ -157,7 +140,7 @@ for (const mode of await dbModes()) {
     });
 
     test('validation errors answer 400; missing, foreign and transcript-less calls 404; unfinished calls 422', async () => {
-      const callId = await seedCompletedCall(t, userA, { analysis: null });
+      const callId = await seedCompletedCall(t, t.userA, { analysis: null });
       const bad: Array<[unknown, string]> = [
         [[], 'body/operations'],
         [[{ type: 'MERGE_SPEAKERS' }], 'body/operations/0'],
@@ -174,24 +157,24 @@ for (const mode of await dbModes()) {
         assert.equal(r.body.error.code, 'validation_failed');
         assert.ok(r.body.error.details.fields.some((f: any) => String(f.path).replace(/^\//, '').startsWith(path)), `${JSON.stringify(operations)}: ${JSON.stringify(r.body.error.details)}`);
       }
-      assert.equal((await t.request('PATCH', `/api/calls/${callId}/speakers`, { token: tokenA, body: {} })).status, 400);
+      assert.equal((await t.request('PATCH', `/api/calls/${callId}/speakers`, { token: t.tokenA, body: {} })).status, 400);
 
-      for (const [token, id] of [[tokenA, crypto.randomUUID()], [tokenB, callId]] as const) {
+      for (const [token, id] of [[t.tokenA, crypto.randomUUID()], [t.tokenB, callId]] as const) {
         const r = await patch(id, [{ type: 'SWAP_SPEAKERS' }], token);
         assert.equal(r.status, 404);
         assert.equal(r.body.error.code, 'call_not_found');
       }
-      const noTranscript = await insertCall(t, userA);
+      const noTranscript = await insertCall(t, t.userA);
       assert.equal((await patch(noTranscript, [{ type: 'SWAP_SPEAKERS' }])).status, 404);
 
-      const queued = await insertCall(t, userA, { status: 'TRANSCRIBING' });
+      const queued = await insertCall(t, t.userA, { status: 'TRANSCRIBING' });
       const notDone = await patch(queued, [{ type: 'SWAP_SPEAKERS' }]);
       assert.equal(notDone.status, 422);
       assert.equal(notDone.body.error.code, 'call_not_completed');
 
-      const lone = await insertCall(t, userA);
+      const lone = await insertCall(t, t.userA);
       const one = transcriptFor(lone);
-      await insertArtifact(t, userA, lone, 'transcript', { ...one, speakers: [one.speakers[0]], segments: one.segments.map((s) => ({ ...s, speakerId: 'spk_1' })) });
+      await insertArtifact(t, t.userA, lone, 'transcript', { ...one, speakers: [one.speakers[0]], segments: one.segments.map((s) => ({ ...s, speakerId: 'spk_1' })) });
       const swap = await patch(lone, [{ type: 'SWAP_SPEAKERS' }]);
       assert.equal(swap.status, 422);
       assert.equal(swap.body.error.code, 'speaker_correction_not_applicable');

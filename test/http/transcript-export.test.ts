@@ -1,7 +1,7 @@
 // GET /api/calls/:id/transcript?format=vtt|srt|txt: the WebVTT file read back by a WebVTT parser
 // (webvtt-parser, with voice tags), SubRip numbering and times, plain text, headers, and the
 // unchanged JSON default.
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -9,8 +9,9 @@ import { createRequire } from 'node:module';
 import contentDisposition from 'content-disposition';
 // @ts-expect-error webvtt-parser ships no type declarations (a CommonJS module: default import only)
 import webvtt from 'webvtt-parser';
-import { dbModes, startTestService, TestIdp, type TestService } from '../support/service.js';
-import { insertArtifact, insertCall, seedCompletedCall, transcriptFor, userIdOf } from '../fixtures/seed.js';
+import { dbModes } from '../support/service.js';
+import { withTwoUsers } from '../support/two-users.js';
+import { insertArtifact, insertCall, seedCompletedCall, transcriptFor } from '../fixtures/seed.js';
 import { exportableSegments, toSrt, toWebVtt } from '../../src/domain/transcript-export.js';
 
 interface VttCue { id: string; startTime: number; endTime: number; text: string; tree: { children: Array<{ type: string; name?: string; value?: string; children?: Array<{ type: string; value: string }> }> } }
@@ -32,30 +33,15 @@ function longTranscript(callId: string) {
 
 for (const mode of await dbModes()) {
   describe(`transcript export (${mode} database)`, () => {
-    let t: TestService;
-    let idp: TestIdp;
-    let tokenA: string;
-    let tokenB: string;
-    let userA: string;
     let callId: string;
 
+    const t = withTwoUsers(mode, { a: { sub: 'export-a', name: 'Olivia Park' }, b: { sub: 'export-b' } });
     before(async () => {
-      idp = await TestIdp.start();
-      t = await startTestService({ db: mode, env: idp.env() });
-      tokenA = await idp.token({ sub: 'export-a', name: 'Olivia Park' });
-      tokenB = await idp.token({ sub: 'export-b' });
-      userA = await userIdOf(t, tokenA);
-      await userIdOf(t, tokenB);
-      callId = await seedCompletedCall(t, userA, { title: 'Démo: fleet/plan "Q3"' });
-      await insertArtifact(t, userA, callId, 'transcript', longTranscript(callId));
+      callId = await seedCompletedCall(t, t.userA, { title: 'Démo: fleet/plan "Q3"' });
+      await insertArtifact(t, t.userA, callId, 'transcript', longTranscript(callId));
     });
 
-    after(async () => {
-      await t?.stop();
-      await idp?.stop();
-    });
-
-    const get = (id: string, format?: string, token = tokenA) => t.request('GET', `/api/calls/${id}/transcript${format ? `?format=${format}` : ''}`, { token });
+    const get = (id: string, format?: string, token = t.tokenA) => t.request('GET', `/api/calls/${id}/transcript${format ? `?format=${format}` : ''}`, { token });
 
     test('vtt: a valid WebVTT file with voice tags, segment ids as cue ids and times past one hour', async () => {
       const r = await get(callId, 'vtt');
@@ -126,7 +112,7 @@ for (const mode of await dbModes()) {
         assert.equal(h.parameters.filename, `Démo fleet plan Q3.${f}`);
       }
       // Without any title: call-<id prefix>.
-      const untitled = await seedCompletedCall(t, userA, { title: null });
+      const untitled = await seedCompletedCall(t, t.userA, { title: null });
       await t.service.ctx.database.db.updateTable('calls').set({ uploadTitle: null, suggestedTitle: null }).where('id', '=', untitled).execute();
       const u = await get(untitled, 'srt');
       assert.equal(contentDisposition.parse(u.headers.get('content-disposition')!).parameters.filename, `call-${untitled.slice(0, 8)}.srt`);
@@ -150,12 +136,12 @@ for (const mode of await dbModes()) {
       const bad = await get(callId, 'docx');
       assert.equal(bad.status, 400);
       assert.equal(bad.body.error.code, 'validation_failed');
-      for (const [id, token] of [[crypto.randomUUID(), tokenA], [callId, tokenB]] as const) {
+      for (const [id, token] of [[crypto.randomUUID(), t.tokenA], [callId, t.tokenB]] as const) {
         const r = await get(id, 'vtt', token);
         assert.equal(r.status, 404);
         assert.equal(r.body.error.code, 'call_not_found');
       }
-      const queued = await insertCall(t, userA, { status: 'TRANSCRIBING' });
+      const queued = await insertCall(t, t.userA, { status: 'TRANSCRIBING' });
       const q = await get(queued, 'srt');
       assert.equal(q.status, 422);
       assert.equal(q.body.error.code, 'call_not_completed');

@@ -1,12 +1,13 @@
 // /api/users/me against the real service on both databases: profile, display name, consent,
 // limits, statistics, account deletion and per-caller isolation.
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { dbModes, startTestService, TestIdp, type TestService } from '../support/service.js';
+import { dbModes } from '../support/service.js';
+import { withIdpService } from '../support/two-users.js';
 import { insertCall, seedCompletedCall } from '../fixtures/seed.js';
 import { LIMIT_FIELDS } from '../support/spec-fields.js';
 
@@ -57,30 +58,21 @@ function assertWithin(iso: string, from: number, to: number, what: string) {
 
 for (const mode of await dbModes()) {
   describe(`users (${mode} database)`, () => {
-    let t: TestService;
-    let idp: TestIdp;
     let tokenA: string;
     let tokenB: string;
 
-    before(async () => {
-      idp = await TestIdp.start();
-      t = await startTestService({
-        db: mode,
-        env: {
-          ...idp.env(),
-          SERVICE_ADMIN_ALLOWED_EMAILS: 'Boss@Example.TEST, second-admin@example.test',
-          SERVICE_MAX_UPLOADS_PER_HOUR: '11',
-          SERVICE_MAX_CONCURRENT_ACTIVE_CALLS: '3',
-          SERVICE_MAX_MONTHLY_UPLOAD_BYTES: '987654321',
-        },
-      });
-      tokenA = await idp.token({ sub: 'users-a', email: 'alice@example.test', name: 'Alice Archer' });
-      tokenB = await idp.token({ sub: 'users-b', email: 'bob@example.test', name: 'Bob Baker' });
+    const t = withIdpService(mode, {
+      env: {
+        SERVICE_ADMIN_ALLOWED_EMAILS: 'Boss@Example.TEST, second-admin@example.test',
+        SERVICE_MAX_UPLOADS_PER_HOUR: '11',
+        SERVICE_MAX_CONCURRENT_ACTIVE_CALLS: '3',
+        SERVICE_MAX_MONTHLY_UPLOAD_BYTES: '987654321',
+      },
     });
-
-    after(async () => {
-      await t?.stop();
-      await idp?.stop();
+    // Tokens only: each user is created by the first request a test makes.
+    before(async () => {
+      tokenA = await t.idp.token({ sub: 'users-a', email: 'alice@example.test', name: 'Alice Archer' });
+      tokenB = await t.idp.token({ sub: 'users-b', email: 'bob@example.test', name: 'Bob Baker' });
     });
 
     const db = () => t.service.ctx.database.db;
@@ -203,11 +195,11 @@ for (const mode of await dbModes()) {
         ['boss@example', false],
       ];
       for (const [email, expected] of cases) {
-        const r = await me(await idp.token({ sub: `admin-check-${email}`, email }));
+        const r = await me(await t.idp.token({ sub: `admin-check-${email}`, email }));
         assert.equal(r.status, 200);
         assert.equal(r.body.isAdmin, expected, email);
       }
-      const noEmail = await me(await idp.token({ sub: 'admin-check-no-email' }));
+      const noEmail = await me(await t.idp.token({ sub: 'admin-check-no-email' }));
       assert.equal(noEmail.body.isAdmin, false);
       assert.equal(noEmail.body.email, null);
     });
@@ -275,7 +267,7 @@ for (const mode of await dbModes()) {
     });
 
     test('GET /api/users/me/stats: zeros for a new user, integers after calls', async () => {
-      const token = await idp.token({ sub: 'users-stats', email: 'stats@example.test' });
+      const token = await t.idp.token({ sub: 'users-stats', email: 'stats@example.test' });
       const r = await t.request('GET', '/api/users/me/stats', { token });
       assert.equal(r.status, 200);
       assert.deepEqual(r.body, { totalCalls: 0, callsThisWeek: 0, openActionItems: 0, overdueActionItems: 0, completedActionItems: 0, averageCallDurationSeconds: 0 });
@@ -305,7 +297,7 @@ for (const mode of await dbModes()) {
     });
 
     test('DELETE /api/users/me: 204, no row of the user in any table, no stored file; others untouched', async () => {
-      const token = await idp.token({ sub: 'users-delete', email: 'del@example.test', name: 'Del Ete' });
+      const token = await t.idp.token({ sub: 'users-delete', email: 'del@example.test', name: 'Del Ete' });
       const id = (await me(token)).body.id as string;
       const otherId = (await me(tokenA)).body.id as string;
 

@@ -8,8 +8,9 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import http from 'node:http';
 import { Webhook } from 'standardwebhooks';
-import { dbModes, startTestService, TestIdp, type TestService } from '../support/service.js';
-import { fixture, insertArtifact, insertCall, transcriptFor, userIdOf } from '../fixtures/seed.js';
+import { dbModes } from '../support/service.js';
+import { withTwoUsers } from '../support/two-users.js';
+import { fixture, insertArtifact, insertCall, transcriptFor } from '../fixtures/seed.js';
 import { PipelineError, type Analyzer } from '../../src/pipeline/types.js';
 import type { Analysis } from '../../src/domain/analysis.js';
 import { isPublicAddress, literalAddressBlocked } from '../../src/domain/network-guard.js';
@@ -79,41 +80,27 @@ const analyzer: Analyzer = {
 const modes = await dbModes();
 for (const mode of modes) {
   describe(`webhooks (${mode} database)`, () => {
-    let t: TestService;
-    let idp: TestIdp;
-    let tokenA: string;
-    let tokenB: string;
-    let userA: string;
     const receiver = new Receiver();
 
-    before(async () => {
-      idp = await TestIdp.start();
-      await receiver.start();
-      t = await startTestService({
-        db: mode,
-        env: { ...idp.env(), WORKER_ENABLED: 'true', WEBHOOK_RETRY_LIMIT: '2', WEBHOOK_RETRY_DELAY_SECONDS: '1', WEBHOOK_TIMEOUT_MS: '3000', WEBHOOK_MAX_ENDPOINTS_PER_USER: '4' },
+    before(() => receiver.start());
+    const t = withTwoUsers(
+      mode,
+      { a: { sub: 'hooks-a', name: 'Olivia Park' }, b: { sub: 'hooks-b' } },
+      {
+        env: { WORKER_ENABLED: 'true', WEBHOOK_RETRY_LIMIT: '2', WEBHOOK_RETRY_DELAY_SECONDS: '1', WEBHOOK_TIMEOUT_MS: '3000', WEBHOOK_MAX_ENDPOINTS_PER_USER: '4' },
         pipeline: { analyzer },
-      });
-      tokenA = await idp.token({ sub: 'hooks-a', name: 'Olivia Park' });
-      tokenB = await idp.token({ sub: 'hooks-b' });
-      userA = await userIdOf(t, tokenA);
-      await userIdOf(t, tokenB);
-    });
+      },
+    );
+    after(() => receiver.stop());
 
-    after(async () => {
-      await t?.stop();
-      await receiver.stop();
-      await idp?.stop();
-    });
-
-    const register = (path: string, events: string[], token = tokenA) => t.request('POST', '/api/webhooks', { token, body: { url: `${receiver.url}${path}`, events } });
-    const deliveries = async (id: string) => (await t.request('GET', `/api/webhooks/${id}/deliveries`, { token: tokenA })).body.items as Array<Record<string, any>>;
+    const register = (path: string, events: string[], token = t.tokenA) => t.request('POST', '/api/webhooks', { token, body: { url: `${receiver.url}${path}`, events } });
+    const deliveries = async (id: string) => (await t.request('GET', `/api/webhooks/${id}/deliveries`, { token: t.tokenA })).body.items as Array<Record<string, any>>;
 
     /** A queued call with a stored transcript, sent through the real processing job. */
     async function processSeededCall(title: string): Promise<string> {
-      const callId = await insertCall(t, userA, { status: 'QUEUED', title });
-      await insertArtifact(t, userA, callId, 'transcript', transcriptFor(callId));
-      await t.service.ctx.database.db.transaction().execute((trx) => t.service.queue.enqueueCall(trx, { callId, userId: userA, kind: 'process' }));
+      const callId = await insertCall(t, t.userA, { status: 'QUEUED', title });
+      await insertArtifact(t, t.userA, callId, 'transcript', transcriptFor(callId));
+      await t.service.ctx.database.db.transaction().execute((trx) => t.service.queue.enqueueCall(trx, { callId, userId: t.userA, kind: 'process' }));
       return callId;
     }
 
@@ -126,34 +113,34 @@ for (const mode of modes) {
     }
 
     test('register, list, read and delete; the secret is shown once; foreign endpoints are 404', async () => {
-      const created = await t.request('POST', '/api/webhooks', { token: tokenA, body: { url: `${receiver.url}/crud`, events: ['call.failed', 'call.completed'], description: 'CRM sync' } });
+      const created = await t.request('POST', '/api/webhooks', { token: t.tokenA, body: { url: `${receiver.url}/crud`, events: ['call.failed', 'call.completed'], description: 'CRM sync' } });
       assert.equal(created.status, 201);
       assert.match(created.body.secret, /^whsec_[A-Za-z0-9+/]+=*$/);
       assert.deepEqual(created.body.events, ['call.completed', 'call.failed']);
       assert.equal(created.body.description, 'CRM sync');
       const id = created.body.id as string;
 
-      const list = await t.request('GET', '/api/webhooks', { token: tokenA });
+      const list = await t.request('GET', '/api/webhooks', { token: t.tokenA });
       assert.equal(list.status, 200);
       const mine = list.body.items.find((e: any) => e.id === id);
       assert.equal(mine.url, `${receiver.url}/crud`);
       assert.equal('secret' in mine, false);
-      const one = await t.request('GET', `/api/webhooks/${id}`, { token: tokenA });
+      const one = await t.request('GET', `/api/webhooks/${id}`, { token: t.tokenA });
       assert.equal(one.status, 200);
       assert.equal('secret' in one.body, false);
 
       // Another user sees nothing of it.
-      assert.deepEqual((await t.request('GET', '/api/webhooks', { token: tokenB })).body.items, []);
+      assert.deepEqual((await t.request('GET', '/api/webhooks', { token: t.tokenB })).body.items, []);
       for (const [method, path] of [['GET', `/api/webhooks/${id}`], ['GET', `/api/webhooks/${id}/deliveries`], ['DELETE', `/api/webhooks/${id}`]] as const) {
-        const r = await t.request(method, path, { token: tokenB });
+        const r = await t.request(method, path, { token: t.tokenB });
         assert.equal(r.status, 404, `${method} ${path}`);
         assert.equal(r.body.error.code, 'webhook_not_found');
       }
-      assert.equal((await t.request('GET', `/api/webhooks/${crypto.randomUUID()}`, { token: tokenA })).status, 404);
+      assert.equal((await t.request('GET', `/api/webhooks/${crypto.randomUUID()}`, { token: t.tokenA })).status, 404);
 
-      assert.equal((await t.request('DELETE', `/api/webhooks/${id}`, { token: tokenA })).status, 204);
-      assert.equal((await t.request('DELETE', `/api/webhooks/${id}`, { token: tokenA })).status, 404);
-      assert.equal((await t.request('GET', `/api/webhooks/${id}`, { token: tokenA })).status, 404);
+      assert.equal((await t.request('DELETE', `/api/webhooks/${id}`, { token: t.tokenA })).status, 204);
+      assert.equal((await t.request('DELETE', `/api/webhooks/${id}`, { token: t.tokenA })).status, 404);
+      assert.equal((await t.request('GET', `/api/webhooks/${id}`, { token: t.tokenA })).status, 404);
     });
 
     test('invalid registrations answer 400 validation_failed; the per-user limit 422', async () => {
@@ -169,16 +156,16 @@ for (const mode of modes) {
         [{ url: 'https://example.com/hook', events: ['call.completed'], secret: 'mine' }, 'body'],
       ];
       for (const [body, path] of bad) {
-        const r = await t.request('POST', '/api/webhooks', { token: tokenB, body });
+        const r = await t.request('POST', '/api/webhooks', { token: t.tokenB, body });
         assert.equal(r.status, 400, JSON.stringify(body));
         assert.equal(r.body.error.code, 'validation_failed');
         assert.ok(r.body.error.details.fields.some((f: any) => String(f.path).replace(/^\//, '').startsWith(path)), `${JSON.stringify(body)}: ${JSON.stringify(r.body.error.details)}`);
       }
-      for (let i = 0; i < 4; i++) assert.equal((await register(`/limit-${i}`, ['call.completed'], tokenB)).status, 201);
-      const over = await register('/limit-5', ['call.completed'], tokenB);
+      for (let i = 0; i < 4; i++) assert.equal((await register(`/limit-${i}`, ['call.completed'], t.tokenB)).status, 201);
+      const over = await register('/limit-5', ['call.completed'], t.tokenB);
       assert.equal(over.status, 422);
       assert.equal(over.body.error.code, 'webhook_limit_reached');
-      for (const e of (await t.request('GET', '/api/webhooks', { token: tokenB })).body.items) await t.request('DELETE', `/api/webhooks/${e.id}`, { token: tokenB });
+      for (const e of (await t.request('GET', '/api/webhooks', { token: t.tokenB })).body.items) await t.request('DELETE', `/api/webhooks/${e.id}`, { token: t.tokenB });
     });
 
     test('call.completed and call.failed are delivered signed; a 500 is retried with the same webhook-id', async () => {
@@ -197,7 +184,7 @@ for (const mode of modes) {
         links: { call: `/api/calls/${completed}`, transcript: `/api/calls/${completed}/transcript`, analysis: `/api/calls/${completed}/analysis` },
       });
       assert.equal(payload.type, 'call.completed');
-      assert.equal((await t.request('GET', `/api/calls/${completed}`, { token: tokenA })).body.status, 'COMPLETED');
+      assert.equal((await t.request('GET', `/api/calls/${completed}`, { token: t.tokenA })).body.status, 'COMPLETED');
 
       // The retry carries the same id, a fresh valid signature, and the secret of its own endpoint.
       const [try1, try2] = receiver.at('/flaky');
@@ -222,19 +209,19 @@ for (const mode of modes) {
       assert.equal((await deliveries(flaky.body.id)).length, 1, 'flaky is not subscribed to call.failed');
 
       // The deliveries were written with the status change, in the same transaction.
-      const rows = await t.service.ctx.database.db.selectFrom('webhookDeliveries').select(['callId', 'event']).where('userId', '=', userA).execute();
+      const rows = await t.service.ctx.database.db.selectFrom('webhookDeliveries').select(['callId', 'event']).where('userId', '=', t.userA).execute();
       assert.equal(rows.filter((r) => r.callId === completed).length, 2);
       assert.equal(rows.filter((r) => r.callId === failed).length, 1);
       // The log pages newest first.
-      const page1 = await t.request('GET', `/api/webhooks/${ok.body.id}/deliveries?limit=1`, { token: tokenA });
+      const page1 = await t.request('GET', `/api/webhooks/${ok.body.id}/deliveries?limit=1`, { token: t.tokenA });
       assert.equal(page1.status, 200);
       assert.deepEqual(page1.body.items.map((d: any) => d.callId), [failed]);
-      const page2 = await t.request('GET', `/api/webhooks/${ok.body.id}/deliveries?limit=1&cursor=${page1.body.nextCursor}`, { token: tokenA });
+      const page2 = await t.request('GET', `/api/webhooks/${ok.body.id}/deliveries?limit=1&cursor=${page1.body.nextCursor}`, { token: t.tokenA });
       assert.deepEqual(page2.body.items.map((d: any) => [d.callId, d.event, d.status]), [[completed, 'call.completed', 'SUCCEEDED']]);
       assert.equal(page2.body.nextCursor, undefined);
-      const badCursor = await t.request('GET', `/api/webhooks/${ok.body.id}/deliveries?cursor=nonsense`, { token: tokenA });
+      const badCursor = await t.request('GET', `/api/webhooks/${ok.body.id}/deliveries?cursor=nonsense`, { token: t.tokenA });
       assert.equal(badCursor.status, 400);
-      for (const id of [ok.body.id, flaky.body.id]) await t.request('DELETE', `/api/webhooks/${id}`, { token: tokenA });
+      for (const id of [ok.body.id, flaky.body.id]) await t.request('DELETE', `/api/webhooks/${id}`, { token: t.tokenA });
     });
 
     test('an endpoint that keeps failing is retried until the limit, and hears nothing after deletion', async () => {
@@ -242,12 +229,12 @@ for (const mode of modes) {
       receiver.answer = (path) => (path === '/down' ? 500 : 200);
       await processSeededCall('complete me too');
       await until('the first attempt', () => receiver.at('/down').length >= 1);
-      assert.equal((await t.request('DELETE', `/api/webhooks/${down.body.id}`, { token: tokenA })).status, 204);
+      assert.equal((await t.request('DELETE', `/api/webhooks/${down.body.id}`, { token: t.tokenA })).status, 204);
       const seen = receiver.at('/down').length;
       // Another completion and the first retry's window (1-2 s after the failure, plus polling) pass without a request.
       const later = await processSeededCall('after deletion');
       await new Promise((r) => setTimeout(r, 4000));
-      assert.equal((await t.request('GET', `/api/calls/${later}`, { token: tokenA })).body.status, 'COMPLETED');
+      assert.equal((await t.request('GET', `/api/calls/${later}`, { token: t.tokenA })).body.status, 'COMPLETED');
       assert.equal(receiver.at('/down').length, seen);
       assert.equal(await t.service.ctx.database.db.selectFrom('webhookDeliveries').select('id').where('endpointId', '=', down.body.id).executeTakeFirst(), undefined);
 
@@ -261,7 +248,7 @@ for (const mode of modes) {
       });
       assert.equal(log[0]!.attempts.length, 3, 'the first attempt and two retries');
       assert.equal(receiver.at('/down2').length, 3);
-      await t.request('DELETE', `/api/webhooks/${down2.body.id}`, { token: tokenA });
+      await t.request('DELETE', `/api/webhooks/${down2.body.id}`, { token: t.tokenA });
     });
   });
 }

@@ -9,6 +9,7 @@ import { normalizeSpoken, toE164, type SpokenPhone } from '../../src/pipeline/an
 import { finalizeAnalysis } from '../../src/pipeline/analysis/finalize.js';
 import { validateAnalysis } from '../../src/pipeline/analysis/validate.js';
 import { loadScorer, loadTruth } from '../support/corpus.js';
+import { resolvedTwoSpeakers } from '../fixtures/seed.js';
 
 const analyzer = new EmbeddedAnalyzer();
 
@@ -65,28 +66,7 @@ function transcriptOf(turns: Array<[0 | 1, string]>, names: [string, string], re
       voiceProfileMatched: null,
     })),
     segments,
-    speakerResolution: {
-      strategyVersion: 2,
-      usedUserDisplayName: true,
-      usedContactName: true,
-      usedDirection: true,
-      usedPhoneFallback: false,
-      voiceEmbeddingEnabled: false,
-      voiceProfileUsed: false,
-      voiceMatchStatus: 'DISABLED',
-      totalSpeakerCount: 2,
-      resolvedSpeakerCount: 2,
-      warnings: [],
-    },
-    pipeline: {
-      transcriptionProvider: 'test',
-      transcriptionModel: 'test',
-      diarizationProvider: 'test',
-      diarizationModel: 'test',
-      alignmentVersion: '1',
-      normalizationVersion: 3,
-      status: 'COMPLETED',
-    },
+    ...resolvedTwoSpeakers(),
     createdAt: recordedAt,
   };
 }
