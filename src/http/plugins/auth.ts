@@ -59,7 +59,9 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
     // Decide on the route the router matched, not on the raw URL: the router percent-decodes and
     // ignores a trailing slash, so `/%61pi/users/me` reaches /api/users/me and `/api/health/`
     // reaches /api/health. Unknown routes fall back to the raw path.
-    const path = request.routeOptions.url ?? request.url.split('?')[0];
+    // routeOptions is a getter that builds a fresh object: read it once.
+    const route = request.routeOptions;
+    const path = route.url ?? request.url.split('?')[0];
     if (!path.startsWith('/api/') || PUBLIC_PATHS.has(path)) return undefined;
 
     if (ctx.config.apiKey) {
@@ -79,7 +81,7 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
       claims = ctx.identity.verifiedClaims?.(match[1]);
       if (!claims) return verifyThenAttach(request, match[1]);
     }
-    const row = request.routeOptions.config.cachedUser ? cache.get(claims.externalUserId) : undefined;
+    const row = route.config.cachedUser ? cache.get(claims.externalUserId) : undefined;
     if (!row) return withUser(request, claims);
     attach(request, claims, row);
     return undefined;
