@@ -105,8 +105,9 @@ interface CallListRow {
 
 /**
  * The list's statement in its four shapes (with or without a status filter and a cursor), each
- * prepared once per connection. One pass over each call's action items (a lateral join) gives
- * both the count and the first open title; two correlated subqueries scanned them twice per row.
+ * prepared once per connection. The action-item count and first open title come from
+ * call_action_summaries (kept by a trigger on action_items, migration 004), one primary-key row
+ * per call: aggregating each call's items on every page was most of PostgreSQL's work here.
  * created_at comes formatted as Date.toISOString() would format it (to_char's MS truncates to the
  * millisecond like pg's Date parsing does), which spares parsing 50 timestamps into Dates and
  * formatting them back on every page.
@@ -120,13 +121,9 @@ function listStatement(withStatus: boolean, withCursor: boolean): PreparedStatem
     `SELECT c.id, c.title, c.upload_title AS "uploadTitle", c.suggested_title AS "suggestedTitle", c.contact_name AS "contactName",
        c.direction, c.status, c.duration_seconds AS "durationSeconds",
        to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
-       ai."actionItemCount", ai."firstActionTitle"
+       s.item_count AS "actionItemCount", s.first_open_title AS "firstActionTitle"
      FROM calls c
-     LEFT JOIN LATERAL (
-       SELECT count(*)::int AS "actionItemCount",
-         (array_agg(a.title ORDER BY a.created_at, a.position) FILTER (WHERE a.status <> 'DISMISSED'))[1] AS "firstActionTitle"
-       FROM action_items a WHERE a.call_id = c.id AND a.user_id = $1
-     ) ai ON true
+     LEFT JOIN call_action_summaries s ON s.call_id = c.id AND s.user_id = $1
      WHERE ${where.join(' AND ')}
      ORDER BY c.created_at DESC, c.id DESC
      LIMIT $2`,
