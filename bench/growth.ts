@@ -30,8 +30,8 @@ async function main(): Promise<void> {
       // total/10 - 1 other users hold 10 each.
       const plan =
         shape === 'one user'
-          ? { users: 0, callsPerUser: total, processed: 0, subject: SUBJECT, extraExternalIds: [SUBJECT] }
-          : { users: Math.max(0, Math.round(total / 10) - 1), callsPerUser: 10, processed: 0, subject: SUBJECT, extraExternalIds: [SUBJECT] };
+          ? { users: 0, callsPerUser: total, processed: 50, subject: SUBJECT, extraExternalIds: [SUBJECT] }
+          : { users: Math.max(0, Math.round(total / 10) - 1), callsPerUser: 10, processed: 50, subject: SUBJECT, extraExternalIds: [SUBJECT] };
       const started = Date.now();
       const target = await startTarget('service', { db, seed: plan, explain: true });
       console.log(`[${shape}, ${total} calls] seeded and started in ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -54,7 +54,7 @@ async function main(): Promise<void> {
     'growth',
     `## Growth: latency with 10, 1,000 and 100,000 calls
 
-Measured by \`npm run bench:growth\` on ${today()} (${machine()}; load average at start ${startedLoad}). ${db} PostgreSQL, local mode, autocannon with ${connections} connections for ${duration} s per route after a 2 s warm-up. Calls seeded with \`generate_series\` (\`bench/support/seed.ts\`) and \`ANALYZE\`d. "One user": the measured user holds every call. "Many users": the measured user holds 10 calls and the rest belong to other users with 10 each. Status polls 10 ids; the list is the first page of 50 (the 10-call cases return 10 items). autocannon's latencies have 1 ms resolution and on a loaded machine mostly measure queueing, so the columns to compare are the CPU per request of the service with its embedded PostgreSQL (all processes of the tree, see \`treeCpuMs\`) and PostgreSQL's own execution time of the query ("SQL ms"). "vs first" divides by the value at the smallest size of the same shape.
+Measured by \`npm run bench:growth\` on ${today()} (${machine()}; load average at start ${startedLoad}). ${db} PostgreSQL, local mode, autocannon with ${connections} connections for ${duration} s per route after a 2 s warm-up. Calls seeded with \`generate_series\` (\`bench/support/seed.ts\`) and \`ANALYZE\`d. "One user": the measured user holds every call. "Many users": the measured user holds 10 calls and the rest belong to other users with 10 each. The measured user's newest completed calls (up to 50) have a transcript and two action items each, so the list's action-item join does its ordinary work. Status polls 10 ids; the list is the first page of 50 (the 10-call cases return 10 items). autocannon's latencies have 1 ms resolution and on a loaded machine mostly measure queueing, so the columns to compare are the CPU per request of the service with its embedded PostgreSQL (all processes of the tree, see \`treeCpuMs\`) and PostgreSQL's own execution time of the query ("SQL ms"). "vs first" divides by the value at the smallest size of the same shape.
 
 ${table(
   ['shape', 'calls in database', 'status p50 / p99 ms', 'status CPU ms/req', 'status CPU vs first', 'status SQL ms', 'list p50 / p99 ms', 'list CPU ms/req', 'list CPU vs first', 'list SQL ms', 'load avg'],
@@ -73,7 +73,7 @@ ${table(
   ]),
 )}
 
-Plans at 100,000 calls (EXPLAIN ANALYZE of the same SQL, median of five runs in the "SQL ms" columns):
+Plans at 100,000 calls (EXPLAIN ANALYZE of the prepared statements of \`src/domain/calls.ts\`, median of five runs in the "SQL ms" columns; the status-filtered list is explained, not loaded):
 
 ${rows
   .filter((r) => r.total === Math.max(...sizes))

@@ -106,10 +106,24 @@ async function drain(): Promise<string> {
       const api = spawnService({ ...common, PORT: String(port), HOST: '127.0.0.1', WORKER_ENABLED: 'false' });
       procs.push(api);
       await waitHealthy(port, api);
-      // Workers start before the uploads and wait on the queue; the drain is measured from the
+      // The workers start first, with the queue empty, and the uploads begin only when every one of
+      // them is ready (its "service started" line, logged after it began polling the queue): a
+      // worker still loading while another already drains would count its start-up against the
+      // two-worker run. Uploads of a short clip take a second or two in all, against minutes of
+      // processing. One job at a time per process (WORKER_CONCURRENCY=1, set explicitly: the
+      // pipeline of one call runs on one core, pocketsphinx and the embedded stages being
+      // single-threaded), so N processes use at most N cores. The drain is measured from the
       // database's own timestamps: first PIPELINE STARTED event to the last finished call.
-      for (let i = 0; i < workers; i++) procs.push(spawnService(common, ['--worker-only']));
-      await new Promise((r) => setTimeout(r, 8000));
+      const workerProcs: ServiceProcess[] = [];
+      for (let i = 0; i < workers; i++) workerProcs.push(spawnService({ ...common, LOG_LEVEL: 'info', WORKER_CONCURRENCY: '1' }, ['--worker-only']));
+      procs.push(...workerProcs);
+      const readyBy = Date.now() + 180_000;
+      while (!workerProcs.every((w) => w.output().includes('"msg":"service started"'))) {
+        const dead = workerProcs.find((w) => w.child.exitCode !== null);
+        if (dead) throw new Error(`worker exited early: ${dead.output().slice(-2000)}`);
+        if (Date.now() > readyBy) throw new Error('workers not ready in 3 minutes');
+        await new Promise((r) => setTimeout(r, 250));
+      }
       for (let i = 0; i < uploads; i++) {
         const res = await fetch(`http://127.0.0.1:${port}/api/calls/analyze`, { method: 'POST', body: uploadForm(clip, { title: `drain ${i}` }) });
         if (res.status !== 202) throw new Error(`upload answered ${res.status}: ${await res.text()}`);
@@ -140,7 +154,7 @@ async function drain(): Promise<string> {
   }
   return `### Queue drain: ${uploads} uploads, 1 and 2 worker processes
 
-External PostgreSQL; one API process (workers off) takes ${uploads} uploads of a ${clipSeconds} s clip (${path.basename(clip)}, cut from a corpus call) one after another; ${workerCounts.join(' or ')} \`--worker-only\` processes (WORKER_CONCURRENCY 1 each) share the queue and the DATA_DIR. Drain = first job start to last call finished, from the database's timestamps. On a 2-core machine two workers share the cores with PostgreSQL, the API process and the other load, so the speed-up is bounded by the free cores.
+External PostgreSQL; one API process (workers off) takes ${uploads} uploads of a ${clipSeconds} s clip (${path.basename(clip)}, cut from a corpus call) one after another, once ${workerCounts.join(' or ')} \`--worker-only\` processes (WORKER_CONCURRENCY=1 each, set explicitly) have all started and poll the queue (so no worker's start-up counts against a run); they share the queue and the DATA_DIR. Drain = first job start to last call finished, from the database's timestamps. Run it on a quiet machine: \`npm run bench:pipeline -- --drain-only --uploads 40\`. On a 2-core machine two workers share the cores with PostgreSQL, the API process and the other load, so the speed-up is bounded by the free cores.
 
 ${table(['worker processes', 'calls', 'clip s', 'drain s', 'calls/s', 'audio s per s', 'mean s per call (in worker)', 'failed', 'speed-up vs first', 'load avg'], rows)}`;
 }

@@ -1,7 +1,8 @@
 // Seeds benchmark data straight into the database with generate_series: users, calls, transcript
 // artifacts and action items. Only the benchmarks use it; rows look like processed calls so the
 // routes under measurement do their ordinary work.
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
+import { POLLED_CALL_STATEMENTS } from '../../src/domain/calls.js';
 import type { Db } from '../../src/store/database.js';
 
 /** A transcript of ordinary size (about 80 segments, 1,200 words), stored as the pipeline would. */
@@ -99,28 +100,23 @@ export async function currentDatabase(db: Db): Promise<string> {
 }
 
 /**
- * The plans of the status and list queries for one user (the same SQL src/domain/calls.ts builds),
+ * The plans of the status and list statements for one user (the very SQL src/domain/calls.ts prepares),
  * with PostgreSQL's own execution time: whether they are index-backed, measured without HTTP.
  */
 export async function queryPlans(db: Db, externalId: string, statusIds: string[]): Promise<Array<{ query: string; plan: string; executionMs: number }>> {
   const uid = (await sql<{ id: string }>`SELECT id FROM users WHERE external_user_id = ${externalId}`.execute(db)).rows[0].id;
-  const queries: Array<[string, ReturnType<typeof sql>]> = [
-    ['status (10 ids)', sql`SELECT id, status FROM calls WHERE user_id = ${uid} AND id IN (${sql.join(statusIds)})`],
-    [
-      'list (first 50)',
-      sql`SELECT c.id, c.title, c.upload_title, c.suggested_title, c.contact_name, c.direction, c.status, c.duration_seconds, c.created_at,
-            (SELECT count(*)::int FROM action_items a WHERE a.call_id = c.id AND a.user_id = ${uid}) AS action_item_count,
-            (SELECT a.title FROM action_items a WHERE a.call_id = c.id AND a.user_id = ${uid} AND a.status != 'DISMISSED' ORDER BY a.created_at, a.position LIMIT 1) AS first_action_title
-          FROM calls c WHERE c.user_id = ${uid} ORDER BY c.created_at DESC, c.id DESC LIMIT 51`,
-    ],
+  const queries: Array<[string, string, unknown[]]> = [
+    ['status (10 ids)', POLLED_CALL_STATEMENTS.status.text, [uid, statusIds]],
+    ['list (first 50)', POLLED_CALL_STATEMENTS.list.text, [uid, 51]],
+    ['list ?status=COMPLETED (first 50)', POLLED_CALL_STATEMENTS.listByStatus.text, [uid, 51, 'COMPLETED']],
   ];
   const out: Array<{ query: string; plan: string; executionMs: number }> = [];
-  for (const [name, q] of queries) {
+  for (const [name, text, values] of queries) {
     // Warm the cache first; then the median of five runs.
     const times: number[] = [];
     let plan = '';
     for (let i = 0; i < 6; i++) {
-      const r = await sql<{ 'QUERY PLAN': Array<{ Plan: PlanNode; 'Execution Time': number }> }>`EXPLAIN (ANALYZE, FORMAT JSON) ${q}`.execute(db);
+      const r = await db.executeQuery<{ 'QUERY PLAN': Array<{ Plan: PlanNode; 'Execution Time': number }> }>(CompiledQuery.raw(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, values));
       const top = r.rows[0]['QUERY PLAN'][0];
       if (i > 0) times.push(top['Execution Time']);
       plan = scans(top.Plan).join(', ');

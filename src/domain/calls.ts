@@ -2,6 +2,7 @@
 // a foreign call is indistinguishable from a missing one.
 import { sql, type Transaction } from 'kysely';
 import type { Db } from '../store/database.js';
+import { PreparedStatement, type SqlRunner } from '../store/prepared.js';
 import type { Call, CallStatus, Database } from '../store/schema.js';
 
 type Q = Db | Transaction<Database>;
@@ -87,71 +88,100 @@ export function decodeCursor(s: string): CallCursor | null {
   return { createdAt, id };
 }
 
+interface CallListRow {
+  id: string;
+  title: string | null;
+  uploadTitle: string | null;
+  suggestedTitle: string | null;
+  contactName: string | null;
+  direction: string | null;
+  status: CallStatus;
+  durationSeconds: number | null;
+  /** Already in the form Date.toISOString() gives (UTC, milliseconds truncated), see listStatement. */
+  createdAt: string;
+  actionItemCount: number | null;
+  firstActionTitle: string | null;
+}
+
+/**
+ * The list's statement in its four shapes (with or without a status filter and a cursor), each
+ * prepared once per connection. The action-item count and first open title come from
+ * call_action_summaries (kept by a trigger on action_items, migration 004), one primary-key row
+ * per call: aggregating each call's items on every page was most of PostgreSQL's work here.
+ * created_at comes formatted as Date.toISOString() would format it (to_char's MS truncates to the
+ * millisecond like pg's Date parsing does), which spares parsing 50 timestamps into Dates and
+ * formatting them back on every page.
+ */
+function listStatement(withStatus: boolean, withCursor: boolean): PreparedStatement<CallListRow, unknown[]> {
+  const where = ['c.user_id = $1'];
+  if (withStatus) where.push('c.status = $3');
+  if (withCursor) where.push(`(c.created_at, c.id) < (${withStatus ? '$4' : '$3'}::timestamptz, ${withStatus ? '$5' : '$4'}::uuid)`);
+  return new PreparedStatement(
+    `calls_list${withStatus ? '_status' : ''}${withCursor ? '_cursor' : ''}`,
+    `SELECT c.id, c.title, c.upload_title AS "uploadTitle", c.suggested_title AS "suggestedTitle", c.contact_name AS "contactName",
+       c.direction, c.status, c.duration_seconds AS "durationSeconds",
+       to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
+       s.item_count AS "actionItemCount", s.first_open_title AS "firstActionTitle"
+     FROM calls c
+     LEFT JOIN call_action_summaries s ON s.call_id = c.id AND s.user_id = $1
+     WHERE ${where.join(' AND ')}
+     ORDER BY c.created_at DESC, c.id DESC
+     LIMIT $2`,
+  );
+}
+const LIST_STATEMENTS = [listStatement(false, false), listStatement(true, false), listStatement(false, true), listStatement(true, true)];
+
 /** Newest first; keyset pagination on (created_at, id), which has millisecond precision. */
-export async function listCalls(db: Db, userId: string, opts: { limit: number; cursor: CallCursor | null; status?: CallStatus }) {
-  // One pass over each call's action items (a lateral join) gives both the count and the first
-  // open title; two correlated subqueries scanned them twice per row (bench/http.ts).
-  let q = db
-    .selectFrom('calls as c')
-    .leftJoinLateral(
-      (eb) =>
-        eb
-          .selectFrom('actionItems as a')
-          .whereRef('a.callId', '=', 'c.id')
-          .where('a.userId', '=', userId)
-          .select([
-            sql<number>`count(*)::int`.as('actionItemCount'),
-            sql<string | null>`(array_agg(a.title ORDER BY a.created_at, a.position) FILTER (WHERE a.status <> 'DISMISSED'))[1]`.as('firstActionTitle'),
-          ])
-          .as('ai'),
-      (join) => join.onTrue(),
-    )
-    .where('c.userId', '=', userId)
-    .select([
-      'c.id',
-      'c.title',
-      'c.uploadTitle',
-      'c.suggestedTitle',
-      'c.contactName',
-      'c.direction',
-      'c.status',
-      'c.durationSeconds',
-      'c.createdAt',
-      'ai.actionItemCount',
-      'ai.firstActionTitle',
-    ])
-    .orderBy('c.createdAt', 'desc')
-    .orderBy('c.id', 'desc')
-    .limit(opts.limit + 1);
-  if (opts.status) q = q.where('c.status', '=', opts.status);
-  if (opts.cursor) {
-    const { createdAt, id } = opts.cursor;
-    q = q.where(sql<boolean>`(c.created_at, c.id) < (${createdAt}::timestamptz, ${id}::uuid)`);
-  }
-  const rows = await q.execute();
-  const page = rows.slice(0, opts.limit);
-  const last = page[page.length - 1];
-  return {
-    items: page.map((r) => ({
+export async function listCalls(sqlRunner: SqlRunner, userId: string, opts: { limit: number; cursor: CallCursor | null; status?: CallStatus }) {
+  const values: unknown[] = [userId, opts.limit + 1];
+  if (opts.status) values.push(opts.status);
+  if (opts.cursor) values.push(opts.cursor.createdAt, opts.cursor.id);
+  const rows = await LIST_STATEMENTS[(opts.status ? 1 : 0) + (opts.cursor ? 2 : 0)].rows(sqlRunner, values);
+  const page = rows.length > opts.limit ? rows.slice(0, opts.limit) : rows;
+  const items = new Array(page.length);
+  for (let i = 0; i < page.length; i++) {
+    const r = page[i];
+    items[i] = {
       callId: r.id,
       title: effectiveTitle(r),
       contactName: r.contactName,
       direction: r.direction,
       status: r.status,
       durationSeconds: r.durationSeconds,
-      createdAt: r.createdAt.toISOString(),
-      actionItemCount: Number(r.actionItemCount ?? 0),
+      createdAt: r.createdAt,
+      actionItemCount: r.actionItemCount ?? 0,
       firstActionTitle: r.firstActionTitle ?? null,
-    })),
-    nextCursor: rows.length > opts.limit && last ? encodeCursor({ createdAt: last.createdAt.toISOString(), id: last.id }) : undefined,
+    };
+  }
+  const last = page[page.length - 1];
+  return {
+    items,
+    nextCursor: rows.length > opts.limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : undefined,
   };
 }
 
-export async function callStatuses(db: Db, userId: string, ids: string[]) {
+/** One array parameter for any number of ids, so one prepared statement serves every poll. */
+const STATUS_STATEMENT = new PreparedStatement<{ id: string; status: CallStatus }, [string, string[]]>(
+  'calls_status',
+  'SELECT id, status FROM calls WHERE user_id = $1 AND id = ANY($2::uuid[])',
+);
+
+/** The polled statements, for the benchmarks' EXPLAIN (bench/support/seed.ts). */
+export const POLLED_CALL_STATEMENTS = { status: STATUS_STATEMENT, list: LIST_STATEMENTS[0], listByStatus: LIST_STATEMENTS[1] } as const;
+
+/** The statuses of the caller's calls among `ids` (valid UUIDs), in the order asked; others are left out. */
+export async function callStatuses(sqlRunner: SqlRunner, userId: string, ids: string[]) {
   if (ids.length === 0) return [];
-  const rows = await db.selectFrom('calls').select(['id', 'status']).where('userId', '=', userId).where('id', 'in', ids).execute();
-  const byId = new Map(rows.map((r) => [r.id, r.status]));
-  return ids.filter((id) => byId.has(id)).map((id) => ({ callId: id, status: byId.get(id)! }));
+  const rows = await STATUS_STATEMENT.rows(sqlRunner, [userId, ids]);
+  if (rows.length === 0) return [];
+  const byId = new Map<string, CallStatus>();
+  for (const r of rows) byId.set(r.id, r.status);
+  const items: Array<{ callId: string; status: CallStatus }> = [];
+  for (const id of ids) {
+    const status = byId.get(id);
+    if (status !== undefined) items.push({ callId: id, status });
+  }
+  return items;
 }
 
 export async function updateCallFields(db: Db, userId: string, callId: string, fields: { title?: string; summary?: string; notes?: string }): Promise<Call | undefined> {

@@ -17,6 +17,8 @@ export class IdentityError extends Error {
 
 export interface IdentityVerifier {
   verify(token: string): Promise<IdentityClaims>;
+  /** The claims of a token that verified recently and is still accepted, without waiting; undefined otherwise (then call verify). */
+  verifiedClaims?(token: string): IdentityClaims | undefined;
   /** Best-effort removal of the user at the provider on account deletion. */
   deleteUser?(externalUserId: string): Promise<void>;
 }
@@ -48,12 +50,17 @@ export class JwksIdentityVerifier implements IdentityVerifier {
     this.jwks = createRemoteJWKSet(new URL(opts.jwksUrl), { cooldownDuration: 30_000, cacheMaxAge: 6 * 3600_000, timeoutDuration: 5000 });
   }
 
-  async verify(token: string): Promise<IdentityClaims> {
+  verifiedClaims(token: string): IdentityClaims | undefined {
     const hit = this.verified.get(token);
-    if (hit) {
-      if (hit.until > Date.now() && this.jwks.jwks()?.keys.some((k) => k.kid === hit.kid)) return hit.claims;
-      this.verified.delete(token);
-    }
+    if (!hit) return undefined;
+    if (hit.until > Date.now() && this.jwks.jwks()?.keys.some((k) => k.kid === hit.kid)) return hit.claims;
+    this.verified.delete(token);
+    return undefined;
+  }
+
+  async verify(token: string): Promise<IdentityClaims> {
+    const cached = this.verifiedClaims(token);
+    if (cached) return cached;
     try {
       const { payload } = await jwtVerify(token, this.jwks, {
         algorithms: ['RS256'],

@@ -199,6 +199,14 @@ export interface WebhookDeliveriesTable {
   deliveredAt: NullableTimestamp;
 }
 
+/** Per call: its action-item count and first open title, kept by a trigger on action_items (migration 004); read by the call list only. */
+export interface CallActionSummariesTable {
+  callId: string;
+  userId: string;
+  itemCount: number;
+  firstOpenTitle: string | null;
+}
+
 export interface Database {
   webhookEndpoints: WebhookEndpointsTable;
   webhookDeliveries: WebhookDeliveriesTable;
@@ -208,6 +216,7 @@ export interface Database {
   calls: CallsTable;
   callArtifacts: CallArtifactsTable;
   actionItems: ActionItemsTable;
+  callActionSummaries: CallActionSummariesTable;
   processingEvents: ProcessingEventsTable;
   voiceProfiles: VoiceProfilesTable;
   featureFlags: FeatureFlagsTable;

@@ -41,6 +41,7 @@ const USER_TABLES: Array<[string, string]> = [
   ['calls', 'user_id'],
   ['call_artifacts', 'user_id'],
   ['action_items', 'user_id'],
+  ['call_action_summaries', 'user_id'],
   ['processing_events', 'user_id'],
   ['voice_profiles', 'user_id'],
   ['idempotency_keys', 'user_id'],

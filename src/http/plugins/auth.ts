@@ -2,10 +2,11 @@
 // (constant-time comparison), then the caller's identity from the ID token, or the fixed local
 // user when no identity provider is configured (development shortcut).
 import crypto from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorCode, ServiceError } from '../../domain/errors.js';
 import { IdentityError } from '../identity.js';
-import { findOrCreateUser } from '../../store/repos/users.js';
+import { findOrCreateUser, type IdentityClaims } from '../../store/repos/users.js';
+import type { User } from '../../store/schema.js';
 import { userCacheOf } from '../user-cache.js';
 import type { AppContext } from '../../context.js';
 
@@ -26,19 +27,49 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
   app.decorateRequest('user', null as never);
   const cache = userCacheOf(ctx);
 
-  app.addHook('onRequest', async (request: FastifyRequest) => {
+  // Clients poll status and lists every few seconds with the same token: when the verified token
+  // and the user row are both cached, authentication finishes synchronously (no promise, no
+  // microtask), which is most requests at polling rates. Otherwise it awaits the verifier and the
+  // user lookup. The hook is callback-style so the synchronous path stays synchronous.
+  const attach = (request: FastifyRequest, claims: IdentityClaims, row: User) => {
+    // An email the provider says is unverified never grants admin access.
+    const isAdmin = claims.emailVerified !== false && isAdminEmail(ctx, row.email);
+    request.user = { id: row.id, externalUserId: row.externalUserId, email: row.email, isAdmin, row };
+  };
+  const withUser = async (request: FastifyRequest, claims: IdentityClaims) => {
+    const row = await findOrCreateUser(ctx.database.db, claims);
+    cache.put(row);
+    attach(request, claims, row);
+  };
+  const verifyThenAttach = async (request: FastifyRequest, token: string) => {
+    let claims: IdentityClaims;
+    try {
+      claims = await ctx.identity!.verify(token);
+    } catch (err) {
+      if (err instanceof IdentityError && err.kind === 'disabled') throw new ServiceError(ErrorCode.AuthDisabled);
+      throw new ServiceError(ErrorCode.AuthInvalid);
+    }
+    const row = request.routeOptions.config.cachedUser ? cache.get(claims.externalUserId) : undefined;
+    if (row) attach(request, claims, row);
+    else await withUser(request, claims);
+  };
+
+  /** Undefined when the request was authenticated synchronously; a promise otherwise. */
+  const authenticate = (request: FastifyRequest): Promise<void> | undefined => {
     // Decide on the route the router matched, not on the raw URL: the router percent-decodes and
     // ignores a trailing slash, so `/%61pi/users/me` reaches /api/users/me and `/api/health/`
     // reaches /api/health. Unknown routes fall back to the raw path.
-    const path = request.routeOptions.url ?? request.url.split('?')[0];
-    if (!path.startsWith('/api/') || PUBLIC_PATHS.has(path)) return;
+    // routeOptions is a getter that builds a fresh object: read it once.
+    const route = request.routeOptions;
+    const path = route.url ?? request.url.split('?')[0];
+    if (!path.startsWith('/api/') || PUBLIC_PATHS.has(path)) return undefined;
 
     if (ctx.config.apiKey) {
       const given = request.headers['x-service-api-key'];
       if (typeof given !== 'string' || !sameSecret(given, ctx.config.apiKey)) throw new ServiceError(ErrorCode.ApiKeyInvalid);
     }
 
-    let claims;
+    let claims: IdentityClaims | undefined;
     if (!ctx.identity) {
       const { email, name, externalId } = ctx.config.localUser;
       claims = { externalUserId: externalId, email, name, picture: null };
@@ -47,20 +78,24 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
       if (!header) throw new ServiceError(ErrorCode.AuthMissing);
       const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
       if (!match) throw new ServiceError(ErrorCode.AuthInvalid);
-      try {
-        claims = await ctx.identity.verify(match[1]);
-      } catch (err) {
-        if (err instanceof IdentityError && err.kind === 'disabled') throw new ServiceError(ErrorCode.AuthDisabled);
-        throw new ServiceError(ErrorCode.AuthInvalid);
-      }
+      claims = ctx.identity.verifiedClaims?.(match[1]);
+      if (!claims) return verifyThenAttach(request, match[1]);
     }
-    let row = request.routeOptions.config.cachedUser ? cache.get(claims.externalUserId) : undefined;
-    if (!row) {
-      row = await findOrCreateUser(ctx.database.db, claims);
-      cache.put(row);
+    const row = route.config.cachedUser ? cache.get(claims.externalUserId) : undefined;
+    if (!row) return withUser(request, claims);
+    attach(request, claims, row);
+    return undefined;
+  };
+
+  app.addHook('onRequest', (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
+    let pending: Promise<void> | undefined;
+    try {
+      pending = authenticate(request);
+    } catch (err) {
+      done(err as Error);
+      return;
     }
-    // An email the provider says is unverified never grants admin access.
-    const isAdmin = claims.emailVerified !== false && isAdminEmail(ctx, row.email);
-    request.user = { id: row.id, externalUserId: row.externalUserId, email: row.email, isAdmin, row };
+    if (pending) pending.then(() => done(), done);
+    else done();
   });
 }

@@ -79,7 +79,7 @@ export function registerIdempotency(app: FastifyInstance, ctx: AppContext): void
 
   // preValidation (not preHandler): a request that fails schema validation is answered and stored
   // like one that fails in its handler, so every 4xx of a key is replayed the same way.
-  app.addHook('preValidation', async (req: FastifyRequest, reply: FastifyReply) => {
+  const preValidation = async (req: FastifyRequest, reply: FastifyReply) => {
     if (!MUTATING.has(req.method) || !req.user) return;
     const header = req.headers['idempotency-key'];
     if (header === undefined) return;
@@ -100,9 +100,9 @@ export function registerIdempotency(app: FastifyInstance, ctx: AppContext): void
     const body = existing.responseBody;
     if (body === null || body === undefined) return reply.status(existing.responseStatus ?? 204).send();
     return reply.status(existing.responseStatus ?? 200).type('application/json; charset=utf-8').send(JSON.stringify(body));
-  });
+  };
 
-  app.addHook('onSend', async (req: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+  const onSend = async (req: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     if (!req.idempotencyClaimed || !req.idempotencyKey) return payload;
     req.idempotencyClaimed = false;
     const status = reply.statusCode;
@@ -130,11 +130,26 @@ export function registerIdempotency(app: FastifyInstance, ctx: AppContext): void
       req.log.warn({ err: (err as Error).message }, 'idempotency record not updated');
     }
     return payload;
-  });
+  };
 
   // A request that ended without a response (client gone, crash in a stream) releases its claim.
-  app.addHook('onResponse', async (req: FastifyRequest) => {
+  const onResponse = async (req: FastifyRequest) => {
     if (!req.idempotencyClaimed || !req.idempotencyKey) return;
     await db.deleteFrom('idempotencyKeys').where('userId', '=', req.user.id).where('key', '=', req.idempotencyKey).where('state', '=', 'IN_PROGRESS').execute().catch(() => undefined);
+  };
+
+  // The hooks go on the routes of mutating methods only (as route-level hooks, which run after the
+  // global ones of the same kind, where these ran before): a GET never carries a key, and three
+  // idle async hooks on every poll cost a promise each (bench/http.ts).
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!methods.some((m) => MUTATING.has(m))) return;
+    route.preValidation = [...asArray(route.preValidation), preValidation] as typeof route.preValidation;
+    route.onSend = [...asArray(route.onSend), onSend] as typeof route.onSend;
+    route.onResponse = [...asArray(route.onResponse), onResponse] as typeof route.onResponse;
   });
+}
+
+function asArray<T>(hooks: T | T[] | undefined): T[] {
+  return hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
 }

@@ -20,6 +20,7 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 export default async function callRoutes(app: FastifyInstance, ctx: AppContext) {
   const db = ctx.database.db;
+  const pool = ctx.database.pool;
 
   const deleteCall = (userId: string, callId: string) => deleteCallAndFiles(ctx, userId, callId);
 
@@ -42,7 +43,7 @@ export default async function callRoutes(app: FastifyInstance, ctx: AppContext) 
       const q = req.query as { limit?: number; cursor?: string; status?: CallStatus };
       const cursor = q.cursor ? decodeCursor(q.cursor) : null;
       if (q.cursor && !cursor) throw errors.validation({ fields: [{ path: '/querystring/cursor', message: 'is not a cursor of this list' }] });
-      return listCalls(db, req.user.id, { limit: q.limit ?? 50, cursor, status: q.status });
+      return listCalls(pool, req.user.id, { limit: q.limit ?? 50, cursor, status: q.status });
     },
   );
 
@@ -61,7 +62,7 @@ export default async function callRoutes(app: FastifyInstance, ctx: AppContext) 
     async (req) => {
       const ids = [...new Set((req.query as { ids: string }).ids.split(',').map((s) => s.trim()).filter(Boolean))];
       if (ids.length > MAX_STATUS_IDS) throw errors.validation({ fields: [{ path: '/querystring/ids', message: `at most ${MAX_STATUS_IDS} ids` }] });
-      return { items: await callStatuses(db, req.user.id, ids.filter((id) => UUID_RE.test(id))) };
+      return { items: await callStatuses(pool, req.user.id, ids.filter((id) => UUID_RE.test(id))) };
     },
   );
 
