@@ -1,4 +1,5 @@
-// JSON requests byte for byte as real clients send them. Many clients put
+// JSON requests and query lists byte for byte as real clients send them (status ids as Retrofit
+// and Alamofire encode a list are tested here too). Many clients put
 // `Content-Type: application/json` on every request (a default header or an interceptor in OkHttp,
 // Retrofit, Ktor or a fetch wrapper), so body-less DELETEs and POSTs arrive with that header and an
 // empty body (Content-Length: 0). Those must work like the same request without the header; a route
@@ -8,7 +9,7 @@ import assert from 'node:assert/strict';
 import { startTestService, TestIdp, type TestService } from '../support/service.js';
 import { insertCall, userIdOf } from '../fixtures/seed.js';
 
-describe('JSON bodies as clients send them', () => {
+describe('JSON bodies and query lists as clients send them', () => {
   let t: TestService;
   let idp: TestIdp;
   let token: string;
@@ -62,6 +63,22 @@ describe('JSON bodies as clients send them', () => {
       const json = (await r.json()) as { error: { code: string } };
       assert.equal(json.error.code, 'validation_failed');
     }
+  });
+
+  test('status ids as client libraries encode a list: comma-separated, repeated keys, bracketed keys', async () => {
+    const userId = await userIdOf(t, token);
+    const a = await insertCall(t, userId, { status: 'QUEUED' });
+    const b = await insertCall(t, userId, { status: 'COMPLETED' });
+    const expected = [{ callId: a, status: 'QUEUED' }, { callId: b, status: 'COMPLETED' }].sort((x, y) => x.callId.localeCompare(y.callId));
+    for (const query of [`ids=${a},${b}`, `ids=${a}&ids=${b}`, `ids%5B%5D=${a}&ids%5B%5D=${b}`, `ids[]=${a}&ids=${b}`]) {
+      const r = await send('GET', `/api/calls/status?${query}`, {});
+      const text = await r.text();
+      assert.equal(r.status, 200, `${query}: ${text}`);
+      const items = (JSON.parse(text) as { items: Array<{ callId: string; status: string }> }).items.sort((x, y) => x.callId.localeCompare(y.callId));
+      assert.deepEqual(items, expected, query);
+    }
+    const none = await send('GET', '/api/calls/status', {});
+    assert.equal(none.status, 400, 'ids stays required');
   });
 
   test('malformed JSON and prototype poisoning stay 400 validation_failed', async () => {

@@ -53,11 +53,21 @@ export default async function callRoutes(app: FastifyInstance, ctx: AppContext) 
       schema: {
         tags,
         summary: 'Statuses of several calls (poll every 3 to 5 seconds)',
-        description: `At most ${MAX_STATUS_IDS} comma-separated ids. Unknown, malformed and foreign ids are left out of items.`,
+        description: `At most ${MAX_STATUS_IDS} comma-separated ids. Unknown, malformed and foreign ids are left out of items. The ids may also come as repeated parameters (\`ids=a&ids=b\`, as Retrofit sends a list) or \`ids[]=a&ids[]=b\` (Alamofire's default); they are joined as if comma-separated.`,
         querystring: Type.Object({ ids: Type.String({ maxLength: 100 * 40 }) }),
         response: { 200: Type.Object({ items: Type.Array(Type.Object({ callId: Uuid, status: CallStatusSchema })) }), ...errorResponses(400, 401) },
       },
       config: { cachedUser: true },
+      // HTTP client libraries encode a list parameter as repeated keys, with or without brackets;
+      // both mean the same ids as the comma-separated form the spec describes.
+      preValidation: (req, _reply, done) => {
+        const q = req.query as Record<string, unknown>;
+        if (Array.isArray(q.ids) || q['ids[]'] !== undefined) {
+          q.ids = [q.ids, q['ids[]']].flat().filter((v): v is string => typeof v === 'string').join(',');
+          delete q['ids[]'];
+        }
+        done();
+      },
     },
     async (req) => {
       const ids = [...new Set((req.query as { ids: string }).ids.split(',').map((s) => s.trim()).filter(Boolean))];
