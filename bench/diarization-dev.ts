@@ -14,6 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { decodeAudio, readWavMono } from '../src/pipeline/audio/decode.js';
+import { ArrayPcm, readAllPcm } from '../src/pipeline/audio/pcm.js';
 import { DEFAULT_DECODER_ARGS, PocketsphinxTranscriber } from '../src/pipeline/transcription/pocketsphinx.js';
 import { createDiarizer } from '../src/pipeline/diarization/index.js';
 import { diarizeFrames } from '../src/pipeline/diarization/mono.js';
@@ -115,7 +116,7 @@ async function variantCase(id: string, kind: string): Promise<{ audio: DecodedAu
   const master = (await readWavMono(corpusFile(id, 'mono16k.wav'))).samples;
   const sr = 16000;
   const make = (mono: Float32Array, t: Truth) => ({
-    audio: { sampleRate: sr, mono, durationSeconds: mono.length / sr, wavPath: '' } as DecodedAudio,
+    audio: { sampleRate: sr, mono: new ArrayPcm(mono, sr), durationSeconds: mono.length / sr, wavPath: '' } as DecodedAudio,
     truth: t,
     words: truthTurnWords(t),
   });
@@ -132,7 +133,7 @@ async function variantCase(id: string, kind: string): Promise<{ audio: DecodedAu
       left,
     ]);
     const a = await decodeAudio(left, path.join(tmp, `${id}-single`), { timeoutMs: 60_000, maxSeconds: 600 });
-    return make(a.mono, retimed(truth, truth.turns.filter((t) => t.speaker === 'A')));
+    return make(await readAllPcm(a.mono), retimed(truth, truth.turns.filter((t) => t.speaker === 'A')));
   }
   let pieces: Array<{ x: Float32Array; turn: Truth['turns'][number] }> = truth.turns.map((t) => ({ x: cut(master, t.startSeconds, t.endSeconds), turn: t }));
   if (kind === 'long-single' || kind === 'long-pair') {

@@ -29,11 +29,21 @@ function arg(name: string): string | undefined {
 const CALL_ID = 'car-repair';
 
 const NOTES = [
-  'Peak RSS grows with the call: decoding still materialises the whole call as float PCM (the mono mix, and both channels of a two-leg',
-  'stereo recording: 230 MB per hour each), because the diarizers and the voice matcher take whole-call arrays. What is bounded already:',
-  'recognition through an OpenAI-compatible provider reads only windows of the decoded WAV file (pause search) and sends parts encoded',
-  'by ffmpeg; pocketsphinx runs as a child process (its memory is not in the worker\'s RSS); the per-channel WAV files are no longer',
-  'written. Times in these tables depend heavily on the machine\'s load (given with each table).',
+  'The decoded call stays on disk (src/pipeline/audio/pcm.ts): the 16 kHz mono WAV file and, for a two-channel upload, the',
+  'two-channel WAV file in the job\'s work folder. Every stage reads them in windows of 30 s: VAD, the cuts of long utterances,',
+  'frame energies, MFCCs (of the speech frames only, in one buffer), per-word channel energies; voice matching reads only a',
+  'speaker\'s regions (at most 300 s per speaker). What still grows with the call is per frame or per word: energies and labels',
+  '(a few bytes per 10 ms), the state of mono diarization per speech frame (below), the words and the transcript. Recognition',
+  'through an OpenAI-compatible provider reads only windows',
+  'of the decoded file and sends parts encoded by ffmpeg; pocketsphinx runs as a child process (its memory is not in the worker\'s',
+  'RSS). Before this change (whole-call float arrays) the stereo/mock run measured 301, 862 and 2165 MB at 10, 60 and 180 minutes.',
+  'A two-leg stereo call (channel diarizer) now stays flat. A mono call still grows by about 80 MB per hour: mono diarization keeps,',
+  'per 10 ms speech frame, its 19 MFCCs and a typed-array view of them (the clustering code takes one Float32Array per frame, about',
+  '100 bytes of object each) plus per-cluster log-likelihoods (8 bytes per cluster per frame, several copies across the passes).',
+  'A flat feature matrix in gmm.ts/mono.ts (no per-frame objects) would remove most of it; the 3-hour mono call misses the target',
+  'by 26 MB.',
+  'Peak RSS varies by some tens of MB from run to run with garbage collection timing. Times in these tables depend heavily on the',
+  'machine\'s load (given with each table).',
 ].join('\n');
 
 interface ChildResult {

@@ -65,7 +65,7 @@ export async function transcribeCall(pipeline: Pipeline, input: SpeechInput): Pr
   // The call cut as the project's VAD hears it: the embedded recogniser decodes these pieces with
   // known offsets, and every provider's word times are checked against them.
   const speechRegions = await time('vad', () => detectSpeech(audio.mono, audio.sampleRate));
-  const utterances = speechUtterances(audio.mono, audio.sampleRate, speechRegions);
+  const utterances = await speechUtterances(audio.mono, audio.sampleRate, speechRegions);
   // Progress reports are written one after another and finish before the stage's own event.
   let reports = Promise.resolve();
   const onProgress = input.onProgress

@@ -2,16 +2,22 @@
 // where it makes sense, an adapter for an outside provider; the job runner only sees these types.
 import type { Analysis, AnalysisContext } from '../domain/analysis.js';
 import type { Transcript, SpeakerRole } from '../domain/transcript.js';
+import type { PcmSource } from './audio/pcm.js';
+
+export type { PcmSource } from './audio/pcm.js';
 
 export const PIPELINE_SAMPLE_RATE = 16000;
 
-/** Audio decoded by ffmpeg to 16 kHz float PCM. */
+/**
+ * Audio decoded by ffmpeg to 16 kHz PCM, kept in files of the job's work folder: the signals are
+ * sources read window by window, so no stage holds a whole call in memory.
+ */
 export interface DecodedAudio {
   sampleRate: number; // always PIPELINE_SAMPLE_RATE
-  /** Mono mix (the average of the channels). */
-  mono: Float32Array;
+  /** Mono mix (the average of the channels, or the one channel that carries the audio). */
+  mono: PcmSource;
   /** The separate channels of a true two-channel recording; absent for mono. */
-  channels?: [Float32Array, Float32Array];
+  channels?: [PcmSource, PcmSource];
   durationSeconds: number;
   /** 16 kHz mono 16-bit WAV file of `mono`, for recognisers that read files. */
   wavPath: string;

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { ChildProcessError, runChild } from '../../src/pipeline/audio/child.js';
 import { acceptAudioUpload, declaredAudioFormat, sniffAudio, SNIFF_BYTES } from '../../src/pipeline/audio/sniff.js';
 import { classifyStereo, decodeAudio, probeDurationSeconds, readWavMono, writeWav16 } from '../../src/pipeline/audio/decode.js';
+import { readAllPcm } from '../../src/pipeline/audio/pcm.js';
 import { PipelineError } from '../../src/pipeline/types.js';
 import { corpusFile, ensureCorpus, loadTruth } from '../support/corpus.js';
 
@@ -177,8 +178,8 @@ describe('decodeAudio', () => {
     const truth = loadTruth(ID);
     const d = await decodeAudio(corpusFile(ID, 'stereo.wav'), path.join(tmp, 'stereo'), { timeoutMs: 30_000, maxSeconds: 600 });
     assert.ok(d.channels);
-    const [left, right] = d.channels;
-    assert.equal(left.length, d.mono.length);
+    assert.equal(d.channels[0].length, d.mono.length);
+    const [left, right, mono] = await Promise.all([...d.channels, d.mono].map(readAllPcm));
     assert.equal((await readWavMono(d.wavPath)).samples.length, left.length);
     // Speaker A is on the left: during A's first turn the left channel carries the energy.
     const turn = truth.turns.find((t) => t.speaker === 'A')!;
@@ -189,7 +190,7 @@ describe('decodeAudio', () => {
     };
     assert.ok(energy(left) > 100 * energy(right));
     const mid = Math.floor(((turn.startSeconds + turn.endSeconds) / 2) * 16000);
-    assert.ok(Math.abs(d.mono[mid] - (left[mid] + right[mid]) / 2) < 1e-6);
+    assert.ok(Math.abs(mono[mid] - (left[mid] + right[mid]) / 2) < 1e-6);
   });
 
   it('treats identical or one-sided stereo as mono', async () => {
@@ -203,7 +204,7 @@ describe('decodeAudio', () => {
     ffmpeg('-i', corpusFile(ID, 'mono16k.wav'), '-t', '5', '-af', 'pan=stereo|c0=c0|c1=0*c0', oneSided);
     const o = await decodeAudio(oneSided, path.join(tmp, 'left-only'), { timeoutMs: 30_000, maxSeconds: 600 });
     assert.equal(o.channels, undefined);
-    const peak = o.mono.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
+    const peak = (await readAllPcm(o.mono)).reduce((m, v) => Math.max(m, Math.abs(v)), 0);
     assert.ok(peak > 0.5, 'the audible channel is used at full level, not halved');
 
     assert.equal(classifyStereo(1, 1, 1), 'same');

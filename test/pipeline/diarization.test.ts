@@ -8,6 +8,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { decodeAudio, readWavMono } from '../../src/pipeline/audio/decode.js';
+import { ArrayPcm, readAllPcm } from '../../src/pipeline/audio/pcm.js';
 import { assembleDiarization, viterbiWords } from '../../src/pipeline/diarization/attribution.js';
 import { frameEnergy, mfccFrames } from '../../src/pipeline/diarization/features.js';
 import { ChannelDiarizer, createDiarizer, detectSpeech, MfccClusterDiarizer } from '../../src/pipeline/diarization/index.js';
@@ -48,7 +49,7 @@ function transcriptOf(d: Diarization) {
 async function monoAudio(id: string): Promise<DecodedAudio> {
   const wavPath = corpusFile(id, 'mono16k.wav');
   const { samples } = await readWavMono(wavPath);
-  return { sampleRate: SR, mono: samples, durationSeconds: samples.length / SR, wavPath };
+  return { sampleRate: SR, mono: new ArrayPcm(samples, SR), durationSeconds: samples.length / SR, wavPath };
 }
 
 let scorer: Awaited<ReturnType<typeof loadScorer>>;
@@ -144,7 +145,7 @@ describe('mono diarization', () => {
       return turn;
     });
     const truth = { ...base, turns, speakers: { ...base.speakers, C: { name: null, role: 'CONTACT', voice: 'kal16' } } } as Truth;
-    const d = await new MfccClusterDiarizer().diarize({ sampleRate: SR, mono, durationSeconds: mono.length / SR, wavPath: '' }, truthWords(truth, ['A', 'B', 'C' as 'A']));
+    const d = await new MfccClusterDiarizer().diarize({ sampleRate: SR, mono: new ArrayPcm(mono, SR), durationSeconds: mono.length / SR, wavPath: '' }, truthWords(truth, ['A', 'B', 'C' as 'A']));
     assert.deepEqual(d.speakers, ['S0', 'S1', 'S2']);
     assert.ok(scorer.scoreTranscript(truth, transcriptOf(d)).attribution >= 0.95);
   });
@@ -161,7 +162,7 @@ describe('mono diarization', () => {
   });
 
   it('handles no speech and no words', async () => {
-    const d = await new MfccClusterDiarizer().diarize({ sampleRate: SR, mono: new Float32Array(SR * 2), durationSeconds: 2, wavPath: '' }, []);
+    const d = await new MfccClusterDiarizer().diarize({ sampleRate: SR, mono: new ArrayPcm(new Float32Array(SR * 2), SR), durationSeconds: 2, wavPath: '' }, []);
     assert.deepEqual(d.speakers, []);
     assert.deepEqual(d.words, []);
   });
@@ -187,19 +188,19 @@ describe('channel diarization', () => {
     const id = 'contractor-quote';
     const truth = loadTruth(id);
     const stereo = await decodeAudio(corpusFile(id, 'stereo.wav'), path.join(tmp, 'panned'), { timeoutMs: 60_000, maxSeconds: 600 });
-    const [l, r] = stereo.channels!;
+    const [l, r] = await Promise.all(stereo.channels!.map(readAllPcm));
     // A room recording with two microphones: each voice on both channels, 6 dB apart.
     const left = Float32Array.from(l, (v, i) => v + 0.5 * r[i]);
     const right = Float32Array.from(r, (v, i) => 0.5 * l[i] + v);
     const mono = Float32Array.from(left, (v, i) => (v + right[i]) / 2);
-    const audio: DecodedAudio = { ...stereo, mono, channels: [left, right] };
+    const audio: DecodedAudio = { ...stereo, mono: new ArrayPcm(mono, SR), channels: [new ArrayPcm(left, SR), new ArrayPcm(right, SR)] };
     const d = await createDiarizer().diarize(audio, truthWords(truth));
     assert.equal(d.model, 'vad-mfcc-gmm-v1');
     assert.ok(scorer.scoreTranscript(truth, transcriptOf(d)).attribution >= 0.95);
   });
 
   it('refuses mono audio', async () => {
-    await assert.rejects(new ChannelDiarizer().diarize({ sampleRate: SR, mono: new Float32Array(SR), durationSeconds: 1, wavPath: '' }, []));
+    await assert.rejects(new ChannelDiarizer().diarize({ sampleRate: SR, mono: new ArrayPcm(new Float32Array(SR), SR), durationSeconds: 1, wavPath: '' }, []));
   });
 });
 

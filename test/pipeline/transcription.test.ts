@@ -108,7 +108,7 @@ describe('PocketsphinxTranscriber', () => {
     assert.ok(inside.length >= r.words.length * 0.9);
     // By construction, every word lies inside an utterance the project's VAD found.
     const { samples: clipSamples } = await readWavMono(clip);
-    const utterances = speechUtterances(clipSamples, 16000, await detectSpeech(clipSamples, 16000));
+    const utterances = await speechUtterances(clipSamples, 16000, await detectSpeech(clipSamples, 16000));
     for (const w of r.words) assert.ok(utterances.some((u) => w.start >= u.start - 0.01 && w.end <= u.end + 0.01), JSON.stringify(w));
   });
 

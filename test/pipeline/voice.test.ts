@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { decodeAudio, readWavMono } from '../../src/pipeline/audio/decode.js';
+import { ArrayPcm } from '../../src/pipeline/audio/pcm.js';
 import {
   EMBEDDED_PROVIDER,
   EmbeddingError,
@@ -167,7 +168,7 @@ test('too little speech is an EmbeddingError, and embedCallSpeakers leaves such 
   await assert.rejects(embedder.embed(new Float32Array(16000 * 3), 16000), (err: unknown) => err instanceof EmbeddingError && err.reason === 'not_enough_speech');
   const { samples } = await readWavMono(corpusFile('car-repair', 'mono16k.wav'));
   const truth = loadTruth('car-repair');
-  const audio = { sampleRate: 16000, mono: samples, durationSeconds: samples.length / 16000, wavPath: corpusFile('car-repair', 'mono16k.wav') };
+  const audio = { sampleRate: 16000, mono: new ArrayPcm(samples, 16000), durationSeconds: samples.length / 16000, wavPath: corpusFile('car-repair', 'mono16k.wav') };
   const [long, short] = [truth.turns[1], truth.turns[0]]; // 6.8 s and 0.4 s
   const out = await embedCallSpeakers(embedder, audio, {
     S0: [{ start: long.startSeconds, end: long.endSeconds }],

@@ -11,6 +11,7 @@ import { ErrorCode, ServiceError, errors } from '../../domain/errors.js';
 import { DateTime, errorResponses } from '../schemas.js';
 import { storeAudioPart } from '../audio-part.js';
 import { decodeAudio } from '../../pipeline/audio/decode.js';
+import { readAllPcm } from '../../pipeline/audio/pcm.js';
 import { PipelineError } from '../../pipeline/types.js';
 import { EmbeddingError, serializeEmbedding } from '../../pipeline/voice/embedder.js';
 
@@ -91,7 +92,8 @@ export default async function voiceProfileRoutes(app: FastifyInstance, ctx: AppC
 
         let embedding: Float32Array;
         try {
-          embedding = await ctx.embedder.embed(audio.mono, audio.sampleRate);
+          // A voice sample is short (sampleMaxSeconds), so reading it whole is fine.
+          embedding = await ctx.embedder.embed(await readAllPcm(audio.mono), audio.sampleRate);
         } catch (err) {
           if (err instanceof EmbeddingError && err.reason === 'not_enough_speech') {
             throw new ServiceError(ErrorCode.VoiceSampleTooShort, { minSeconds: voice.sampleMinSeconds }, 'The voice sample holds too little speech.');

@@ -1,12 +1,13 @@
 // Audio decoding: whatever the upload is, ffmpeg turns it into 16 kHz 16-bit PCM, which every
 // later stage (recognisers, diarization, voice embedding) consumes. Decoding is capped at the
-// duration limit so that a small file claiming hours of audio costs at most the limit, and samples
-// are streamed from disk into one Float32Array per channel instead of buffering ffmpeg's output.
+// duration limit so that a small file claiming hours of audio costs at most the limit. The decoded
+// call stays on disk: stages read it window by window (pcm.ts), never as one whole-call array.
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { PIPELINE_SAMPLE_RATE, PipelineError, type DecodedAudio } from '../types.js';
 import { ChildProcessError, runChild } from './child.js';
+import { WavFilePcm, type PcmSource } from './pcm.js';
 
 export interface DecodeOptions {
   timeoutMs: number;
@@ -224,7 +225,11 @@ export async function writeWav16(file: string, samples: Float32Array, sampleRate
   }
 }
 
-/** Decodes any supported upload to 16 kHz PCM in memory plus a mono WAV file in workDir. */
+/**
+ * Decodes any supported upload to 16 kHz 16-bit PCM files in workDir: `audio16k.wav` (mono, what
+ * the recognisers read) and, for a two-channel upload, `decoded16k.wav` (both channels) that the
+ * channel sources read. The returned audio reads its samples from those files on demand.
+ */
 export async function decodeAudio(inputPath: string, workDir: string, opts: DecodeOptions): Promise<DecodedAudio> {
   const sr = PIPELINE_SAMPLE_RATE;
   await fsp.mkdir(workDir, { recursive: true });
@@ -260,15 +265,13 @@ export async function decodeAudio(inputPath: string, workDir: string, opts: Deco
   const wavPath = path.join(workDir, 'audio16k.wav');
 
   if (info.channels === 1) {
-    const { samples } = await readWavMono(decodedPath);
     // ffmpeg's output already is the mono 16-bit file the recognisers want.
     await fsp.rename(decodedPath, wavPath);
-    return { sampleRate: sr, mono: samples, durationSeconds, wavPath };
+    return { sampleRate: sr, mono: await WavFilePcm.open(wavPath), durationSeconds, wavPath };
   }
 
-  const left = new Float32Array(frames);
-  const right = new Float32Array(frames);
-  let at = 0;
+  // Two channels: their energies and correlation in one streamed pass, then the mono file written
+  // from the channel(s) that carry the call. The two-channel file stays as the channels' source.
   let ll = 0;
   let rr = 0;
   let lr = 0;
@@ -276,31 +279,38 @@ export async function decodeAudio(inputPath: string, workDir: string, opts: Deco
     for (let i = 0; i + 1 < chunk.length; i += 2) {
       const l = chunk[i];
       const r = chunk[i + 1];
-      left[at] = l;
-      right[at] = r;
-      at++;
       ll += l * l;
       rr += r * r;
       lr += l * r;
     }
   });
-  await fsp.rm(decodedPath, { force: true });
   const kind = classifyStereo(ll, rr, lr);
+  // One empty leg: a mono recording, not a conversation split in two. A phase-inverted duplicate
+  // would average to silence, so that one keeps the left channel as is.
+  const mono = await WavFilePcm.open(decodedPath, kind === 'left' || (kind === 'same' && lr < 0) ? 0 : kind === 'right' ? 1 : 'mix');
+  await writeWav16From(wavPath, mono);
+  if (kind !== 'distinct') return { sampleRate: sr, mono, durationSeconds, wavPath };
+  return { sampleRate: sr, mono, channels: [await WavFilePcm.open(decodedPath, 0), await WavFilePcm.open(decodedPath, 1)], durationSeconds, wavPath };
+}
 
-  if (kind === 'left' || kind === 'right') {
-    // One leg of a two-channel file is empty: it is a mono recording, not a conversation split in two.
-    const mono = kind === 'left' ? left : right;
-    await writeWav16(wavPath, mono, sr);
-    return { sampleRate: sr, mono, durationSeconds, wavPath };
+/** Writes a source as a mono 16-bit PCM WAV file window by window (as writeWav16 would write the whole array). */
+export async function writeWav16From(file: string, source: PcmSource): Promise<void> {
+  const fh = await fsp.open(file, 'w');
+  try {
+    await fh.write(wavHeader16(source.length * 2, source.sampleRate));
+    const step = 1 << 20;
+    const buf = Buffer.alloc(step * 2);
+    for (let off = 0; off < source.length; off += step) {
+      const samples = await source.read(off, step);
+      for (let i = 0; i < samples.length; i++) {
+        const v = samples[i];
+        buf.writeInt16LE(v >= 1 ? 32767 : v <= -1 ? -32768 : Math.round(v * 32767), i * 2);
+      }
+      await fh.write(buf, 0, samples.length * 2);
+    }
+  } finally {
+    await fh.close();
   }
-  // Averaging in place into `left` keeps peak memory at two arrays for duplicated-mono input; a
-  // phase-inverted duplicate would average to silence, so that one keeps the left channel as is.
-  const mono = kind === 'same' ? left : new Float32Array(frames);
-  if (!(kind === 'same' && lr < 0)) for (let i = 0; i < frames; i++) mono[i] = (left[i] + right[i]) / 2;
-  await writeWav16(wavPath, mono, sr);
-  if (kind === 'same') return { sampleRate: sr, mono, durationSeconds, wavPath };
-  // No per-channel WAV files: no stage reads them, and for a long call they were hundreds of MB written for nothing.
-  return { sampleRate: sr, mono, channels: [left, right], durationSeconds, wavPath };
 }
 
 /** Whether two channels carry two different signals, or which single one carries the audio. */

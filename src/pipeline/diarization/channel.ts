@@ -3,35 +3,24 @@
 // echo of the far end leaks in far below the near-end level.
 import type { DecodedAudio, Diarization, Diarizer, RecognizedWord } from '../types.js';
 import { assembleDiarization, labelRegions, type FrameLabels } from './attribution.js';
-import { frameEnergy, frameGrid } from './features.js';
+import { frameEnergyOf, frameGrid } from './features.js';
+import { spanSquareSums, type PcmSource } from '../audio/pcm.js';
 import { detectSpeech } from './vad.js';
 
 const HOP = 0.01;
 const FRAME = 0.025;
 
-function spanEnergy(x: Float32Array, sampleRate: number, start: number, end: number): number {
-  const a = Math.max(0, Math.floor(start * sampleRate));
-  const b = Math.min(x.length, Math.ceil(end * sampleRate));
-  let e = 0;
-  for (let i = a; i < b; i++) e += x[i] * x[i];
-  return e;
-}
-
 /**
  * Share of speech frames in which one channel is at least `dominanceDb` louder than the other.
  * Call legs recorded apart give nearly 1 (the far end leaks in, if at all, 20 dB or more down);
  * a stereo microphone recording of a room has both voices on both channels and gives little.
+ * `mixed` is the average of the channels (the decoder's mono signal); computed when absent.
  */
-export async function legSeparation(channels: [Float32Array, Float32Array], sampleRate: number, dominanceDb = 10, mixed?: Float32Array): Promise<number> {
+export async function legSeparation(channels: [PcmSource, PcmSource], sampleRate: number, dominanceDb = 10, mixed?: PcmSource): Promise<number> {
   const opts = { frameSeconds: FRAME, hopSeconds: HOP };
-  const e0 = frameEnergy(channels[0], sampleRate, opts);
-  const e1 = frameEnergy(channels[1], sampleRate, opts);
-  // The decoder's mono mix is this average already; reusing it saves a whole-call array (230 MB per hour of audio).
-  let mix = mixed;
-  if (!mix || mix.length !== channels[0].length) {
-    mix = new Float32Array(channels[0].length);
-    for (let i = 0; i < mix.length; i++) mix[i] = 0.5 * (channels[0][i] + channels[1][i]);
-  }
+  const e0 = await frameEnergyOf(channels[0], opts);
+  const e1 = await frameEnergyOf(channels[1], opts);
+  const mix = mixed && mixed.length === channels[0].length ? mixed : averageOf(channels, sampleRate);
   let speech = 0;
   let dominated = 0;
   for (const r of await detectSpeech(mix, sampleRate)) {
@@ -47,6 +36,20 @@ export async function legSeparation(channels: [Float32Array, Float32Array], samp
   return speech ? dominated / speech : 0;
 }
 
+/** The average of two channels, computed as it is read. */
+function averageOf(channels: [PcmSource, PcmSource], sampleRate: number): PcmSource {
+  return {
+    sampleRate,
+    length: channels[0].length,
+    async read(start: number, count: number) {
+      const [a, b] = await Promise.all(channels.map((c) => c.read(start, count)));
+      const out = new Float32Array(Math.min(a.length, b.length));
+      for (let i = 0; i < out.length; i++) out[i] = 0.5 * (a[i] + b[i]);
+      return out;
+    },
+  };
+}
+
 export class ChannelDiarizer implements Diarizer {
   readonly provider = 'embedded';
   readonly model = 'channel-energy-v1';
@@ -60,18 +63,18 @@ export class ChannelDiarizer implements Diarizer {
     // speaker regions and the fallback for words too short to measure.
     const grid = frameGrid(audio.mono.length, sr, { frameSeconds: FRAME, hopSeconds: HOP });
     const labels = new Int32Array(grid.count).fill(-1);
-    const energies = chans.map((c) => frameEnergy(c, sr, { frameSeconds: FRAME, hopSeconds: HOP }));
-    const masks = await Promise.all(
-      chans.map(async (c) => {
-        const m = new Uint8Array(grid.count);
-        for (const r of await detectSpeech(c, sr)) {
-          const a = Math.max(0, Math.ceil((r.start - grid.frameSeconds / 2) / HOP));
-          const b = Math.min(grid.count - 1, Math.floor((r.end - grid.frameSeconds / 2) / HOP));
-          for (let i = a; i <= b; i++) m[i] = 1;
-        }
-        return m;
-      }),
-    );
+    const energies: Float32Array[] = [];
+    const masks: Uint8Array[] = [];
+    for (const c of chans) {
+      energies.push(await frameEnergyOf(c, { frameSeconds: FRAME, hopSeconds: HOP }));
+      const m = new Uint8Array(grid.count);
+      for (const r of await detectSpeech(c, sr)) {
+        const a = Math.max(0, Math.ceil((r.start - grid.frameSeconds / 2) / HOP));
+        const b = Math.min(grid.count - 1, Math.floor((r.end - grid.frameSeconds / 2) / HOP));
+        for (let i = a; i <= b; i++) m[i] = 1;
+      }
+      masks.push(m);
+    }
     for (let i = 0; i < grid.count; i++) {
       const on0 = masks[0][i] === 1;
       const on1 = masks[1][i] === 1;
@@ -81,11 +84,15 @@ export class ChannelDiarizer implements Diarizer {
     }
     const fl: FrameLabels = { labels, offset: grid.frameSeconds / 2, hop: grid.hopSeconds };
 
-    const wordChannels = words.map((w) => {
-      const e0 = spanEnergy(chans[0], sr, w.start, w.end);
-      const e1 = spanEnergy(chans[1], sr, w.start, w.end);
-      if (e0 === 0 && e1 === 0) return nearestLabel(fl, (w.start + w.end) / 2);
-      return e0 >= e1 ? 0 : 1;
+    // Each word's energy on each channel, in one pass over each channel.
+    const spans = words.map((w) => {
+      const from = Math.max(0, Math.floor(w.start * sr));
+      return { from, to: Math.max(from, Math.min(audio.mono.length, Math.ceil(w.end * sr))) };
+    });
+    const [w0, w1] = [await spanSquareSums(chans[0], spans), await spanSquareSums(chans[1], spans)];
+    const wordChannels = words.map((w, i) => {
+      if (w0[i] === 0 && w1[i] === 0) return nearestLabel(fl, (w.start + w.end) / 2);
+      return w0[i] >= w1[i] ? 0 : 1;
     });
     return { provider: this.provider, model: this.model, ...assembleDiarization(words, wordChannels, labelRegions(fl)) };
   }

@@ -1,6 +1,7 @@
 // Frame-level acoustic features shared by diarization and the voice profile: MFCCs (via meyda) and
 // log energy, on the same frame grid so their indexes line up.
 import Meyda from 'meyda';
+import type { PcmSource } from '../audio/pcm.js';
 
 export interface FrameOptions {
   /** Analysis window length. Default 0.025 s. */
@@ -55,13 +56,64 @@ function hamming(n: number): Float32Array {
  */
 export function mfccFrames(samples: Float32Array, sampleRate: number, opts: MfccOptions = {}): Float32Array[] {
   const grid = frameGrid(samples.length, sampleRate, opts);
+  const out: Float32Array[] = new Array(grid.count);
+  if (grid.count === 0) return out;
+  const mfcc = mfccComputer(sampleRate, opts);
+  for (let f = 0; f < grid.count; f++) out[f] = mfcc.frame(samples, 0, f * grid.hop, new Float32Array(mfcc.coefficients));
+  return out;
+}
+
+/** Grid frames per read of a source when computing features window by window (30 s at 10 ms); results do not depend on it. */
+const FRAMES_PER_READ = 3000;
+
+/**
+ * MFCC vectors of the listed frames of the grid (ascending indexes) read window by window from
+ * `source`, identical to `mfccFrames` of the whole signal at those indexes. Only coefficients
+ * [keep[0], keep[1]) are kept, all in one buffer: a long call's speech frames are hundreds of
+ * thousands, and a separate array per frame would cost several times the numbers themselves.
+ */
+export async function mfccFramesAt(source: PcmSource, frames: ArrayLike<number>, opts: MfccOptions = {}, keep?: [number, number], framesPerRead = FRAMES_PER_READ): Promise<Float32Array[]> {
+  const grid = frameGrid(source.length, source.sampleRate, opts);
+  const mfcc = mfccComputer(source.sampleRate, opts);
+  const [from, to] = keep ?? [0, mfcc.coefficients];
+  const dim = to - from;
+  const flat = new Float32Array(frames.length * dim);
+  const out: Float32Array[] = new Array(frames.length);
+  const v = new Float32Array(mfcc.coefficients);
+  let j = 0;
+  while (j < frames.length) {
+    const f0 = frames[j];
+    if (f0 < 0 || f0 >= grid.count) throw new RangeError(`frame ${f0} is outside the grid`);
+    // This window: frames [f0, f0 + FRAMES_PER_READ) of the grid, plus one sample before for pre-emphasis.
+    const f1 = Math.min(grid.count, f0 + framesPerRead);
+    const first = Math.max(0, f0 * grid.hop - 1);
+    const samples = await source.read(first, (f1 - 1) * grid.hop + grid.length - first);
+    for (; j < frames.length && frames[j] < f1; j++) {
+      if (j > 0 && frames[j] <= frames[j - 1]) throw new RangeError('frames must be ascending');
+      mfcc.frame(samples, first, frames[j] * grid.hop, v);
+      const row = flat.subarray(j * dim, (j + 1) * dim);
+      for (let k = 0; k < dim; k++) row[k] = v[from + k];
+      out[j] = row;
+    }
+  }
+  return out;
+}
+
+/**
+ * The MFCC of one frame: `frame(samples, base, off, out)` reads the frame starting at sample `off`
+ * of the signal from `samples`, which holds the signal from sample `base` on (and sample off - 1,
+ * for pre-emphasis, unless off is 0).
+ */
+function mfccComputer(sampleRate: number, opts: MfccOptions) {
+  const grid = frameGrid(0, sampleRate, opts);
   const coefficients = opts.coefficients ?? 13;
   const melBands = Math.max(opts.melBands ?? 26, coefficients);
   const alpha = opts.preEmphasis ?? 0.97;
   const size = nextPow2(grid.length);
   const window = hamming(grid.length);
 
-  // meyda keeps its configuration on a shared object; set all of it on every call.
+  // meyda keeps its configuration on a shared object; set all of it before each frame, since a
+  // caller reading its signal window by window may interleave with another.
   const m = Meyda as unknown as {
     bufferSize: number;
     sampleRate: number;
@@ -71,23 +123,24 @@ export function mfccFrames(samples: Float32Array, sampleRate: number, opts: Mfcc
     melFilterBank?: number[][];
     extract: (feature: string, signal: Float32Array) => unknown;
   };
-  m.bufferSize = size;
-  m.sampleRate = sampleRate;
-  m.melBands = melBands;
-  m.numberOfMFCCCoefficients = coefficients;
-  m.windowingFunction = 'rect';
+  const configure = () => {
+    m.bufferSize = size;
+    m.sampleRate = sampleRate;
+    m.melBands = melBands;
+    m.numberOfMFCCCoefficients = coefficients;
+    m.windowingFunction = 'rect';
+  };
 
-  const out: Float32Array[] = new Array(grid.count);
-  if (grid.count === 0) return out;
   const buf = new Float32Array(size);
   const logMel = new Float64Array(melBands);
   let filters: Array<{ bins: Int32Array; weights: Float64Array }> | undefined;
   const cos = dctTable(melBands, coefficients);
-  for (let f = 0; f < grid.count; f++) {
-    const off = f * grid.hop;
+  const frame = (samples: Float32Array, base: number, off: number, v: Float32Array): Float32Array => {
+    configure();
     buf.fill(0);
     for (let i = 0; i < grid.length; i++) {
-      const x = samples[off + i] - (off + i > 0 ? alpha * samples[off + i - 1] : 0);
+      const at = off + i - base;
+      const x = samples[at] - (off + i > 0 ? alpha * samples[at - 1] : 0);
       buf[i] = x * window[i] * 32768;
     }
     const amp = m.extract('amplitudeSpectrum', buf) as Float32Array;
@@ -99,15 +152,14 @@ export function mfccFrames(samples: Float32Array, sampleRate: number, opts: Mfcc
       for (let j = 0; j < bins.length; j++) e += weights[j] * amp[bins[j]] * amp[bins[j]];
       logMel[b] = Math.log(e + 1);
     }
-    const v = new Float32Array(coefficients);
     for (let k = 0; k < coefficients; k++) {
       let acc = 0;
       for (let n = 0; n < melBands; n++) acc += logMel[n] * cos[k * melBands + n];
       v[k] = 2 * acc;
     }
-    out[f] = v;
-  }
-  return out;
+    return v;
+  };
+  return { coefficients, frame };
 }
 
 function sparseFilters(bank: number[][]): Array<{ bins: Int32Array; weights: Float64Array }> {
@@ -151,6 +203,27 @@ export function frameEnergy(samples: Float32Array, sampleRate: number, opts: Fra
       e += v * v;
     }
     out[f] = 10 * Math.log10(e / grid.length + 1e-12);
+  }
+  return out;
+}
+
+/** `frameEnergy` of a source, read window by window (identical to the whole-array computation). */
+export async function frameEnergyOf(source: PcmSource, opts: FrameOptions = {}, framesPerRead = FRAMES_PER_READ): Promise<Float32Array> {
+  const grid = frameGrid(source.length, source.sampleRate, opts);
+  const out = new Float32Array(grid.count);
+  for (let f0 = 0; f0 < grid.count; f0 += framesPerRead) {
+    const f1 = Math.min(grid.count, f0 + framesPerRead);
+    const first = f0 * grid.hop;
+    const samples = await source.read(first, (f1 - 1) * grid.hop + grid.length - first);
+    for (let f = f0; f < f1; f++) {
+      const off = f * grid.hop - first;
+      let e = 0;
+      for (let i = 0; i < grid.length; i++) {
+        const v = samples[off + i];
+        e += v * v;
+      }
+      out[f] = 10 * Math.log10(e / grid.length + 1e-12);
+    }
   }
   return out;
 }

@@ -7,7 +7,7 @@ import { ChannelDiarizer, legSeparation } from './channel.js';
 import { MfccClusterDiarizer, type MonoDiarizationOptions } from './mono.js';
 
 export { detectSpeech, vadFrames, mergeRegions, type SpeechRegion, type DetectSpeechOptions } from './vad.js';
-export { mfccFrames, frameEnergy, frameGrid } from './features.js';
+export { mfccFrames, mfccFramesAt, frameEnergy, frameEnergyOf, frameGrid } from './features.js';
 export { ChannelDiarizer, legSeparation } from './channel.js';
 export { MfccClusterDiarizer, DEFAULT_MONO_OPTIONS, type MonoDiarizationOptions } from './mono.js';
 

@@ -6,7 +6,8 @@
 //   -> held-out likelihood check on the number of speakers -> word-level Viterbi attribution.
 import type { DecodedAudio, Diarization, Diarizer, RecognizedWord } from '../types.js';
 import { assembleDiarization, labelRegions, labelWords, smoothShortWords, viterbiWords, type FrameLabels } from './attribution.js';
-import { frameEnergy, frameGrid, mfccFrames } from './features.js';
+import { frameEnergyOf, frameGrid, mfccFramesAt } from './features.js';
+import { pcmOf, type PcmSource } from '../audio/pcm.js';
 import { DiagGmm, kmeans, type Vec } from './gmm.js';
 import { detectSpeech, type SpeechRegion } from './vad.js';
 
@@ -87,15 +88,19 @@ export interface MonoDebug {
   logLik: Float64Array;
 }
 
-/** Frame-level diarization of a mono signal: labels per 10 ms frame (-1 = non-speech). */
+/**
+ * Frame-level diarization of a mono signal: labels per 10 ms frame (-1 = non-speech). The signal
+ * is read window by window; what is kept is per frame (energy, and MFCCs of the speech frames).
+ */
 export async function diarizeFrames(
-  samples: Float32Array,
+  input: Float32Array | PcmSource,
   sampleRate: number,
   options: Partial<MonoDiarizationOptions> = {},
 ): Promise<MonoDebug> {
   const o = { ...DEFAULT_MONO_OPTIONS, ...options };
-  const regions = await detectSpeech(samples, sampleRate, { aggressiveness: o.vadAggressiveness });
-  const grid = frameGrid(samples.length, sampleRate, { frameSeconds: FRAME, hopSeconds: HOP });
+  const source = pcmOf(input, sampleRate);
+  const regions = await detectSpeech(source, sampleRate, { aggressiveness: o.vadAggressiveness });
+  const grid = frameGrid(source.length, sampleRate, { frameSeconds: FRAME, hopSeconds: HOP });
   const offset = grid.frameSeconds / 2;
   const hop = grid.hopSeconds;
   const labels = new Int32Array(grid.count).fill(-1);
@@ -103,7 +108,7 @@ export async function diarizeFrames(
   if (regions.length === 0 || grid.count === 0) return empty;
 
   // Speech frames: inside a VAD region and loud enough to carry voice (drops inter-word gaps).
-  const energy = frameEnergy(samples, sampleRate, { frameSeconds: FRAME, hopSeconds: HOP });
+  const energy = await frameEnergyOf(source, { frameSeconds: FRAME, hopSeconds: HOP });
   const inRegion = new Uint8Array(grid.count);
   for (const r of regions) {
     const a = Math.max(0, Math.ceil((r.start - offset) / hop));
@@ -119,10 +124,10 @@ export async function diarizeFrames(
     return { ...empty, clusters: speechIdx.length ? 1 : 0, speechFrames: speechIdx, logLik: new Float64Array(speechIdx.length) };
   }
 
-  const mfcc = mfccFrames(samples, sampleRate, { frameSeconds: FRAME, hopSeconds: HOP, coefficients: o.coefficients + 1, melBands: o.melBands });
   const dim = o.coefficients;
+  // c1..c<dim> of the speech frames only.
+  const feats: Vec[] = await mfccFramesAt(source, speechIdx, { frameSeconds: FRAME, hopSeconds: HOP, coefficients: o.coefficients + 1, melBands: o.melBands }, [1, dim + 1]);
   // Call-level mean and variance normalisation removes the channel and loudness, keeping timbre.
-  const feats: Vec[] = speechIdx.map((i) => mfcc[i].subarray(1, dim + 1).slice());
   normaliseColumns(feats);
 
   // First pass: statistics of sliding windows of speech frames, clustered with k-means.

@@ -1,7 +1,9 @@
 // Voice activity detection with the WebRTC VAD (libfvad compiled to WASM). Frame decisions are
 // noisy inside words (stop closures, weak fricatives), so short non-speech runs are held as speech
-// (hangover), then regions closer than a gap are merged and short blips dropped.
+// (hangover), then regions closer than a gap are merged and short blips dropped. The signal is
+// read window by window, so a long call is never one array in memory.
 import fvadFactory, { type FvadModule } from '@echogarden/fvad-wasm';
+import { ArrayPcm, pcmOf, readAllPcm, type PcmSource } from '../audio/pcm.js';
 
 export interface SpeechRegion {
   start: number; // seconds
@@ -19,6 +21,8 @@ export interface DetectSpeechOptions {
   mergeGapSeconds?: number;
   /** Non-speech runs up to this long inside speech are held as speech. Default 90 ms. */
   hangoverMs?: number;
+  /** Audio read at a time (rounded to whole frames); the result does not depend on it. Default 30 s. */
+  windowSeconds?: number;
 }
 
 const FVAD_RATES = new Set([8000, 16000, 32000, 48000]);
@@ -49,21 +53,29 @@ function resampleLinear(samples: Float32Array, from: number, to: number): Float3
   return out;
 }
 
-/** Raw per-frame WebRTC VAD decisions (true = speech) at `frameMs` steps. */
+/** Frames of fvad's input handled per read of the source by default (30 s of 30 ms frames). */
+const FRAMES_PER_READ = 1000;
+
+/**
+ * Raw per-frame WebRTC VAD decisions (true = speech) at `frameMs` steps. The signal is read in
+ * windows of whole frames (frames do not overlap, so the decisions are those of one whole pass).
+ */
 export async function vadFrames(
-  samples: Float32Array,
+  input: Float32Array | PcmSource,
   sampleRate: number,
   aggressiveness: 0 | 1 | 2 | 3 = 2,
   frameMs: 10 | 20 | 30 = 30,
+  framesPerRead = FRAMES_PER_READ,
 ): Promise<{ decisions: Uint8Array; frameSeconds: number }> {
   let rate = sampleRate;
-  let input = samples;
+  let source = pcmOf(input, sampleRate);
   if (!FVAD_RATES.has(rate)) {
-    input = resampleLinear(samples, rate, 16000);
+    // Only short audio comes at other rates (the pipeline decodes to 16 kHz).
+    source = new ArrayPcm(resampleLinear(await readAllPcm(source), rate, 16000), 16000);
     rate = 16000;
   }
   const frameLen = (rate * frameMs) / 1000;
-  const frames = Math.floor(input.length / frameLen);
+  const frames = Math.floor(source.length / frameLen);
   const decisions = new Uint8Array(frames);
   if (frames === 0) return { decisions, frameSeconds: frameMs / 1000 };
   const mod = await loadFvad();
@@ -73,18 +85,22 @@ export async function vadFrames(
   try {
     if (mod._fvad_set_mode(inst, aggressiveness) !== 0) throw new Error('fvad_set_mode failed');
     if (mod._fvad_set_sample_rate(inst, rate) !== 0) throw new Error('fvad_set_sample_rate failed');
-    for (let f = 0; f < frames; f++) {
-      // HEAP16 may be replaced when the WASM memory grows, so look it up per frame.
-      const heap = mod.HEAP16;
-      const base = ptr >> 1;
-      const off = f * frameLen;
-      for (let i = 0; i < frameLen; i++) {
-        const v = input[off + i];
-        heap[base + i] = v >= 1 ? 32767 : v <= -1 ? -32768 : Math.round(v * 32767);
+    for (let f0 = 0; f0 < frames; f0 += framesPerRead) {
+      const f1 = Math.min(frames, f0 + framesPerRead);
+      const samples = await source.read(f0 * frameLen, (f1 - f0) * frameLen);
+      for (let f = f0; f < f1; f++) {
+        // HEAP16 may be replaced when the WASM memory grows, so look it up per frame.
+        const heap = mod.HEAP16;
+        const base = ptr >> 1;
+        const off = (f - f0) * frameLen;
+        for (let i = 0; i < frameLen; i++) {
+          const v = samples[off + i];
+          heap[base + i] = v >= 1 ? 32767 : v <= -1 ? -32768 : Math.round(v * 32767);
+        }
+        const r = mod._fvad_process(inst, ptr, frameLen);
+        if (r < 0) throw new Error('fvad_process failed');
+        decisions[f] = r;
       }
-      const r = mod._fvad_process(inst, ptr, frameLen);
-      if (r < 0) throw new Error('fvad_process failed');
-      decisions[f] = r;
     }
   } finally {
     mod._free(ptr);
@@ -93,34 +109,48 @@ export async function vadFrames(
   return { decisions, frameSeconds: frameMs / 1000 };
 }
 
+/** Whether each frame of `frameLen` samples is below about -70 dBFS (mean square < 1e-7). */
+async function quietFrames(source: PcmSource, frameLen: number, frames: number, framesPerRead: number): Promise<Uint8Array> {
+  const quiet = new Uint8Array(frames);
+  for (let f0 = 0; f0 < frames; f0 += framesPerRead) {
+    const f1 = Math.min(frames, f0 + framesPerRead);
+    const base = f0 * frameLen;
+    const samples = await source.read(base, (f1 - f0) * frameLen);
+    for (let f = f0; f < f1; f++) {
+      const off = f * frameLen;
+      const end = Math.min(off + frameLen, source.length);
+      let e = 0;
+      for (let i = off; i < end; i++) e += samples[i - base] * samples[i - base];
+      quiet[f] = e / Math.max(1, end - off) < 1e-7 ? 1 : 0;
+    }
+  }
+  return quiet;
+}
+
 /** Speech regions (seconds) of a mono signal. */
 export async function detectSpeech(
-  samples: Float32Array,
+  input: Float32Array | PcmSource,
   sampleRate: number,
   opts: DetectSpeechOptions = {},
 ): Promise<SpeechRegion[]> {
+  const source = pcmOf(input, sampleRate);
   const frameMs = opts.frameMs ?? 30;
   const minSpeech = opts.minSpeechSeconds ?? 0.15;
   const mergeGap = opts.mergeGapSeconds ?? 0.3;
   const hangoverFrames = Math.round((opts.hangoverMs ?? 90) / frameMs);
-  const { decisions, frameSeconds } = await vadFrames(samples, sampleRate, opts.aggressiveness ?? 2, frameMs);
+  const framesPerRead = Math.max(1, Math.round((opts.windowSeconds ?? 30) / (frameMs / 1000)));
+  const { decisions, frameSeconds } = await vadFrames(source, sampleRate, opts.aggressiveness ?? 2, frameMs, framesPerRead);
 
   // Digital silence and near-silence can still trip the detector in mode 0-1; require a minimal
   // level so a silent file never yields speech.
   const frameLen = Math.round(sampleRate * frameSeconds);
+  const quiet = await quietFrames(source, frameLen, decisions.length, framesPerRead);
   const regions: SpeechRegion[] = [];
   let inSpeech = false;
   let start = 0;
   let hang = 0;
   for (let f = 0; f < decisions.length; f++) {
-    let speech = decisions[f] === 1;
-    if (speech) {
-      let e = 0;
-      const off = f * frameLen;
-      const end = Math.min(off + frameLen, samples.length);
-      for (let i = off; i < end; i++) e += samples[i] * samples[i];
-      if (e / Math.max(1, end - off) < 1e-7) speech = false; // below about -70 dBFS
-    }
+    const speech = decisions[f] === 1 && quiet[f] === 0;
     if (speech) {
       if (!inSpeech) {
         inSpeech = true;
@@ -163,13 +193,15 @@ export interface UtteranceOptions {
  * its neighbour, nor outside the audio) and long ones cut at their quietest 20 ms, so a recogniser
  * decodes bounded pieces with known offsets and no word can leave its piece.
  */
-export function speechUtterances(samples: Float32Array, sampleRate: number, regions: SpeechRegion[], opts: UtteranceOptions = {}): SpeechRegion[] {
+export async function speechUtterances(input: Float32Array | PcmSource, sampleRate: number, regions: SpeechRegion[], opts: UtteranceOptions = {}): Promise<SpeechRegion[]> {
+  const source = pcmOf(input, sampleRate);
   const pad = opts.padSeconds ?? 0.15;
   const maxSeconds = Math.max(1, opts.maxSeconds ?? 30);
-  const duration = samples.length / sampleRate;
+  const duration = source.length / sampleRate;
   const sorted = [...regions].filter((r) => r.end > r.start).sort((a, b) => a.start - b.start);
   const out: SpeechRegion[] = [];
-  sorted.forEach((r, i) => {
+  for (let i = 0; i < sorted.length; i++) {
+    const r = sorted[i];
     const prev = sorted[i - 1];
     const next = sorted[i + 1];
     const lo = Math.max(0, prev ? (prev.end + r.start) / 2 : 0);
@@ -177,23 +209,26 @@ export function speechUtterances(samples: Float32Array, sampleRate: number, regi
     let start = Math.max(lo, r.start - pad);
     const end = Math.min(hi, r.end + pad);
     while (end - start > maxSeconds) {
-      const cut = quietestPoint(samples, sampleRate, start + maxSeconds / 2, start + maxSeconds);
+      const cut = await quietestPoint(source, sampleRate, start + maxSeconds / 2, start + maxSeconds);
       out.push({ start, end: cut });
       start = cut;
     }
     if (end > start) out.push({ start, end });
-  });
+  }
   return out;
 }
 
 /** Centre (seconds) of the lowest-energy 20 ms window in [from, to]. */
-function quietestPoint(samples: Float32Array, sampleRate: number, from: number, to: number): number {
+async function quietestPoint(source: PcmSource, sampleRate: number, from: number, to: number): Promise<number> {
   const win = Math.round(sampleRate * 0.02);
+  const first = Math.round(from * sampleRate);
+  const stop = Math.min(source.length, Math.round(to * sampleRate));
+  const samples = await source.read(first, Math.max(0, stop - first));
   let best = to;
   let bestEnergy = Infinity;
-  for (let i = Math.round(from * sampleRate); i + win <= Math.min(samples.length, Math.round(to * sampleRate)); i += win) {
+  for (let i = first; i + win <= stop; i += win) {
     let e = 0;
-    for (let k = i; k < i + win; k++) e += samples[k] * samples[k];
+    for (let k = i; k < i + win; k++) e += samples[k - first] * samples[k - first];
     if (e < bestEnergy) {
       bestEnergy = e;
       best = (i + win / 2) / sampleRate;

@@ -15,7 +15,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { PIPELINE_SAMPLE_RATE, PipelineError, type Recognition, type RecognizedWord, type TimeRange, type Transcriber, type TranscriptionInput } from '../types.js';
 import { ChildProcessError, runChild } from '../audio/child.js';
-import { readWavInfo, readWavMono } from '../audio/decode.js';
+import { readWavInfo } from '../audio/decode.js';
+import { WavFilePcm } from '../audio/pcm.js';
 import { buildCallDictionary } from './dictionary.js';
 import { detectSpeech, speechUtterances } from '../diarization/vad.js';
 
@@ -177,8 +178,9 @@ export class PocketsphinxTranscriber implements Transcriber {
 
 /** The speech pieces of a WAV file found by the project's VAD (used when the caller gives none). */
 async function findUtterances(wavPath: string): Promise<TimeRange[]> {
-  const { samples, sampleRate } = await readWavMono(wavPath);
-  return speechUtterances(samples, sampleRate, await detectSpeech(samples, sampleRate));
+  // Read window by window: the file may hold hours of audio.
+  const source = await WavFilePcm.open(wavPath);
+  return speechUtterances(source, source.sampleRate, await detectSpeech(source, source.sampleRate));
 }
 
 /** A piece of audio to decode, in 10 ms frames (pocketsphinx's -frate 100). */

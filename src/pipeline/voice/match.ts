@@ -1,5 +1,6 @@
 // Matching a user's voice profile against the diarized speakers of a call.
 import type { DecodedAudio, SpeakerEmbedder } from '../types.js';
+import { spanSquareSums, type PcmSource } from '../audio/pcm.js';
 import { EmbeddingError } from './embedder.js';
 
 /**
@@ -68,9 +69,22 @@ export function matchUserVoice(
 type Span = { start: number; end: number };
 
 /**
+ * Most seconds of one speaker's regions that are embedded. A statistics embedding settles within a
+ * few minutes of speech, and reading all of a speaker's speech in a call of hours would put
+ * hundreds of MB of samples in memory; longer speech is sampled evenly across the call.
+ */
+export const MAX_EMBED_SECONDS_PER_SPEAKER = 300;
+
+/** Regions the embedder treats as one stretch are joined when this close (as the embedder does). */
+const JOIN_GAP_SECONDS = 0.3;
+/** Silence between stretches in the compacted signal: longer than the join gap, so none are joined. */
+const COMPACT_GAP_SAMPLES = 16000;
+
+/**
  * One embedding per diarized speaker, from that speaker's regions. In a true two-channel recording
  * each party is usually on one channel, so the speaker's regions are embedded from the channel
  * where they are loudest: the other party's cross-talk and line echo stay out of the vector.
+ * Only the regions are read from the decoded call (see MAX_EMBED_SECONDS_PER_SPEAKER).
  * Speakers with too little speech are left out rather than failing the call.
  */
 export async function embedCallSpeakers(
@@ -79,11 +93,13 @@ export async function embedCallSpeakers(
   speakerRegions: Record<string, Span[]>,
 ): Promise<Record<string, Float32Array>> {
   const out: Record<string, Float32Array> = {};
-  for (const [speaker, regions] of Object.entries(speakerRegions)) {
+  for (const [speaker, all] of Object.entries(speakerRegions)) {
+    const regions = capRegions(all, MAX_EMBED_SECONDS_PER_SPEAKER);
     if (regions.length === 0) continue;
-    const source = audio.channels ? loudestChannel(audio.channels, regions, audio.sampleRate) : audio.mono;
+    const source = audio.channels ? await loudestChannel(audio.channels, regions) : audio.mono;
+    const { samples, spans } = await compactRegions(source, regions);
     try {
-      out[speaker] = await embedder.embed(source, audio.sampleRate, regions);
+      out[speaker] = await embedder.embed(samples, audio.sampleRate, spans);
     } catch (err) {
       if (err instanceof EmbeddingError && err.reason === 'not_enough_speech') continue;
       throw err;
@@ -92,14 +108,66 @@ export async function embedCallSpeakers(
   return out;
 }
 
-function loudestChannel(channels: [Float32Array, Float32Array], regions: Span[], sampleRate: number): Float32Array {
-  const energy = channels.map((ch) => {
-    let e = 0;
-    for (const r of regions) {
-      const end = Math.min(ch.length, Math.ceil(r.end * sampleRate));
-      for (let i = Math.max(0, Math.floor(r.start * sampleRate)); i < end; i++) e += ch[i] * ch[i];
+/** At most `maxSeconds` of the regions, spread evenly over them (all of them when they are shorter). */
+export function capRegions(regions: Span[], maxSeconds: number): Span[] {
+  const valid = regions.filter((r) => r.end > r.start);
+  const total = valid.reduce((a, r) => a + r.end - r.start, 0);
+  if (total <= maxSeconds) return valid;
+  const keep = maxSeconds / total;
+  const out: Span[] = [];
+  let before = 0;
+  let taken = 0;
+  for (const r of [...valid].sort((a, b) => a.start - b.start)) {
+    const d = r.end - r.start;
+    // Take a region when the running share taken falls behind the target share.
+    if (taken < (before + d) * keep && taken + d <= maxSeconds) {
+      out.push(r);
+      taken += d;
     }
-    return e;
+    before += d;
+  }
+  return out;
+}
+
+/**
+ * The samples of the regions, joined as the embedder would join them, copied one after another
+ * with silence between, and the regions' places in that copy: the embedder sees the same
+ * stretches of audio without the rest of the call being read.
+ */
+async function compactRegions(source: PcmSource, regions: Span[]): Promise<{ samples: Float32Array; spans: Span[] }> {
+  const sr = source.sampleRate;
+  const duration = source.length / sr;
+  const merged: Span[] = [];
+  for (const r of [...regions].sort((a, b) => a.start - b.start)) {
+    const start = Math.max(0, r.start);
+    const end = Math.min(duration, r.end);
+    if (!(end > start)) continue;
+    const last = merged[merged.length - 1];
+    if (last && start <= last.end + JOIN_GAP_SECONDS) last.end = Math.max(last.end, end);
+    else merged.push({ start, end });
+  }
+  const joined = merged.map((m) => ({ from: Math.floor(m.start * sr), to: Math.min(source.length, Math.ceil(m.end * sr)) }));
+  const total = joined.reduce((a, j) => a + (j.to - j.from) + COMPACT_GAP_SAMPLES, 0);
+  const samples = new Float32Array(total);
+  const spans: Span[] = [];
+  let at = 0;
+  for (const j of joined) {
+    const part = await source.read(j.from, j.to - j.from);
+    samples.set(part, at);
+    // Half a sample inside, so the embedder's floor/ceil land on exactly these samples.
+    spans.push({ start: (at + 0.5) / sr, end: (at + part.length - 0.5) / sr });
+    at += part.length + COMPACT_GAP_SAMPLES;
+  }
+  return { samples, spans };
+}
+
+async function loudestChannel(channels: [PcmSource, PcmSource], regions: Span[]): Promise<PcmSource> {
+  const sr = channels[0].sampleRate;
+  const spans = regions.map((r) => {
+    const from = Math.max(0, Math.floor(r.start * sr));
+    return { from, to: Math.max(from, Math.min(channels[0].length, Math.ceil(r.end * sr))) };
   });
+  const energy = [];
+  for (const ch of channels) energy.push((await spanSquareSums(ch, spans)).reduce((a, e) => a + e, 0));
   return energy[1] > energy[0] ? channels[1] : channels[0];
 }
