@@ -1,5 +1,6 @@
 // The ONNX speaker-embedding adapter against onnxruntime-node with tiny models built at test time
 // in the WeSpeaker format (test/support/onnx-model.ts), and its Kaldi fbank against the formulas.
+import { ArrayPcm } from '../../src/pipeline/audio/pcm.js';
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -244,7 +245,7 @@ describe('ONNX speaker embedder (tiny WeSpeaker-format model)', () => {
     const truth = JSON.parse(fs.readFileSync(path.join(dir, 'truth.json'), 'utf8')) as Truth;
     const { samples: mono } = await readWavMono(path.join(dir, 'mono16k.wav'));
     const regionsOf = (sp: 'A' | 'B') => truth.turns.filter((t) => t.speaker === sp).map((t) => ({ start: t.startSeconds, end: t.endSeconds }));
-    const audio = { sampleRate: 16000, mono, durationSeconds: mono.length / 16000, wavPath: path.join(dir, 'mono16k.wav') };
+    const audio = { sampleRate: 16000, mono: new ArrayPcm(mono, 16000), durationSeconds: mono.length / 16000, wavPath: path.join(dir, 'mono16k.wav') };
     const speakers = await embedCallSpeakers(embedder, audio, { A: regionsOf('A'), B: regionsOf('B') });
     assert.deepEqual(Object.keys(speakers).sort(), ['A', 'B']);
     for (const v of Object.values(speakers)) assert.ok(v.length === 32 && Math.abs(norm(v) - 1) < 1e-5);
