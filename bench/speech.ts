@@ -5,7 +5,7 @@
 //   npm run bench:speech                       # tiers mono16k.wav, stereo.wav, call.m4a
 //   npm run bench:speech -- --tiers mono16k.wav,phone8k.wav --ids car-repair
 //   npm run bench:speech -- --tiers none --out /tmp/speech.md      # the real-voice set only
-//   npm run bench:speech -- --tiers none --rv-ids rv-allison-june   # some real-voice calls
+//   npm run bench:speech -- --tiers none --rv-ids rv-allison-june   # some real-voice calls (none: skip the set)
 //   npm run bench:speech -- --tiers none --rv-tiers phone8k.wav     # real-voice set, one encoding (default: mono16k.wav,phone8k.wav,call.m4a)
 // Writes docs/bench/speech.md (or --out; and prints the tables). The real-voice set
 // (test/support/real-voices.ts) is measured too when its Debian packages are installed.
@@ -96,7 +96,7 @@ async function main() {
     sections.push(`### ${tier}\n\n${rows.join('\n')}\n`);
   }
 
-  const realVoices = realVoicesAvailable() ? await realVoiceSection(pipeline, scorer) : null;
+  const realVoices = arg('--rv-ids') === 'none' ? '### Real-voice set\n\nNot measured in this run (`--rv-ids none`).\n' : realVoicesAvailable() ? await realVoiceSection(pipeline, scorer) : null;
 
   const doc = `## Speech: recognition, speaker attribution and naming
 
