@@ -5,7 +5,8 @@
 //   npm run bench:speech                       # tiers mono16k.wav, stereo.wav, call.m4a
 //   npm run bench:speech -- --tiers mono16k.wav,phone8k.wav --ids car-repair
 //   npm run bench:speech -- --tiers none --out /tmp/speech.md      # the real-voice set only
-//   npm run bench:speech -- --tiers none --rv-ids rv-allison-june   # some real-voice calls
+//   npm run bench:speech -- --tiers none --rv-ids rv-allison-june   # some real-voice calls (none: skip the set)
+//   npm run bench:speech -- --tiers none --rv-tiers phone8k.wav     # real-voice set, one encoding (default: mono16k.wav,phone8k.wav,call.m4a)
 // Writes docs/bench/speech.md (or --out; and prints the tables). The real-voice set
 // (test/support/real-voices.ts) is measured too when its Debian packages are installed.
 import fs from 'node:fs';
@@ -15,8 +16,9 @@ import pino from 'pino';
 import { loadConfig } from '../src/config.js';
 import { createPipeline } from '../src/pipeline/index.js';
 import { PocketsphinxTranscriber } from '../src/pipeline/transcription/pocketsphinx.js';
+import { namesToWords } from '../src/pipeline/transcription/dictionary.js';
 import { corpusIds, loadScorer, loadTruth, projectRoot, transcribeCorpusCall, transcribeTruthAudio } from '../test/support/corpus.js';
-import { REAL_VOICE_CALLS, loadRealVoiceTruth, realVoiceFile, realVoicesAvailable } from '../test/support/real-voices.js';
+import { REAL_VOICE_CALLS, loadRealVoiceTruth, realVoiceFile, realVoicesAvailable, type RealVoiceFile } from '../test/support/real-voices.js';
 import { timingViolations, wordTimingErrors } from '../test/support/word-timing.js';
 
 type Tier = 'mono16k.wav' | 'stereo.wav' | 'call.m4a' | 'call.mp3' | 'call.ogg' | 'call.aac' | 'phone8k.wav';
@@ -39,14 +41,14 @@ async function main() {
   if (pipeline.transcriber.provider === 'pocketsphinx') pipeline.transcriber = new PocketsphinxTranscriber({ timeoutMsPerAudioSecond: 60_000 });
   const sections: string[] = [];
   const summary: string[] = [
-    '| tier | calls | WER % | attribution % | role % | naming % | turn-boundary error s (max) | timing checks | real-time factor |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| tier | calls | WER % | attribution % | speaker count right | role % | naming % | names heard | turn-boundary error s (max) | timing checks | real-time factor |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
   ];
 
   for (const tier of tiers) {
     const rows: string[] = [
-      '| call | s | WER % | attribution % | role % | naming % | turn-boundary error s (max) | timing checks | RTF | labelSource (USER / CONTACT) | warnings |',
-      '|---|---|---|---|---|---|---|---|---|---|---|',
+      '| call | s | WER % | attribution % | speakers | role % | naming % | names heard | turn-boundary error s (max) | timing checks | RTF | labelSource (USER / CONTACT) | warnings |',
+      '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ];
     const boundaryErrors: number[] = [];
     let maxBoundary = 0;
@@ -54,6 +56,9 @@ async function main() {
     const results: any[] = [];
     let audioSeconds = 0;
     let processingMs = 0;
+    let countRight = 0;
+    let namesSaid = 0;
+    let namesHeard = 0;
     for (const id of ids) {
       const truth = loadTruth(id);
       const t0 = performance.now();
@@ -71,26 +76,31 @@ async function main() {
       if (violations.length > 0) violatingCalls++;
       const checks = violations.length === 0 ? 'ok' : `${violations.length} failed: ${violations[0]}`;
       const quality = (speech.transcript as { qualityWarnings?: string[] }).qualityWarnings ?? [];
+      const speakers = speech.transcript.speakers.length;
+      if (speakers === 2) countRight++;
+      const heard = nameWordsHeard(truth, speech.transcript.segments.map((g) => g.text).join(' '));
+      namesSaid += heard.said;
+      namesHeard += heard.heard;
       const bySource = (role: string) => speech.transcript.speakers.find((s) => s.role === role)?.labelSource ?? '-';
       rows.push(
-        `| ${id} | ${speech.audio.durationSeconds.toFixed(1)} | ${pct(r.wer)} | ${pct(r.attribution)} | ${pct(r.roleAccuracy)} | ${pct(r.naming)} | ${timing.meanBoundaryError.toFixed(2)} (${timing.maxBoundaryError.toFixed(2)}) | ${checks} | ${(ms / 1000 / speech.audio.durationSeconds).toFixed(2)} | ${bySource('USER')} / ${bySource('CONTACT')} | ${[...speech.transcript.speakerResolution.warnings, ...quality].join(', ') || '-'} |`,
+        `| ${id} | ${speech.audio.durationSeconds.toFixed(1)} | ${pct(r.wer)} | ${pct(r.attribution)} | ${speakers} | ${pct(r.roleAccuracy)} | ${pct(r.naming)} | ${heard.heard}/${heard.said} | ${timing.meanBoundaryError.toFixed(2)} (${timing.maxBoundaryError.toFixed(2)}) | ${checks} | ${(ms / 1000 / speech.audio.durationSeconds).toFixed(2)} | ${bySource('USER')} / ${bySource('CONTACT')} | ${[...speech.transcript.speakerResolution.warnings, ...quality].join(', ') || '-'} |`,
       );
-      process.stdout.write(`${tier} ${id}: wer ${pct(r.wer)} attr ${pct(r.attribution)} role ${pct(r.roleAccuracy)} naming ${pct(r.naming)} boundary ${timing.meanBoundaryError.toFixed(2)} s checks ${checks} (${(ms / 1000).toFixed(1)} s)\n`);
+      process.stdout.write(`${tier} ${id}: wer ${pct(r.wer)} attr ${pct(r.attribution)} speakers ${speakers} names ${heard.heard}/${heard.said} role ${pct(r.roleAccuracy)} naming ${pct(r.naming)} boundary ${timing.meanBoundaryError.toFixed(2)} s checks ${checks} (${(ms / 1000).toFixed(1)} s)\n`);
     }
     const s = scorer.summarize(results);
     const rtf = processingMs / 1000 / audioSeconds;
     const meanBoundary = boundaryErrors.reduce((a, b) => a + b, 0) / Math.max(1, boundaryErrors.length);
     const checks = violatingCalls === 0 ? 'all ok' : `${violatingCalls} calls failed`;
-    rows.push(`| **mean** | ${audioSeconds.toFixed(0)} | ${pct(s.wer)} (pooled ${pct(s.werPooled)}) | ${pct(s.attribution)} | ${pct(s.roleAccuracy)} | ${pct(s.naming)} | ${meanBoundary.toFixed(2)} (${maxBoundary.toFixed(2)}) | ${checks} | ${rtf.toFixed(2)} | | |`);
-    summary.push(`| ${tier} | ${s.calls} | ${pct(s.wer)} | ${pct(s.attribution)} | ${pct(s.roleAccuracy)} | ${pct(s.naming)} | ${meanBoundary.toFixed(2)} (${maxBoundary.toFixed(2)}) | ${checks} | ${rtf.toFixed(2)} |`);
+    rows.push(`| **mean** | ${audioSeconds.toFixed(0)} | ${pct(s.wer)} (pooled ${pct(s.werPooled)}) | ${pct(s.attribution)} | ${countRight}/${ids.length} | ${pct(s.roleAccuracy)} | ${pct(s.naming)} | ${namesHeard}/${namesSaid} | ${meanBoundary.toFixed(2)} (${maxBoundary.toFixed(2)}) | ${checks} | ${rtf.toFixed(2)} | | |`);
+    summary.push(`| ${tier} | ${s.calls} | ${pct(s.wer)} | ${pct(s.attribution)} | ${countRight}/${ids.length} | ${pct(s.roleAccuracy)} | ${pct(s.naming)} | ${namesHeard}/${namesSaid} | ${meanBoundary.toFixed(2)} (${maxBoundary.toFixed(2)}) | ${checks} | ${rtf.toFixed(2)} |`);
     sections.push(`### ${tier}\n\n${rows.join('\n')}\n`);
   }
 
-  const realVoices = realVoicesAvailable() ? await realVoiceSection(pipeline, scorer) : null;
+  const realVoices = arg('--rv-ids') === 'none' ? '### Real-voice set\n\nNot measured in this run (`--rv-ids none`).\n' : realVoicesAvailable() ? await realVoiceSection(pipeline, scorer) : null;
 
   const doc = `## Speech: recognition, speaker attribution and naming
 
-Measured by \`npm run bench:speech\` on ${new Date().toISOString().slice(0, 10)} (${os.cpus().length} cores, ${os.cpus()[0]?.model ?? 'unknown CPU'}), transcription provider \`${pipeline.transcriber.provider}\` (${pipeline.transcriber.model}), diarization \`${pipeline.diarizer.model}\`. Scored with the corpus scorer (\`../shared/corpus/score.mjs\`): WER after its normalisation, word-level speaker attribution, role accuracy over both speakers, naming accuracy over both roles. The real-time factor (RTF) is wall-clock processing time (decode + recognition + diarization + naming) divided by audio duration, one call at a time.
+Measured by \`npm run bench:speech\` on ${new Date().toISOString().slice(0, 10)} (${os.cpus().length} cores, ${os.cpus()[0]?.model ?? 'unknown CPU'}), transcription provider \`${pipeline.transcriber.provider}\` (${pipeline.transcriber.model}), diarization \`${pipeline.diarizer.model}\`. Scored with the corpus scorer (\`../shared/corpus/score.mjs\`): WER after its normalisation, word-level speaker attribution, role accuracy over both speakers, naming accuracy over both roles (the display names the transcript gives the roles). Speakers: how many the transcript has (every corpus call has two). Names heard: the words of the supplied names (user displayName, contactName) that the call says, found in the transcript text (name recognition, with the per-call dictionary). The real-time factor (RTF) is wall-clock processing time (decode + recognition + diarization + naming) divided by audio duration, one call at a time.
 
 ${WORD_TIMES_NOTE}
 
@@ -112,10 +122,34 @@ const WORD_TIMES_NOTE = `**Word times.** The turn-boundary error is, for each tr
 
 /** The real-voice set (mono16k.wav): word times, checks, attribution and naming; WER only over English turns' share. */
 async function realVoiceSection(pipeline: Awaited<ReturnType<typeof createPipeline>>, scorer: Awaited<ReturnType<typeof loadScorer>>): Promise<string> {
-  const rows = [
-    '| call | kind | s | turn edges measured | turn-boundary error s (max) | words inside truth turns % | timing checks | attribution % | RTF | warnings |',
-    '|---|---|---|---|---|---|---|---|---|---|',
+  const files = (arg('--rv-tiers') ?? 'mono16k.wav,phone8k.wav,call.m4a').split(',') as RealVoiceFile[];
+  const summary = [
+    '| encoding | files | attribution % mean (min) | speaker count right (two-party, one-voice) | role % (two-party) | turn-boundary error s (max) | words inside truth turns % | timing checks |',
+    '|---|---|---|---|---|---|---|---|',
   ];
+  const sections: string[] = [];
+  for (const file of files) {
+    const { table, line } = await realVoiceTier(pipeline, scorer, file);
+    summary.push(line);
+    sections.push(`#### ${file}\n\n${table}\n`);
+  }
+  return `### Real-voice set
+
+Recordings of real people (test/support/real-voices.ts): English, Italian, French and Russian prompt readers and single English/German words; 6 two-party calls and 3 one-voice recordings, each as 16 kHz WAV, 8 kHz telephone-band WAV and m4a. WER is not meaningful for an English recogniser on most of it and is left out; word times are measured on the turns that can be attributed (see above), and for every call as the share of recognised words whose middle lies inside a truth turn (0.3 s tolerance). Attribution: two-party calls by the corpus scorer; one-voice recordings by the share of words on their most common speaker. Roles: the scorer's role accuracy (the convention of the set: the party who speaks first answered the phone). The set says no names, so name recognition does not apply.
+
+${summary.join('\n')}
+
+${sections.join('\n')}`;
+}
+
+async function realVoiceTier(pipeline: Awaited<ReturnType<typeof createPipeline>>, scorer: Awaited<ReturnType<typeof loadScorer>>, file: RealVoiceFile): Promise<{ table: string; line: string }> {
+  const rows = [
+    '| call | kind | s | speakers (want) | attribution % | role % | turn edges measured | turn-boundary error s (max) | words inside truth turns % | timing checks | RTF | warnings |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  const attributions: number[] = [];
+  const roles: number[] = [];
+  const countRight = { 'two-party': [0, 0], 'one-voice': [0, 0] };
   const errors: number[] = [];
   let maxError = 0;
   let inside = 0;
@@ -126,7 +160,7 @@ async function realVoiceSection(pipeline: Awaited<ReturnType<typeof createPipeli
     if (only && !only.includes(call.id)) continue;
     const truth = loadRealVoiceTruth(call.id);
     const t0 = performance.now();
-    const speech = await transcribeTruthAudio(pipeline, realVoiceFile(call.id, 'mono16k.wav'), truth);
+    const speech = await transcribeTruthAudio(pipeline, realVoiceFile(call.id, file), truth);
     const ms = performance.now() - t0;
     const words = speech.diarization.words;
     const timing = wordTimingErrors(truth.turns, words, scorer.normalizeText);
@@ -138,21 +172,44 @@ async function realVoiceSection(pipeline: Awaited<ReturnType<typeof createPipeli
     const violations = timingViolations(speech.audio.durationSeconds, words, speech.transcript.segments);
     if (violations.length > 0) violating++;
     const r = scorer.scoreTranscript(truth, speech.transcript);
+    const want = call.kind === 'two-party' ? 2 : 1;
+    const speakers = speech.transcript.speakers.length;
+    countRight[call.kind][1]++;
+    if (speakers === want) countRight[call.kind][0]++;
+    let attribution = r.attribution;
+    if (call.kind === 'one-voice') {
+      const counts = new Map<string, number>();
+      for (const w of words) counts.set(w.speaker, (counts.get(w.speaker) ?? 0) + 1);
+      attribution = words.length ? Math.max(...counts.values()) / words.length : 1;
+    } else roles.push(r.roleAccuracy);
+    attributions.push(attribution);
     const measured = `${timing.edges}/${2 * truth.turns.length}`;
     const boundary = timing.edges ? `${timing.meanBoundaryError.toFixed(2)} (${timing.maxBoundaryError.toFixed(2)})` : 'n/a (no English turn edge)';
     const checks = violations.length === 0 ? 'ok' : `${violations.length} failed: ${violations[0]}`;
     const warnings = [...speech.transcript.speakerResolution.warnings, ...(speech.transcript.qualityWarnings ?? [])].join(', ') || '-';
-    rows.push(`| ${call.id} | ${call.kind} | ${speech.audio.durationSeconds.toFixed(1)} | ${measured} | ${boundary} | ${pct(within / Math.max(1, words.length))} | ${checks} | ${pct(r.attribution)} | ${(ms / 1000 / speech.audio.durationSeconds).toFixed(2)} | ${warnings} |`);
-    process.stdout.write(`real-voices ${call.id}: boundary ${boundary} inside ${pct(within / Math.max(1, words.length))} checks ${checks} (${(ms / 1000).toFixed(1)} s)\n`);
+    rows.push(`| ${call.id} | ${call.kind} | ${speech.audio.durationSeconds.toFixed(1)} | ${speakers} (${want}) | ${pct(attribution)} | ${call.kind === 'two-party' ? pct(r.roleAccuracy) : '-'} | ${measured} | ${boundary} | ${pct(within / Math.max(1, words.length))} | ${checks} | ${(ms / 1000 / speech.audio.durationSeconds).toFixed(2)} | ${warnings} |`);
+    process.stdout.write(`real-voices ${file} ${call.id}: speakers ${speakers} (${want}) attr ${pct(attribution)} role ${call.kind === 'two-party' ? pct(r.roleAccuracy) : '-'} boundary ${boundary} inside ${pct(within / Math.max(1, words.length))} checks ${checks} (${(ms / 1000).toFixed(1)} s)\n`);
   }
   const mean = errors.reduce((a, b) => a + b, 0) / Math.max(1, errors.length);
-  rows.push(`| **all** | | | ${errors.length} edges | ${mean.toFixed(2)} (${maxError.toFixed(2)}) | ${pct(inside / Math.max(1, total))} | ${violating === 0 ? 'all ok' : `${violating} calls failed`} | | | |`);
-  return `### Real-voice set (mono16k.wav)
+  const meanAttr = attributions.reduce((a, b) => a + b, 0) / Math.max(1, attributions.length);
+  const meanRole = roles.reduce((a, b) => a + b, 0) / Math.max(1, roles.length);
+  const right = countRight['two-party'][0] + countRight['one-voice'][0];
+  const count = `${right}/${attributions.length} (${countRight['two-party'].join('/')}, ${countRight['one-voice'].join('/')})`;
+  const checks = violating === 0 ? 'all ok' : `${violating} calls failed`;
+  rows.push(`| **all** | | | ${count} | ${pct(meanAttr)} (min ${pct(Math.min(...attributions))}) | ${pct(meanRole)} | ${errors.length} edges | ${mean.toFixed(2)} (${maxError.toFixed(2)}) | ${pct(inside / Math.max(1, total))} | ${checks} | | |`);
+  return {
+    table: rows.join('\n'),
+    line: `| ${file} | ${attributions.length} | ${pct(meanAttr)} (${pct(Math.min(...attributions))}) | ${count} | ${pct(meanRole)} | ${mean.toFixed(2)} (${maxError.toFixed(2)}) | ${pct(inside / Math.max(1, total))} | ${checks} |`,
+  };
+}
 
-Recordings of real people (test/support/real-voices.ts): English, Italian, French and Russian prompt readers and single English/German words. WER is not meaningful for an English recogniser on most of it and is left out; word times are measured on the turns that can be attributed (see above), and for every call as the share of recognised words whose middle lies inside a truth turn (0.3 s tolerance).
-
-${rows.join('\n')}
-`;
+/** The words of the supplied names that the call says, and how many of them the transcript text has. */
+function nameWordsHeard(truth: ReturnType<typeof loadTruth>, transcriptText: string): { said: number; heard: number } {
+  const spokenText = truth.turns.map((t) => t.text).join(' ').toLowerCase();
+  const supplied = [truth.user.displayName, truth.upload.contactName].filter((n): n is string => !!n);
+  const spoken = namesToWords(supplied).filter((w) => new RegExp(`\\b${w}\\b`).test(spokenText));
+  const text = transcriptText.toLowerCase();
+  return { said: spoken.length, heard: spoken.filter((w) => new RegExp(`\\b${w}\\b`).test(text)).length };
 }
 
 await main();

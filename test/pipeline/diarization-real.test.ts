@@ -21,6 +21,13 @@ const CASES: Array<{ id: string; file: RealVoiceFile; speakers: number }> = [
   // One voice stays one speaker, on the encoding that used to split it.
   { id: 'rv-voicemail-allison', file: 'call.m4a', speakers: 1 },
   { id: 'rv-dictation-carlo', file: 'mono16k.wav', speakers: 1 },
+  // 8 kHz telephone band: the voices differ less, and the line's noise fills the pauses.
+  // Two women (merged into one before), short answers in digits, and two one-voice recordings,
+  // one of which a split by turns used to separate better than some two-voice calls.
+  { id: 'rv-allison-june', file: 'phone8k.wav', speakers: 2 },
+  { id: 'rv-irina-carlo-numbers', file: 'phone8k.wav', speakers: 2 },
+  { id: 'rv-voicemail-june', file: 'phone8k.wav', speakers: 1 },
+  { id: 'rv-dictation-carlo', file: 'phone8k.wav', speakers: 1 },
 ];
 
 let tmp: string;

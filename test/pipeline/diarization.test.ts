@@ -12,10 +12,12 @@ import { ArrayPcm, readAllPcm } from '../../src/pipeline/audio/pcm.js';
 import { assembleDiarization, viterbiWords } from '../../src/pipeline/diarization/attribution.js';
 import { frameEnergy, mfccFrames } from '../../src/pipeline/diarization/features.js';
 import { ChannelDiarizer, createDiarizer, detectSpeech, MfccClusterDiarizer } from '../../src/pipeline/diarization/index.js';
+import { DEFAULT_MONO_OPTIONS, speechFloor, turnFolds } from '../../src/pipeline/diarization/mono.js';
 import type { AttributedWord, DecodedAudio, Diarization, RecognizedWord } from '../../src/pipeline/types.js';
 import { corpusFile, ensureCorpus, loadScorer, loadTruth, type Truth } from '../support/corpus.js';
 
 const SR = 16000;
+const range = (a: number, b: number) => Array.from({ length: b - a }, (_, i) => a + i);
 
 function truthWords(truth: Truth, speakers: Array<'A' | 'B'> = ['A', 'B']): RecognizedWord[] {
   return truth.turns
@@ -101,6 +103,27 @@ describe('frame features', () => {
     // A steady tone has the same cepstrum everywhere, and its level is -13.5 dBFS (0.3^2/2).
     assert.ok(Math.abs(mfcc[10][3] - mfcc[80][3]) < 1e-3 * Math.max(1, Math.abs(mfcc[10][3])));
     assert.ok(Math.abs(energy[50] - 10 * Math.log10(0.045)) < 0.2, `energy ${energy[50]}`);
+  });
+
+  it('counts telephone-line noise in the pauses as non-speech, and keeps a quiet party', () => {
+    // Frame energies of a call: pauses, a loud party near -18 dBFS and a party 20 dB quieter.
+    const call = (pause: number) => Float32Array.from([...Array(300).fill(pause), ...Array(500).fill(-18), ...Array(200).fill(-38)]);
+    const loud = -17;
+    const line = speechFloor(call(-55), loud, DEFAULT_MONO_OPTIONS);
+    assert.ok(line > -55 && line < -38, `phone line: speech above ${line} dB`);
+    // On a clean recording the pauses are digital silence and the usual 40 dB range applies.
+    assert.equal(speechFloor(call(-120), loud, DEFAULT_MONO_OPTIONS), loud - DEFAULT_MONO_OPTIONS.energyRangeDb);
+  });
+
+  it('holds out whole turns: each cluster\'s pause-delimited runs alternate between the folds', () => {
+    // Speech frames (10 ms grid indexes): A 0-49, pause, B 100-119, A 120-169 (no pause: a label
+    // change), pause, B 300-319, A 320-339.
+    const idx = [...range(0, 50), ...range(100, 170), ...range(300, 340)];
+    const lab = Int32Array.from(idx, (f) => (f >= 100 && f < 120) || (f >= 300 && f < 320) ? 1 : 0);
+    const fold = turnFolds(idx, lab);
+    const foldAt = (f: number) => fold[idx.indexOf(f)];
+    assert.deepEqual([foldAt(0), foldAt(49), foldAt(120), foldAt(169), foldAt(320)], [0, 0, 1, 1, 0]);
+    assert.deepEqual([foldAt(100), foldAt(119), foldAt(300)], [0, 0, 1]);
   });
 });
 
