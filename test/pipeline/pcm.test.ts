@@ -47,8 +47,10 @@ describe('windowed reading of decoded audio', () => {
     const reference = mfccFrames(whole, SR, mfccOpts);
     const frames = [...new Set([...Array.from({ length: Math.ceil(grid.count / 3) }, (_, i) => 3 * i), 776, 777, 778, 1553, 1554, grid.count - 1])].sort((a, b) => a - b);
     const got = await mfccFramesAt(audio.mono, frames, mfccOpts, [1, 20], 777);
-    assert.equal(got.length, frames.length);
-    frames.forEach((f, j) => assert.deepEqual(got[j], reference[f].subarray(1, 20), `frame ${f}`));
+    assert.equal(got.count, frames.length);
+    assert.equal(got.dim, 19);
+    assert.equal(got.data.length, frames.length * 19);
+    frames.forEach((f, j) => assert.deepEqual(got.data.subarray(j * 19, (j + 1) * 19), reference[f].subarray(1, 20), `frame ${f}`));
   });
 
   it('finds the same speech and utterances with any read window', async () => {

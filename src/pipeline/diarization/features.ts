@@ -2,6 +2,7 @@
 // log energy, on the same frame grid so their indexes line up.
 import Meyda from 'meyda';
 import type { PcmSource } from '../audio/pcm.js';
+import type { FeatureMatrix } from './gmm.js';
 
 export interface FrameOptions {
   /** Analysis window length. Default 0.025 s. */
@@ -69,16 +70,16 @@ const FRAMES_PER_READ = 3000;
 /**
  * MFCC vectors of the listed frames of the grid (ascending indexes) read window by window from
  * `source`, identical to `mfccFrames` of the whole signal at those indexes. Only coefficients
- * [keep[0], keep[1]) are kept, all in one buffer: a long call's speech frames are hundreds of
- * thousands, and a separate array per frame would cost several times the numbers themselves.
+ * [keep[0], keep[1]) are kept, as row j of one matrix for frames[j]: a long call's speech frames
+ * are hundreds of thousands, and a separate array (or view) per frame would cost several times the
+ * numbers themselves.
  */
-export async function mfccFramesAt(source: PcmSource, frames: ArrayLike<number>, opts: MfccOptions = {}, keep?: [number, number], framesPerRead = FRAMES_PER_READ): Promise<Float32Array[]> {
+export async function mfccFramesAt(source: PcmSource, frames: ArrayLike<number>, opts: MfccOptions = {}, keep?: [number, number], framesPerRead = FRAMES_PER_READ): Promise<FeatureMatrix> {
   const grid = frameGrid(source.length, source.sampleRate, opts);
   const mfcc = mfccComputer(source.sampleRate, opts);
   const [from, to] = keep ?? [0, mfcc.coefficients];
   const dim = to - from;
   const flat = new Float32Array(frames.length * dim);
-  const out: Float32Array[] = new Array(frames.length);
   const v = new Float32Array(mfcc.coefficients);
   let j = 0;
   while (j < frames.length) {
@@ -91,12 +92,11 @@ export async function mfccFramesAt(source: PcmSource, frames: ArrayLike<number>,
     for (; j < frames.length && frames[j] < f1; j++) {
       if (j > 0 && frames[j] <= frames[j - 1]) throw new RangeError('frames must be ascending');
       mfcc.frame(samples, first, frames[j] * grid.hop, v);
-      const row = flat.subarray(j * dim, (j + 1) * dim);
-      for (let k = 0; k < dim; k++) row[k] = v[from + k];
-      out[j] = row;
+      const row = j * dim;
+      for (let k = 0; k < dim; k++) flat[row + k] = v[from + k];
     }
   }
-  return out;
+  return { data: flat, dim, count: frames.length };
 }
 
 /**

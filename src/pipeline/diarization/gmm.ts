@@ -3,6 +3,34 @@
 
 export type Vec = Float32Array;
 
+/**
+ * Rows of `dim` numbers in one flat buffer: row i is data[i * dim, (i + 1) * dim). A long call has
+ * hundreds of thousands of speech frames, and a typed-array view per frame would cost about as
+ * much again as the numbers themselves, so frame features are kept and read by offset.
+ */
+export interface FeatureMatrix {
+  data: Float32Array;
+  dim: number;
+  count: number;
+}
+
+/** View of row i (for the few places that keep a row, such as k-means centres). */
+export function rowOf(m: FeatureMatrix, i: number): Vec {
+  return m.data.subarray(i * m.dim, (i + 1) * m.dim);
+}
+
+/** Squared distance of row i of m to b. */
+function sqDistRow(m: FeatureMatrix, i: number, b: Vec): number {
+  const x = m.data;
+  const off = i * m.dim;
+  let s = 0;
+  for (let d = 0; d < m.dim; d++) {
+    const z = x[off + d] - b[d];
+    s += z * z;
+  }
+  return s;
+}
+
 /** Deterministic PRNG so diarization gives the same answer for the same audio. */
 export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
@@ -96,6 +124,7 @@ export class DiagGmm {
     readonly vars: Vec[],
   ) {
     this.logConst = new Float64Array(weights.length);
+    this.scratch = new Float64Array(weights.length);
     for (let c = 0; c < weights.length; c++) {
       let ld = 0;
       for (let d = 0; d < vars[c].length; d++) ld += Math.log(vars[c][d]);
@@ -103,17 +132,19 @@ export class DiagGmm {
     }
   }
   private readonly logConst: Float64Array;
+  /** Component densities of the point being scored (scoring is per frame: no allocation per call). */
+  private readonly scratch: Float64Array;
 
   /** log p(x). */
   /** Weighted log-density of each component at x, written to `out`; returns the largest. */
-  private componentLogDensities(x: Vec, out: Float64Array): number {
+  private componentLogDensities(x: Float32Array, off: number, dim: number, out: Float64Array): number {
     let max = -Infinity;
     for (let c = 0; c < this.weights.length; c++) {
       let q = 0;
       const m = this.means[c];
       const v = this.vars[c];
-      for (let d = 0; d < x.length; d++) {
-        const z = x[d] - m[d];
+      for (let d = 0; d < dim; d++) {
+        const z = x[off + d] - m[d];
         q += (z * z) / v[d];
       }
       out[c] = this.logConst[c] - 0.5 * q;
@@ -123,42 +154,55 @@ export class DiagGmm {
   }
 
   logLikelihood(x: Vec): number {
-    const comp = new Float64Array(this.weights.length);
-    const max = this.componentLogDensities(x, comp);
+    return this.logLikelihoodAt(x, 0, x.length);
+  }
+
+  /** log p(x) of the `dim` numbers of x from offset `off` (a row of a FeatureMatrix). */
+  logLikelihoodAt(x: Float32Array, off: number, dim: number): number {
+    const comp = this.scratch;
+    const max = this.componentLogDensities(x, off, dim, comp);
     let s = 0;
     for (let c = 0; c < comp.length; c++) s += Math.exp(comp[c] - max);
     return max + Math.log(s);
   }
 
   /** EM training from a k-means start; components shrink to what the data supports. */
-  static train(data: Vec[], components: number, opts: { iterations?: number; varianceFloor?: number; seed?: number; maxFrames?: number } = {}): DiagGmm {
+  static train(
+    matrix: FeatureMatrix,
+    rows: ArrayLike<number>,
+    components: number,
+    opts: { iterations?: number; varianceFloor?: number; seed?: number; maxFrames?: number } = {},
+  ): DiagGmm {
     // Neighbouring 10 ms frames are nearly duplicates; past a few minutes of speech, a regular
     // subsample trains the same model in a fraction of the time.
     const maxFrames = opts.maxFrames ?? 12000;
-    if (data.length > maxFrames) {
-      const step = data.length / maxFrames;
-      data = Array.from({ length: maxFrames }, (_, i) => data[Math.floor(i * step)]);
+    if (rows.length > maxFrames) {
+      const step = rows.length / maxFrames;
+      const all = rows;
+      rows = Int32Array.from({ length: maxFrames }, (_, i) => all[Math.floor(i * step)]);
     }
-    const n = data.length;
-    const dim = data[0].length;
+    const X = matrix.data;
+    const n = rows.length;
+    const dim = matrix.dim;
     const k = Math.max(1, Math.min(components, Math.floor(n / (2 * dim))));
     // Variance floor relative to the global variance keeps components from collapsing on a few frames.
     const gMean = new Float64Array(dim);
     const gVar = new Float64Array(dim);
-    for (const x of data) for (let d = 0; d < dim; d++) gMean[d] += x[d] / n;
-    for (const x of data) for (let d = 0; d < dim; d++) gVar[d] += (x[d] - gMean[d]) ** 2 / n;
+    for (let i = 0; i < n; i++) for (let d = 0, o = rows[i] * dim; d < dim; d++) gMean[d] += X[o + d] / n;
+    for (let i = 0; i < n; i++) for (let d = 0, o = rows[i] * dim; d < dim; d++) gVar[d] += (X[o + d] - gMean[d]) ** 2 / n;
     const floor = Float64Array.from(gVar, (v) => Math.max(1e-6, v * (opts.varianceFloor ?? 0.01)));
 
     // The k-means start only needs rough centres; a subsample of frames gives them.
     const initStep = Math.max(1, Math.floor(n / 3000));
-    const initData = initStep > 1 ? data.filter((_, i) => i % initStep === 0) : data;
+    const initData: Vec[] = [];
+    for (let i = 0; i < n; i += initStep) initData.push(rowOf(matrix, rows[i]));
     const initKm = kmeans(initData, k, { restarts: 1, iterations: 10, seed: opts.seed ?? 7 });
     const km = { centroids: initKm.centroids, labels: new Int32Array(n) };
     for (let i = 0; i < n; i++) {
       let best = 0;
       let bd = Infinity;
       for (let c = 0; c < k; c++) {
-        const d = sqDist(data[i], km.centroids[c]);
+        const d = sqDistRow(matrix, rows[i], km.centroids[c]);
         if (d < bd) [bd, best] = [d, c];
       }
       km.labels[i] = best;
@@ -172,7 +216,7 @@ export class DiagGmm {
       for (let i = 0; i < n; i++) {
         const c = km.labels[i];
         counts[c]++;
-        for (let d = 0; d < dim; d++) acc[c][d] += (data[i][d] - means[c][d]) ** 2;
+        for (let d = 0, o = rows[i] * dim; d < dim; d++) acc[c][d] += (X[o + d] - means[c][d]) ** 2;
       }
       for (let c = 0; c < k; c++) {
         weights[c] = Math.max(counts[c], 1) / n;
@@ -185,8 +229,9 @@ export class DiagGmm {
       const nk = new Float64Array(k);
       const s1 = Array.from({ length: k }, () => new Float64Array(dim));
       const s2 = Array.from({ length: k }, () => new Float64Array(dim));
-      for (const x of data) {
-        gmm.posteriors(x, resp);
+      for (let i = 0; i < n; i++) {
+        const o = rows[i] * dim;
+        gmm.posteriorsAt(X, o, dim, resp);
         for (let c = 0; c < k; c++) {
           const r = resp[c];
           if (r < 1e-6) continue;
@@ -194,8 +239,8 @@ export class DiagGmm {
           const a = s1[c];
           const b = s2[c];
           for (let d = 0; d < dim; d++) {
-            a[d] += r * x[d];
-            b[d] += r * x[d] * x[d];
+            a[d] += r * X[o + d];
+            b[d] += r * X[o + d] * X[o + d];
           }
         }
       }
@@ -219,8 +264,9 @@ export class DiagGmm {
     return gmm;
   }
 
-  posteriors(x: Vec, out: Float64Array): void {
-    const max = this.componentLogDensities(x, out);
+  /** Component posteriors of the `dim` numbers of x from offset `off`, written to `out`. */
+  posteriorsAt(x: Float32Array, off: number, dim: number, out: Float64Array): void {
+    const max = this.componentLogDensities(x, off, dim, out);
     let s = 0;
     for (let c = 0; c < this.weights.length; c++) {
       out[c] = Math.exp(out[c] - max);

@@ -8,7 +8,7 @@ import type { DecodedAudio, Diarization, Diarizer, RecognizedWord } from '../typ
 import { assembleDiarization, labelRegions, labelWords, smoothShortWords, viterbiWords, type FrameLabels } from './attribution.js';
 import { frameEnergyOf, frameGrid, mfccFramesAt } from './features.js';
 import { pcmOf, type PcmSource } from '../audio/pcm.js';
-import { DiagGmm, kmeans, type Vec } from './gmm.js';
+import { DiagGmm, kmeans, type FeatureMatrix, type Vec } from './gmm.js';
 import { detectSpeech, type SpeechRegion } from './vad.js';
 
 export interface MonoDiarizationOptions {
@@ -130,7 +130,7 @@ export async function diarizeFrames(
     const b = Math.min(grid.count - 1, Math.floor((r.end - offset) / hop));
     for (let i = a; i <= b; i++) inRegion[i] = 1;
   }
-  const speechEnergies = Array.from(energy).filter((_, i) => inRegion[i]).sort((a, b) => a - b);
+  const speechEnergies = energy.filter((_, i) => inRegion[i] === 1).sort();
   const loud = speechEnergies[Math.floor(0.95 * (speechEnergies.length - 1))] ?? 0;
   const quietest = speechFloor(energy, loud, o);
   const speechIdx: number[] = [];
@@ -142,9 +142,10 @@ export async function diarizeFrames(
 
   const dim = o.coefficients;
   // c1..c<dim> of the speech frames only.
-  const feats: Vec[] = await mfccFramesAt(source, speechIdx, { frameSeconds: FRAME, hopSeconds: HOP, coefficients: o.coefficients + 1, melBands: o.melBands }, [1, dim + 1]);
+  const feats: FeatureMatrix = await mfccFramesAt(source, speechIdx, { frameSeconds: FRAME, hopSeconds: HOP, coefficients: o.coefficients + 1, melBands: o.melBands }, [1, dim + 1]);
   // Call-level mean and variance normalisation removes the channel and loudness, keeping timbre.
-  normaliseColumns(feats);
+  normaliseMatrixColumns(feats);
+  const X = feats.data;
 
   // First pass: statistics of sliding windows of speech frames, clustered with k-means.
   const windowFrames = Math.round(o.windowSeconds / hop);
@@ -161,8 +162,8 @@ export async function diarizeFrames(
   const winVecs: Vec[] = windows.map(({ from, to }) => {
     const v = new Float32Array(2 * dim);
     const n = to - from;
-    for (let k = from; k < to; k++) for (let d = 0; d < dim; d++) v[d] += feats[k][d] / n;
-    for (let k = from; k < to; k++) for (let d = 0; d < dim; d++) v[dim + d] += (feats[k][d] - v[d]) ** 2 / n;
+    for (let k = from; k < to; k++) for (let d = 0; d < dim; d++) v[d] += X[k * dim + d] / n;
+    for (let k = from; k < to; k++) for (let d = 0; d < dim; d++) v[dim + d] += (X[k * dim + d] - v[d]) ** 2 / n;
     for (let d = 0; d < dim; d++) v[dim + d] = Math.sqrt(v[dim + d]);
     return v;
   });
@@ -300,11 +301,12 @@ function speechStretches(speechIdx: number[]): Array<{ from: number; to: number 
   return out;
 }
 
-function meanStd(feats: Vec[], from: number, to: number, dim: number): Vec {
+function meanStd(feats: FeatureMatrix, from: number, to: number, dim: number): Vec {
+  const X = feats.data;
   const v = new Float32Array(2 * dim);
   const n = to - from;
-  for (let k = from; k < to; k++) for (let d = 0; d < dim; d++) v[d] += feats[k][d] / n;
-  for (let k = from; k < to; k++) for (let d = 0; d < dim; d++) v[dim + d] += (feats[k][d] - v[d]) ** 2 / n;
+  for (let k = from; k < to; k++) for (let d = 0; d < dim; d++) v[d] += X[k * dim + d] / n;
+  for (let k = from; k < to; k++) for (let d = 0; d < dim; d++) v[dim + d] += (X[k * dim + d] - v[d]) ** 2 / n;
   for (let d = 0; d < dim; d++) v[dim + d] = Math.sqrt(v[dim + d]);
   return v;
 }
@@ -330,27 +332,27 @@ function windowsToFrames(windows: Array<{ from: number; to: number }>, winLabels
 }
 
 /** Per-speaker GMMs trained on the current labels, then a Viterbi pass with a switch penalty. */
-function resegment(feats: Vec[], speechIdx: number[], lab: Int32Array, k: number, o: MonoDiarizationOptions): { labels: Int32Array; logLik: Float64Array } {
+function resegment(feats: FeatureMatrix, speechIdx: number[], lab: Int32Array, k: number, o: MonoDiarizationOptions): { labels: Int32Array; logLik: Float64Array } {
+  const { data: X, dim, count: n } = feats;
   let cur = lab;
-  let last = new Float64Array(feats.length * k);
+  // One buffer for every pass: each pass overwrites all of it, and the last pass's scores are returned.
+  const ll = new Float64Array(n * k);
   for (let it = 0; it < o.resegmentIterations; it++) {
     const models: Array<DiagGmm | null> = [];
     for (let c = 0; c < k; c++) {
-      const data = feats.filter((_, i) => cur[i] === c);
-      models.push(data.length >= 4 * feats[0].length ? DiagGmm.train(data, o.gmmComponents, { seed: 17 + c }) : null);
+      const rows = rowsWhere(cur, (l) => l === c);
+      models.push(rows.length >= 4 * dim ? DiagGmm.train(feats, rows, o.gmmComponents, { seed: 17 + c }) : null);
     }
     const live = models.map((m) => m !== null);
-    const ll = new Float64Array(feats.length * k);
-    for (let i = 0; i < feats.length; i++)
-      for (let c = 0; c < k; c++) ll[i * k + c] = models[c] ? models[c]!.logLikelihood(feats[i]) : -1e9;
+    for (let i = 0; i < n; i++)
+      for (let c = 0; c < k; c++) ll[i * k + c] = models[c] ? models[c]!.logLikelihoodAt(X, i * dim, dim) : -1e9;
     const next = viterbi(ll, k, speechIdx, o, live);
-    last = ll;
     let changed = 0;
     for (let i = 0; i < next.length; i++) if (next[i] !== cur[i]) changed++;
     cur = next;
     if (changed === 0) break;
   }
-  return { labels: cur, logLik: last };
+  return { labels: cur, logLik: ll };
 }
 
 function viterbi(ll: Float64Array, k: number, speechIdx: number[], o: MonoDiarizationOptions, live: boolean[]): Int32Array {
@@ -386,6 +388,30 @@ function viterbi(ll: Float64Array, k: number, speechIdx: number[], o: MonoDiariz
     c = back[i * k + c];
   }
   return out;
+}
+
+/** Indexes i (ascending) with pred(lab[i]). */
+function rowsWhere(lab: Int32Array, pred: (label: number) => boolean): Int32Array {
+  let n = 0;
+  for (let i = 0; i < lab.length; i++) if (pred(lab[i])) n++;
+  const out = new Int32Array(n);
+  for (let i = 0, j = 0; i < lab.length; i++) if (pred(lab[i])) out[j++] = i;
+  return out;
+}
+
+/** normaliseColumns on the rows of a matrix, in the same order of operations. */
+function normaliseMatrixColumns(m: FeatureMatrix): void {
+  const { data: X, dim, count: n } = m;
+  if (!n) return;
+  for (let d = 0; d < dim; d++) {
+    let mean = 0;
+    for (let i = 0; i < n; i++) mean += X[i * dim + d];
+    mean /= n;
+    let v = 0;
+    for (let i = 0; i < n; i++) v += (X[i * dim + d] - mean) ** 2;
+    const sd = Math.sqrt(v / n) || 1;
+    for (let i = 0; i < n; i++) X[i * dim + d] = (X[i * dim + d] - mean) / sd;
+  }
 }
 
 function normaliseColumns(rows: Vec[]): void {
@@ -460,25 +486,32 @@ export interface Separation {
  * carry its content over, so one voice split by turns scored up to 6.5 nats (ratio 1.1) while
  * two real voices on a phone line scored 3.4.
  */
-export function separation(feats: Vec[], lab: Int32Array, a: number, b: number, o: MonoDiarizationOptions, speechIdx?: number[]): Separation {
+export function separation(feats: FeatureMatrix, lab: Int32Array, a: number, b: number, o: MonoDiarizationOptions, speechIdx?: number[]): Separation {
   const chunk = 100;
-  const dim = feats[0].length;
+  const { data: X, dim, count: n } = feats;
   const margin = (trainOn: (i: number) => boolean, testOn: (i: number) => boolean): number | null => {
-    const ta: Vec[] = [];
-    const tb: Vec[] = [];
-    for (let i = 0; i < feats.length; i++) {
+    let na = 0;
+    let nb = 0;
+    for (let i = 0; i < n; i++) {
       if (!trainOn(i)) continue;
-      if (lab[i] === a) ta.push(feats[i]);
-      else if (lab[i] === b) tb.push(feats[i]);
+      if (lab[i] === a) na++;
+      else if (lab[i] === b) nb++;
     }
-    if (ta.length < 4 * dim || tb.length < 4 * dim) return null;
-    const ga = DiagGmm.train(ta, o.gmmComponents, { seed: 31 });
-    const gb = DiagGmm.train(tb, o.gmmComponents, { seed: 37 });
+    if (na < 4 * dim || nb < 4 * dim) return null;
+    const ta = new Int32Array(na);
+    const tb = new Int32Array(nb);
+    for (let i = 0, ja = 0, jb = 0; i < n; i++) {
+      if (!trainOn(i)) continue;
+      if (lab[i] === a) ta[ja++] = i;
+      else if (lab[i] === b) tb[jb++] = i;
+    }
+    const ga = DiagGmm.train(feats, ta, o.gmmComponents, { seed: 31 });
+    const gb = DiagGmm.train(feats, tb, o.gmmComponents, { seed: 37 });
     let total = 0;
     let count = 0;
-    for (let i = 0; i < feats.length; i++) {
+    for (let i = 0; i < n; i++) {
       if (!testOn(i) || (lab[i] !== a && lab[i] !== b)) continue;
-      const m = ga.logLikelihood(feats[i]) - gb.logLikelihood(feats[i]);
+      const m = ga.logLikelihoodAt(X, i * dim, dim) - gb.logLikelihoodAt(X, i * dim, dim);
       total += lab[i] === a ? m : -m;
       count++;
     }
