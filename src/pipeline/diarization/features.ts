@@ -195,16 +195,18 @@ function dctTable(n: number, k: number): Float64Array {
 export function frameEnergy(samples: Float32Array, sampleRate: number, opts: FrameOptions = {}): Float32Array {
   const grid = frameGrid(samples.length, sampleRate, opts);
   const out = new Float32Array(grid.count);
-  for (let f = 0; f < grid.count; f++) {
-    const off = f * grid.hop;
-    let e = 0;
-    for (let i = 0; i < grid.length; i++) {
-      const v = samples[off + i];
-      e += v * v;
-    }
-    out[f] = 10 * Math.log10(e / grid.length + 1e-12);
-  }
+  for (let f = 0; f < grid.count; f++) out[f] = energyDb(samples, f * grid.hop, grid.length);
   return out;
+}
+
+/** Energy in dB of `length` samples from `off`. */
+function energyDb(samples: Float32Array, off: number, length: number): number {
+  let e = 0;
+  for (let i = 0; i < length; i++) {
+    const v = samples[off + i];
+    e += v * v;
+  }
+  return 10 * Math.log10(e / length + 1e-12);
 }
 
 /** `frameEnergy` of a source, read window by window (identical to the whole-array computation). */
@@ -215,15 +217,7 @@ export async function frameEnergyOf(source: PcmSource, opts: FrameOptions = {}, 
     const f1 = Math.min(grid.count, f0 + framesPerRead);
     const first = f0 * grid.hop;
     const samples = await source.read(first, (f1 - 1) * grid.hop + grid.length - first);
-    for (let f = f0; f < f1; f++) {
-      const off = f * grid.hop - first;
-      let e = 0;
-      for (let i = 0; i < grid.length; i++) {
-        const v = samples[off + i];
-        e += v * v;
-      }
-      out[f] = 10 * Math.log10(e / grid.length + 1e-12);
-    }
+    for (let f = f0; f < f1; f++) out[f] = energyDb(samples, f * grid.hop - first, grid.length);
   }
   return out;
 }

@@ -52,7 +52,7 @@ export class EmbeddingError extends Error {
 type Span = { start: number; end: number };
 
 /** Sorted, clipped to [0, duration], with overlapping or nearly touching spans joined. */
-function normalizeSpans(spans: Span[], duration: number, joinGap = 0): Span[] {
+export function normalizeSpans(spans: Span[], duration: number, joinGap = 0): Span[] {
   const out: Span[] = [];
   for (const s of [...spans].sort((a, b) => a.start - b.start)) {
     const start = Math.max(0, s.start);

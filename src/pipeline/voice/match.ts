@@ -1,7 +1,7 @@
 // Matching a user's voice profile against the diarized speakers of a call.
 import type { DecodedAudio, SpeakerEmbedder } from '../types.js';
 import { spanSquareSums, type PcmSource } from '../audio/pcm.js';
-import { EmbeddingError } from './embedder.js';
+import { EmbeddingError, normalizeSpans } from './embedder.js';
 
 /**
  * Score at or above which the best speaker counts as the user. From `bench/voice.ts` on the
@@ -137,15 +137,7 @@ export function capRegions(regions: Span[], maxSeconds: number): Span[] {
 async function compactRegions(source: PcmSource, regions: Span[]): Promise<{ samples: Float32Array; spans: Span[] }> {
   const sr = source.sampleRate;
   const duration = source.length / sr;
-  const merged: Span[] = [];
-  for (const r of [...regions].sort((a, b) => a.start - b.start)) {
-    const start = Math.max(0, r.start);
-    const end = Math.min(duration, r.end);
-    if (!(end > start)) continue;
-    const last = merged[merged.length - 1];
-    if (last && start <= last.end + JOIN_GAP_SECONDS) last.end = Math.max(last.end, end);
-    else merged.push({ start, end });
-  }
+  const merged = normalizeSpans(regions, duration, JOIN_GAP_SECONDS);
   const joined = merged.map((m) => ({ from: Math.floor(m.start * sr), to: Math.min(source.length, Math.ceil(m.end * sr)) }));
   const total = joined.reduce((a, j) => a + (j.to - j.from) + COMPACT_GAP_SAMPLES, 0);
   const samples = new Float32Array(total);

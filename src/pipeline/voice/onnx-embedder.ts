@@ -13,7 +13,7 @@ import path from 'node:path';
 import protobuf from 'protobufjs/minimal.js';
 import { detectSpeech } from '../diarization/vad.js';
 import type { SpeakerEmbedder } from '../types.js';
-import { EmbeddingError, MIN_SPEECH_SECONDS, l2normalize } from './embedder.js';
+import { EmbeddingError, MIN_SPEECH_SECONDS, l2normalize, normalizeSpans } from './embedder.js';
 import { KALDI_FBANK_80, KaldiFbank, subtractMean, type FeatureMatrix } from './fbank.js';
 
 // The subset of onnxruntime-node used here, so its types stay out of our surface and the native
@@ -261,19 +261,6 @@ function embeddingOutput(session: OrtSession): string {
   throw unavailable(`voice embedding model has outputs ${session.outputNames.join(', ')}; expected one embedding output ('embs' or 'embedding')`);
 }
 
-/** Sorted, clipped to [0, duration], with overlapping or nearly touching spans joined. */
-function normalizeSpans(spans: Span[], duration: number, joinGap: number): Span[] {
-  const out: Span[] = [];
-  for (const s of [...spans].sort((a, b) => a.start - b.start)) {
-    const start = Math.max(0, s.start);
-    const end = Math.min(duration, s.end);
-    if (!(end > start)) continue;
-    const last = out[out.length - 1];
-    if (last && start <= last.end + joinGap) last.end = Math.max(last.end, end);
-    else out.push({ start, end });
-  }
-  return out;
-}
 
 /** The detector's speech inside `spans`, unless it would drop most of what the caller pointed at. */
 async function speechWithin(samples: Float32Array, sampleRate: number, spans: Span[]): Promise<Span[]> {
