@@ -5,7 +5,7 @@
 //   npm run bench:http [-- --duration 8 --db embedded,external --auth local,jwt]
 import pg from 'pg';
 import { EXTERNAL_ADMIN_URL, externalDbAvailable, TestIdp, type DbMode } from '../test/support/service.js';
-import { argValue, load, loadAverage, machine, startTarget, table, today, treeCpuMs, writeSection, type LoadResult } from './support/harness.js';
+import { argValue, load, loadAverage, machine, settle, startTarget, table, today, treeCpuMs, writeSection, type LoadResult } from './support/harness.js';
 
 const duration = Number(argValue('duration', '8'));
 const connections = Number(argValue('connections', '50'));
@@ -72,6 +72,7 @@ async function main(): Promise<void> {
           // CPU of the service's process tree (with the embedded PostgreSQL) or of the service and
           // its database's server processes on the external PostgreSQL.
           const cpu = async () => treeCpuMs(target.pid, db === 'external' ? { extraPids: await backendPids(target.database) } : { dataDir: target.dataDir });
+          await settle(cpu);
           const ceiling = await load(`${bare.url}/bare`, { duration, connections, cpu: async () => treeCpuMs(bare.pid) });
           console.log(`[${db}/${auth}] bare Fastify route: ${ceiling.rps.toFixed(0)} req/s p50 ${ceiling.p50} ms p99 ${ceiling.p99} ms`);
           for (const [name, p] of routes) {
@@ -111,7 +112,7 @@ async function main(): Promise<void> {
     'http',
     `## HTTP: request path against a bare Fastify route
 
-Measured by \`npm run bench:http\` on ${today()} (${machine()}; load average at start ${startedLoad}). autocannon, ${connections} connections, ${duration} s per route after a 2 s warm-up, loopback; the service runs in its own process (\`bench/support/target.ts\`) with the request log off, the load generator in another. JWT mode signs RS256 ID tokens with a local key set served over loopback (one token, as one polling client holding it); local mode is the fixed local user. Seeded: 200 users with 60 calls each (the measured user's newest 50 completed with a transcript of 80 segments and two action items each). The bare route (\`GET /bare\` answering \`{"ok":true}\`) runs in the same run right before each configuration's routes, and every ratio uses that ceiling, so a loaded machine moves both. Absolute numbers on a shared machine are noisy; the ratios are what to compare.
+Measured by \`npm run bench:http\` on ${today()} (${machine()}; load average at start ${startedLoad}). autocannon, ${connections} connections, ${duration} s per route after a 2 s warm-up, loopback; the service runs in its own process (\`bench/support/target.ts\`) with the request log off, the load generator in another. JWT mode signs RS256 ID tokens with a local key set served over loopback (one token, as one polling client holding it); local mode is the fixed local user. Seeded: 200 users with 60 calls each (the measured user's newest 50 completed with a transcript of 80 segments and two action items each), then \`VACUUM ANALYZE\` and \`CHECKPOINT\`; each configuration starts once the service and its database are idle (\`settle\` in \`bench/support/harness.ts\`), so autovacuum, write-back and start-up work fall outside the measurement. The bare route (\`GET /bare\` answering \`{"ok":true}\`) runs in the same run right before each configuration's routes, and every ratio uses that ceiling, so a loaded machine moves both. Absolute numbers on a shared machine are noisy; the ratios are what to compare.
 
 ${body}
 `,

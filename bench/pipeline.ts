@@ -27,6 +27,7 @@ const skipDrain = process.argv.includes('--stages-only');
 const STAGES = ['decode', 'recognition', 'diarization', 'voice', 'resolution', 'analysis'] as const;
 
 async function stages(): Promise<string> {
+  const startedAt = loadAverage();
   const dataDir = tempDir('cas-bench-pipeline-');
   const config = loadConfig({ SERVICE_ENV: 'test', DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
   const pipeline = await createPipeline(config, pino({ level: 'silent' }));
@@ -74,12 +75,15 @@ async function stages(): Promise<string> {
   rows.push(['**all**', audioSeconds.toFixed(1), ...STAGES.map((s) => (sums[s] / 1000 / audioSeconds).toFixed(3)), (total / 1000 / audioSeconds).toFixed(3), '']);
   return `### Real-time factor per stage
 
+Measured ${today()}, load average at start ${startedAt}.
+
 ${ids.length} corpus calls (mono16k.wav tier), one at a time. RTF = stage wall time / audio duration. Voice is the embedding of both speakers (what a call costs when the user has a voice profile); resolution is the rest of the speech stage (speaker naming, transcript building and validation).
 
 ${table(['call', 'audio s', ...STAGES.map((s) => `${s} RTF`), 'total RTF', 'load avg'], rows)}`;
 }
 
 async function drain(): Promise<string> {
+  const startedAt = loadAverage();
   if (!(await externalDbAvailable())) return '### Queue drain\n\nSkipped: the external PostgreSQL did not answer.';
   const dir = path.join(projectRoot, '.cache/bench');
   fs.mkdirSync(dir, { recursive: true });
@@ -154,21 +158,39 @@ async function drain(): Promise<string> {
   }
   return `### Queue drain: ${uploads} uploads, 1 and 2 worker processes
 
+Measured ${today()}, load average at start ${startedAt}.
+
 External PostgreSQL; one API process (workers off) takes ${uploads} uploads of a ${clipSeconds} s clip (${path.basename(clip)}, cut from a corpus call) one after another, once ${workerCounts.join(' or ')} \`--worker-only\` processes (WORKER_CONCURRENCY=1 each, set explicitly) have all started and poll the queue (so no worker's start-up counts against a run); they share the queue and the DATA_DIR. Drain = first job start to last call finished, from the database's timestamps. Run it on a quiet machine: \`npm run bench:pipeline -- --drain-only --uploads 40\`. On a 2-core machine two workers share the cores with PostgreSQL, the API process and the other load, so the speed-up is bounded by the free cores.
 
 ${table(['worker processes', 'calls', 'clip s', 'drain s', 'calls/s', 'audio s per s', 'mean s per call (in worker)', 'failed', 'speed-up vs first', 'load avg'], rows)}`;
 }
 
+/** A part of the current report (from its ### heading to the next), kept when this run skips it. */
+function previousPart(heading: string): string | null {
+  const file = path.join(projectRoot, 'docs/bench/pipeline.md');
+  if (!fs.existsSync(file)) return null;
+  const text = fs.readFileSync(file, 'utf8');
+  const start = text.indexOf(`### ${heading}`);
+  if (start < 0) return null;
+  const next = text.indexOf('\n### ', start + 4);
+  return text.slice(start, next < 0 ? undefined : next).trim();
+}
+
 async function main(): Promise<void> {
-  const startedLoad = loadAverage();
   const parts: string[] = [];
+  // --drain-only and --stages-only re-measure one part and keep the other as last measured (each
+  // part carries its own date and load).
+  const keptStages = skipStages ? previousPart('Real-time factor per stage') : null;
+  const keptDrain = skipDrain ? previousPart('Queue drain') : null;
   if (!skipStages) parts.push(await stages());
+  else if (keptStages) parts.push(keptStages);
   if (!skipDrain) parts.push(await drain());
+  else if (keptDrain) parts.push(keptDrain);
   writeSection(
     'pipeline',
     `## Pipeline: stage speed and queue drain
 
-Measured by \`npm run bench:pipeline\` on ${today()} (${machine()}; load average at start ${startedLoad}), offline defaults (pocketsphinx, embedded diarizer, embedder and analyzer).
+Measured by \`npm run bench:pipeline\` (${machine()}), offline defaults (pocketsphinx, embedded diarizer, embedder and analyzer).
 
 ${parts.join('\n\n')}
 `,

@@ -46,6 +46,8 @@ export interface LoadResult {
   /** CPU ms per request of the measured process tree, when a probe was given. */
   cpuMsPerRequest: number | null;
   p50: number;
+  /** Mean latency, ms (autocannon's percentiles have 1 ms resolution; the mean has more). */
+  mean: number;
   p99: number;
   non2xx: number;
   errors: number;
@@ -62,7 +64,22 @@ export async function load(
   const r = await autocannon({ url, connections, duration: opts.duration, headers: opts.headers });
   const cpu1 = opts.cpu ? await opts.cpu() : 0;
   const total = r.requests.total || 1;
-  return { rps: r.requests.average, cpuMsPerRequest: opts.cpu ? (cpu1 - cpu0) / total : null, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+  return { rps: r.requests.average, cpuMsPerRequest: opts.cpu ? (cpu1 - cpu0) / total : null, p50: r.latency.p50, mean: r.latency.average, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+}
+
+/**
+ * Waits until the measured processes are idle (under 5 % of one core over a second, at most 60 s):
+ * a service just started and seeded still compiles modules, runs its start-up sweeps and its
+ * database writes back the seed, and a measurement taken then belongs to none of them.
+ */
+export async function settle(cpuMs: () => Promise<number> | number, opts: { idleShare?: number; maxMs?: number } = {}): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    const before = await cpuMs();
+    await new Promise((r) => setTimeout(r, 1000));
+    const busy = ((await cpuMs()) - before) / 1000;
+    if (busy < (opts.idleShare ?? 0.05) || Date.now() - started > (opts.maxMs ?? 60_000)) return Date.now() - started;
+  }
 }
 
 /** `uptime`'s three load averages, recorded beside every measurement. */

@@ -76,7 +76,11 @@ export async function seed(db: Db, plan: SeedPlan): Promise<void> {
              'we can move it to thursday', now() - make_interval(secs => k), 'USER', 'CALL', 'MEDIUM', 'AI', k - 1
       FROM call_artifacts a CROSS JOIN generate_series(1, 2) k WHERE a.kind = 'transcript' AND a.user_id IN ${owners}`.execute(db);
   }
-  await sql`ANALYZE`.execute(db);
+  // A database in steady state, not one just bulk-loaded: VACUUM sets the visibility map and
+  // resets the insert counters, so autovacuum does not start on the seeded tables in the middle of
+  // a measurement, and CHECKPOINT writes the dirty pages now instead of during the next load.
+  await sql`VACUUM ANALYZE`.execute(db);
+  await sql`CHECKPOINT`.execute(db).catch(() => undefined);
 }
 
 /** The newest ids of one user's calls, for status polling. */
@@ -107,8 +111,8 @@ export async function queryPlans(db: Db, externalId: string, statusIds: string[]
   const uid = (await sql<{ id: string }>`SELECT id FROM users WHERE external_user_id = ${externalId}`.execute(db)).rows[0].id;
   const queries: Array<[string, string, unknown[]]> = [
     ['status (10 ids)', POLLED_CALL_STATEMENTS.status.text, [uid, statusIds]],
-    ['list (first 50)', POLLED_CALL_STATEMENTS.list.text, [uid, 51]],
-    ['list ?status=COMPLETED (first 50)', POLLED_CALL_STATEMENTS.listByStatus.text, [uid, 51, 'COMPLETED']],
+    ['list (first 50)', POLLED_CALL_STATEMENTS.list.text, [uid]],
+    ['list ?status=COMPLETED (first 50)', POLLED_CALL_STATEMENTS.listByStatus.text, [uid, 'COMPLETED']],
   ];
   const out: Array<{ query: string; plan: string; executionMs: number }> = [];
   for (const [name, text, values] of queries) {

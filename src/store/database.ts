@@ -8,6 +8,7 @@ import * as m001 from './migrations/001_initial.js';
 import * as m002 from './migrations/002_search.js';
 import * as m003 from './migrations/003_webhooks.js';
 import * as m004 from './migrations/004_perf_indexes.js';
+import * as m005 from './migrations/005_call_list_covering.js';
 import type { Database } from './schema.js';
 
 // pg returns int8 and numeric as strings; every count here fits in a double.
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   '002_search': m002,
   '003_webhooks': m003,
   '004_perf_indexes': m004,
+  '005_call_list_covering': m005,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

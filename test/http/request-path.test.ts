@@ -77,6 +77,37 @@ describe('request-path caches (embedded)', () => {
     );
   });
 
+  test('list pages of every size walk the whole history once, newest first, across the statements\' fixed row counts', async () => {
+    const token = await idp.token({ sub: 'paging-sizes', email: 'paging-sizes@example.test' });
+    const me = await t.request('GET', '/api/users/me', { token });
+    // 23 calls, one failed call in every four: the status filter pages over a different subset.
+    const base = Date.parse('2026-01-01T00:00:00Z');
+    const calls: Array<{ id: string; status: 'COMPLETED' | 'FAILED' }> = [];
+    for (let i = 0; i < 23; i++) {
+      const status = i % 4 === 0 ? 'FAILED' : 'COMPLETED';
+      calls.push({ id: await insertCall(t, me.body.id, { status, createdAt: new Date(base + i * 1000) }), status });
+    }
+    const newestFirst = calls.map((c) => c.id).reverse();
+    const failedNewestFirst = calls.filter((c) => c.status === 'FAILED').map((c) => c.id).reverse();
+    // Around each fixed row count the list statements use (11, 21, 51, 101: a page and one more).
+    for (const limit of [1, 9, 10, 11, 19, 20, 21, 22, 23, 50, 100]) {
+      for (const [filter, expected] of [['', newestFirst], ['&status=FAILED', failedNewestFirst]] as const) {
+        const seen: string[] = [];
+        let cursor: string | undefined;
+        for (let page = 0; page < 30; page++) {
+          const r = await t.request('GET', `/api/calls?limit=${limit}${filter}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { token });
+          assert.equal(r.status, 200);
+          assert.ok(r.body.items.length <= limit, `limit ${limit}: a page of ${r.body.items.length}`);
+          seen.push(...r.body.items.map((x: { callId: string }) => x.callId));
+          cursor = r.body.nextCursor;
+          if (!cursor) break;
+          assert.equal(r.body.items.length, limit, `limit ${limit}: only a full page has a next page`);
+        }
+        assert.deepEqual(seen, expected, `limit ${limit}${filter}: every call once, newest first`);
+      }
+    }
+  });
+
   test('the transcript is sent as stored: same JSON, JSON content type, 404 for another caller', async () => {
     const token = await idp.token({ sub: 'cache-transcript' });
     const userId = (await t.request('GET', '/api/users/me', { token })).body.id;
