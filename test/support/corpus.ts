@@ -62,8 +62,14 @@ export async function transcribeCorpusCall(
   pipeline: import('../../src/pipeline/index.js').Pipeline,
   id: string,
   file: Parameters<typeof corpusFile>[1],
+  opts: TranscribeOptions = {},
 ): Promise<import('../../src/pipeline/speech.js').SpeechResult> {
-  return transcribeTruthAudio(pipeline, corpusFile(id, file), loadTruth(id));
+  return transcribeTruthAudio(pipeline, corpusFile(id, file), loadTruth(id), opts);
+}
+
+export interface TranscribeOptions {
+  /** Runs before the work folder (the decoded audio the result's PcmSources read) is removed. */
+  whileDecoded?: (result: import('../../src/pipeline/speech.js').SpeechResult) => Promise<void>;
 }
 
 /** Runs an audio file with a truth in the corpus format (corpus or real-voice set) through the speech stage. */
@@ -71,11 +77,12 @@ export async function transcribeTruthAudio(
   pipeline: import('../../src/pipeline/index.js').Pipeline,
   audioPath: string,
   truth: Pick<Truth, 'id' | 'user' | 'upload'>,
+  opts: TranscribeOptions = {},
 ): Promise<import('../../src/pipeline/speech.js').SpeechResult> {
   const { transcribeCall } = await import('../../src/pipeline/speech.js');
   const workDir = fs.mkdtempSync(path.join(ensureCorpus(), '..', `speech-${truth.id}-`));
   try {
-    return await transcribeCall(pipeline, {
+    const result = await transcribeCall(pipeline, {
       callId: '00000000-0000-4000-8000-000000000000',
       audioPath,
       workDir,
@@ -89,6 +96,8 @@ export async function transcribeTruthAudio(
         voiceEmbeddingEnabled: false,
       },
     });
+    await opts.whileDecoded?.(result);
+    return result;
   } finally {
     fs.rmSync(workDir, { recursive: true, force: true });
   }
