@@ -3,12 +3,11 @@
 // asks for a graceful shutdown on SIGTERM; npm forwards the signal to its script's shell, so the
 // script must `exec` node, or the shell dies and node is orphaned, still serving, with its embedded
 // PostgreSQL running.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { projectRoot } from '../support/corpus.js';
-import { freePort } from '../support/process.js';
+import { freePort, spawnCaptured } from '../support/process.js';
 import { tempDir } from '../support/service.js';
 
 /** Processes whose command line names the folder (the service and its embedded PostgreSQL). */
@@ -37,33 +36,24 @@ describe('npm start', () => {
   test('SIGTERM to the npm process shuts the service down gracefully: no orphaned node, embedded PostgreSQL stopped', async () => {
     const port = await freePort();
     const dataDir = tempDir('cas-npm-start-');
-    const npm = spawn('npm', ['start'], {
-      cwd: projectRoot,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    npm.stdout!.on('data', (d) => (out += d));
-    npm.stderr!.on('data', (d) => (out += d));
-    const exited = new Promise<number | null>((resolve) => npm.on('exit', (code) => resolve(code)));
+    const npm = spawnCaptured('npm', ['start'], { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info' });
     try {
       const deadline = Date.now() + 120_000;
       while ((await healthStatus(port)) !== 200) {
-        assert.equal(npm.exitCode, null, `npm start exited early: ${out.slice(-3000)}`);
-        assert.ok(Date.now() < deadline, `not healthy in time: ${out.slice(-2000)}`);
+        assert.equal(npm.child.exitCode, null, `npm start exited early: ${npm.output().slice(-3000)}`);
+        assert.ok(Date.now() < deadline, `not healthy in time: ${npm.output().slice(-2000)}`);
         await new Promise((r) => setTimeout(r, 250));
       }
       assert.ok(processesUsing(`${dataDir}/postgres`).length > 0, 'the embedded PostgreSQL runs under DATA_DIR');
 
-      npm.kill('SIGTERM');
-      const code = await Promise.race([exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 60_000))]);
+      const code = await Promise.race([npm.kill('SIGTERM'), new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 60_000))]);
       assert.notEqual(code, 'timeout', 'npm start ends after SIGTERM');
-      assert.match(out, /"signal":"SIGTERM","msg":"shutting down"/, 'node itself received the signal');
-      assert.match(out, /embedded PostgreSQL stopped/);
+      assert.match(npm.output(), /"signal":"SIGTERM","msg":"shutting down"/, 'node itself received the signal');
+      assert.match(npm.output(), /embedded PostgreSQL stopped/);
       assert.equal(await healthStatus(port), null, 'nothing serves the port any more');
       assert.deepEqual(processesUsing(dataDir), [], 'no process is left running on DATA_DIR');
     } finally {
-      if (npm.exitCode === null) npm.kill('SIGKILL');
+      if (npm.child.exitCode === null) npm.child.kill('SIGKILL');
       for (const pid of processesUsing(dataDir)) {
         try {
           process.kill(pid, 'SIGKILL');

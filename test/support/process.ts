@@ -24,7 +24,12 @@ export interface ServiceProcess {
 }
 
 export function spawnService(env: Record<string, string>, args: string[] = []): ServiceProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src/main.ts'), ...args], {
+  return spawnCaptured(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src/main.ts'), ...args], env);
+}
+
+/** Runs a command in the project folder with a minimal environment, its output collected. */
+export function spawnCaptured(command: string, args: string[], env: Record<string, string>): ServiceProcess {
+  const child = spawn(command, args, {
     cwd: projectRoot,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
