@@ -10,13 +10,17 @@ import { projectRoot } from '../support/corpus.js';
 import { freePort, spawnCaptured } from '../support/process.js';
 import { tempDir } from '../support/service.js';
 
-/** Processes whose command line names the folder (the service and its embedded PostgreSQL). */
+/**
+ * Processes that name the folder in their command line (the embedded PostgreSQL) or their
+ * environment (the service, started with DATA_DIR set).
+ */
 function processesUsing(folder: string): number[] {
   const pids: number[] = [];
   for (const name of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
     try {
-      if (fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(folder)) pids.push(Number(name));
+      const named = fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(folder) || fs.readFileSync(`/proc/${name}/environ`, 'utf8').includes(`DATA_DIR=${folder}\0`);
+      if (named) pids.push(Number(name));
     } catch {
       /* exited meanwhile */
     }
