@@ -1,7 +1,8 @@
 // The request path's speed measures (bench/http.ts) must not change answers: the user row cached
 // for polled routes is forgotten on account deletion, a stored transcript goes out exactly as
-// stored, the list's per-call action-item fields come from one lateral join, and a verified
-// token is cached no longer than it is valid.
+// stored, the list's per-call action-item fields (kept in call_action_summaries) match the items,
+// pages of every size walk the history once (the list's statements have fixed row counts), and a
+// verified token is cached no longer than it is valid.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
