@@ -110,9 +110,9 @@ export async function currentDatabase(db: Db): Promise<string> {
 export async function queryPlans(db: Db, externalId: string, statusIds: string[]): Promise<Array<{ query: string; plan: string; executionMs: number }>> {
   const uid = (await sql<{ id: string }>`SELECT id FROM users WHERE external_user_id = ${externalId}`.execute(db)).rows[0].id;
   const queries: Array<[string, string, unknown[]]> = [
-    ['status (10 ids)', POLLED_CALL_STATEMENTS.status.text, [uid, statusIds]],
-    ['list (first 50)', POLLED_CALL_STATEMENTS.list.text, [uid]],
-    ['list ?status=COMPLETED (first 50)', POLLED_CALL_STATEMENTS.listByStatus.text, [uid, 'COMPLETED']],
+    ['status (10 ids, one poll)', POLLED_CALL_STATEMENTS.status.text, [statusIds.map(() => 0), statusIds.map(() => uid), statusIds]],
+    ['list (first 50)', POLLED_CALL_STATEMENTS.list.text, [[0], [uid]]],
+    ['list ?status=COMPLETED (first 50)', POLLED_CALL_STATEMENTS.listByStatus.text, [[0], [uid], ['COMPLETED']]],
   ];
   const out: Array<{ query: string; plan: string; executionMs: number }> = [];
   for (const [name, text, values] of queries) {

@@ -2,7 +2,7 @@
 // a foreign call is indistinguishable from a missing one.
 import { sql, type Transaction } from 'kysely';
 import type { Db } from '../store/database.js';
-import { PreparedStatement, type SqlRunner } from '../store/prepared.js';
+import { PreparedStatement, StatementBatcher, type SqlRunner } from '../store/prepared.js';
 import type { Call, CallStatus, Database } from '../store/schema.js';
 
 type Q = Db | Transaction<Database>;
@@ -104,14 +104,17 @@ interface CallListRow {
 
 /**
  * The list's statement in its shapes (with or without a status filter and a cursor, and one of a
- * few fixed row counts), each prepared once per connection. Rows come back in the list item's
- * shape (the title resolved as effectiveTitle does, the count 0 for a call without items), so the
- * page is the rows as they are. The action-item count and first open title come from
- * call_action_summaries (kept by a trigger on action_items, migration 004), one primary-key row
- * per call: aggregating each call's items on every page was most of PostgreSQL's work here.
- * created_at comes formatted as Date.toISOString() would format it (to_char's MS truncates to the
- * millisecond like pg's Date parsing does), which spares parsing 50 timestamps into Dates and
- * formatting them back on every page.
+ * few fixed row counts), each prepared once per connection. Like status polls (below), list
+ * requests of one shape that arrive together are answered by one statement: the requests'
+ * parameters come as arrays, and each request's page is a LATERAL subquery that takes the
+ * request's owner id, so one statement returns several owners' pages, each tagged with its
+ * request. Rows come back in the list item's shape (the title resolved as effectiveTitle does, the
+ * count 0 for a call without items), so the page is the rows as they are. The action-item count and
+ * first open title come from call_action_summaries (kept by a trigger on action_items, migration
+ * 004), one primary-key row per call: aggregating each call's items on every page was most of
+ * PostgreSQL's work here. created_at comes formatted as Date.toISOString() would format it
+ * (to_char's MS truncates to the millisecond like pg's Date parsing does), which spares parsing 50
+ * timestamps into Dates and formatting them back on every page.
  *
  * The LIMIT is a constant of the statement, not a parameter: for a parameter PostgreSQL prices
  * the generic plan at a tenth of the user's calls, finds the custom plan for the real limit far
@@ -121,72 +124,180 @@ interface CallListRow {
  */
 const LIST_FETCH_SIZES = [11, 21, 51, 101] as const;
 
-function listStatement(withStatus: boolean, withCursor: boolean, fetch: number): PreparedStatement<CallListRow, unknown[]> {
-  const where = ['c.user_id = $1'];
-  if (withStatus) where.push('c.status = $2');
-  if (withCursor) where.push(`(c.created_at, c.id) < (${withStatus ? '$3' : '$2'}::timestamptz, ${withStatus ? '$4' : '$3'}::uuid)`);
+function listStatement(withStatus: boolean, withCursor: boolean, fetch: number): PreparedStatement<CallListRow & { req: number }, unknown[]> {
+  const params = ['$1::int4[]', '$2::uuid[]'];
+  const columns = ['req', 'user_id'];
+  const where = ['c.user_id = q.user_id'];
+  if (withStatus) {
+    params.push(`$${params.length + 1}::text[]`);
+    columns.push('status');
+    where.push('c.status = q.status');
+  }
+  if (withCursor) {
+    params.push(`$${params.length + 1}::timestamptz[]`, `$${params.length + 2}::uuid[]`);
+    columns.push('cursor_at', 'cursor_id');
+    where.push('(c.created_at, c.id) < (q.cursor_at, q.cursor_id)');
+  }
   return new PreparedStatement(
     `calls_list_${fetch}${withStatus ? '_status' : ''}${withCursor ? '_cursor' : ''}`,
-    `SELECT c.id AS "callId", coalesce(c.title, c.upload_title, c.suggested_title) AS title, c.contact_name AS "contactName",
-       c.direction, c.status, c.duration_seconds AS "durationSeconds",
-       to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
-       coalesce(s.item_count, 0) AS "actionItemCount", s.first_open_title AS "firstActionTitle"
-     FROM calls c
-     LEFT JOIN call_action_summaries s ON s.call_id = c.id AND s.user_id = $1
-     WHERE ${where.join(' AND ')}
-     ORDER BY c.created_at DESC, c.id DESC
-     LIMIT ${fetch}`,
+    `SELECT q.req, page.*
+     FROM unnest(${params.join(', ')}) AS q(${columns.join(', ')})
+     CROSS JOIN LATERAL (
+       SELECT c.id AS "callId", coalesce(c.title, c.upload_title, c.suggested_title) AS title, c.contact_name AS "contactName",
+         c.direction, c.status, c.duration_seconds AS "durationSeconds",
+         to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
+         coalesce(s.item_count, 0) AS "actionItemCount", s.first_open_title AS "firstActionTitle"
+       FROM calls c
+       LEFT JOIN call_action_summaries s ON s.call_id = c.id AND s.user_id = q.user_id
+       WHERE ${where.join(' AND ')}
+       ORDER BY c.created_at DESC, c.id DESC
+       LIMIT ${fetch}) page`,
   );
 }
-const LIST_STATEMENTS = new Map(
+const LIST_STATEMENTS = new Map<string, PreparedStatement<CallListRow & { req: number }, unknown[]>>(
   LIST_FETCH_SIZES.flatMap((fetch) =>
     [false, true].flatMap((withStatus) => [false, true].map((withCursor) => [`${fetch}/${withStatus}/${withCursor}`, listStatement(withStatus, withCursor, fetch)] as const)),
   ),
 );
 
-/** Newest first; keyset pagination on (created_at, id), which has millisecond precision. `limit` is 1 to 100. */
-export async function listCalls(sqlRunner: SqlRunner, userId: string, opts: { limit: number; cursor: CallCursor | null; status?: CallStatus }) {
-  // One row more than the page tells whether another page follows.
-  const fetch = LIST_FETCH_SIZES.find((n) => n > opts.limit) ?? LIST_FETCH_SIZES[LIST_FETCH_SIZES.length - 1];
-  const values: unknown[] = [userId];
-  if (opts.status) values.push(opts.status);
-  if (opts.cursor) values.push(opts.cursor.createdAt, opts.cursor.id);
-  const items = await LIST_STATEMENTS.get(`${fetch}/${Boolean(opts.status)}/${Boolean(opts.cursor)}`)!.rows(sqlRunner, values);
-  if (items.length <= opts.limit) return { items };
-  items.length = opts.limit;
-  const last = items[opts.limit - 1];
-  return { items, nextCursor: encodeCursor({ createdAt: last.createdAt, id: last.callId }) };
+interface ListRequest {
+  userId: string;
+  status?: CallStatus;
+  cursor: CallCursor | null;
+}
+
+/** Newest first, as the list pages (the order of its index); both strings compare as PostgreSQL orders them. */
+function newestFirst(a: CallListRow, b: CallListRow): number {
+  if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? 1 : -1;
+  return a.callId < b.callId ? 1 : a.callId > b.callId ? -1 : 0;
 }
 
 /**
- * One array parameter for any number of ids, so one prepared statement serves every poll. The ids
- * are looked up by primary key first and the owner filter applies to those rows (the CTE is
- * MATERIALIZED on purpose): once PostgreSQL switches a prepared statement to its generic plan,
- * that plan does not know the user and may AND the primary-key lookups with a scan of the user's
- * entries in the (user_id, status, ...) index, which grows with the user's history.
+ * One request's page from a statement that answered several. The rows arrive page by page in
+ * order, but SQL promises no order without an ORDER BY over the whole result, so each page is
+ * sorted again (already in order, that is one comparison per row).
  */
-const STATUS_STATEMENT = new PreparedStatement<{ id: string; status: CallStatus }, [string, string[]]>(
-  'calls_status_by_id',
-  `WITH asked AS MATERIALIZED (SELECT id, user_id, status FROM calls WHERE id = ANY($2::uuid[]))
-   SELECT id, status FROM asked WHERE user_id = $1`,
+function pagesOf(rows: Array<CallListRow & { req: number }>, requests: number): CallListRow[][] {
+  const pages: CallListRow[][] = Array.from({ length: requests }, () => []);
+  for (const row of rows) {
+    const { req, ...item } = row;
+    pages[req].push(item);
+  }
+  for (const page of pages) page.sort(newestFirst);
+  return pages;
+}
+
+/** Newest first; keyset pagination on (created_at, id), which has millisecond precision. `limit` is 1 to 100. */
+export class CallListReader {
+  private readonly batchers = new Map<string, StatementBatcher<ListRequest, CallListRow[]>>();
+
+  constructor(
+    private readonly sqlRunner: SqlRunner,
+    private readonly limits: { maxInFlight: number; maxPagesPerStatement: number } = { maxInFlight: 2, maxPagesPerStatement: 50 },
+  ) {}
+
+  async read(userId: string, opts: { limit: number; cursor: CallCursor | null; status?: CallStatus }): Promise<{ items: CallListRow[]; nextCursor?: string }> {
+    // One row more than the page tells whether another page follows.
+    const fetch = LIST_FETCH_SIZES.find((n) => n > opts.limit) ?? LIST_FETCH_SIZES[LIST_FETCH_SIZES.length - 1];
+    const items = await this.batcher(`${fetch}/${Boolean(opts.status)}/${Boolean(opts.cursor)}`).submit({ userId, status: opts.status, cursor: opts.cursor });
+    if (items.length <= opts.limit) return { items };
+    items.length = opts.limit;
+    const last = items[opts.limit - 1];
+    return { items, nextCursor: encodeCursor({ createdAt: last.createdAt, id: last.callId }) };
+  }
+
+  private batcher(key: string): StatementBatcher<ListRequest, CallListRow[]> {
+    let batcher = this.batchers.get(key);
+    if (!batcher) {
+      const statement = LIST_STATEMENTS.get(key)!;
+      batcher = new StatementBatcher(async (requests) => {
+        const values: unknown[] = [requests.map((_, i) => i), requests.map((r) => r.userId)];
+        if (requests[0].status) values.push(requests.map((r) => r.status));
+        if (requests[0].cursor) values.push(requests.map((r) => r.cursor!.createdAt), requests.map((r) => r.cursor!.id));
+        return pagesOf(await statement.rows(this.sqlRunner, values), requests.length);
+      }, { maxInFlight: this.limits.maxInFlight, maxWeight: this.limits.maxPagesPerStatement });
+      this.batchers.set(key, batcher);
+    }
+    return batcher;
+  }
+}
+
+/**
+ * Status polls, many at a time (see StatementBatcher): the (request, owner, call id) triples of
+ * the polls waiting together go to PostgreSQL as three arrays of one prepared statement. Each call
+ * is looked up by primary key and kept only when its owner is the owner asked with it, so a
+ * statement never mixes users' answers.
+ *
+ * The lookup is by primary key alone and the owner filter applies to the row found (OFFSET 0 keeps
+ * the subquery apart): joined on both columns, PostgreSQL's generic plan, which does not know the
+ * user, searched the (user_id, status, ...) index for user and id together, a scan of the user's
+ * whole entry, which grows with the user's history.
+ */
+const STATUS_STATEMENT = new PreparedStatement<{ req: number; id: string; status: CallStatus }, [number[], string[], string[]]>(
+  'calls_status_batch',
+  `SELECT q.req, c.id, c.status
+   FROM unnest($1::int4[], $2::uuid[], $3::uuid[]) AS q(req, user_id, id)
+   CROSS JOIN LATERAL (SELECT id, user_id, status FROM calls WHERE id = q.id OFFSET 0) c
+   WHERE c.user_id = q.user_id`,
 );
 
 /** The polled statements, for the benchmarks' EXPLAIN (bench/support/seed.ts). */
 export const POLLED_CALL_STATEMENTS = { status: STATUS_STATEMENT, list: LIST_STATEMENTS.get('51/false/false')!, listByStatus: LIST_STATEMENTS.get('51/true/false')! } as const;
 
-/** The statuses of the caller's calls among `ids` (valid UUIDs), in the order asked; others are left out. */
-export async function callStatuses(sqlRunner: SqlRunner, userId: string, ids: string[]) {
-  if (ids.length === 0) return [];
-  const rows = await STATUS_STATEMENT.rows(sqlRunner, [userId, ids]);
-  if (rows.length === 0) return [];
-  const byId = new Map<string, CallStatus>();
-  for (const r of rows) byId.set(r.id, r.status);
-  const items: Array<{ callId: string; status: CallStatus }> = [];
-  for (const id of ids) {
-    const status = byId.get(id);
-    if (status !== undefined) items.push({ callId: id, status });
+export interface CallStatusItem {
+  callId: string;
+  status: CallStatus;
+}
+
+interface StatusPoll {
+  userId: string;
+  ids: string[];
+}
+
+/** Answers status polls, those arriving together with one statement. */
+export class CallStatusReader {
+  private readonly batcher: StatementBatcher<StatusPoll, CallStatusItem[]>;
+
+  constructor(
+    private readonly sqlRunner: SqlRunner,
+    limits: { maxInFlight: number; maxIdsPerStatement: number } = { maxInFlight: 2, maxIdsPerStatement: 2000 },
+  ) {
+    this.batcher = new StatementBatcher((polls) => this.answer(polls), {
+      maxInFlight: limits.maxInFlight,
+      maxWeight: limits.maxIdsPerStatement,
+      weight: (poll) => poll.ids.length,
+    });
   }
-  return items;
+
+  /** The statuses of the owner's calls among `ids` (lower-case UUIDs), in the order asked; others are left out. */
+  read(userId: string, ids: string[]): Promise<CallStatusItem[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.batcher.submit({ userId, ids });
+  }
+
+  private async answer(polls: StatusPoll[]): Promise<CallStatusItem[][]> {
+    const reqs: number[] = [];
+    const owners: string[] = [];
+    const ids: string[] = [];
+    polls.forEach((poll, req) => {
+      for (const id of poll.ids) {
+        reqs.push(req);
+        owners.push(poll.userId);
+        ids.push(id);
+      }
+    });
+    const rows = await STATUS_STATEMENT.rows(this.sqlRunner, [reqs, owners, ids]);
+    const found = polls.map(() => new Map<string, CallStatus>());
+    for (const r of rows) found[r.req].set(r.id, r.status);
+    return polls.map((poll, req) => {
+      const items: CallStatusItem[] = [];
+      for (const id of poll.ids) {
+        const status = found[req].get(id);
+        if (status !== undefined) items.push({ callId: id, status });
+      }
+      return items;
+    });
+  }
 }
 
 export async function updateCallFields(db: Db, userId: string, callId: string, fields: { title?: string; summary?: string; notes?: string }): Promise<Call | undefined> {

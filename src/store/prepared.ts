@@ -24,3 +24,72 @@ export class PreparedStatement<Row extends object, Values extends unknown[]> {
     return result.rows;
   }
 }
+
+interface Waiting<Request, Answer> {
+  request: Request;
+  resolve(answer: Answer): void;
+  reject(err: unknown): void;
+}
+
+/**
+ * Answers requests that arrive together with one statement: `run` gets every request waiting in
+ * one turn of the event loop and returns their answers in the same order. At most `maxInFlight`
+ * statements run at once; requests arriving meanwhile wait for the next one, so the busier the
+ * service, the more requests one statement answers, while a lone request is sent at once. Each
+ * round trip to PostgreSQL costs both processes a socket write and read, and PostgreSQL a bind,
+ * an executor start-up and a snapshot, whatever the statement does; under load that was most of
+ * a status poll's cost (docs/bench/speed.md, fourth round).
+ */
+export class StatementBatcher<Request, Answer> {
+  private waiting: Array<Waiting<Request, Answer>> = [];
+  private inFlight = 0;
+  private scheduled = false;
+
+  constructor(
+    private readonly run: (requests: Request[]) => Promise<Answer[]>,
+    /** `weight` of one request (1 unless given); a statement carries at most `maxWeight`, and at least one request. */
+    private readonly limits: { maxInFlight: number; maxWeight: number; weight?: (request: Request) => number },
+  ) {}
+
+  submit(request: Request): Promise<Answer> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ request, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.waiting.length === 0 || this.inFlight >= this.limits.maxInFlight) return;
+    this.scheduled = true;
+    // setImmediate, not a microtask: the requests parsed in this turn of the event loop join the statement.
+    setImmediate(() => {
+      this.scheduled = false;
+      this.send();
+    });
+  }
+
+  private send(): void {
+    if (this.waiting.length === 0 || this.inFlight >= this.limits.maxInFlight) return;
+    const weight = this.limits.weight ?? (() => 1);
+    let taken = 0;
+    let total = 0;
+    while (taken < this.waiting.length) {
+      const w = weight(this.waiting[taken].request);
+      if (taken > 0 && total + w > this.limits.maxWeight) break;
+      total += w;
+      taken++;
+    }
+    const batch = this.waiting.splice(0, taken);
+    this.inFlight++;
+    this.run(batch.map((x) => x.request))
+      .then(
+        (answers) => batch.forEach((x, i) => x.resolve(answers[i])),
+        (err: unknown) => batch.forEach((x) => x.reject(err)),
+      )
+      .finally(() => {
+        this.inFlight--;
+        this.schedule();
+      });
+    this.schedule();
+  }
+}

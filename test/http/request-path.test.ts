@@ -1,14 +1,18 @@
 // The request path's speed measures (bench/http.ts) must not change answers: the user row cached
 // for polled routes is forgotten on account deletion, a stored transcript goes out exactly as
 // stored, the list's per-call action-item fields (kept in call_action_summaries) match the items,
-// pages of every size walk the history once (the list's statements have fixed row counts), and a
-// verified token is cached no longer than it is valid.
+// pages of every size walk the history once (the list's statements have fixed row counts), status
+// polls and list pages answered together by one statement each get their own owner's calls only,
+// and a verified
+// token is cached no longer than it is valid.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { startTestService, TestIdp, type TestService } from '../support/service.js';
 import { insertArtifact, insertCall } from '../fixtures/seed.js';
 import { IdentityError, JwksIdentityVerifier } from '../../src/http/identity.js';
+import { CallListReader, CallStatusReader, decodeCursor } from '../../src/domain/calls.js';
+import type { SqlRunner } from '../../src/store/prepared.js';
 
 describe('request-path caches (embedded)', () => {
   let idp: TestIdp;
@@ -107,6 +111,125 @@ describe('request-path caches (embedded)', () => {
         assert.deepEqual(seen, expected, `limit ${limit}${filter}: every call once, newest first`);
       }
     }
+  });
+
+  test('status polls that arrive together are answered by one statement, each with its own owner\'s calls only', async () => {
+    const pool = t.service.ctx.database.pool;
+    const owners: Array<{ userId: string; calls: Array<{ callId: string; status: string }> }> = [];
+    for (const sub of ['batch-a', 'batch-b', 'batch-c']) {
+      const token = await idp.token({ sub });
+      const userId = (await t.request('GET', '/api/users/me', { token })).body.id;
+      const calls = [];
+      for (const status of ['QUEUED', 'TRANSCRIBING', 'COMPLETED'] as const) calls.push({ callId: await insertCall(t, userId, { status }), status });
+      owners.push({ userId, calls });
+    }
+    const statements: number[] = [];
+    const counting: SqlRunner = {
+      query: ((config: { values: unknown[] }) => {
+        statements.push((config.values[0] as unknown[]).length);
+        return pool.query(config as never);
+      }) as unknown as SqlRunner['query'],
+    };
+    // Every poll asks for all nine calls, in a different order: its owner's three come back in
+    // that order, the six foreign ones are left out like unknown ids.
+    const allIds = owners.flatMap((o) => o.calls.map((c) => c.callId));
+    const polls = Array.from({ length: 30 }, (_, i) => {
+      const owner = owners[i % 3];
+      const ids = i % 2 ? [...allIds].reverse() : allIds;
+      return { owner, ids };
+    });
+    const expected = (p: (typeof polls)[number]) => p.ids.flatMap((id) => p.owner.calls.filter((c) => c.callId === id));
+
+    const reader = new CallStatusReader(counting);
+    const answers = await Promise.all(polls.map((p) => reader.read(p.owner.userId, p.ids)));
+    assert.deepEqual(statements, [270], 'the 30 polls of one turn of the event loop went out as one statement');
+    polls.forEach((p, i) => assert.deepEqual(answers[i], expected(p), `poll ${i}`));
+
+    // A statement holds at most maxIdsPerStatement ids (whole polls), and no more than
+    // maxInFlight statements run at once; the answers are the same.
+    statements.length = 0;
+    const small = new CallStatusReader(counting, { maxInFlight: 1, maxIdsPerStatement: 20 });
+    const again = await Promise.all(polls.map((p) => small.read(p.owner.userId, p.ids)));
+    assert.deepEqual(statements, Array(15).fill(18), 'two polls of nine ids per statement, one statement after another');
+    polls.forEach((p, i) => assert.deepEqual(again[i], expected(p), `poll ${i} in small statements`));
+  });
+
+  test('list pages requested together are answered by one statement per shape, each with its own owner\'s calls', async () => {
+    const pool = t.service.ctx.database.pool;
+    const base = Date.parse('2026-02-01T00:00:00Z');
+    const users: Array<{ userId: string; newestFirst: string[]; failedNewestFirst: string[] }> = [];
+    for (const [u, sub] of ['list-batch-a', 'list-batch-b', 'list-batch-c'].entries()) {
+      const token = await idp.token({ sub });
+      const userId = (await t.request('GET', '/api/users/me', { token })).body.id;
+      const calls: Array<{ id: string; status: 'COMPLETED' | 'FAILED' }> = [];
+      // Interleaved times across users, so that any mix-up between their pages shows.
+      for (let i = 0; i < 12; i++) {
+        const status = i % 3 === 0 ? 'FAILED' : 'COMPLETED';
+        calls.push({ id: await insertCall(t, userId, { status, createdAt: new Date(base + i * 3000 + u * 1000) }), status });
+      }
+      users.push({ userId, newestFirst: calls.map((c) => c.id).reverse(), failedNewestFirst: calls.filter((c) => c.status === 'FAILED').map((c) => c.id).reverse() });
+    }
+    const statements: string[] = [];
+    const counting: SqlRunner = {
+      query: ((config: { name: string; values: unknown[] }) => {
+        statements.push(`${config.name} x${(config.values[0] as unknown[]).length}`);
+        return pool.query(config as never);
+      }) as unknown as SqlRunner['query'],
+    };
+    const reader = new CallListReader(counting);
+    // Each user's first page of 5, first page of FAILED calls, and second page of 5 (by the cursor
+    // of a first page read before), all at once.
+    const cursors = await Promise.all(users.map(async (u) => decodeCursor((await new CallListReader(pool).read(u.userId, { limit: 5, cursor: null })).nextCursor!)));
+    const asked = users.flatMap((u, i) => [
+      reader.read(u.userId, { limit: 5, cursor: null }),
+      reader.read(u.userId, { limit: 5, cursor: null, status: 'FAILED' }),
+      reader.read(u.userId, { limit: 5, cursor: cursors[i] }),
+    ]);
+    const pages = await Promise.all(asked);
+    assert.deepEqual(statements.sort(), ['calls_list_11 x3', 'calls_list_11_cursor x3', 'calls_list_11_status x3']);
+    users.forEach((u, i) => {
+      const [first, failed, second] = pages.slice(i * 3, i * 3 + 3);
+      assert.deepEqual(first.items.map((x) => x.callId), u.newestFirst.slice(0, 5), `user ${i} first page`);
+      assert.ok(first.nextCursor);
+      assert.deepEqual(failed.items.map((x) => x.callId), u.failedNewestFirst, `user ${i} failed calls`);
+      assert.equal(failed.nextCursor, undefined);
+      assert.deepEqual(second.items.map((x) => x.callId), u.newestFirst.slice(5, 10), `user ${i} second page`);
+      assert.ok(second.items.every((x) => 'req' in x === false), 'no batching field in an item');
+    });
+  });
+
+  test('a failed status statement fails every poll it carried, and the next polls are answered', async () => {
+    const pool = t.service.ctx.database.pool;
+    const token = await idp.token({ sub: 'batch-fail' });
+    const userId = (await t.request('GET', '/api/users/me', { token })).body.id;
+    const callId = await insertCall(t, userId, { status: 'QUEUED' });
+    let fail = true;
+    const flaky: SqlRunner = {
+      query: ((config: never) => (fail ? Promise.reject(new Error('connection lost')) : pool.query(config))) as SqlRunner['query'],
+    };
+    const reader = new CallStatusReader(flaky);
+    const failed = await Promise.allSettled([reader.read(userId, [callId]), reader.read(userId, [callId])]);
+    assert.deepEqual(failed.map((r) => r.status), ['rejected', 'rejected']);
+    fail = false;
+    assert.deepEqual(await reader.read(userId, [callId]), [{ callId, status: 'QUEUED' }]);
+  });
+
+  test('status over HTTP: concurrent polls of two users, upper-case ids answered with the ids the service hands out', async () => {
+    const tokens = [await idp.token({ sub: 'batch-http-1' }), await idp.token({ sub: 'batch-http-2' })];
+    const mine: string[][] = [];
+    for (const token of tokens) {
+      const userId = (await t.request('GET', '/api/users/me', { token })).body.id;
+      mine.push([await insertCall(t, userId, { status: 'QUEUED' }), await insertCall(t, userId, { status: 'FAILED' })]);
+    }
+    const all = mine.flat();
+    const polls = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => t.request('GET', `/api/calls/status?ids=${all.map((id) => (i % 4 === 0 ? id.toUpperCase() : id)).join(',')}`, { token: tokens[i % 2] })),
+    );
+    polls.forEach((r, i) => {
+      assert.equal(r.status, 200);
+      const own = mine[i % 2];
+      assert.deepEqual(r.body.items, [{ callId: own[0], status: 'QUEUED' }, { callId: own[1], status: 'FAILED' }], `poll ${i}`);
+    });
   });
 
   test('the transcript is sent as stored: same JSON, JSON content type, 404 for another caller', async () => {

@@ -6,7 +6,7 @@ import { errors } from '../../domain/errors.js';
 import { errorResponses, Uuid } from '../schemas.js';
 import { CallDetailSchema, CallIdParams, CallListItemSchema, CallStatusSchema } from './call-schemas.js';
 import contentDisposition from 'content-disposition';
-import { callDetailOf, callProgress, callStatuses, decodeCursor, effectiveTitle, findCall, listCalls, updateCallFields } from '../../domain/calls.js';
+import { callDetailOf, CallListReader, callProgress, CallStatusReader, decodeCursor, effectiveTitle, findCall, updateCallFields } from '../../domain/calls.js';
 import { deleteCallAndFiles } from '../../domain/call-deletion.js';
 import { Transcript } from '../../domain/transcript.js';
 import { EXPORT_CONTENT_TYPES, EXPORT_FORMATS, asciiFileName, exportFileName, exportTranscript, exportableSegments, type ExportFormat } from '../../domain/transcript-export.js';
@@ -22,6 +22,8 @@ export default async function callRoutes(app: FastifyInstance, ctx: AppContext) 
   const db = ctx.database.db;
   const pool = ctx.database.pool;
 
+  const statuses = new CallStatusReader(pool);
+  const lists = new CallListReader(pool);
   const deleteCall = (userId: string, callId: string) => deleteCallAndFiles(ctx, userId, callId);
 
   app.get(
@@ -43,7 +45,7 @@ export default async function callRoutes(app: FastifyInstance, ctx: AppContext) 
       const q = req.query as { limit?: number; cursor?: string; status?: CallStatus };
       const cursor = q.cursor ? decodeCursor(q.cursor) : null;
       if (q.cursor && !cursor) throw errors.validation({ fields: [{ path: '/querystring/cursor', message: 'is not a cursor of this list' }] });
-      return listCalls(pool, req.user.id, { limit: q.limit ?? 50, cursor, status: q.status });
+      return lists.read(req.user.id, { limit: q.limit ?? 50, cursor, status: q.status });
     },
   );
 
@@ -72,7 +74,9 @@ export default async function callRoutes(app: FastifyInstance, ctx: AppContext) 
     async (req) => {
       const ids = [...new Set((req.query as { ids: string }).ids.split(',').map((s) => s.trim()).filter(Boolean))];
       if (ids.length > MAX_STATUS_IDS) throw errors.validation({ fields: [{ path: '/querystring/ids', message: `at most ${MAX_STATUS_IDS} ids` }] });
-      return { items: await callStatuses(pool, req.user.id, ids.filter((id) => UUID_RE.test(id))) };
+      // Lower case: PostgreSQL answers with lower-case ids, and those are the ids the service hands out.
+      const asked = [...new Set(ids.filter((id) => UUID_RE.test(id)).map((id) => id.toLowerCase()))];
+      return { items: await statuses.read(req.user.id, asked) };
     },
   );
 
