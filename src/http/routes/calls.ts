@@ -55,7 +55,7 @@ export default async function callRoutes(app: FastifyInstance, ctx: AppContext) 
       schema: {
         tags,
         summary: 'Statuses of several calls (poll every 3 to 5 seconds)',
-        description: `At most ${MAX_STATUS_IDS} comma-separated ids. Unknown, malformed and foreign ids are left out of items. The ids may also come as repeated parameters (\`ids=a&ids=b\`, as Retrofit sends a list) or \`ids[]=a&ids[]=b\` (Alamofire's default); they are joined as if comma-separated.`,
+        description: `At most ${MAX_STATUS_IDS} comma-separated ids. Unknown, malformed and foreign ids are left out of items. Ids match in any letter case and come back in lower case, as the service hands them out. The ids may also come as repeated parameters (\`ids=a&ids=b\`, as Retrofit sends a list) or \`ids[]=a&ids[]=b\` (Alamofire's default); they are joined as if comma-separated.`,
         querystring: Type.Object({ ids: Type.String({ maxLength: 100 * 40 }) }),
         response: { 200: Type.Object({ items: Type.Array(Type.Object({ callId: Uuid, status: CallStatusSchema })) }), ...errorResponses(400, 401) },
       },
