@@ -4,7 +4,7 @@
 // PostgreSQL (or --db external). Flat latency means the queries are index-backed.
 //   npm run bench:growth [-- --sizes 10,1000,100000 --duration 5 --rounds 3 --db embedded]
 import type { DbMode } from '../test/support/service.js';
-import { argValue, load, loadAverage, machine, settle, startTarget, table, today, treeCpuMs, writeSection, type LoadResult, type Target } from './support/harness.js';
+import { argValue, load, loadAverage, machine, medianResult, settle, startTarget, table, today, treeCpuMs, writeSection, type LoadResult, type Target } from './support/harness.js';
 
 const sizes = argValue('sizes', '10,1000,100000').split(',').map(Number);
 const duration = Number(argValue('duration', '5'));
@@ -21,25 +21,6 @@ interface Row {
   list50: LoadResult;
   plans: Array<{ query: string; plan: string; executionMs: number }>;
   load: string;
-}
-
-function median(xs: number[]): number {
-  const v = [...xs].sort((a, b) => a - b);
-  return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
-}
-
-/** The median of each measure over the rounds of one load. */
-function medianResult(rs: LoadResult[]): LoadResult {
-  const cpu = rs.map((r) => r.cpuMsPerRequest).filter((x): x is number => x !== null);
-  return {
-    rps: median(rs.map((r) => r.rps)),
-    cpuMsPerRequest: cpu.length ? median(cpu) : null,
-    p50: median(rs.map((r) => r.p50)),
-    mean: median(rs.map((r) => r.mean)),
-    p99: median(rs.map((r) => r.p99)),
-    non2xx: rs.reduce((a, r) => a + r.non2xx, 0),
-    errors: rs.reduce((a, r) => a + r.errors, 0),
-  };
 }
 
 async function main(): Promise<void> {

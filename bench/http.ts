@@ -5,7 +5,7 @@
 //   npm run bench:http [-- --duration 8 --db embedded,external --auth local,jwt]
 import pg from 'pg';
 import { EXTERNAL_ADMIN_URL, externalDbAvailable, TestIdp, type DbMode } from '../test/support/service.js';
-import { argValue, load, loadAverage, machine, settle, startTarget, table, today, treeCpuMs, writeSection, type LoadResult } from './support/harness.js';
+import { argValue, load, loadAverage, machine, median, medianResult, settle, startTarget, table, today, treeCpuMs, writeSection, type LoadResult } from './support/harness.js';
 
 const duration = Number(argValue('duration', '5'));
 // The machine's speed drifts between consecutive runs (the bare route alone: 9,500-22,000 req/s on
@@ -33,25 +33,6 @@ interface Row {
   ratio: number;
   ratioRange: [number, number];
   load: string;
-}
-
-function median(xs: number[]): number {
-  const v = [...xs].sort((a, b) => a - b);
-  return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
-}
-
-/** The median of each measure over several runs of one load. */
-function medianResult(rs: LoadResult[]): LoadResult {
-  const cpu = rs.map((r) => r.cpuMsPerRequest).filter((x): x is number => x !== null);
-  return {
-    rps: median(rs.map((r) => r.rps)),
-    cpuMsPerRequest: cpu.length ? median(cpu) : null,
-    p50: median(rs.map((r) => r.p50)),
-    mean: median(rs.map((r) => r.mean)),
-    p99: median(rs.map((r) => r.p99)),
-    non2xx: rs.reduce((a, r) => a + r.non2xx, 0),
-    errors: rs.reduce((a, r) => a + r.errors, 0),
-  };
 }
 
 async function main(): Promise<void> {

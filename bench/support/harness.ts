@@ -67,6 +67,25 @@ export async function load(
   return { rps: r.requests.average, cpuMsPerRequest: opts.cpu ? (cpu1 - cpu0) / total : null, p50: r.latency.p50, mean: r.latency.average, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
 }
 
+export function median(xs: number[]): number {
+  const v = [...xs].sort((a, b) => a - b);
+  return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+}
+
+/** The median of each measure over several runs of one load (rounds). */
+export function medianResult(rs: LoadResult[]): LoadResult {
+  const cpu = rs.map((r) => r.cpuMsPerRequest).filter((x): x is number => x !== null);
+  return {
+    rps: median(rs.map((r) => r.rps)),
+    cpuMsPerRequest: cpu.length ? median(cpu) : null,
+    p50: median(rs.map((r) => r.p50)),
+    mean: median(rs.map((r) => r.mean)),
+    p99: median(rs.map((r) => r.p99)),
+    non2xx: rs.reduce((a, r) => a + r.non2xx, 0),
+    errors: rs.reduce((a, r) => a + r.errors, 0),
+  };
+}
+
 /**
  * Waits until the measured processes are idle (under 5 % of one core over a second, at most 60 s):
  * a service just started and seeded still compiles modules, runs its start-up sweeps and its
