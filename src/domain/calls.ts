@@ -82,10 +82,17 @@ export function encodeCursor(c: CallCursor): string {
   return Buffer.from(`${c.createdAt}|${c.id}`).toString('base64url');
 }
 
+/**
+ * A cursor as encodeCursor writes it, or null. Strict on purpose: list requests that arrive
+ * together share one statement (CallListReader), so a value PostgreSQL would reject must never
+ * reach it, or one client's forged cursor would fail other clients' pages.
+ */
 export function decodeCursor(s: string): CallCursor | null {
-  const [createdAt, id] = Buffer.from(s, 'base64url').toString().split('|');
-  if (!createdAt || !id || Number.isNaN(Date.parse(createdAt)) || !/^[0-9a-f-]{36}$/i.test(id)) return null;
-  return { createdAt, id };
+  const [createdAt, id, ...rest] = Buffer.from(s, 'base64url').toString().split('|');
+  if (rest.length > 0 || !createdAt || !id) return null;
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(createdAt) || Number.isNaN(Date.parse(createdAt)) || new Date(createdAt).toISOString() !== createdAt) return null;
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return null;
+  return { createdAt, id: id.toLowerCase() };
 }
 
 /** A list item as the statement returns it: already in CallListItemSchema's shape. */

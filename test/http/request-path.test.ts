@@ -198,6 +198,31 @@ describe('request-path caches (embedded)', () => {
     });
   });
 
+  test('a forged list cursor is 400 validation_failed and never reaches the statement other requests share', async () => {
+    const token = await idp.token({ sub: 'forged-cursor' });
+    const userId = (await t.request('GET', '/api/users/me', { token })).body.id;
+    await insertCall(t, userId);
+    const id = '0b4c5a3e-7a51-4a7f-9e8e-3f2d1c0b9a87';
+    const forged = [
+      `1|${id}`, // Date.parse accepts it, PostgreSQL does not
+      `2026|${id}`,
+      `2026-02-30T00:00:00.000Z|${id}`,
+      `2026-01-01T00:00:00.000Z|${'-'.repeat(36)}`,
+      `2026-01-01T00:00:00.000Z|${id}|extra`,
+      `+275760-09-13T00:00:00.000Z|${id}`,
+    ].map((raw) => Buffer.from(raw).toString('base64url'));
+    const pages = await Promise.all([
+      ...forged.map((cursor) => t.request('GET', `/api/calls?limit=5&cursor=${cursor}`, { token })),
+      t.request('GET', `/api/calls?limit=5&cursor=${Buffer.from(`2099-01-01T00:00:00.000Z|${id.toUpperCase()}`).toString('base64url')}`, { token }),
+    ]);
+    pages.slice(0, forged.length).forEach((r, i) => {
+      assert.equal(r.status, 400, `forged cursor ${i}`);
+      assert.equal(r.body.error.code, 'validation_failed');
+    });
+    assert.equal(pages[forged.length].status, 200, 'a well-formed cursor (any letter case) pages on');
+    assert.equal(pages[forged.length].body.items.length, 1);
+  });
+
   test('a failed status statement fails every poll it carried, and the next polls are answered', async () => {
     const pool = t.service.ctx.database.pool;
     const token = await idp.token({ sub: 'batch-fail' });
