@@ -45,7 +45,7 @@ While a call is processed (PROCESSING, TRANSCRIBING, ANALYZING), the call detail
 Long calls: the OpenAI-compatible recogniser receives FLAC (or MP3/Opus, as configured) in parts of at most ${config.transcription.openai.maxChunkSeconds} s and ${config.transcription.openai.maxRequestBytes} bytes, cut at pauses, ${config.transcription.openai.concurrency} at a time; a part that still fails after ${config.transcription.openai.chunkRetries} retries fails the call with \`transcription_provider_error\` (the job is not retried as a whole).
 The language-model analyzer analyses a transcript beyond its context (${config.analysis.openai.contextTokens} tokens) in parts and merges them; the summaries are written from all parts.
 \`GET /api/calls/status\` takes at most 100 ids; ids that are unknown, malformed or owned by another user are left out of \`items\` (no error, so existence is not revealed). Ids match in any letter case and are answered in lower case, the form the service hands out.
-\`GET /api/calls\` lists newest first; its \`status\` filter also accepts PROCESSING and ANALYZING.
+\`GET /api/calls\` lists newest first; its \`status\` filter also accepts PROCESSING and ANALYZING. A \`cursor\` that is not a previous page's \`nextCursor\` (unchanged) answers 400 \`validation_failed\`.
 \`DELETE /api/calls\` takes at most 100 ids; \`failed\` holds \`{callId, reason}\` entries.
 
 ## Stored audio
