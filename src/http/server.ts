@@ -31,6 +31,8 @@ import voiceProfileRoutes from './routes/voice-profile.js';
 import webhookRoutes from './routes/webhooks.js';
 import speakerRoutes from './routes/speakers.js';
 import searchRoutes from './routes/search.js';
+import mediaRoutes from './routes/media.js';
+import { MediaSessions } from '../domain/media-session.js';
 
 const MULTIPART_BODIES: Record<string, object> = {
   '/api/calls/analyze': Type.Object({
@@ -122,7 +124,8 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   });
 
   registerJsonBodyParser(app);
-  registerAuth(app, ctx);
+  const mediaSessions = new MediaSessions(ctx.database.db);
+  registerAuth(app, ctx, mediaSessions);
   // An unknown route answers 404 right after authentication, before its body is parsed, so a
   // malformed body or content type gets the same answer as any other request to it. Admin routes
   // answer non-admins from the same point (see routes/admin.ts), which keeps them indistinguishable.
@@ -134,6 +137,7 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
 
   const routes = [healthRoutes, userRoutes, planAndFlagRoutes, callRoutes, uploadRoutes, actionItemRoutes, contactRoutes, analyticsRoutes, analysisRoutes, voiceProfileRoutes, webhookRoutes, speakerRoutes, searchRoutes];
   for (const r of routes) await app.register(async (scope) => r(scope, ctx));
+  await app.register(async (scope) => mediaRoutes(scope, { ...ctx, mediaSessions }));
   await app.register(async (scope) => adminRoutes(scope, ctx));
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -5,6 +5,7 @@
 // the completing transaction), so a job that runs again after its worker died produces one result.
 // A job for a call that is already terminal, or deleted, does nothing.
 import fs from 'node:fs';
+import { Readable } from 'node:stream';
 import path from 'node:path';
 import { sql } from 'kysely';
 import type { AppContext } from '../context.js';
@@ -21,7 +22,7 @@ import { enqueueCallEvent } from '../domain/webhooks.js';
 import { computeLimits, isFlagEnabled, minutesBeyondAllowance } from '../domain/usage.js';
 import { getArtifact, saveArtifact } from '../store/repos/artifacts.js';
 import type { Call, CallStatus } from '../store/schema.js';
-import type { LocalBlobFile } from '../store/blobs.js';
+import { waveformKey, type LocalBlobFile } from '../store/blobs.js';
 import type { HoldStage } from '../config.js';
 import { callJobTimeLimitSeconds } from '../domain/job-time-limit.js';
 
@@ -131,6 +132,7 @@ export function createCallProcessor(deps: Deps): CallJobHandler {
       });
       const { transcript, audio } = speech;
       Object.assign(timings, speech.timings);
+      await blobs.put(waveformKey(call.userId, call.id), Readable.from([Buffer.from(speech.peaks)]));
       await saveArtifact(db, call.userId, call.id, 'transcript', TRANSCRIPT_SCHEMA_VERSION, transcript);
       await recordEvent(db, call.userId, call.id, 'RESOLVE', 'COMPLETED', {
         warnings: transcript.speakerResolution.warnings,

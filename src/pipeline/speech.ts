@@ -1,5 +1,6 @@
 // From an audio file to a named, speaker-attributed transcript: decode, recognise, diarize, match
 // the user's voice, resolve names, normalise. No database: the call job and the benchmarks share it.
+import { computePeaks } from './audio/peaks.js';
 import { Value } from '@sinclair/typebox/value';
 import type { Pipeline } from './index.js';
 import { PipelineError, type DecodedAudio, type Diarization, type Recognition, type ResolutionContext, type StageProgress, type TimeRange } from './types.js';
@@ -41,6 +42,8 @@ export interface SpeechResult {
   speechRegions: TimeRange[];
   /** What the word-time check did to the recogniser's words (`recognition` holds the checked words). */
   wordTimes: WordTimeCheck;
+  /** Waveform peaks of the decoded call (audio/peaks.ts), for players that draw without decoding. */
+  peaks: Uint8Array;
 }
 
 function checkAbort(signal?: AbortSignal) {
@@ -61,6 +64,7 @@ export async function transcribeCall(pipeline: Pipeline, input: SpeechInput): Pr
   const audio = await time('decode', () => decodeAudio(input.audioPath, input.workDir, { timeoutMs: 10 * 60_000, maxSeconds: input.maxAudioSeconds, signal: input.signal }));
   await input.onStage?.('decoded', { durationSeconds: Math.round(audio.durationSeconds), channels: audio.channels ? 2 : 1, ms: timings.decode });
   checkAbort(input.signal);
+  const peaks = await time('peaks', () => computePeaks(audio.mono, input.signal));
 
   // The call cut as the project's VAD hears it: the embedded recogniser decodes these pieces with
   // known offsets, and every provider's word times are checked against them.
@@ -127,7 +131,7 @@ export async function transcribeCall(pipeline: Pipeline, input: SpeechInput): Pr
     const first = [...Value.Errors(Transcript, transcript)][0];
     throw new PipelineError('internal_error', `transcript failed validation at ${first?.path ?? '?'}`);
   }
-  return { transcript, audio, recognition, diarization, timings, speechRegions, wordTimes };
+  return { transcript, audio, recognition, diarization, timings, speechRegions, wordTimes, peaks };
 }
 
 async function matchVoice(pipeline: Pipeline, input: SpeechInput, audio: DecodedAudio, diarization: Diarization): Promise<ResolutionContext['voice']> {

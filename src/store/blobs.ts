@@ -27,6 +27,13 @@ export interface BlobStore {
    */
   localFile(key: string, workDir: string): Promise<LocalBlobFile>;
   exists(key: string): Promise<boolean>;
+  /** The blob's size in bytes, or null when it does not exist. */
+  size(key: string): Promise<number | null>;
+  /**
+   * Streams bytes `start` to `end` (inclusive) of a blob, or all of it without a range, without
+   * holding it in memory (range requests of the call's audio). Null when it does not exist.
+   */
+  read(key: string, range?: ByteRange): Promise<Readable | null>;
   delete(key: string): Promise<void>;
   /** Deletes every blob under a prefix (a user's folder on account deletion). */
   deletePrefix(prefix: string): Promise<void>;
@@ -35,6 +42,12 @@ export interface BlobStore {
   ageMs(key: string): Promise<number | null>;
   /** Removes what interrupted uploads left behind (partial files, unfinished multipart uploads) older than `olderThanMs`. */
   sweepIncomplete(olderThanMs?: number): Promise<number>;
+}
+
+/** An inclusive byte range, as HTTP ranges are written. */
+export interface ByteRange {
+  start: number;
+  end: number;
 }
 
 const KEY = /^[a-zA-Z0-9][a-zA-Z0-9._/-]*$/;
@@ -84,6 +97,22 @@ export class FileBlobStore implements BlobStore {
       () => true,
       () => false,
     );
+  }
+
+  async size(key: string): Promise<number | null> {
+    const st = await fs.promises.stat(this.resolve(key)).catch(() => null);
+    return st?.isFile() ? st.size : null;
+  }
+
+  async read(key: string, range?: ByteRange): Promise<Readable | null> {
+    let handle: fs.promises.FileHandle;
+    try {
+      handle = await fs.promises.open(this.resolve(key), 'r');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+    return handle.createReadStream(range ? { start: range.start, end: range.end } : {});
   }
 
   async delete(key: string): Promise<void> {
@@ -142,6 +171,11 @@ export function audioKey(userId: string, callId: string, format: string): string
 /** Every file of one call (its audio, anything a later stage stores beside it). */
 export function callPrefix(userId: string, callId: string): string {
   return `users/${userId}/calls/${callId}`;
+}
+
+/** The call's waveform peaks (src/domain/waveform.ts), stored beside its audio when it is decoded. */
+export function waveformKey(userId: string, callId: string): string {
+  return `${callPrefix(userId, callId)}/waveform.peaks`;
 }
 
 export function userPrefix(userId: string): string {

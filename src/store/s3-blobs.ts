@@ -24,7 +24,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { S3Settings } from '../config.js';
-import type { BlobStore, LocalBlobFile } from './blobs.js';
+import type { BlobStore, ByteRange, LocalBlobFile } from './blobs.js';
 
 const KEY = /^[a-zA-Z0-9][a-zA-Z0-9._/-]*$/;
 const PART_SIZE = 5 * 1024 * 1024; // the S3 minimum; with QUEUE_SIZE parts in flight ≈ 10 MB per upload
@@ -153,6 +153,28 @@ export class S3BlobStore implements BlobStore {
 
   async exists(key: string): Promise<boolean> {
     return (await this.head(key)) !== null;
+  }
+
+  async size(key: string): Promise<number | null> {
+    try {
+      const res = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.check(key) }));
+      return res.ContentLength ?? 0;
+    } catch (err) {
+      if (isNotFound(err)) return null;
+      throw new BlobStoreUnavailableError('head', err);
+    }
+  }
+
+  async read(key: string, range?: ByteRange): Promise<Readable | null> {
+    try {
+      const res = await this.client.send(
+        new GetObjectCommand({ Bucket: this.bucket, Key: this.check(key), Range: range ? `bytes=${range.start}-${range.end}` : undefined }),
+      );
+      return res.Body as Readable;
+    } catch (err) {
+      if (isNotFound(err)) return null;
+      throw new BlobStoreUnavailableError('download', err);
+    }
   }
 
   async ageMs(key: string): Promise<number | null> {

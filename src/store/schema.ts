@@ -207,7 +207,14 @@ export interface CallActionSummariesTable {
   firstOpenTitle: string | null;
 }
 
+export interface ServiceSecretsTable {
+  name: string;
+  secret: Buffer;
+  createdAt: ColumnType<Date, never, never>;
+}
+
 export interface Database {
+  serviceSecrets: ServiceSecretsTable;
   webhookEndpoints: WebhookEndpointsTable;
   webhookDeliveries: WebhookDeliveriesTable;
   usageLedger: UsageLedgerTable;

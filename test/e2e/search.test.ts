@@ -5,6 +5,7 @@
 // decoding, diarization, analysis and indexing.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import pino from 'pino';
 import { startTestService, TestIdp, uploadForm, waitForCall, type TestService } from '../support/service.js';
 import { renderShortCall, type ShortCall } from '../support/short-calls.js';
@@ -100,5 +101,23 @@ describe('search over twenty processed calls', () => {
     assert.ok(m.talkSeconds > 1 && m.talkSeconds < m.durationSeconds);
     assert.ok(m.silenceShare > 0 && m.silenceShare < 1);
     assert.equal(m.parties.reduce((n: number, p: { wordCount: number }) => n + p.wordCount, 0) > 5, true);
+  });
+
+  test('a processed call\'s waveform is stored at decoding and its audio is served in ranges', async () => {
+    const target = calls[TARGET];
+    const file = fs.readFileSync(target.audio.wavPath);
+    const seconds = (file.length - 44) / (2 * 16000);
+    const wave = await t.request('GET', `/api/calls/${target.callId}/waveform?points=100`, { token });
+    assert.equal(wave.status, 200, wave.text);
+    assert.ok(Math.abs(wave.body.durationSeconds - seconds) < 0.1, `${wave.body.durationSeconds} vs ${seconds}`);
+    assert.equal(wave.body.peaks.length, 100);
+    // Speech is loud somewhere and the edges are near silence.
+    assert.ok(Math.max(...wave.body.peaks) > 0.2);
+    assert.ok(wave.body.peaks[0] < 0.05);
+
+    const part = await fetch(`${t.url}/api/calls/${target.callId}/audio`, { headers: { authorization: `Bearer ${token}`, range: 'bytes=100-1099' } });
+    assert.equal(part.status, 206);
+    assert.equal(part.headers.get('content-range'), `bytes 100-1099/${file.length}`);
+    assert.deepEqual(Buffer.from(await part.arrayBuffer()), file.subarray(100, 1100));
   });
 });

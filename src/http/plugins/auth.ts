@@ -9,6 +9,15 @@ import { findOrCreateUser, type IdentityClaims } from '../../store/repos/users.j
 import type { User } from '../../store/schema.js';
 import { userCacheOf } from '../user-cache.js';
 import type { AppContext } from '../../context.js';
+import { getUser } from '../../store/repos/users.js';
+import { mediaTokenOf, type MediaSessions } from '../../domain/media-session.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A read route that also accepts the media session cookie (src/domain/media-session.ts). */
+    mediaSession?: boolean;
+  }
+}
 
 const PUBLIC_PATHS = new Set(['/api/health']);
 
@@ -23,7 +32,7 @@ export function isAdminEmail(ctx: AppContext, email: string | null): boolean {
   return !!email && ctx.config.adminEmails.includes(email.toLowerCase());
 }
 
-export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
+export function registerAuth(app: FastifyInstance, ctx: AppContext, mediaSessions?: MediaSessions): void {
   app.decorateRequest('user', null as never);
   const cache = userCacheOf(ctx);
 
@@ -54,6 +63,15 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
     else await withUser(request, claims);
   };
 
+  // A media element's request: no Authorization header, the cookie the page obtained with one.
+  // It stands for the bearer token and the API key alike, on the routes that accept it only.
+  const attachMediaSession = async (request: FastifyRequest, token: string) => {
+    const userId = await mediaSessions!.verify(token);
+    const row = userId ? await getUser(ctx.database.db, userId) : undefined;
+    if (!row) throw new ServiceError(ErrorCode.AuthInvalid);
+    request.user = { id: row.id, externalUserId: row.externalUserId, email: row.email, isAdmin: false, row };
+  };
+
   /** Undefined when the request was authenticated synchronously; a promise otherwise. */
   const authenticate = (request: FastifyRequest): Promise<void> | undefined => {
     // Decide on the route the router matched, not on the raw URL: the router percent-decodes and
@@ -63,6 +81,11 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
     const route = request.routeOptions;
     const path = route.url ?? request.url.split('?')[0];
     if (!path.startsWith('/api/') || PUBLIC_PATHS.has(path)) return undefined;
+
+    if (mediaSessions && route.config.mediaSession && (request.method === 'GET' || request.method === 'HEAD') && !request.headers.authorization && request.headers.cookie) {
+      const token = mediaTokenOf(request.headers.cookie);
+      if (token) return attachMediaSession(request, token);
+    }
 
     if (ctx.config.apiKey) {
       const given = request.headers['x-service-api-key'];

@@ -150,7 +150,8 @@ export default async function callRoutes(app: FastifyInstance, ctx: AppContext) 
       // goes out unparsed (a transcript is tens of kilobytes; parsing and serialising it again was
       // most of this route's time).
       serializerCompiler: () => (data) => (typeof data === 'string' ? data : JSON.stringify(data)),
-      config: { cachedUser: true },
+      // Export downloads are links in the console: the media session cookie is accepted here.
+      config: { cachedUser: true, mediaSession: true },
     },
     async (req, reply) => {
       const call = await findCall(db, req.user.id, (req.params as { id: string }).id);
