@@ -20,6 +20,8 @@ if [ "${1:-}" = "--test" ]; then
     dpkg -s "asterisk-core-sounds-$lang-g722" >/dev/null 2>&1 || need+=("asterisk-core-sounds-$lang-g722")
   done
   [ -d /usr/share/ktuberling/sounds/en ] || need+=(ktuberling-data)
+  # A real browser for the console's tests (test/e2e/console.test.ts), driven by playwright-core.
+  command -v chromium >/dev/null 2>&1 || need+=(chromium)
 fi
 if ((${#need[@]})); then
   echo "bootstrap: installing system packages: ${need[*]}" >&2

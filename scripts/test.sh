@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh --test
 npx tsc --noEmit -p tsconfig.json
+npx tsc --noEmit -p web/tsconfig.json
 export SERVICE_ENV=test
 files=$(find test -name '*.test.ts' | sort)
 # Two files at a time: the machine has two cores and the speech tests are CPU-bound.

@@ -58,6 +58,13 @@ export interface Config {
     clockToleranceSeconds: number;
   };
   apiKey: string | null;
+  /**
+   * The identity provider's public web configuration, for the console's sign-in (Identity Toolkit
+   * REST protocol): IDP_WEB_API_KEY, and the endpoints (overridable for a local stand-in).
+   */
+  consoleIdentity: { apiKey: string; authUrl: string; tokenUrl: string } | null;
+  /** CONSOLE_ENABLED: serve the web console at `/`. */
+  consoleEnabled: boolean;
   adminEmails: string[];
   localUser: { email: string; name: string; externalId: string };
   limits: {
@@ -257,6 +264,14 @@ export function loadConfig(env: Env = process.env): Config {
       clockToleranceSeconds: int(env, 'IDP_CLOCK_TOLERANCE_SECONDS', 30, 0, 300),
     },
     apiKey: str(env, 'SERVICE_API_KEY'),
+    consoleIdentity: str(env, 'IDP_WEB_API_KEY')
+      ? {
+          apiKey: str(env, 'IDP_WEB_API_KEY')!,
+          authUrl: url(env, 'IDP_WEB_AUTH_URL', 'https://identitytoolkit.googleapis.com')!,
+          tokenUrl: url(env, 'IDP_WEB_TOKEN_URL', 'https://securetoken.googleapis.com')!,
+        }
+      : null,
+    consoleEnabled: bool(env, 'CONSOLE_ENABLED', true),
     adminEmails: (str(env, 'SERVICE_ADMIN_ALLOWED_EMAILS') ?? '')
       .split(',')
       .map((e) => e.trim().toLowerCase())

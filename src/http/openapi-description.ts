@@ -13,13 +13,16 @@ Every error answers \`{"error": {"code", "message", "details"?}}\`. Codes beyond
 \`webhook_not_found\` (404), \`webhook_limit_reached\` (422; \`details.limit\`), \`speaker_correction_not_applicable\` (422; \`details.operation\` and \`details.reason\`),
 \`idempotency_request_in_progress\` (409), \`idempotency_key_reused\` (422), \`service_unavailable\` (503, the database is unreachable),
 \`storage_unavailable\` (503: the recording could not be stored, the disk being full or read-only; nothing was created, retry later), \`uri_too_long\` (414),
-\`request_headers_too_large\` (431), \`request_timeout\` (408), \`internal_error\` (500).
+\`request_headers_too_large\` (431), \`request_timeout\` (408), \`range_not_satisfiable\` (416, a call audio range past the end), \`waveform_not_found\` (404), \`internal_error\` (500).
 Upload limits answer 429 with \`upload_rate_limited\`, \`concurrent_calls_limit\`, \`monthly_upload_bytes_limit\`,
 \`plan_minutes_limit\` or \`plan_daily_transcripts_limit\`; \`details\` holds \`limit\` and \`current\`.
 Validation failures list \`details.fields[]\` of \`{path, message}\`.
 Text containing the NUL character (U+0000), which PostgreSQL cannot store, is rejected in every JSON body (values and keys), query string, path parameter and multipart text part with 400 \`validation_failed\` naming the field (\`body/name\`, \`querystring/status\`, \`/metadata/title\`); the value is never echoed. JSON nested deeper than 32 levels is 400 \`validation_failed\` as well. An empty body sent with \`Content-Type: application/json\` counts as no body (clients that set that header on every request send it with DELETE and body-less POSTs); a route that needs a body then answers 400 \`validation_failed\`. Admin paging takes \`page\` and \`size\` up to 1000000 (\`size\` is then clamped to 200).
 A path parameter longer than 1024 characters answers 414 \`uri_too_long\` (a shorter malformed id is 400 \`validation_failed\`); a path that is not valid percent-encoding answers 400 \`validation_failed\`; both are answered before authentication.
 Requests the HTTP parser rejects answer with the same error body before the connection closes: 400 \`validation_failed\` (not valid HTTP), 431 \`request_headers_too_large\`, 408 \`request_timeout\`. A wrong HTTP method on a known path is answered like an unknown route (404 \`not_found\`).
+
+## Browsers: media and the console
+The web console is served at \`/\` by the same process. Media elements cannot send an Authorization header, so \`POST /api/session\` exchanges the request's authentication for a short-lived, service-signed, HttpOnly, SameSite=Strict cookie that only \`GET /api/calls/{id}/audio\`, \`GET /api/calls/{id}/waveform\` and \`GET /api/calls/{id}/transcript\` accept in place of the header; every other route, and every write, still needs the header (so writes need no CSRF defence). The audio route honours single HTTP ranges (206, \`Content-Range\`; 416 past the end) and streams from the disk or the bucket; the waveform comes from peaks stored when the call was decoded.
 
 ## Idempotency
 Every mutating request may carry \`Idempotency-Key\` (1-255 visible ASCII characters). The first response is stored per user and key for 24 hours and replayed on retry with the header \`Idempotent-Replayed: true\`.

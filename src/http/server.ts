@@ -32,6 +32,7 @@ import webhookRoutes from './routes/webhooks.js';
 import speakerRoutes from './routes/speakers.js';
 import searchRoutes from './routes/search.js';
 import mediaRoutes from './routes/media.js';
+import { registerConsole } from './console.js';
 import { MediaSessions } from '../domain/media-session.js';
 
 const MULTIPART_BODIES: Record<string, object> = {
@@ -139,6 +140,8 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   for (const r of routes) await app.register(async (scope) => r(scope, ctx));
   await app.register(async (scope) => mediaRoutes(scope, { ...ctx, mediaSessions }));
   await app.register(async (scope) => adminRoutes(scope, ctx));
+
+  if (ctx.config.consoleEnabled) await registerConsole(app, ctx);
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   const { default: apiReference } = await import('@scalar/fastify-api-reference');

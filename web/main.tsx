@@ -1,0 +1,7 @@
+import { render } from 'preact';
+import { App } from './app.js';
+import { installLinkInterception } from './router.js';
+import './styles.css';
+
+installLinkInterception();
+render(<App />, document.getElementById('app')!);
