@@ -10,7 +10,8 @@ import type { AppContext } from '../../context.js';
 import { ErrorCode, ServiceError, errors } from '../../domain/errors.js';
 import { DateTime, errorResponses } from '../schemas.js';
 import { storeAudioPart } from '../audio-part.js';
-import { decodeAudio } from '../../pipeline/audio/decode.js';
+import { decodeAudio, LocalStorageFault } from '../../pipeline/audio/decode.js';
+import { makePrivateDir } from '../../store/blobs.js';
 import { readAllPcm } from '../../pipeline/audio/pcm.js';
 import { PipelineError } from '../../pipeline/types.js';
 import { EmbeddingError, serializeEmbedding } from '../../pipeline/voice/embedder.js';
@@ -72,7 +73,8 @@ export default async function voiceProfileRoutes(app: FastifyInstance, ctx: AppC
         }
         if (!stored) throw errors.validation({ fields: [{ path: '/file', message: 'is required' }] }, 'The file part is missing.');
 
-        await fs.promises.mkdir(workDir, { recursive: true });
+        await makePrivateDir(path.dirname(workDir));
+        await makePrivateDir(workDir);
         let audio;
         try {
           const sample = await ctx.blobs.localFile(stored.key, workDir);
@@ -84,6 +86,8 @@ export default async function voiceProfileRoutes(app: FastifyInstance, ctx: AppC
         } catch (err) {
           if (err instanceof PipelineError && err.reason === 'audio_too_long') throw new ServiceError(ErrorCode.VoiceSampleTooLong, { maxSeconds: voice.sampleMaxSeconds });
           if (err instanceof PipelineError && err.reason === 'audio_undecodable') throw new ServiceError(ErrorCode.UnsupportedMediaType, undefined, 'The voice sample could not be decoded.');
+          // The disk, not the sample: the client may send it again later.
+          if (err instanceof LocalStorageFault) throw new ServiceError(ErrorCode.StorageUnavailable);
           throw err;
         }
         const seconds = audio.durationSeconds;
