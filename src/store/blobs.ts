@@ -53,7 +53,17 @@ export const PRIVATE_FILE_MODE = 0o600;
  */
 export async function makePrivateDir(dir: string): Promise<void> {
   await fs.promises.mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
-  await fs.promises.chmod(dir, PRIVATE_DIR_MODE);
+  const st = await fs.promises.stat(dir);
+  // Best effort: a folder this account may not chmod (another owner, a read-only mount) is used as it is.
+  if ((st.mode & 0o777) !== PRIVATE_DIR_MODE) await fs.promises.chmod(dir, PRIVATE_DIR_MODE).catch(() => undefined);
+}
+
+function closeSync(dir: string): void {
+  try {
+    if ((fs.statSync(dir).mode & 0o777) !== PRIVATE_DIR_MODE) fs.chmodSync(dir, PRIVATE_DIR_MODE);
+  } catch {
+    // Another owner or a read-only mount: the store still works (and says so on its first write).
+  }
 }
 
 export class FileBlobStore implements BlobStore {
@@ -65,7 +75,7 @@ export class FileBlobStore implements BlobStore {
     fs.mkdirSync(this.root, { recursive: true, mode: PRIVATE_DIR_MODE });
     // An existing install's blobs folder (0755 before) is closed at start: with the root 0700, no
     // other account reaches any file below it, whatever modes older files and folders kept.
-    fs.chmodSync(this.root, PRIVATE_DIR_MODE);
+    closeSync(this.root);
   }
 
   private resolve(key: string): string {
