@@ -50,7 +50,7 @@ export default async function voiceProfileRoutes(app: FastifyInstance, ctx: AppC
         summary: 'Create or replace the voice profile from a sample (WAV, MP3 or M4A)',
         description: `multipart/form-data with one \`file\` part. The client must show a consent screen first. Duration between ${voice.sampleMinSeconds} and ${voice.sampleMaxSeconds} s, at most ${voice.sampleMaxSizeMb} MB. The sample is deleted once the embedding is made.`,
         consumes: ['multipart/form-data'],
-        response: { 201: CreatedProfile, ...errorResponses(400, 401, 404, 413, 415, 502) },
+        response: { 201: CreatedProfile, ...errorResponses(400, 401, 404, 413, 415, 502, 503) },
       },
     },
     async (req, reply) => {
