@@ -4,14 +4,16 @@
 // same playlist repeating one segment 300 times (15 kB that would decode to hours), or an ffconcat
 // script; and sends the same as a voice-profile sample, which is decoded inside the API process.
 // Each is refused at upload with 415 and none of A's speech reaches B. Recordings on disk are
-// readable by the service's account only.
+// readable by the service's account only. A disk that fills up under the decoder is the machine's
+// fault: the job is retried and the call completes once there is room.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { tempDir, uploadForm, waitForCall } from '../support/service.js';
+import { startTestService, tempDir, uploadForm, waitForCall, type TestService } from '../support/service.js';
 import { TwoUserService } from '../support/two-users.js';
 import { corpusFile, ensureCorpus } from '../support/corpus.js';
 import { cachingTranscriber } from '../support/recognition-cache.js';
@@ -121,5 +123,68 @@ describe('an existing blobs folder with open modes', () => {
     } finally {
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
+  });
+});
+
+function canMount(): boolean {
+  const probe = tempDir('cas-mount-probe-');
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', probe], { stdio: 'ignore' });
+    execFileSync('umount', [probe], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    fs.rmSync(probe, { recursive: true, force: true });
+  }
+}
+const mountable = canMount();
+if (!mountable && process.env.CI) throw new Error('the disk-full test needs permission to mount a tmpfs (run as root)');
+
+describe('a disk full under the decoder (DATA_DIR/work on a 256 kB tmpfs)', { skip: !mountable && 'mounting a tmpfs is not permitted here' }, () => {
+  let t: TestService;
+  let work = '';
+  let mounted = false;
+  const unmount = () => {
+    if (mounted) execFileSync('umount', ['-l', work]);
+    mounted = false;
+  };
+
+  before(async () => {
+    ensureCorpus(['car-repair']);
+    const transcriber = cachingTranscriber(await createTranscriber({ provider: 'pocketsphinx' }, pino({ level: 'silent' })));
+    // Retries 5 s apart: time to make room before the next attempt.
+    t = await startTestService({ env: { WORKER_ENABLED: 'true', WORKER_CONCURRENCY: '1', WORKER_RETRY_DELAY_SECONDS: '5' }, pipeline: { transcriber } });
+    work = path.join(t.dataDir, 'work');
+    fs.mkdirSync(work, { recursive: true });
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', work]);
+    mounted = true;
+  });
+  after(async () => {
+    unmount();
+    await t?.stop();
+  });
+
+  test('the call is not failed as audio_undecodable: the job is retried and completes once there is room', async () => {
+    // 38 s of audio decode to 1.2 MB of PCM: the work folder fills up during decoding.
+    const r = await t.request('POST', '/api/calls/analyze', { form: uploadForm(corpusFile('car-repair', 'call.mp3'), { title: 'Disk full' }) });
+    assert.equal(r.status, 202, r.text);
+    const callId = r.body.callId as string;
+    const db = t.service.ctx.database.db;
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      const retry = await db.selectFrom('processingEvents').select('detail').where('callId', '=', callId).where('outcome', '=', 'RETRY_SCHEDULED').executeTakeFirst();
+      if (retry) break;
+      const d = await t.request('GET', `/api/calls/${callId}`);
+      assert.ok(!['FAILED', 'COMPLETED'].includes(d.body.status), `ended ${d.body.status} ${d.body.errorReason ?? ''} without a retry`);
+      assert.ok(Date.now() < deadline, 'no retry was scheduled');
+      await new Promise((res) => setTimeout(res, 200));
+    }
+    unmount(); // room again
+    assert.equal(await waitForCall(t, callId, undefined, 300_000), 'COMPLETED');
+    const d = await t.request('GET', `/api/calls/${callId}`);
+    assert.ok(d.body.durationSeconds > 30, `decoded whole: ${d.body.durationSeconds} s`);
+    const events = await db.selectFrom('processingEvents').select(['outcome', 'detail']).where('callId', '=', callId).where('outcome', '=', 'RETRY_SCHEDULED').execute();
+    for (const e of events) assert.equal((typeof e.detail === 'string' ? JSON.parse(e.detail) : e.detail).reason, 'internal_error');
   });
 });
