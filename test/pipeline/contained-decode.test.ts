@@ -71,7 +71,9 @@ describe('upload sniffer: an ID3 tag must be followed by audio frames', () => {
     assert.equal(wanted, 200_010 + SNIFF_BYTES);
     assert.equal(sniffAudio(big.subarray(0, wanted)), 'mp3');
     // A tag larger than MAX_ID3_BYTES is refused rather than buffered.
-    assert.equal(sniffAudio(Buffer.concat([id3Tag(MAX_ID3_BYTES + 1), mp3.subarray(0, 4000)])), null);
+    const huge = Buffer.concat([id3Tag(MAX_ID3_BYTES + 1), mp3.subarray(0, 4000)]);
+    assert.equal(sniffBytesWanted(huge.subarray(0, SNIFF_BYTES)), SNIFF_BYTES, 'nothing more is buffered for it');
+    assert.equal(sniffAudio(huge), null);
   });
 });
 

@@ -107,6 +107,8 @@ function tagsEnd(b: Buffer): number {
  */
 export function sniffBytesWanted(head: Buffer): number {
   const end = tagsEnd(head);
+  // A tag beyond the limit is refused whatever follows it: nothing more to read for that.
+  if (end > MAX_ID3_BYTES) return SNIFF_BYTES;
   return Math.min(MAX_SNIFF_BYTES, Math.max(SNIFF_BYTES, end + SNIFF_BYTES));
 }
 
