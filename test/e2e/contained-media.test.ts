@@ -86,6 +86,13 @@ describe('uploads contained to their own bytes (HTTP, worker, real ffmpeg)', () 
     assert.equal(await waitForCall(t, victimCall, t.tokenA), 'COMPLETED');
     const d = await t.request('GET', `/api/calls/${victimCall}`, { token: t.tokenA });
     assert.ok(d.body.durationSeconds > 30, `A's call decoded whole: ${d.body.durationSeconds} s`);
+
+    // A real MP3 behind 200 kB of tag (cover art) is still accepted: the sniffer reads past the tag.
+    const bigTag = path.join(dir, 'big-tag.mp3');
+    fs.writeFileSync(bigTag, Buffer.concat([id3Tag(200_000), fs.readFileSync(corpusFile('car-repair', 'call.mp3'))]));
+    const ok = await t.request('POST', '/api/calls/analyze', { token: t.tokenB, form: uploadForm(bigTag, { title: 'Tagged' }, {}, 'call.mp3', 'audio/mpeg') });
+    assert.equal(ok.status, 202, ok.text);
+    assert.equal(await waitForCall(t, ok.body.callId, t.tokenB), 'COMPLETED');
   });
 
   test('the voice-profile route (decoding inside the API process) refuses the same sample with 415', async () => {
