@@ -41,7 +41,8 @@ const DEMUXERS: Record<AudioFormat, string> = { wav: 'wav', mp3: 'mp3', m4a: 'mo
 /**
  * The lowest average rate, in bytes of file per second of audio, that a real recording in each
  * format has: decoded audio longer than the file allows at this rate is not what the file holds (a
- * header claiming a sample rate of 1 Hz, a silence "bomb") and fails as audio_undecodable. The
+ * header claiming a sample rate of 10 Hz, one segment played hundreds of times) and fails as
+ * audio_undecodable; decoding stops there, so such a file costs seconds, not the duration limit. The
  * floors sit well below real encoders: MP3 has no frame below 8 kbit/s (1000 B/s); WAV's lowest
  * codecs (G.723.1, GSM) exceed 5 kbit/s; AAC, Opus and Vorbis encoders spend about 64 B/s on pure
  * digital silence and far more on a call, so those floors are half of that.
