@@ -5,14 +5,16 @@ import { Readable } from 'node:stream';
 import type { MultipartFile } from '@fastify/multipart';
 import { ErrorCode, ServiceError } from '../domain/errors.js';
 import type { BlobStore } from '../store/blobs.js';
-import { acceptAudioUpload, SNIFF_BYTES, type AudioFormat } from '../pipeline/audio/sniff.js';
+import { acceptAudioUpload, SNIFF_BYTES, sniffBytesWanted, type AudioFormat } from '../pipeline/audio/sniff.js';
 
+/** The leading bytes the sniffer wants (more than SNIFF_BYTES only behind an ID3 tag, bounded by MAX_SNIFF_BYTES). */
 async function readHead(stream: AsyncIterable<Buffer>): Promise<{ head: Buffer; rest: AsyncIterator<Buffer>; done: boolean }> {
   const it = stream[Symbol.asyncIterator]();
   const chunks: Buffer[] = [];
   let size = 0;
   let done = false;
-  while (size < SNIFF_BYTES) {
+  let wanted = SNIFF_BYTES;
+  while (size < wanted) {
     const next = await it.next();
     if (next.done) {
       done = true;
@@ -20,6 +22,7 @@ async function readHead(stream: AsyncIterable<Buffer>): Promise<{ head: Buffer; 
     }
     chunks.push(next.value);
     size += next.value.length;
+    if (size >= wanted) wanted = sniffBytesWanted(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
   }
   return { head: Buffer.concat(chunks), rest: it, done };
 }

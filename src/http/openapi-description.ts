@@ -1,6 +1,8 @@
 // The prose part of the OpenAPI document: the choices this implementation makes where the
 // interface specification is silent. Kept next to the code so it changes with it.
 import type { Config } from '../config.js';
+import { MIN_BYTES_PER_SECOND } from '../pipeline/audio/decode.js';
+import { MAX_ID3_BYTES } from '../pipeline/audio/sniff.js';
 
 export function openApiDescription(config: Config): string {
   return `Turns recordings of two-party phone calls into speaker-attributed transcripts and structured analysis.
@@ -37,12 +39,14 @@ Metadata that is not a JSON object answers 400 \`validation_failed\` with \`deta
 Text fields are kept as sent (outer whitespace trimmed; blank means absent); \`direction\` is INCOMING or OUTGOING (any case).
 The envelope's \`title\` wins over a separate \`title\` part. The file part may omit its Content-Type and may name itself with \`filename*=\`: the content is sniffed.
 A body that is not well-formed multipart (no boundary, bare LF line ends, cut off) answers 400 \`validation_failed\`.
+Audio (calls and voice samples) is accepted on what its bytes are: behind a leading ID3 tag (at most ${MAX_ID3_BYTES} bytes) MPEG audio or ADTS frames must follow; a playlist (HLS), an ffconcat script, an SDP description or text behind it answers 415 \`unsupported_media_type\`. The service decodes only the uploaded bytes, never files or addresses a file names.
 
 ## Call processing
 Status moves QUEUED → PROCESSING (decoding) → TRANSCRIBING (recognition and speaker separation) → ANALYZING → COMPLETED, or FAILED.
 \`errorReason\` of a FAILED call is one of: \`audio_undecodable\`, \`audio_too_long\`, \`audio_missing\`, \`no_speech_detected\`, \`transcription_failed\`,
 \`transcription_provider_error\`, \`diarization_failed\`, \`analysis_failed\`, \`analysis_provider_error\`, \`internal_error\`.
 Transient provider errors are retried with exponential backoff (${config.worker.retryLimit} retries) before the call fails.
+A file that decodes to more audio than its size can hold fails with \`audio_undecodable\`: at most 5 s plus its size divided by the lowest plausible rate of its format (bytes per second of audio: ${Object.entries(MIN_BYTES_PER_SECOND).map(([f, r]) => `${f} ${r}`).join(', ')}), so a few bytes never become hours. A local storage fault while decoding (disk full, quota, read-only file system) is the server's, not the file's: the job is retried, and only after the last retry does the call fail, with \`internal_error\` (for a voice sample: 503 \`storage_unavailable\`).
 While a call is processed (PROCESSING, TRANSCRIBING, ANALYZING), the call detail carries an additional optional \`progress\` object \`{stage, percent, updatedAt}\`:
 \`stage\` is \`DECODE\`, \`TRANSCRIBE\`, \`DIARIZE\` or \`ANALYZE\`; \`percent\` (0-100) is the share of audio recognised when recognition runs in parts (OpenAI-compatible provider) and the share of parts analysed when a long transcript is analysed in parts, else null. It is absent for queued and finished calls.
 Long calls: the OpenAI-compatible recogniser receives FLAC (or MP3/Opus, as configured) in parts of at most ${config.transcription.openai.maxChunkSeconds} s and ${config.transcription.openai.maxRequestBytes} bytes, cut at pauses, ${config.transcription.openai.concurrency} at a time; a part that still fails after ${config.transcription.openai.chunkRetries} retries fails the call with \`transcription_provider_error\` (the job is not retried as a whole).
@@ -53,6 +57,7 @@ The language-model analyzer analyses a transcript beyond its context (${config.a
 
 ## Stored audio
 Audio is kept ${config.blobStore.kind === 's3' ? 'in S3-compatible object storage' : 'on the server\'s disk'} under the owner's id (\`users/{userId}/calls/{callId}/\`) until the call or the account is deleted; voice-profile samples are removed before the response.
+On the server's disk, stored audio and decoding work files are readable by the service's account only (folders 0700, files 0600).
 \`DELETE /api/calls/{id}\` (and each entry of \`DELETE /api/calls\`) deletes the stored audio before the row. When object storage deletes only part of a call's files, the call is deleted all the same (204; counted in \`deleted\`) and the hourly orphan sweep removes the remaining files.
 \`DELETE /api/users/me\` deletes the stored files first; when that fails nothing else is deleted (503 \`service_unavailable\` when object storage cannot be reached), so the request can simply be retried.
 Object storage that cannot be reached during an upload answers 503 \`service_unavailable\`; an upload cut off by the client leaves no stored object.

@@ -22,7 +22,7 @@ import { enqueueCallEvent } from '../domain/webhooks.js';
 import { computeLimits, isFlagEnabled, minutesBeyondAllowance } from '../domain/usage.js';
 import { getArtifact, saveArtifact } from '../store/repos/artifacts.js';
 import type { Call, CallStatus } from '../store/schema.js';
-import { waveformKey, type LocalBlobFile } from '../store/blobs.js';
+import { makePrivateDir, waveformKey, type LocalBlobFile } from '../store/blobs.js';
 import type { HoldStage } from '../config.js';
 import { callJobTimeLimitSeconds } from '../domain/job-time-limit.js';
 
@@ -83,7 +83,9 @@ export function createCallProcessor(deps: Deps): CallJobHandler {
   async function transcribe(call: Call, displayName: string | null, job: CallJobContext, timings: Record<string, number>): Promise<{ transcript: Transcript; durationSeconds: number }> {
     if (!call.audioKey || !(await blobs.exists(call.audioKey))) throw new PipelineError('audio_missing', 'the stored audio file is missing');
     const workDir = path.join(config.dataDir, 'work', `${call.id}-${job.jobId}`);
-    await fs.promises.mkdir(workDir, { recursive: true });
+    // The decoded call is a recording too: the work folder is as private as the blobs.
+    await makePrivateDir(path.dirname(workDir));
+    await makePrivateDir(workDir);
     // On object storage this downloads the audio into the work directory; released (removed) below.
     let audioFile: LocalBlobFile | null = null;
     try {

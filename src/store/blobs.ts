@@ -52,13 +52,43 @@ export interface ByteRange {
 
 const KEY = /^[a-zA-Z0-9][a-zA-Z0-9._/-]*$/;
 
+/**
+ * Recordings are readable by the service's account only: folders 0700, files 0600 (a umask can
+ * only narrow these). DATA_DIR itself stays enterable, since the embedded PostgreSQL runs as its own
+ * system user below it; nothing of that user needs the blobs or work folders.
+ */
+export const PRIVATE_DIR_MODE = 0o700;
+export const PRIVATE_FILE_MODE = 0o600;
+
+/**
+ * Creates `dir` (and any missing parents) for this account only, and closes `dir` itself when it
+ * existed with wider modes (installs from before the modes were set).
+ */
+export async function makePrivateDir(dir: string): Promise<void> {
+  await fs.promises.mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  const st = await fs.promises.stat(dir);
+  // Best effort: a folder this account may not chmod (another owner, a read-only mount) is used as it is.
+  if ((st.mode & 0o777) !== PRIVATE_DIR_MODE) await fs.promises.chmod(dir, PRIVATE_DIR_MODE).catch(() => undefined);
+}
+
+function closeSync(dir: string): void {
+  try {
+    if ((fs.statSync(dir).mode & 0o777) !== PRIVATE_DIR_MODE) fs.chmodSync(dir, PRIVATE_DIR_MODE);
+  } catch {
+    // Another owner or a read-only mount: the store still works (and says so on its first write).
+  }
+}
+
 export class FileBlobStore implements BlobStore {
   readonly kind = 'fs' as const;
   readonly root: string;
 
   constructor(dataDir: string) {
     this.root = path.join(dataDir, 'blobs');
-    fs.mkdirSync(this.root, { recursive: true });
+    fs.mkdirSync(this.root, { recursive: true, mode: PRIVATE_DIR_MODE });
+    // An existing install's blobs folder (0755 before) is closed at start: with the root 0700, no
+    // other account reaches any file below it, whatever modes older files and folders kept.
+    closeSync(this.root);
   }
 
   private resolve(key: string): string {
@@ -68,14 +98,14 @@ export class FileBlobStore implements BlobStore {
 
   async put(key: string, source: Readable): Promise<{ bytes: number }> {
     const target = this.resolve(key);
-    await fs.promises.mkdir(path.dirname(target), { recursive: true });
+    await fs.promises.mkdir(path.dirname(target), { recursive: true, mode: PRIVATE_DIR_MODE });
     const tmp = `${target}.${crypto.randomBytes(6).toString('hex')}.partial`;
     let bytes = 0;
     source.on('data', (chunk: Buffer) => {
       bytes += chunk.length;
     });
     try {
-      await pipeline(source, fs.createWriteStream(tmp, { flags: 'wx' }));
+      await pipeline(source, fs.createWriteStream(tmp, { flags: 'wx', mode: PRIVATE_FILE_MODE }));
       await fs.promises.rename(tmp, target);
     } catch (err) {
       await fs.promises.rm(tmp, { force: true });

@@ -24,7 +24,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { S3Settings } from '../config.js';
-import type { BlobStore, ByteRange, LocalBlobFile } from './blobs.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, type BlobStore, type ByteRange, type LocalBlobFile } from './blobs.js';
 
 const KEY = /^[a-zA-Z0-9][a-zA-Z0-9._/-]*$/;
 const PART_SIZE = 5 * 1024 * 1024; // the S3 minimum; with QUEUE_SIZE parts in flight ≈ 10 MB per upload
@@ -128,11 +128,11 @@ export class S3BlobStore implements BlobStore {
 
   async localFile(key: string, workDir: string): Promise<LocalBlobFile> {
     this.check(key);
-    await fs.promises.mkdir(workDir, { recursive: true });
+    await fs.promises.mkdir(workDir, { recursive: true, mode: PRIVATE_DIR_MODE });
     const target = path.join(workDir, `blob-${path.basename(key)}`);
     try {
       const res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
-      await pipeline(res.Body as Readable, fs.createWriteStream(target));
+      await pipeline(res.Body as Readable, fs.createWriteStream(target, { mode: PRIVATE_FILE_MODE }));
     } catch (err) {
       await fs.promises.rm(target, { force: true });
       if (isNotFound(err)) throw Object.assign(new Error('blob not found'), { code: 'ENOENT' });

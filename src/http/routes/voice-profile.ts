@@ -10,7 +10,8 @@ import type { AppContext } from '../../context.js';
 import { ErrorCode, ServiceError, errors } from '../../domain/errors.js';
 import { DateTime, errorResponses } from '../schemas.js';
 import { storeAudioPart } from '../audio-part.js';
-import { decodeAudio } from '../../pipeline/audio/decode.js';
+import { decodeAudio, LocalStorageFault } from '../../pipeline/audio/decode.js';
+import { makePrivateDir } from '../../store/blobs.js';
 import { readAllPcm } from '../../pipeline/audio/pcm.js';
 import { PipelineError } from '../../pipeline/types.js';
 import { EmbeddingError, serializeEmbedding } from '../../pipeline/voice/embedder.js';
@@ -49,7 +50,7 @@ export default async function voiceProfileRoutes(app: FastifyInstance, ctx: AppC
         summary: 'Create or replace the voice profile from a sample (WAV, MP3 or M4A)',
         description: `multipart/form-data with one \`file\` part. The client must show a consent screen first. Duration between ${voice.sampleMinSeconds} and ${voice.sampleMaxSeconds} s, at most ${voice.sampleMaxSizeMb} MB. The sample is deleted once the embedding is made.`,
         consumes: ['multipart/form-data'],
-        response: { 201: CreatedProfile, ...errorResponses(400, 401, 404, 413, 415, 502) },
+        response: { 201: CreatedProfile, ...errorResponses(400, 401, 404, 413, 415, 502, 503) },
       },
     },
     async (req, reply) => {
@@ -72,7 +73,8 @@ export default async function voiceProfileRoutes(app: FastifyInstance, ctx: AppC
         }
         if (!stored) throw errors.validation({ fields: [{ path: '/file', message: 'is required' }] }, 'The file part is missing.');
 
-        await fs.promises.mkdir(workDir, { recursive: true });
+        await makePrivateDir(path.dirname(workDir));
+        await makePrivateDir(workDir);
         let audio;
         try {
           const sample = await ctx.blobs.localFile(stored.key, workDir);
@@ -84,6 +86,8 @@ export default async function voiceProfileRoutes(app: FastifyInstance, ctx: AppC
         } catch (err) {
           if (err instanceof PipelineError && err.reason === 'audio_too_long') throw new ServiceError(ErrorCode.VoiceSampleTooLong, { maxSeconds: voice.sampleMaxSeconds });
           if (err instanceof PipelineError && err.reason === 'audio_undecodable') throw new ServiceError(ErrorCode.UnsupportedMediaType, undefined, 'The voice sample could not be decoded.');
+          // The disk, not the sample: the client may send it again later.
+          if (err instanceof LocalStorageFault) throw new ServiceError(ErrorCode.StorageUnavailable);
           throw err;
         }
         const seconds = audio.durationSeconds;

@@ -1,13 +1,16 @@
 // Audio decoding: whatever the upload is, ffmpeg turns it into 16 kHz 16-bit PCM, which every
-// later stage (recognisers, diarization, voice embedding) consumes. Decoding is capped at the
-// duration limit so that a small file claiming hours of audio costs at most the limit. The decoded
-// call stays on disk: stages read it window by window (pcm.ts), never as one whole-call array.
+// later stage (recognisers, diarization, voice embedding) consumes. ffmpeg is contained to the one
+// file (forced demuxer, protocol and format allow-lists; see containedInput), and decoding is
+// capped at the duration limit and at what the file's size can plausibly hold, so that a small file
+// claiming hours of audio costs little. The decoded call stays on disk: stages read it window by
+// window (pcm.ts), never as one whole-call array.
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { PIPELINE_SAMPLE_RATE, PipelineError, type DecodedAudio } from '../types.js';
-import { ChildProcessError, runChild } from './child.js';
+import { ChildProcessError, runChild, type ChildResult } from './child.js';
 import { WavFilePcm, type PcmSource } from './pcm.js';
+import { MAX_SNIFF_BYTES, SNIFF_BYTES, sniffAudio, sniffBytesWanted, type AudioFormat } from './sniff.js';
 
 export interface DecodeOptions {
   timeoutMs: number;
@@ -27,6 +30,139 @@ const SAME_SIGNAL_CORRELATION = 0.95;
 const SILENT_CHANNEL_ENERGY_RATIO = 1e-3;
 const READ_CHUNK_BYTES = 4 * 1024 * 1024;
 
+// ---------------------------------------------------------------- containment
+// ffmpeg reads exactly the one file it is given: its demuxer is forced from what the bytes sniff as
+// (so no probe can pick the HLS, concat, SDP or image2 demuxers, which open other files or hosts),
+// only that demuxer is allowed (nested opens included), and only the `file` protocol.
+
+/** The ffmpeg demuxer for each accepted format (`mov` is the ISO-BMFF demuxer: m4a, mp4, 3gp). */
+const DEMUXERS: Record<AudioFormat, string> = { wav: 'wav', mp3: 'mp3', m4a: 'mov', aac: 'aac', ogg: 'ogg' };
+
+/**
+ * The lowest average rate, in bytes of file per second of audio, that a real recording in each
+ * format has: decoded audio longer than the file allows at this rate is not what the file holds (a
+ * header claiming a sample rate of 10 Hz, one segment played hundreds of times) and fails as
+ * audio_undecodable; decoding stops there, so such a file costs seconds, not the duration limit. The
+ * floors sit well below real encoders: MP3 has no frame below 8 kbit/s (1000 B/s); WAV's lowest
+ * codecs (G.723.1, GSM) exceed 5 kbit/s; AAC, Opus and Vorbis encoders spend about 64 B/s on pure
+ * digital silence and far more on a call, so those floors are half of that.
+ */
+export const MIN_BYTES_PER_SECOND: Record<AudioFormat, number> = { wav: 250, mp3: 500, m4a: 32, aac: 32, ogg: 32 };
+/** Added to every bound so that very short files (a header and a second of audio) are never refused by it. */
+const BOUND_GRACE_SECONDS = 5;
+
+/** Most seconds of audio a file of `bytes` bytes in `format` may decode to. */
+export function plausibleSecondsFor(format: AudioFormat, bytes: number): number {
+  return BOUND_GRACE_SECONDS + bytes / MIN_BYTES_PER_SECOND[format];
+}
+
+interface ContainedInput {
+  format: AudioFormat;
+  bytes: number;
+  /** ffmpeg input options and the input itself: `... -f <demuxer> -i file:<path>`. */
+  args: string[];
+}
+
+/**
+ * What the file is, sniffed from its own bytes with the upload's rules (a blob stored before those
+ * rules, or a file swapped on disk, gets no more trust than an upload), and the ffmpeg input
+ * arguments that read it and nothing else.
+ */
+async function containedInput(inputPath: string): Promise<ContainedInput> {
+  const fh = await fsp.open(inputPath, 'r');
+  let head: Buffer;
+  let bytes: number;
+  try {
+    bytes = (await fh.stat()).size;
+    head = Buffer.alloc(Math.min(bytes, SNIFF_BYTES));
+    let got = (await fh.read(head, 0, head.length, 0)).bytesRead;
+    const wanted = Math.min(bytes, sniffBytesWanted(head.subarray(0, got)), MAX_SNIFF_BYTES);
+    if (wanted > got) {
+      const more = Buffer.alloc(wanted);
+      head.copy(more, 0, 0, got);
+      got += (await fh.read(more, got, wanted - got, got)).bytesRead;
+      head = more;
+    }
+    head = head.subarray(0, got);
+  } finally {
+    await fh.close();
+  }
+  const format = sniffAudio(head);
+  if (!format) throw new PipelineError('audio_undecodable', 'the file is not in a supported audio format');
+  const demuxer = DEMUXERS[format];
+  const args = ['-protocol_whitelist', 'file', '-format_whitelist', demuxer, '-f', demuxer];
+  // The ISO-BMFF demuxer can follow data references to other files; off by default, kept off here.
+  if (demuxer === 'mov') args.push('-enable_drefs', '0');
+  // `file:` so that no part of the path is ever read as a protocol name.
+  args.push('-i', `file:${path.resolve(inputPath)}`);
+  return { format, bytes, args };
+}
+
+/**
+ * Failures of this machine rather than of the file: the disk full, a quota, an I/O error, a
+ * read-only or vanished work folder, too many open files. A job hitting one is retried; it says
+ * nothing about the upload.
+ */
+const LOCAL_IO_ERRNOS = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EROFS', 'EMFILE', 'ENFILE', 'EACCES', 'EPERM', 'EBUSY']);
+/**
+ * The same failures in ffmpeg's words (the C library's strerror). Only wordings no demuxer or
+ * decoder uses for bad input are matched (not EIO or ENOMEM, which a hostile file can provoke), so a
+ * crafted file cannot earn retries. Writing to a full disk ffmpeg may even exit 0, so its
+ * diagnostics are checked on success as well.
+ */
+const FFMPEG_IO_FAULTS: Array<[RegExp, string]> = [
+  [/No space left on device/i, 'ENOSPC'],
+  [/Disk quota exceeded/i, 'EDQUOT'],
+  [/Read-only file system/i, 'EROFS'],
+  [/Too many open files/i, 'EMFILE'],
+];
+
+/** A local storage failure while decoding: retryable, and never the upload's fault. */
+export class LocalStorageFault extends PipelineError {
+  constructor(
+    what: string,
+    readonly code: string,
+  ) {
+    super('internal_error', `${what} failed on local storage (${code}); will retry`, true);
+  }
+}
+
+function localIoFailure(what: string, code: string): PipelineError {
+  return new LocalStorageFault(what, code);
+}
+
+/** The transient error for a Node file-system error of our own reads and writes, or null when `err` is not one. */
+export function localIoError(err: unknown, what: string): PipelineError | null {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  return typeof code === 'string' && LOCAL_IO_ERRNOS.has(code) ? localIoFailure(what, code) : null;
+}
+
+/** The errno name of a local I/O failure ffmpeg's diagnostics report, or null. */
+export function ffmpegIoFault(stderr: string): string | null {
+  for (const [re, code] of FFMPEG_IO_FAULTS) if (re.test(stderr)) return code;
+  return null;
+}
+
+/** Runs ffmpeg on a contained input; a local I/O fault it reports, even on exit 0, is a retryable failure. */
+async function runFfmpeg(args: string[], opts: { timeoutMs: number; signal?: AbortSignal; ffmpegPath?: string }, what: string): Promise<ChildResult> {
+  let result: ChildResult;
+  try {
+    result = await runChild(opts.ffmpegPath ?? 'ffmpeg', args, {
+      timeoutMs: opts.timeoutMs,
+      maxStdoutBytes: 64 * 1024,
+      maxStderrBytes: 256 * 1024,
+      signal: opts.signal,
+    });
+  } catch (err) {
+    const fault = err instanceof ChildProcessError && err.kind === 'exit' ? ffmpegIoFault(err.stderrTail) : null;
+    if (fault) throw localIoFailure(what, fault);
+    throw ffmpegFailure(err, what);
+  }
+  const fault = ffmpegIoFault(result.stderr.toString('utf8'));
+  if (fault) throw localIoFailure(what, fault);
+  return result;
+}
+
 function ffmpegFailure(err: unknown, what: string): PipelineError {
   if (err instanceof PipelineError) return err;
   if (err instanceof ChildProcessError) {
@@ -41,11 +177,11 @@ function ffmpegFailure(err: unknown, what: string): PipelineError {
   return new PipelineError('internal_error', `${what} failed unexpectedly`);
 }
 
-/** ffmpeg arguments decoding the first audio stream of `input` to 16 kHz 16-bit PCM. */
-function ffmpegArgs(input: string, output: string, format: 'wav' | 's16le', layouts: string, limitSeconds: number): string[] {
+/** ffmpeg arguments decoding the first audio stream of a contained input to 16 kHz 16-bit PCM. */
+function ffmpegArgs(input: ContainedInput, output: string, format: 'wav' | 's16le', layouts: string, limitSeconds: number): string[] {
   return [
     '-nostdin', '-hide_banner', '-loglevel', 'error', '-y',
-    '-i', input,
+    ...input.args,
     '-map', '0:a:0', '-vn', '-sn', '-dn',
     // aformat picks the closest allowed layout, so 5.1 and other layouts fold down to stereo.
     '-af', `aformat=channel_layouts=${layouts}`,
@@ -231,32 +367,43 @@ export async function writeWav16(file: string, samples: Float32Array, sampleRate
  * channel sources read. The returned audio reads its samples from those files on demand.
  */
 export async function decodeAudio(inputPath: string, workDir: string, opts: DecodeOptions): Promise<DecodedAudio> {
+  try {
+    return await decodeContained(inputPath, workDir, opts);
+  } catch (err) {
+    if (err instanceof PipelineError) throw err;
+    throw localIoError(err, 'audio decoding') ?? err;
+  }
+}
+
+async function decodeContained(inputPath: string, workDir: string, opts: DecodeOptions): Promise<DecodedAudio> {
   const sr = PIPELINE_SAMPLE_RATE;
-  await fsp.mkdir(workDir, { recursive: true });
+  await fsp.mkdir(workDir, { recursive: true, mode: 0o700 });
+  const input = await containedInput(inputPath);
+  const plausibleSeconds = plausibleSecondsFor(input.format, input.bytes);
   const decodedPath = path.join(workDir, 'decoded16k.wav');
   try {
-    await runChild(opts.ffmpegPath ?? 'ffmpeg', ffmpegArgs(inputPath, decodedPath, 'wav', 'mono|stereo', opts.maxSeconds), {
-      timeoutMs: opts.timeoutMs,
-      maxStdoutBytes: 64 * 1024,
-      maxStderrBytes: 256 * 1024,
-      signal: opts.signal,
-    });
+    await runFfmpeg(ffmpegArgs(input, decodedPath, 'wav', 'mono|stereo', Math.min(opts.maxSeconds, plausibleSeconds)), opts, 'audio decoding');
   } catch (err) {
     await fsp.rm(decodedPath, { force: true });
-    throw ffmpegFailure(err, 'audio decoding');
+    throw err;
   }
 
   let info: WavInfo;
   try {
     info = await readWavInfo(decodedPath);
-  } catch {
-    throw new PipelineError('audio_undecodable', 'audio decoding produced no readable audio');
+  } catch (err) {
+    throw localIoError(err, 'audio decoding') ?? new PipelineError('audio_undecodable', 'audio decoding produced no readable audio');
   }
   const frames = Math.floor(info.dataBytes / (2 * info.channels));
   if (info.bitsPerSample !== 16 || info.sampleRate !== sr || (info.channels !== 1 && info.channels !== 2)) {
     throw new PipelineError('internal_error', 'audio decoding produced an unexpected PCM format');
   }
   if (frames === 0) throw new PipelineError('audio_undecodable', 'the file contains no audio samples');
+  // Past the plausible length only counts where that length, not the duration limit, stopped ffmpeg.
+  if (frames > plausibleSeconds * sr && plausibleSeconds < opts.maxSeconds) {
+    await fsp.rm(decodedPath, { force: true });
+    throw new PipelineError('audio_undecodable', `the file decodes to more audio than ${input.bytes} bytes of ${input.format} can hold`);
+  }
   if (frames > opts.maxSeconds * sr) {
     await fsp.rm(decodedPath, { force: true });
     throw new PipelineError('audio_too_long', `audio is longer than the limit of ${opts.maxSeconds} s`);
@@ -339,17 +486,17 @@ export async function probeDurationSeconds(inputPath: string, opts: ProbeOptions
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'probe-'));
   const out = path.join(dir, 'probe.pcm');
   try {
-    await runChild(opts.ffmpegPath ?? 'ffmpeg', ffmpegArgs(inputPath, out, 's16le', 'mono', opts.maxSeconds ?? 24 * 3600), {
-      timeoutMs: opts.timeoutMs,
-      maxStdoutBytes: 64 * 1024,
-      maxStderrBytes: 256 * 1024,
-      signal: opts.signal,
-    });
+    const input = await containedInput(inputPath);
+    const plausibleSeconds = plausibleSecondsFor(input.format, input.bytes);
+    await runFfmpeg(ffmpegArgs(input, out, 's16le', 'mono', Math.min(opts.maxSeconds ?? 24 * 3600, plausibleSeconds)), opts, 'audio duration probe');
     const { size } = await fsp.stat(out);
     if (size === 0) throw new PipelineError('audio_undecodable', 'the file contains no audio samples');
-    return size / 2 / PIPELINE_SAMPLE_RATE;
+    const seconds = size / 2 / PIPELINE_SAMPLE_RATE;
+    if (seconds > plausibleSeconds && plausibleSeconds < (opts.maxSeconds ?? Infinity)) throw new PipelineError('audio_undecodable', `the file decodes to more audio than ${input.bytes} bytes of ${input.format} can hold`);
+    return seconds;
   } catch (err) {
-    throw ffmpegFailure(err, 'audio duration probe');
+    if (err instanceof PipelineError) throw err;
+    throw localIoError(err, 'audio duration probe') ?? ffmpegFailure(err, 'audio duration probe');
   } finally {
     await fsp.rm(dir, { recursive: true, force: true });
   }

@@ -12,6 +12,16 @@ export const AUDIO_FORMATS: readonly AudioFormat[] = ['wav', 'mp3', 'm4a', 'aac'
  */
 export const SNIFF_BYTES = 16 * 1024;
 
+/**
+ * Largest ID3v2 tag looked past. After a tag the first audio frame must follow (a tag followed by
+ * a playlist or a script is not audio), so the sniffer needs the bytes behind the tag; a tag larger
+ * than this (cover art of several MB) is refused rather than buffered.
+ */
+export const MAX_ID3_BYTES = 1024 * 1024;
+
+/** The most leading bytes sniffAudio ever asks for (see sniffBytesWanted). */
+export const MAX_SNIFF_BYTES = MAX_ID3_BYTES + SNIFF_BYTES;
+
 const ascii = (b: Buffer, start: number, len: number) => (b.length >= start + len ? b.toString('latin1', start, start + len) : '');
 
 // ---------------------------------------------------------------- MPEG audio (mp3)
@@ -67,12 +77,39 @@ function frameStreamAt(b: Buffer, start: number, frameLength: (b: Buffer, i: num
   return true;
 }
 
-function id3End(b: Buffer): number {
+/** End of the ID3v2 tag starting at `at`, or 0 when none starts there. */
+function id3EndAt(b: Buffer, at: number): number {
   // ID3v2 size is syncsafe (7 bits per byte), plus a 10-byte header and an optional 10-byte footer.
-  if (b.length < 10 || ascii(b, 0, 3) !== 'ID3') return 0;
-  if ((b[6] | b[7] | b[8] | b[9]) & 0x80) return 0;
-  const size = (b[6] << 21) | (b[7] << 14) | (b[8] << 7) | b[9];
-  return 10 + size + (b[5] & 0x10 ? 10 : 0);
+  if (b.length < at + 10 || ascii(b, at, 3) !== 'ID3') return 0;
+  if ((b[at + 6] | b[at + 7] | b[at + 8] | b[at + 9]) & 0x80) return 0;
+  const size = (b[at + 6] << 21) | (b[at + 7] << 14) | (b[at + 8] << 7) | b[at + 9];
+  return at + 10 + size + (b[at + 5] & 0x10 ? 10 : 0);
+}
+
+/** Some taggers write a tag twice; ffmpeg skips consecutive tags, so the sniffer looks past them too. */
+const MAX_CHAINED_TAGS = 4;
+
+/** Where the leading ID3v2 tag(s) end (0 without a tag); may lie beyond the head. */
+function tagsEnd(b: Buffer): number {
+  let end = 0;
+  for (let n = 0; n < MAX_CHAINED_TAGS; n++) {
+    const next = id3EndAt(b, end);
+    if (!next) break;
+    end = next;
+  }
+  return end;
+}
+
+/**
+ * Leading bytes sniffAudio needs to decide on a file whose first bytes are `head`: SNIFF_BYTES, or
+ * for an ID3-tagged file the tag plus SNIFF_BYTES behind it (at most MAX_SNIFF_BYTES; a larger tag
+ * is refused). A reader keeps reading while this exceeds what it has and the file goes on.
+ */
+export function sniffBytesWanted(head: Buffer): number {
+  const end = tagsEnd(head);
+  // A tag beyond the limit is refused whatever follows it: nothing more to read for that.
+  if (end > MAX_ID3_BYTES) return SNIFF_BYTES;
+  return Math.min(MAX_SNIFF_BYTES, Math.max(SNIFF_BYTES, end + SNIFF_BYTES));
 }
 
 // Brands of ISO-BMFF files that are images, not audio or video with an audio track.
@@ -106,16 +143,15 @@ export function sniffAudio(head: Buffer): AudioFormat | null {
   if (isWav(head)) return 'wav';
   if (isOggAudio(head)) return 'ogg';
   if (isIsoBmff(head)) return 'm4a';
-  const tagEnd = id3End(head);
-  if (tagEnd > 0) {
-    // Some encoders put ID3 in front of ADTS too; look past the tag when the head reaches.
-    if (tagEnd + 7 <= head.length && frameStreamAt(head, tagEnd, adtsFrameLength)) return 'aac';
-    return 'mp3';
-  }
-  let start = 0;
-  // Tolerate zero padding before the first frame, which some recorders write; nothing else.
+  // An ID3 tag says nothing about what follows it: ffmpeg's probe skips the tag and would take an
+  // HLS playlist, an ffconcat script or an SDP file behind it at its word (and read the files or
+  // hosts they name). So behind the tag, as without one, an MPEG audio or ADTS frame stream must
+  // start. Encoders put ID3 in front of ADTS too.
+  let start = tagsEnd(head);
+  if (start > MAX_ID3_BYTES) return null;
+  // Tolerate zero padding before the first frame, which some recorders and taggers write; nothing else.
   while (start < head.length && head[start] === 0) start++;
-  if (start > 0 && start + 4 > head.length) return null;
+  if (start + 4 > head.length) return null;
   if (frameStreamAt(head, start, adtsFrameLength)) return 'aac';
   if (frameStreamAt(head, start, mpegFrameLength)) return 'mp3';
   return null;
