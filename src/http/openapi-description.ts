@@ -89,7 +89,7 @@ and \`Content-Disposition: attachment\` named after the call's title (characters
 ## Search
 \`GET /api/calls/search?q=\` searches the caller's calls in every status: title, contact name (as uploaded and the assigned contact's), the one-line and executive summaries, notes, action items (AI and manual) and transcript text.
 PostgreSQL full-text search with English stemming; \`q\` is web-search syntax (\`"a phrase"\`, \`or\`, \`-word\`); ranking by \`ts_rank_cd\` with weights title/contact > summaries/action items > notes > transcript, then newest first.
-Each hit has a \`snippet\` (matched words in \`<mark>…</mark>\`; the rest is not HTML-escaped) and transcript segments (\`segmentId\`, start and end, speaker), at most 20, with \`matchingSegmentCount\`:
+Each hit has a \`snippet\` safe to insert as HTML (matched words in \`<mark>…</mark>\`, its only markup; every other character HTML-escaped as \`&amp;\` \`&lt;\` \`&gt;\` \`&quot;\` \`&#39;\`, user text that looks like markup or a literal \`<mark>\` included; words are marked with private sentinels before escaping, so user text cannot forge a marker) and transcript segments (\`segmentId\`, start and end, speaker), at most 20, with \`matchingSegmentCount\`:
 the segments that match the whole query on their own (\`segmentMatch: all_terms\`), or, when none does, those holding some of its words (\`some_terms\`; excluded words never count), else none (\`none\`).
 The index is updated by the database in the same transaction as every write it depends on, so a completed call, an edit or a deleted call shows at once. \`limit\` 1-50 (default 20); \`nextCursor\` is an opaque offset valid for the same \`q\` only (another \`q\` answers 400).
 
