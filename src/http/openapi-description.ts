@@ -25,6 +25,7 @@ Requests the HTTP parser rejects answer with the same error body before the conn
 Every mutating request may carry \`Idempotency-Key\` (1-255 visible ASCII characters). The first response is stored per user and key for 24 hours and replayed on retry with the header \`Idempotent-Replayed: true\`.
 A retry while the first request runs answers 409 \`idempotency_request_in_progress\`; the same key with another method, path or JSON body answers 422 \`idempotency_key_reused\`.
 5xx, 409 and 429 responses are not stored, so the retry runs again. For uploads the key identifies the upload (file bytes are not compared), and the call records the key, so a retried upload always yields the same callId.
+A webhook's signing secret is never stored with the response: the record of \`POST /api/webhooks\` keeps the body without \`secret\`, and a replay reads the secret from the endpoint (404 \`webhook_not_found\` once the endpoint is deleted).
 
 ## Uploads
 \`POST /api/calls/analyze\` takes the parts in any order. The \`metadata\` envelope is accepted in every form clients send it:
