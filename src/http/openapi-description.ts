@@ -108,6 +108,11 @@ While \`billing_enabled\` is on, plan limits apply to uploads: minutes over the 
 ## Action items
 Action items are listed newest first. \`openActionItems\` in the statistics counts OPEN and IN_PROGRESS items.
 
+## Pages of array lists
+\`GET /api/contacts\` and \`GET /api/actions\` answer the bare JSON array the specification defines, in pages: query \`limit\` (1-1000, default 1000, so a client that does not page still gets all of a normal user's list) and \`cursor\`.
+When more items follow, the response carries the next page's cursor in \`X-Next-Cursor\` and as \`Link: </api/...?limit=N&cursor=...>; rel="next"\`; both are absent on the last page. A \`cursor\` that is not a previous \`X-Next-Cursor\` (unchanged) answers 400 \`validation_failed\`.
+Pages are keyset pages in the lists' own orders (contacts by name, case-insensitively, then exact name, then id; action items newest first, then analysis order, then id), so writes between pages never repeat or skip an item that stays in place.
+
 ## Authentication
 ${config.auth.projectId ? 'ID tokens are verified (RS256, audience and issuer checked).' : 'Local development mode: every request is the local user.'}
 The polled read routes (\`GET /api/calls\`, \`/api/calls/status\`, \`/api/calls/{id}\`, \`/api/calls/{id}/transcript\`, \`/api/actions\`) resolve the token's user from a cache of at most 10 seconds;
