@@ -102,16 +102,7 @@ function completedAtFor(status: ActionItemStatus) {
   return status === 'DONE' ? sql<Date>`coalesce(completed_at, now())` : null;
 }
 
-export async function listForUser(db: Executor, userId: string): Promise<ActionItem[]> {
-  return db
-    .selectFrom('actionItems')
-    .selectAll()
-    .where('userId', '=', userId)
-    .orderBy('createdAt', 'desc')
-    .orderBy('position', 'asc')
-    .orderBy('id', 'asc')
-    .execute();
-}
+// The user-wide list (GET /api/actions), paged by a keyset: action-item-list.ts.
 
 /** The items of one call; undefined when the call is missing or belongs to someone else. */
 export async function listForCall(db: Executor, userId: string, callId: string): Promise<ActionItem[] | undefined> {

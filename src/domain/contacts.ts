@@ -6,6 +6,7 @@ import type { Db } from '../store/database.js';
 import type { Call, Contact } from '../store/schema.js';
 import { errors } from './errors.js';
 import { findCall } from './calls.js';
+import { pageOf, UUID_PATTERN, type ArrayPage } from './array-list.js';
 
 export interface ContactView {
   id: string;
@@ -52,16 +53,57 @@ function normalise(input: ContactInput): { name: string; phoneNumber: string | n
   return { name, phoneNumber: opt(input.phoneNumber), email, notes: opt(input.notes) };
 }
 
-/** Sorted by name, case-insensitively; ties by exact name then id so the order is stable. */
-export async function listContacts(db: Db, userId: string): Promise<Contact[]> {
-  return db
-    .selectFrom('contacts')
-    .selectAll()
-    .where('userId', '=', userId)
+/** The position after a listed contact: its name and id (lower(name) is derived from the name). */
+export interface ContactCursor {
+  name: string;
+  id: string;
+}
+
+/** Longest name a cursor may carry: names are at most 200 characters as written; this leaves room. */
+const CURSOR_NAME_MAX = 1000;
+
+export function encodeContactCursor(c: ContactCursor): string {
+  return Buffer.from(JSON.stringify([c.name, c.id])).toString('base64url');
+}
+
+/**
+ * A cursor exactly as encodeContactCursor writes it, or null: anything else (another encoding of
+ * the same bytes, a name PostgreSQL would reject such as one with NUL, an id that is not a UUID)
+ * is refused here rather than failing in the database.
+ */
+export function decodeContactCursor(s: string): ContactCursor | null {
+  let v: unknown;
+  try {
+    v = JSON.parse(Buffer.from(s, 'base64url').toString('utf8'));
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(v) || v.length !== 2) return null;
+  const [name, id] = v as unknown[];
+  if (typeof name !== 'string' || typeof id !== 'string') return null;
+  if (name.length === 0 || name.length > CURSOR_NAME_MAX || name.includes('\u0000') || /\p{Cs}/u.test(name) || !UUID_PATTERN.test(id)) return null;
+  if (encodeContactCursor({ name, id }) !== s) return null;
+  return { name, id: id.toLowerCase() };
+}
+
+/**
+ * One page of the user's contacts sorted by name, case-insensitively; ties by exact name then id
+ * so the order is total and the keyset (lower(name), name, id) is exact. The index
+ * contacts_user_name_keyset_idx (migration 006) holds that key, so a page is one index range scan.
+ */
+export async function listContacts(db: Db, userId: string, opts: { limit: number; cursor: ContactCursor | null }): Promise<ArrayPage<ContactView>> {
+  let q = db.selectFrom('contacts').selectAll().where('userId', '=', userId);
+  if (opts.cursor) {
+    const { name, id } = opts.cursor;
+    q = q.where(sql<boolean>`(lower(name), name, id) > (lower(${name}::text), ${name}::text, ${id}::uuid)`);
+  }
+  const rows = await q
     .orderBy(sql`lower(name)`)
     .orderBy('name')
     .orderBy('id')
+    .limit(opts.limit + 1)
     .execute();
+  return pageOf(rows, opts.limit, contactOf, (r) => encodeContactCursor({ name: r.name, id: r.id }));
 }
 
 export async function getContact(db: Db, userId: string, id: string): Promise<Contact> {

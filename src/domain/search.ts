@@ -14,9 +14,44 @@ export const SEARCH_MAX_LIMIT = 50;
 export const SEARCH_DEFAULT_LIMIT = 20;
 /** Matching segments listed per hit; matchingSegmentCount tells how many there are in all. */
 export const SEARCH_MAX_SEGMENTS_PER_HIT = 20;
-/** ts_headline markers around matched words. */
+/** Markers around matched words in a snippet, the only markup a snippet holds. */
 export const HIGHLIGHT_START = '<mark>';
 export const HIGHLIGHT_STOP = '</mark>';
+
+// ts_headline marks matched words with these two control characters instead of <mark>, after
+// they are removed from the indexed text: so every one in its output is a marker, whatever the
+// user wrote (including the literal string "<mark>"). The snippet is then HTML-escaped piece by
+// piece and the markers become <mark>/</mark>.
+const SENTINEL_START = '\u0001';
+const SENTINEL_STOP = '\u0002';
+
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+/** Text made safe as HTML content and inside a quoted attribute value. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]);
+}
+
+/**
+ * A ts_headline output with sentinel markers as a snippet that is safe to insert as HTML: all of
+ * the text escaped, the markers as <mark>/</mark>. A marker without its partner (ts_headline pairs
+ * them, but a snippet must never carry an unbalanced tag) is dropped.
+ */
+export function snippetHtml(headline: string): string {
+  let out = '';
+  let open = false;
+  for (const piece of headline.split(/([\u0001\u0002])/)) {
+    if (piece === SENTINEL_START) {
+      if (!open) out += HIGHLIGHT_START;
+      open = true;
+    } else if (piece === SENTINEL_STOP) {
+      if (open) out += HIGHLIGHT_STOP;
+      open = false;
+    } else {
+      out += escapeHtml(piece);
+    }
+  }
+  return open ? out + HIGHLIGHT_STOP : out;
+}
 
 export interface SearchSegment {
   segmentId: string;
@@ -71,7 +106,7 @@ function queryTag(q: string): string {
 }
 
 export async function searchCalls(db: Db, userId: string, opts: { q: string; limit: number; offset: number }): Promise<{ items: SearchHit[]; nextOffset: number | null }> {
-  const headlineOptions = `MaxFragments=2, MaxWords=18, MinWords=6, ShortWord=2, FragmentDelimiter=" … ", StartSel=${HIGHLIGHT_START}, StopSel=${HIGHLIGHT_STOP}`;
+  const headlineOptions = `MaxFragments=2, MaxWords=18, MinWords=6, ShortWord=2, FragmentDelimiter=" … ", StartSel=${SENTINEL_START}, StopSel=${SENTINEL_STOP}`;
   // The page is chosen first; snippets and segment matches are computed for its rows only.
   const rows = await sql<{
     id: string;
@@ -111,7 +146,7 @@ export async function searchCalls(db: Db, userId: string, opts: { q: string; lim
     SELECT c.id, c.title, c.upload_title AS "uploadTitle", c.suggested_title AS "suggestedTitle", c.contact_name AS "contactName",
            c.status, c.created_at AS "createdAt", c.duration_seconds AS "durationSeconds",
            page.rank::float8 AS rank,
-           ts_headline('english', page.content, q.query, ${headlineOptions}) AS snippet,
+           ts_headline('english', translate(page.content, ${SENTINEL_START + SENTINEL_STOP}, '  '), q.query, ${headlineOptions}) AS snippet,
            coalesce(m.n, 0)::int AS "matchingSegmentCount",
            CASE WHEN m.n > 0 THEN CASE WHEN m.all_terms THEN 'all_terms' ELSE 'some_terms' END ELSE 'none' END AS "segmentMatch",
            coalesce(m.segments, '[]'::jsonb) AS segments
@@ -160,7 +195,7 @@ export async function searchCalls(db: Db, userId: string, opts: { q: string; lim
       createdAt: r.createdAt.toISOString(),
       durationSeconds: r.durationSeconds,
       rank: r.rank,
-      snippet: r.snippet,
+      snippet: snippetHtml(r.snippet),
       matchingSegmentCount: r.matchingSegmentCount,
       segmentMatch: r.segmentMatch,
       segments: r.segments,

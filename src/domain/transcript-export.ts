@@ -2,6 +2,7 @@
 // cleanText line format. One cue per transcript segment, in stored order. Timestamps always carry
 // hours (WebVTT allows it, SubRip requires it), so calls past one hour need no special case.
 import { cleanTextOf, type TranscriptSegment } from './transcript.js';
+import { cutText } from './text-cut.js';
 
 export const EXPORT_FORMATS = ['json', 'srt', 'vtt', 'txt'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -90,19 +91,25 @@ export function exportTranscript(format: Exclude<ExportFormat, 'json'>, segments
   return toPlainText(segments);
 }
 
+/** The title part of a file name: 100 characters, and 200 bytes so that it and the extension fit the 255 bytes most file systems allow. */
+export const FILE_NAME_TITLE_LIMITS = { maxGraphemes: 100, maxUtf8Bytes: 200 } as const;
+
 /**
  * The download's file name: the call's title made safe for every file system (no path
  * separators, reserved or control characters), or `call-<first 8 of the id>` without a title.
+ * The title is cut at whole characters (grapheme clusters): a cut inside an emoji's surrogate
+ * pair made encodeURIComponent throw while writing `filename*` (a 500).
  */
 export function exportFileName(title: string | null, callId: string, format: Exclude<ExportFormat, 'json'>): string {
-  const base = (title ?? '')
+  const safe = (title ?? '')
     .normalize('NFC')
+    // A lone surrogate has no UTF-8 form (encodeURIComponent throws): replaced like other unsafe characters.
+    .replace(/\p{Cs}/gu, ' ')
     .replace(/[\u0000-\u001f\u007f-\u009f/\\:*?"<>|]+/g, ' ')
     .replace(/\s+/g, ' ')
     .trim()
-    .replace(/^\.+/, '')
-    .slice(0, 100)
-    .trim();
+    .replace(/^\.+/, '');
+  const base = cutText(safe, FILE_NAME_TITLE_LIMITS).trim();
   return `${base || `call-${callId.slice(0, 8)}`}.${format}`;
 }
 

@@ -13,6 +13,7 @@ import { autoAssignContact } from './contact-assignment.js';
 import { recordEvent } from './calls.js';
 import { audioSecondsUpperBound, callJobTimeLimitSeconds } from './job-time-limit.js';
 import { assertNoNul, NUL_MESSAGE } from './text-input.js';
+import { cutText } from './text-cut.js';
 
 /** The metadata envelope after validation; absent and blank fields are left out. */
 export interface UploadMetadata {
@@ -85,12 +86,15 @@ export function parseUploadMetadata(raw: unknown): UploadMetadata {
   return out;
 }
 
-/** The call title an upload starts with: the envelope's title, else the separate `title` part. */
+/**
+ * The call title an upload starts with: the envelope's title, else the separate `title` part, cut
+ * to 500 code units at a character boundary (a cut inside an emoji would store U+FFFD).
+ */
 export function uploadTitle(metadata: UploadMetadata, titlePart: string | undefined): string | null {
   if (metadata.title) return metadata.title;
   assertNoNul(titlePart, '/title');
   const t = titlePart?.trim();
-  return t ? t.slice(0, 500) : null;
+  return t ? cutText(t, { maxCodeUnits: 500 }) || null : null;
 }
 
 function limitError(v: LimitViolation): ServiceError {

@@ -30,6 +30,7 @@ The web console is served at \`/\` by the same process. Media elements cannot se
 Every mutating request may carry \`Idempotency-Key\` (1-255 visible ASCII characters). The first response is stored per user and key for 24 hours and replayed on retry with the header \`Idempotent-Replayed: true\`.
 A retry while the first request runs answers 409 \`idempotency_request_in_progress\`; the same key with another method, path or JSON body answers 422 \`idempotency_key_reused\`.
 5xx, 409 and 429 responses are not stored, so the retry runs again. For uploads the key identifies the upload (file bytes are not compared), and the call records the key, so a retried upload always yields the same callId.
+A webhook's signing secret is never stored with the response: the record of \`POST /api/webhooks\` keeps the body without \`secret\`, and a replay reads the secret from the endpoint (404 \`webhook_not_found\` once the endpoint is deleted).
 
 ## Uploads
 \`POST /api/calls/analyze\` takes the parts in any order. The \`metadata\` envelope is accepted in every form clients send it:
@@ -97,7 +98,7 @@ and \`Content-Disposition: attachment\` named after the call's title (characters
 ## Search
 \`GET /api/calls/search?q=\` searches the caller's calls in every status: title, contact name (as uploaded and the assigned contact's), the one-line and executive summaries, notes, action items (AI and manual) and transcript text.
 PostgreSQL full-text search with English stemming; \`q\` is web-search syntax (\`"a phrase"\`, \`or\`, \`-word\`); ranking by \`ts_rank_cd\` with weights title/contact > summaries/action items > notes > transcript, then newest first.
-Each hit has a \`snippet\` (matched words in \`<mark>…</mark>\`; the rest is not HTML-escaped) and transcript segments (\`segmentId\`, start and end, speaker), at most 20, with \`matchingSegmentCount\`:
+Each hit has a \`snippet\` safe to insert as HTML (matched words in \`<mark>…</mark>\`, its only markup; every other character HTML-escaped as \`&amp;\` \`&lt;\` \`&gt;\` \`&quot;\` \`&#39;\`, user text that looks like markup or a literal \`<mark>\` included; words are marked with private sentinels before escaping, so user text cannot forge a marker) and transcript segments (\`segmentId\`, start and end, speaker), at most 20, with \`matchingSegmentCount\`:
 the segments that match the whole query on their own (\`segmentMatch: all_terms\`), or, when none does, those holding some of its words (\`some_terms\`; excluded words never count), else none (\`none\`).
 The index is updated by the database in the same transaction as every write it depends on, so a completed call, an edit or a deleted call shows at once. \`limit\` 1-50 (default 20); \`nextCursor\` is an opaque offset valid for the same \`q\` only (another \`q\` answers 400).
 
@@ -114,6 +115,11 @@ While \`billing_enabled\` is on, plan limits apply to uploads: minutes over the 
 
 ## Action items
 Action items are listed newest first. \`openActionItems\` in the statistics counts OPEN and IN_PROGRESS items.
+
+## Pages of array lists
+\`GET /api/contacts\` and \`GET /api/actions\` answer the bare JSON array the specification defines, in pages: query \`limit\` (1-1000, default 1000, so a client that does not page still gets all of a normal user's list) and \`cursor\`.
+When more items follow, the response carries the next page's cursor in \`X-Next-Cursor\` and as \`Link: </api/...?limit=N&cursor=...>; rel="next"\`; both are absent on the last page. A \`cursor\` that is not a previous \`X-Next-Cursor\` (unchanged) answers 400 \`validation_failed\`.
+Pages are keyset pages in the lists' own orders (contacts by name, case-insensitively, then exact name, then id; action items newest first, then analysis order, then id), so writes between pages never repeat or skip an item that stays in place.
 
 ## Authentication
 ${config.auth.projectId ? 'ID tokens are verified (RS256, audience and issuer checked).' : 'Local development mode: every request is the local user.'}

@@ -9,7 +9,8 @@ import * as m002 from './migrations/002_search.js';
 import * as m003 from './migrations/003_webhooks.js';
 import * as m004 from './migrations/004_perf_indexes.js';
 import * as m005 from './migrations/005_call_list_covering.js';
-import * as m006 from './migrations/006_service_secrets.js';
+import * as m006 from './migrations/006_list_keysets.js';
+import * as m007 from './migrations/007_service_secrets.js';
 import type { Database } from './schema.js';
 
 // pg returns int8 and numeric as strings; every count here fits in a double.
@@ -26,7 +27,8 @@ const migrations: Record<string, Migration> = {
   '003_webhooks': m003,
   '004_perf_indexes': m004,
   '005_call_list_covering': m005,
-  '006_service_secrets': m006,
+  '006_list_keysets': m006,
+  '007_service_secrets': m007,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { dbModes } from '../support/service.js';
 import { withTwoUsers } from '../support/two-users.js';
-import { seedCompletedCall } from '../fixtures/seed.js';
+import { insertCall, seedCompletedCall } from '../fixtures/seed.js';
+import { sql } from 'kysely';
 
 const ITEM_FIELDS = [
   'callRecordId',
@@ -292,6 +293,94 @@ for (const mode of await dbModes()) {
       const again = await t.request('DELETE', `/api/action-items/${id}`, { token: t.tokenA });
       assert.equal(again.status, 404);
       assert.equal(again.body.error.code, 'action_item_not_found');
+    });
+
+    test('GET /api/actions is paged: 1000 by default with X-Next-Cursor and Link rel=next; the keyset keeps microseconds and analysis order', async () => {
+      const token = await t.idp.token({ sub: `actions-pages-${crypto.randomUUID()}` });
+      const userId = await t.userIdOf(token);
+      const db = t.service.ctx.database.db;
+      // 100 calls (the per-call summary trigger recounts a call's items on every insert).
+      const callIds: string[] = [];
+      for (let i = 0; i < 100; i++) callIds.push(await insertCall(t, userId));
+      const callId = callIds[0];
+      // 2,400 items: runs of 12 sharing one created_at (one analysis, positions 0-11), and runs
+      // whose times differ by a microsecond only, which a millisecond cursor could not tell apart.
+      await sql`
+        INSERT INTO action_items (user_id, call_id, title, created_at, position, source)
+        SELECT ${userId}::uuid, (${callIds}::uuid[])[(g - 1) / 24 + 1], 'Item ' || g,
+               timestamptz '2026-01-01T00:00:00Z' + (g / 24) * interval '1 second'
+                 + CASE WHEN g % 24 < 12 THEN interval '0' ELSE (g % 24) * interval '1 microsecond' END,
+               CASE WHEN g % 24 < 12 THEN g % 24 ELSE 0 END, 'AI'
+        FROM generate_series(1, 2400) g`.execute(db);
+      const all = (await sql<{ id: string }>`SELECT id FROM action_items WHERE user_id = ${userId} ORDER BY created_at DESC, position, id`.execute(db)).rows.map((r) => r.id);
+      assert.equal(all.length, 2400);
+
+      const first = await t.request('GET', '/api/actions', { token });
+      assert.equal(first.status, 200);
+      assert.ok(Array.isArray(first.body));
+      assert.equal(first.body.length, 1000, 'no request loads more than 1000 items');
+      assert.deepEqual(first.body.map((i: { id: string }) => i.id), all.slice(0, 1000));
+      assert.deepEqual(Object.keys(first.body[0]).sort(), ITEM_FIELDS);
+      const cursor = first.headers.get('x-next-cursor');
+      assert.match(cursor ?? '', /^[A-Za-z0-9_-]+$/);
+      assert.equal(first.headers.get('link'), `</api/actions?limit=1000&cursor=${cursor}>; rel="next"`);
+
+      // Pages of 53 (prime) cut inside runs of equal created_at and inside microsecond runs: every item once, in order.
+      const seen: string[] = [];
+      let next: string | null = '/api/actions?limit=53';
+      let pages = 0;
+      while (next) {
+        const r: { status: number; text: string; body: any; headers: Headers } = await t.request('GET', next, { token });
+        assert.equal(r.status, 200, r.text);
+        seen.push(...r.body.map((i: { id: string }) => i.id));
+        const link = r.headers.get('link');
+        next = link ? /^<([^>]+)>; rel="next"$/.exec(link)![1] : null;
+        assert.equal(r.headers.get('x-next-cursor') === null, next === null);
+        if (pages++ > 50) assert.fail('paging does not end');
+      }
+      assert.deepEqual(seen, all);
+
+      // Writes between pages: a new item (newest, before the cursor) and the cursor's own item deleted.
+      const p1 = await t.request('GET', '/api/actions?limit=5', { token });
+      await t.request('POST', `/api/calls/${callId}/action-items`, { token, body: { title: 'Brand new' } });
+      await t.request('DELETE', `/api/action-items/${p1.body[4].id}`, { token });
+      const p2 = await t.request('GET', `/api/actions?limit=5&cursor=${p1.headers.get('x-next-cursor')}`, { token });
+      assert.deepEqual(p2.body.map((i: { id: string }) => i.id), all.slice(5, 10));
+      // The default page of another user is theirs alone.
+      assert.ok(!(await t.request('GET', `/api/actions?cursor=${p1.headers.get('x-next-cursor')}`, { token: t.tokenB })).body.some((i: { callRecordId: string }) => callIds.includes(i.callRecordId)));
+    });
+
+    test('GET /api/actions: a cursor not written by the service, or a limit out of range, is 400 validation_failed', async () => {
+      const id = crypto.randomUUID();
+      const enc = (raw: string) => Buffer.from(raw).toString('base64url');
+      const forged = [
+        '',
+        'nonsense!',
+        enc(`2026-01-01T00:00:00.000Z|0|${id}`), // milliseconds only
+        enc(`2026-02-30T00:00:00.000000Z|0|${id}`),
+        enc(`1|0|${id}`),
+        enc(`0000-01-01T00:00:00.000000Z|0|${id}`),
+        enc(`2026-01-01T00:00:00.000000Z|2147483648|${id}`),
+        enc(`2026-01-01T00:00:00.000000Z|01|${id}`),
+        enc(`2026-01-01T00:00:00.000000Z|1.5|${id}`),
+        enc(`2026-01-01T00:00:00.000000Z|0|${'-'.repeat(36)}`),
+        enc(`2026-01-01T00:00:00.000000Z|0|${id}|extra`),
+        enc(`2026-01-01T00:00:00.000000z|0|${id}`),
+        `${enc(`2026-01-01T00:00:00.000000Z|0|${id}`)}=`,
+      ];
+      for (const cursor of forged) {
+        const r = await t.request('GET', `/api/actions?cursor=${encodeURIComponent(cursor)}`, { token: t.tokenA });
+        assert.equal(r.status, 400, `cursor ${Buffer.from(cursor, 'base64url').toString()}`);
+        assert.equal(r.body.error.code, 'validation_failed');
+      }
+      for (const limit of ['0', '1001', 'abc']) {
+        const r = await t.request('GET', `/api/actions?limit=${limit}`, { token: t.tokenA });
+        assert.equal(r.status, 400, `limit ${limit}`);
+        assert.equal(r.body.error.code, 'validation_failed');
+      }
+      for (const ok of [`2026-01-01T00:00:00.000001Z|-3|${id}`, `2026-01-01T00:00:00.000001Z|0|${id.toUpperCase()}`]) {
+        assert.equal((await t.request('GET', `/api/actions?cursor=${enc(ok)}`, { token: t.tokenA })).status, 200, ok);
+      }
     });
 
     test('routes require authentication', async () => {

@@ -2,6 +2,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
+import { sql } from 'kysely';
 import { dbModes } from '../support/service.js';
 import { withTwoUsers } from '../support/two-users.js';
 import { insertCall } from '../fixtures/seed.js';
@@ -164,6 +165,92 @@ for (const mode of await dbModes()) {
 
       assert.equal((await callRow(myCall))?.serviceContactId, null);
       assert.equal((await callRow(theirCall))?.serviceContactId, null);
+    });
+
+    test('GET /api/contacts is paged: 1000 by default with X-Next-Cursor and Link rel=next, keyset on (name, id) across case ties and writes', async () => {
+      // A user with many contacts, some names equal but for case, some equal outright (ordered by id).
+      const token = await t.idp.token({ sub: `contacts-pages-${crypto.randomUUID()}` });
+      const userId = await t.userIdOf(token);
+      const db = t.service.ctx.database.db;
+      const tricky = ['bob', 'Bob', 'BOB', 'Same', 'Same', 'Same', 'Zoë | "quoted"', '😀 emoji', 'a\u0301ccent', 'x, y\\z'];
+      await db.insertInto('contacts').values(tricky.map((name) => ({ userId, name }))).execute();
+      await sql`INSERT INTO contacts (user_id, name) SELECT ${userId}::uuid, 'Contact ' || lpad(g::text, 5, '0') FROM generate_series(1, 2490) g`.execute(db);
+      const expected = async () =>
+        (await sql<{ id: string }>`SELECT id FROM contacts WHERE user_id = ${userId} ORDER BY lower(name), name, id`.execute(db)).rows.map((r) => r.id);
+      const all = await expected();
+      assert.equal(all.length, 2500);
+
+      // An old client's request: the bare array, capped, the rest announced in headers.
+      const first = await t.request('GET', '/api/contacts', { token });
+      assert.equal(first.status, 200);
+      assert.ok(Array.isArray(first.body));
+      assert.equal(first.body.length, 1000, 'no request loads more than 1000 contacts');
+      assert.deepEqual(first.body.map((c: { id: string }) => c.id), all.slice(0, 1000));
+      assert.deepEqual(Object.keys(first.body[0]).sort(), CONTACT_FIELDS);
+      const cursor = first.headers.get('x-next-cursor');
+      assert.match(cursor ?? '', /^[A-Za-z0-9_-]+$/);
+      assert.equal(first.headers.get('link'), `</api/contacts?limit=1000&cursor=${cursor}>; rel="next"`);
+
+      // Following Link with small pages yields every contact once, in order; the last page has no headers.
+      const seen: string[] = [];
+      let next: string | null = '/api/contacts?limit=61';
+      let pages = 0;
+      while (next) {
+        const r: { status: number; text: string; body: any; headers: Headers } = await t.request('GET', next, { token });
+        assert.equal(r.status, 200, r.text);
+        seen.push(...r.body.map((c: { id: string }) => c.id));
+        const link = r.headers.get('link');
+        next = link ? /^<([^>]+)>; rel="next"$/.exec(link)![1] : null;
+        assert.equal(r.headers.get('x-next-cursor') === null, next === null);
+        if (pages++ > 50) assert.fail('paging does not end');
+      }
+      assert.deepEqual(seen, all);
+
+      // Writes between pages: the page after a cursor is decided by the cursor's (name, id) alone.
+      const p1 = await t.request('GET', '/api/contacts?limit=3', { token });
+      assert.deepEqual(p1.body.map((c: { id: string }) => c.id), all.slice(0, 3));
+      assert.equal(new Set(p1.body.slice(1).map((c: { name: string }) => c.name.toLowerCase())).size, 1, 'the cut falls between names equal but for case');
+      await t.request('DELETE', `/api/contacts/${p1.body[2].id}`, { token }); // the cursor's own contact
+      await t.request('POST', '/api/contacts', { token, body: { name: 'Aardvark' } }); // sorts before the cursor
+      const p2 = await t.request('GET', `/api/contacts?limit=4&cursor=${p1.headers.get('x-next-cursor')}`, { token });
+      assert.equal(p2.status, 200);
+      assert.deepEqual(p2.body.map((c: { id: string }) => c.id), all.slice(3, 7));
+      // Another user's cursor positions in the caller's own list only.
+      const other = await t.request('GET', `/api/contacts?cursor=${p1.headers.get('x-next-cursor')}`, { token: t.tokenB });
+      assert.equal(other.status, 200);
+      assert.ok(!other.body.some((c: { name: string }) => c.name.startsWith('Contact 0')));
+    });
+
+    test('GET /api/contacts: a cursor not written by the service, or a limit out of range, is 400 validation_failed', async () => {
+      const id = crypto.randomUUID();
+      const enc = (v: unknown) => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64url');
+      const good = enc(['Bob', id]);
+      const forged = [
+        '',
+        'nonsense!',
+        enc(['Bob\u0000', id]), // PostgreSQL rejects NUL in text
+        enc(['Bob', 'not-a-uuid']),
+        enc(['Bob', id, 'extra']),
+        enc(['', id]),
+        enc([42, id]),
+        enc({ name: 'Bob', id }),
+        enc(`["Bob", "${id}"]`), // the same value, spelled differently
+        enc(['x'.repeat(1001), id]),
+        `${good}=`,
+        Buffer.from(JSON.stringify(['Bob', id])).toString('base64'),
+      ];
+      for (const cursor of forged) {
+        const r = await t.request('GET', `/api/contacts?cursor=${encodeURIComponent(cursor)}`, { token: t.tokenA });
+        assert.equal(r.status, 400, `cursor ${cursor}`);
+        assert.equal(r.body.error.code, 'validation_failed');
+      }
+      for (const limit of ['0', '1001', 'abc', '-1', '1.5']) {
+        const r = await t.request('GET', `/api/contacts?limit=${limit}`, { token: t.tokenA });
+        assert.equal(r.status, 400, `limit ${limit}`);
+        assert.equal(r.body.error.code, 'validation_failed');
+      }
+      assert.equal((await t.request('GET', `/api/contacts?cursor=${good}`, { token: t.tokenA })).status, 200);
+      assert.equal((await t.request('GET', `/api/contacts?cursor=${enc(['Bob', id.toUpperCase()])}`, { token: t.tokenA })).status, 200);
     });
 
     test('DELETE answers 204, keeps linked calls and clears their link', async () => {

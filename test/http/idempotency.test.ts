@@ -118,6 +118,28 @@ for (const mode of await dbModes()) {
       assert.equal(fixed.status, 422, 'a corrected body needs a new key');
     });
 
+    test('POST /api/webhooks: no record holds a signing secret; the replay has it; a stored 400 is replayed unchanged', async () => {
+      const key = newKey();
+      const body = { url: 'https://example.com/idem-hook', events: ['call.failed'] };
+      const post = (b: unknown, k: string) => t.request('POST', '/api/webhooks', { token: t.tokenA, body: b, headers: { 'idempotency-key': k } });
+      const first = await post(body, key);
+      assert.equal(first.status, 201, first.text);
+      const replay = await post(body, key);
+      assert.equal(replay.headers.get('idempotent-replayed'), 'true');
+      assert.deepEqual(replay.body, first.body);
+      const withSecret = await sql<{ n: number }>`SELECT count(*)::int AS n FROM idempotency_keys WHERE response_body::text LIKE '%whsec_%' OR response_body ? 'secret'`.execute(db());
+      assert.equal(withSecret.rows[0].n, 0);
+
+      const badKey = newKey();
+      const bad = await post({ url: 'ftp://example.com/hook', events: ['call.failed'] }, badKey);
+      assert.equal(bad.status, 400);
+      const badAgain = await post({ url: 'ftp://example.com/hook', events: ['call.failed'] }, badKey);
+      assert.equal(badAgain.status, 400);
+      assert.equal(badAgain.headers.get('idempotent-replayed'), 'true');
+      assert.deepEqual(badAgain.body, bad.body);
+      assert.equal((await t.request('DELETE', `/api/webhooks/${first.body.id}`, { token: t.tokenA })).status, 204);
+    });
+
     test('a 204 is replayed as 204 with no body', async () => {
       const c = await createContact({ name: 'Idem Delete Me' }, undefined);
       const key = newKey();

@@ -30,14 +30,14 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'DELETE', path: '/api/calls/{id}', success: 204, body: null },
   { method: 'DELETE', path: '/api/calls', success: 200, body: 'json' },
   // Action items
-  { method: 'GET', path: '/api/actions', success: 200, body: null },
+  { method: 'GET', path: '/api/actions', success: 200, body: null, query: ['limit', 'cursor'] },
   { method: 'GET', path: '/api/calls/{callId}/action-items', success: 200, body: null },
   { method: 'POST', path: '/api/calls/{callId}/action-items', success: 201, body: 'json' },
   { method: 'PUT', path: '/api/action-items/{id}', success: 200, body: 'json' },
   { method: 'DELETE', path: '/api/action-items/{id}', success: 204, body: null },
   { method: 'PATCH', path: '/api/actions/{id}', success: 200, body: 'json' },
   // Contacts
-  { method: 'GET', path: '/api/contacts', success: 200, body: null },
+  { method: 'GET', path: '/api/contacts', success: 200, body: null, query: ['limit', 'cursor'] },
   { method: 'GET', path: '/api/contacts/{id}', success: 200, body: null },
   { method: 'POST', path: '/api/contacts', success: 201, body: 'json' },
   { method: 'PUT', path: '/api/contacts/{id}', success: 200, body: 'json' },
@@ -144,6 +144,18 @@ describe('OpenAPI document and API reference', () => {
       }
     }
     assert.deepEqual(problems, []);
+  });
+
+  test('the array lists document paging: limit 1-1000, cursor, a bare array body, X-Next-Cursor and Link headers', () => {
+    for (const path of ['/api/contacts', '/api/actions']) {
+      const op = operation({ method: 'GET', path, success: 200, body: null })!;
+      const limit = op.parameters?.find((p) => p.in === 'query' && p.name === 'limit')?.schema as { minimum?: number; maximum?: number; default?: number };
+      assert.deepEqual([limit.minimum, limit.maximum, limit.default], [1, 1000, 1000], path);
+      const ok = op.responses?.['200'] as { headers?: Record<string, unknown>; content?: Record<string, { schema?: { type?: string } }> };
+      assert.equal(ok.content?.['application/json']?.schema?.type, 'array', `${path}: the body stays an array`);
+      assert.deepEqual(Object.keys(ok.headers ?? {}).sort(), ['Link', 'X-Next-Cursor'], path);
+      assert.ok(op.responses?.['400'], `${path}: 400 for a forged cursor`);
+    }
   });
 
   // Known gap (routes/upload.ts, routes/voice-profile.ts): the multipart parts are described in prose only.

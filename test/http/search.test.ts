@@ -147,6 +147,39 @@ for (const mode of await dbModes()) {
       assert.equal(other.body.error.code, 'validation_failed');
     });
 
+    test('a snippet is safe to insert as HTML: user markup, &, quotes and a literal <mark> escaped, only the matched words in <mark>', async () => {
+      const hostile = [
+        'Quetzal plan <script>alert(1)</script> for Tom & Jerry\'s "quetzal" deal',
+        '<img src=x onerror=alert(1)// <mark>not ours</mark> a<mark>b quetzal',
+        'x</mark><b onmouseover="steal()">quetzal</b> &amp; &lt;already&gt; \u0001fake\u0002 marker quetzal',
+      ];
+      const callId = await insertCall(t, t.userA, { title: 'Hostile markup' });
+      await t.service.ctx.database.db.updateTable('calls').set({ notes: hostile.join('\n') }).where('id', '=', callId).execute();
+      const hits = [];
+      for (const q of ['quetzal', 'marker', 'onerror']) {
+        const r = await search(q);
+        assert.equal(r.status, 200);
+        const hit = r.body.items.find((h: { callId: string }) => h.callId === callId);
+        assert.ok(hit, q);
+        hits.push(hit.snippet as string);
+      }
+      for (const snippet of hits) {
+        // Our markers are the only markup, balanced and never nested, each around a word of the query.
+        const marked = [...snippet.matchAll(/<mark>(.*?)<\/mark>/g)].map((m) => m[1]);
+        assert.ok(marked.length > 0, snippet);
+        for (const w of marked) assert.match(w, /^(quetzal|marker|onerror)$/i, snippet);
+        const text = snippet.replace(/<mark>|<\/mark>/g, '');
+        assert.doesNotMatch(text, /[<>"'\u0001\u0002]/, `nothing left to parse as markup: ${snippet}`);
+        assert.doesNotMatch(text.replace(/&(amp|lt|gt|quot|#39);/g, ''), /&/, `every & escaped: ${snippet}`);
+      }
+      const decode = (s: string) => s.replace(/<\/?mark>/g, '').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+      const all = hits.map(decode).join('\n');
+      assert.match(all, /Tom & Jerry's "quetzal" deal/, 'the text reads back as written once unescaped');
+      assert.match(all, /<img src=x onerror=alert\(1\)\/\//);
+      assert.match(hits.join('\n'), /&lt;img src=x <mark>onerror<\/mark>=alert\(1\)\/\//);
+      assert.match(all, /&amp; &lt;already&gt;/, 'text that looks escaped is escaped again: it is text');
+    });
+
     test('the OpenAPI document describes search, transcript export and conversation metrics', async () => {
       const doc = (await t.request('GET', '/openapi.json')).body;
       const search = doc.paths['/api/calls/search'].get;

@@ -12,7 +12,7 @@ import webvtt from 'webvtt-parser';
 import { dbModes } from '../support/service.js';
 import { withTwoUsers } from '../support/two-users.js';
 import { insertArtifact, insertCall, seedCompletedCall, transcriptFor } from '../fixtures/seed.js';
-import { exportableSegments, toSrt, toWebVtt } from '../../src/domain/transcript-export.js';
+import { exportFileName, exportableSegments, toSrt, toWebVtt } from '../../src/domain/transcript-export.js';
 
 interface VttCue { id: string; startTime: number; endTime: number; text: string; tree: { children: Array<{ type: string; name?: string; value?: string; children?: Array<{ type: string; value: string }> }> } }
 // The parser's default entity table is a partial one; its full HTML table gives spec behaviour.
@@ -119,6 +119,42 @@ for (const mode of await dbModes()) {
       assert.doesNotMatch(u.headers.get('content-disposition')!, /filename\*/);
     });
 
+    test('a title whose 100-character cut falls inside an emoji, a ZWJ sequence, a flag or a combining mark: 200, cut between whole characters', async () => {
+      const pad = 'a'.repeat(99);
+      const titles = {
+        'emoji (surrogate pair)': `${pad}😀 tail`,
+        'ZWJ family': `${pad}👩‍👩‍👧‍👦 tail`,
+        'skin tone modifier': `${pad}👍🏽 tail`,
+        'regional-indicator flag': `${pad}🇫🇷 tail`,
+        'combining marks (no precomposed form)': `${pad}q\u0307\u0323 tail`,
+        'emoji only': '😀'.repeat(120),
+        'one letter carrying 500 combining marks': `x${'\u0301'.repeat(500)}`,
+      };
+      const graphemes = (s: string) => [...new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(s)].map((g) => g.segment);
+      for (const [what, title] of Object.entries(titles)) {
+        const id = await seedCompletedCall(t, t.userA, { title });
+        for (const f of ['txt', 'vtt', 'srt']) {
+          const r = await get(id, f);
+          assert.equal(r.status, 200, `${what} (${f}): ${r.text.slice(0, 200)}`);
+          const header = r.headers.get('content-disposition')!;
+          const name = contentDisposition.parse(header).parameters.filename;
+          assert.ok(name.endsWith(`.${f}`), what);
+          const base = name.slice(0, -(f.length + 1));
+          assert.doesNotMatch(base, /\uFFFD|\p{Cs}/u, `${what}: no replacement character, no lone surrogate`);
+          if (base.startsWith('call-')) {
+            // A single character larger than the byte budget leaves no title to use.
+            assert.equal(what, 'one letter carrying 500 combining marks');
+            continue;
+          }
+          const cut = graphemes(base);
+          assert.ok(cut.length <= 100, `${what}: at most 100 characters (${cut.length})`);
+          assert.ok(Buffer.byteLength(name) <= 255, `${what}: fits a 255-byte file name`);
+          assert.deepEqual(cut, graphemes(title.normalize('NFC')).slice(0, cut.length), `${what}: a prefix of whole characters`);
+          assert.ok(cut.length >= 99 || Buffer.byteLength(base) > 190, `${what}: cut only as far as needed (${cut.length})`);
+        }
+      }
+    });
+
     test('no format, or format=json, serves the stored JSON unchanged', async () => {
       const stored = longTranscript(callId);
       for (const f of [undefined, 'json']) {
@@ -157,6 +193,14 @@ test('a stored transcript of another shape exports what it can instead of failin
   ]);
   assert.equal(toSrt(segments), '1\n00:00:01,000 --> 00:00:02,000\nAnn: Hi.\n');
   assert.deepEqual(exportableSegments({}), []);
+});
+
+test('exportFileName keeps whole characters and replaces a lone surrogate', () => {
+  assert.equal(exportFileName(`${'a'.repeat(99)}😀`, '12345678-aaaa', 'txt'), `${'a'.repeat(99)}😀.txt`);
+  assert.equal(exportFileName(`${'a'.repeat(99)}b😀`, '12345678-aaaa', 'txt'), `${'a'.repeat(99)}b.txt`);
+  assert.equal(exportFileName(`${'a'.repeat(98)}e\u0301\u0301zz`, '12345678-aaaa', 'srt'), `${'a'.repeat(98)}\u00e9\u0301z.srt`);
+  assert.equal(exportFileName('ab\ud83dcd', '12345678-aaaa', 'vtt'), 'ab cd.vtt');
+  assert.doesNotThrow(() => encodeURIComponent(exportFileName('\udc00'.repeat(150), '12345678-aaaa', 'vtt')));
 });
 
 test('an empty transcript exports as an empty but valid file', () => {

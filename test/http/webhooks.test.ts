@@ -143,6 +143,41 @@ for (const mode of modes) {
       assert.equal((await t.request('GET', `/api/webhooks/${id}`, { token: t.tokenA })).status, 404);
     });
 
+    test('with an Idempotency-Key the signing secret is not stored in the idempotency record; a replay reads it from the endpoint', async () => {
+      const key = `hook-${crypto.randomUUID()}`;
+      const body = { url: `${receiver.url}/idem`, events: ['call.completed'] };
+      const first = await t.request('POST', '/api/webhooks', { token: t.tokenA, body, headers: { 'idempotency-key': key } });
+      assert.equal(first.status, 201);
+      const secret = first.body.secret as string;
+      assert.match(secret, /^whsec_/);
+
+      const db = t.service.ctx.database.db;
+      const row = await db.selectFrom('idempotencyKeys').selectAll().where('userId', '=', t.userA).where('key', '=', key).executeTakeFirstOrThrow();
+      assert.equal(row.state, 'DONE');
+      assert.equal(row.responseStatus, 201);
+      const stored = JSON.stringify(row);
+      assert.ok(!stored.includes(secret) && !stored.includes(secret.slice('whsec_'.length)), 'the secret is nowhere in the record');
+      assert.equal('secret' in (row.responseBody as object), false);
+      assert.equal((row.responseBody as { id: string }).id, first.body.id, 'the rest of the response is kept');
+
+      const replay = await t.request('POST', '/api/webhooks', { token: t.tokenA, body, headers: { 'idempotency-key': key } });
+      assert.equal(replay.status, 201);
+      assert.equal(replay.headers.get('idempotent-replayed'), 'true');
+      assert.deepEqual(replay.body, first.body, 'the replay is the original response, secret included');
+      assert.equal((await t.request('GET', '/api/webhooks', { token: t.tokenA })).body.items.filter((e: any) => e.url === body.url).length, 1, 'one endpoint');
+
+      // Another user's replay of the same key is their own request, never this secret.
+      const other = await t.request('POST', '/api/webhooks', { token: t.tokenB, body, headers: { 'idempotency-key': key } });
+      assert.equal(other.status, 201);
+      assert.notEqual(other.body.secret, secret);
+      await t.request('DELETE', `/api/webhooks/${other.body.id}`, { token: t.tokenB });
+
+      assert.equal((await t.request('DELETE', `/api/webhooks/${first.body.id}`, { token: t.tokenA })).status, 204);
+      const gone = await t.request('POST', '/api/webhooks', { token: t.tokenA, body, headers: { 'idempotency-key': key } });
+      assert.equal(gone.status, 404, 'the endpoint it created is gone');
+      assert.equal(gone.body.error.code, 'webhook_not_found');
+    });
+
     test('invalid registrations answer 400 validation_failed; the per-user limit 422', async () => {
       const bad: Array<[unknown, string]> = [
         [{ url: 'not a url', events: ['call.completed'] }, 'body/url'],

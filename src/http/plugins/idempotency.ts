@@ -9,6 +9,11 @@
 //
 // Uploads are multipart streams whose bytes are not hashed; for them the key identifies the upload
 // (the call row also records the key, so even a crash between commit and reply yields one call).
+//
+// A route whose response carries a secret (POST /api/webhooks: the signing secret) declares
+// `config.idempotentResponse`: the record keeps the body with the secret removed, and a replay
+// puts it back from where it lives (the webhook row), so the idempotency table never holds a
+// secret in clear.
 import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
@@ -21,10 +26,22 @@ const RETENTION_HOURS = 24;
 const CLAIM_STALE_SECONDS = 600;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
+/** How a route's response is kept in the idempotency record and rebuilt on replay. */
+export interface IdempotentResponse {
+  /** The body as stored: without anything that must not rest in the idempotency table. */
+  store(body: unknown, status: number): unknown;
+  /** The stored body as a replay answers it; may throw a ServiceError (answered instead). */
+  replay(userId: string, stored: unknown, status: number): Promise<unknown>;
+}
+
 declare module 'fastify' {
   interface FastifyRequest {
     idempotencyKey?: string;
     idempotencyClaimed?: boolean;
+  }
+  interface FastifyContextConfig {
+    /** The route's response holds a secret: see IdempotentResponse. */
+    idempotentResponse?: IdempotentResponse;
   }
 }
 
@@ -96,8 +113,10 @@ export function registerIdempotency(app: FastifyInstance, ctx: AppContext): void
     if (!existing) throw new ServiceError(ErrorCode.IdempotencyInProgress);
     if (existing.requestHash !== hash) throw new ServiceError(ErrorCode.IdempotencyKeyReused);
     if (existing.state === 'IN_PROGRESS') throw new ServiceError(ErrorCode.IdempotencyInProgress);
+    const shaped = req.routeOptions.config.idempotentResponse;
+    const stored = existing.responseBody;
+    const body = shaped && stored !== null && stored !== undefined ? await shaped.replay(req.user.id, stored, existing.responseStatus ?? 200) : stored;
     reply.header('idempotent-replayed', 'true');
-    const body = existing.responseBody;
     if (body === null || body === undefined) return reply.status(existing.responseStatus ?? 204).send();
     return reply.status(existing.responseStatus ?? 200).type('application/json; charset=utf-8').send(JSON.stringify(body));
   };
@@ -119,6 +138,8 @@ export function registerIdempotency(app: FastifyInstance, ctx: AppContext): void
             body = null;
           }
         }
+        const shaped = req.routeOptions.config.idempotentResponse;
+        if (shaped && body !== null) body = shaped.store(body, status);
         await db
           .updateTable('idempotencyKeys')
           .set({ state: 'DONE', responseStatus: status, responseBody: JSON.stringify(body), expiresAt: sql<Date>`now() + make_interval(hours => ${RETENTION_HOURS})` })

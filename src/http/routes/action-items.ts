@@ -12,7 +12,6 @@ import {
   createManual,
   deleteActionItem,
   listForCall,
-  listForUser,
   replaceActionItem,
   setActionItemStatus,
   type ManualItemInput,
@@ -20,6 +19,9 @@ import {
 } from '../../domain/action-items.js';
 import type { ActionItemStatus } from '../../store/schema.js';
 import { INTENTS } from '../../domain/analysis.js';
+import { decodeActionItemCursor, listActionItemsPage } from '../../domain/action-item-list.js';
+import { ARRAY_LIST_DEFAULT_LIMIT, ARRAY_LIST_MAX_LIMIT } from '../../domain/array-list.js';
+import { arrayPageQuery, arrayPageResponse, badCursor, sendArrayPage } from '../array-page.js';
 
 const tags = ['Action items'];
 
@@ -74,12 +76,19 @@ export default async function actionItemRoutes(app: FastifyInstance, ctx: AppCon
       schema: {
         tags,
         summary: 'All of the caller\'s action items, newest first',
-        description: 'Items created together (one analysis) keep the analysis order among themselves.',
-        response: { 200: Type.Array(Item), ...errorResponses(401) },
+        description: `Items created together (one analysis) keep the analysis order among themselves, then id. A JSON array, as before; pages of at most \`limit\` items (default and maximum ${ARRAY_LIST_MAX_LIMIT}). When more follow, the response carries \`X-Next-Cursor\` and \`Link: <...>; rel="next"\`; pass the cursor back as \`cursor\`. Paging is by keyset, so an item created or deleted between pages neither repeats nor hides another.`,
+        querystring: arrayPageQuery('action items'),
+        response: { 200: arrayPageResponse(Type.Array(Item)), ...errorResponses(400, 401) },
       },
       config: { cachedUser: true },
     },
-    async (req) => (await listForUser(db, req.user.id)).map(actionItemOf),
+    async (req, reply) => {
+      const q = req.query as { limit?: number; cursor?: string };
+      const cursor = q.cursor !== undefined ? decodeActionItemCursor(q.cursor) : null;
+      if (q.cursor !== undefined && !cursor) throw badCursor();
+      const limit = q.limit ?? ARRAY_LIST_DEFAULT_LIMIT;
+      return sendArrayPage(req, reply, await listActionItemsPage(db, req.user.id, { limit, cursor }), limit);
+    },
   );
 
   app.get(

@@ -5,7 +5,9 @@ import type { AppContext } from '../../context.js';
 import { DateTime, Nullable, Uuid, errorResponses } from '../schemas.js';
 import { CallDetailSchema } from './call-schemas.js';
 import { callDetailOf } from '../../domain/calls.js';
-import { contactOf, createContact, deleteContact, getContact, linkCallContact, listContacts, replaceContact, type ContactInput } from '../../domain/contacts.js';
+import { contactOf, createContact, decodeContactCursor, deleteContact, getContact, linkCallContact, listContacts, replaceContact, type ContactInput } from '../../domain/contacts.js';
+import { ARRAY_LIST_DEFAULT_LIMIT, ARRAY_LIST_MAX_LIMIT } from '../../domain/array-list.js';
+import { arrayPageQuery, arrayPageResponse, badCursor, sendArrayPage } from '../array-page.js';
 
 const tags = ['Contacts'];
 
@@ -34,8 +36,22 @@ export default async function contactRoutes(app: FastifyInstance, ctx: AppContex
 
   app.get(
     '/api/contacts',
-    { schema: { tags, summary: 'The caller\'s contacts, sorted by name (case-insensitive)', response: { 200: Type.Array(ContactSchema), ...errorResponses(401) } } },
-    async (req) => (await listContacts(db, req.user.id)).map(contactOf),
+    {
+      schema: {
+        tags,
+        summary: 'The caller\'s contacts, sorted by name (case-insensitive)',
+        description: `A JSON array, as before; pages of at most \`limit\` contacts (default and maximum ${ARRAY_LIST_MAX_LIMIT}). When more follow, the response carries \`X-Next-Cursor\` and \`Link: <...>; rel="next"\`; pass the cursor back as \`cursor\`. Ties of the case-insensitive name are ordered by the exact name, then id. The cursor carries the last listed contact's name (it is sent only to its owner; the service never logs query strings).`,
+        querystring: arrayPageQuery('contacts'),
+        response: { 200: arrayPageResponse(Type.Array(ContactSchema)), ...errorResponses(400, 401) },
+      },
+    },
+    async (req, reply) => {
+      const q = req.query as { limit?: number; cursor?: string };
+      const cursor = q.cursor !== undefined ? decodeContactCursor(q.cursor) : null;
+      if (q.cursor !== undefined && !cursor) throw badCursor();
+      const limit = q.limit ?? ARRAY_LIST_DEFAULT_LIMIT;
+      return sendArrayPage(req, reply, await listContacts(db, req.user.id, { limit, cursor }), limit);
+    },
   );
 
   app.get(

@@ -36,7 +36,7 @@ const SearchHitSchema = Type.Object({
   durationSeconds: Nullable(Type.Integer()),
   rank: Type.Number({ description: 'ts_rank_cd of the call\'s weighted document; higher is better. Comparable within one result list only.' }),
   snippet: Type.String({
-    description: `Fragments of the matching text (ts_headline), joined by " … ", matched words wrapped in ${HIGHLIGHT_START}…${HIGHLIGHT_STOP}. The rest is plain text, not HTML-escaped: escape it before rendering as HTML.`,
+    description: `Fragments of the matching text (ts_headline), joined by " … ", matched words wrapped in ${HIGHLIGHT_START}…${HIGHLIGHT_STOP}. Safe to insert as HTML: all other text is HTML-escaped (\`&amp;\` \`&lt;\` \`&gt;\` \`&quot;\` \`&#39;\`), so the only markup is these markers, balanced and never nested; user text that looks like markup (including a literal \`<mark>\`) arrives escaped. For plain text, remove the markers and unescape those five entities.`,
   }),
   matchingSegmentCount: Type.Integer({ description: 'How many transcript segments are listed in `segments` before the cut to the first ones.' }),
   segmentMatch: Type.Union(SEGMENT_MATCHES.map((m) => Type.Literal(m)), {

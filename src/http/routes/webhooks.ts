@@ -53,6 +53,16 @@ const DeliverySchema = Type.Object({
 
 const SIGNING = `Each delivery is a POST with a JSON body \`{type, timestamp, data: {callId, status, errorReason, links: {call, transcript?, analysis?}}}\` (links are paths on this service) and the Standard Webhooks headers: \`webhook-id\` (the delivery id, unchanged on retries: use it to de-duplicate), \`webhook-timestamp\` (Unix seconds of the attempt) and \`webhook-signature\` = \`v1,\` + base64(HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<body>")), where key is the base64-decoded part of the secret after \`whsec_\`. Any Standard Webhooks library verifies it.`;
 
+function withoutSecret(body: unknown): unknown {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
+  const { secret: _secret, ...rest } = body as Record<string, unknown>;
+  return rest;
+}
+
+function isCreatedEndpoint(body: unknown): body is { id: string } {
+  return !!body && typeof body === 'object' && typeof (body as { id?: unknown }).id === 'string' && 'url' in body;
+}
+
 export default async function webhookRoutes(app: FastifyInstance, ctx: AppContext) {
   const db = ctx.database.db;
   const rules = { allowPrivateNetworks: ctx.config.webhooks.allowPrivateNetworks, maxEndpointsPerUser: ctx.config.webhooks.maxEndpointsPerUser };
@@ -63,7 +73,7 @@ export default async function webhookRoutes(app: FastifyInstance, ctx: AppContex
       schema: {
         tags,
         summary: 'Register a webhook endpoint for call.completed and/or call.failed',
-        description: `The URL must be https; plain http only to a loopback host in development. Outside development, URLs to private, loopback or link-local addresses are refused (and names are resolved and every address checked again at each delivery). The response carries the signing secret, which is never shown again. At most ${rules.maxEndpointsPerUser} endpoints per user (422 webhook_limit_reached). ${SIGNING}`,
+        description: `The URL must be https; plain http only to a loopback host in development. Outside development, URLs to private, loopback or link-local addresses are refused (and names are resolved and every address checked again at each delivery). The response carries the signing secret, which is never shown again (except to a retry with the same \`Idempotency-Key\` within 24 h: the stored response is kept without the secret, which a replay reads back from the endpoint; a replay after the endpoint was deleted answers 404 webhook_not_found). At most ${rules.maxEndpointsPerUser} endpoints per user (422 webhook_limit_reached). ${SIGNING}`,
         body: Type.Object(
           {
             url: Type.String({ minLength: 1, maxLength: 2048 }),
@@ -72,7 +82,19 @@ export default async function webhookRoutes(app: FastifyInstance, ctx: AppContex
           },
           { additionalProperties: false },
         ),
-        response: { 201: CreatedEndpointSchema, ...errorResponses(400, 401, 422) },
+        response: { 201: CreatedEndpointSchema, ...errorResponses(400, 401, 404, 422) },
+      },
+      config: {
+        // The idempotency record keeps the response without the secret; a replay reads it from the endpoint's row.
+        idempotentResponse: {
+          store: (body) => withoutSecret(body),
+          replay: async (userId, stored) => {
+            if (!isCreatedEndpoint(stored)) return stored;
+            const endpoint = await findEndpoint(db, userId, stored.id);
+            if (!endpoint) throw errors.of(ErrorCode.WebhookNotFound);
+            return { ...stored, secret: endpoint.secret };
+          },
+        },
       },
     },
     async (req, reply) => {

@@ -1,4 +1,4 @@
-// Named secrets shared by every process of one deployment (table service_secrets, migration 006).
+// Named secrets shared by every process of one deployment (table service_secrets, migration 007).
 import crypto from 'node:crypto';
 import type { Db } from '../database.js';
 
