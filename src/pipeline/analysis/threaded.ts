@@ -68,8 +68,19 @@ export class ThreadedAnalyzer implements Analyzer {
     return new Promise<Analysis>((resolve, reject) => {
       if (this.closed) return reject(new PipelineError('internal_error', 'the analyzer is closed', true));
       if (signal?.aborted) return reject(signal.reason);
-      const task: Task = { id: this.nextId++, transcript, context, signal, resolve, reject };
-      signal?.addEventListener('abort', () => this.abort(task), { once: true });
+      // The listener goes with the task: a long-lived signal (the queue's shutdown signal) would
+      // otherwise gather one per analysis.
+      const onAbort = () => this.abort(task);
+      const settle = () => signal?.removeEventListener('abort', onAbort);
+      const task: Task = {
+        id: this.nextId++,
+        transcript,
+        context,
+        signal,
+        resolve: (a) => (settle(), resolve(a)),
+        reject: (e) => (settle(), reject(e)),
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
       this.waiting.push(task);
       this.dispatch();
     });
