@@ -10,6 +10,7 @@ import { withTwoUsers } from '../support/two-users.js';
 import { fixture, seedCompletedCall } from '../fixtures/seed.js';
 import type { Analyzer } from '../../src/pipeline/types.js';
 import type { Analysis } from '../../src/domain/analysis.js';
+import { storeAnalysis } from '../../src/domain/call-results.js';
 
 /**
  * A scripted analyzer: the same five items on every run, two of which name the contact (speaker
@@ -133,6 +134,30 @@ for (const mode of await dbModes()) {
       assert.equal((await t.request('POST', `/api/calls/${callId}/reanalyze`, { token: t.tokenA })).status, 200);
       const after = await items(callId);
       assert.deepEqual(after.map((i) => [i.id, i.updatedAt]), before.map((i) => [i.id, i.updatedAt]));
+    });
+
+    test('stored analyses merge: an edited item the analysis no longer finds stays, an untouched one goes, rows older than fingerprints still match', async () => {
+      const callId = await seedCompletedCall(t, t.userA, { analysis: null });
+      const db = t.service.ctx.database.db;
+      const base = fixture<Analysis>('analysis-v3.json');
+      const [invite, pricing] = base.actionItems as any[];
+      const store = (items: unknown[]) => db.transaction().execute((trx) => storeAnalysis(trx, t.userA, callId, { ...base, actionItems: items } as Analysis));
+      await store([invite, pricing]);
+      const first = await items(callId);
+      const [a, b] = [first.find((i) => i.title === invite.title), first.find((i) => i.title === pricing.title)];
+      assert.equal((await t.request('PATCH', `/api/actions/${a.id}`, { token: t.tokenA, body: { status: 'IN_PROGRESS' } })).status, 200);
+      // A row stored before fingerprints were recorded: its fingerprint is computed from the row.
+      await db.updateTable('actionItems').set({ aiFingerprint: null }).where('id', '=', b.id).execute();
+
+      await store([pricing, { ...invite, title: 'Something else entirely', sourceSegmentIds: ['seg_0001'] }]);
+      const now = await items(callId);
+      assert.ok(now.some((i) => i.id === a.id && i.status === 'IN_PROGRESS' && i.title === invite.title), 'the edited item stays although the analysis no longer finds it');
+      assert.ok(now.some((i) => i.id === b.id), 'the legacy row is recognised and keeps its id');
+      assert.ok(now.some((i) => i.title === 'Something else entirely' && i.status === 'OPEN'));
+      assert.equal(now.length, 3);
+
+      await store([]);
+      assert.deepEqual((await items(callId)).map((i) => i.id), [a.id], 'an empty analysis removes only the untouched AI items');
     });
   });
 }
