@@ -17,6 +17,7 @@ const benches: Array<[string, string[]]> = [
   ['growth', ['bench/growth.ts']],
   ['upload', ['bench/upload.ts']],
   ['pipeline', ['bench/pipeline.ts']],
+  ['analysis stall', ['bench/analysis-stall.ts']],
 ];
 const onlyIndex = process.argv.indexOf('--only');
 const only = onlyIndex >= 0 ? process.argv[onlyIndex + 1]?.split(',') : null;
@@ -34,7 +35,7 @@ if (!process.argv.includes('--assemble-only')) {
 }
 
 const dir = path.join(projectRoot, 'docs/bench');
-const order = ['speech.md', 'diarization.md', 'analysis.md', 'voice.md', 'voice-real.md', 'speed.md', 'http.md', 'growth.md', 'upload.md', 'pipeline.md', 'search.md', 'object-storage.md', 'long-calls.md'];
+const order = ['speech.md', 'diarization.md', 'analysis.md', 'voice.md', 'voice-real.md', 'speed.md', 'http.md', 'growth.md', 'upload.md', 'pipeline.md', 'search.md', 'object-storage.md', 'long-calls.md', 'analysis-stall.md'];
 const parts = order.filter((f) => fs.existsSync(path.join(dir, f))).map((f) => fs.readFileSync(path.join(dir, f), 'utf8').trim());
 const intro = fs.readFileSync(path.join(dir, 'README.md'), 'utf8').trim();
 fs.writeFileSync(path.join(projectRoot, 'docs/benchmarks.md'), `${intro}\n\n${parts.join('\n\n')}\n`);

@@ -13,6 +13,7 @@ import { sweepOrphanCallFiles, sweepWorkFiles } from './store/sweeps.js';
 import type { AppContext } from './context.js';
 import { createPipeline, type Pipeline } from './pipeline/index.js';
 import { createCallProcessor } from './pipeline/process-call.js';
+import { createAnalysisProcessor } from './pipeline/analyze-call.js';
 import { createWebhookDeliverer } from './domain/webhook-delivery.js';
 import { maxJobTimeLimitSeconds } from './domain/job-time-limit.js';
 
@@ -68,6 +69,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       // A delivery attempt is bounded by its timeout; the margin covers the database writes.
       expireInSeconds: Math.ceil(config.webhooks.timeoutMs / 1000) + 60,
     },
+    analysis: { expireInSeconds: config.worker.jobTimeoutSeconds },
   });
   let server: FastifyInstance | null = null;
   const timers: NodeJS.Timeout[] = [];
@@ -93,6 +95,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         allowPrivateNetworks: config.webhooks.allowPrivateNetworks,
       });
       await queue.workWebhooks(deliverer, 2);
+      // Analyses of corrected transcripts, apart from the speech work of call jobs.
+      await queue.workAnalyses(createAnalysisProcessor({ db: database.db, analyzer: pipeline.analyzer, log: log.child({ component: 'analysis' }) }), config.worker.concurrency);
     }
 
     const sweep = async () => {
@@ -125,6 +129,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         // Order matters: stop taking requests, let running jobs reach a safe point, close storage.
         await server?.close();
         await queue.stop(config.serviceEnv === 'test' ? 5 : 30);
+        await pipeline.analyzer.close?.();
         await database.close();
       },
     };

@@ -12,6 +12,8 @@
 // The excerpt is the cited transcript segments as stored at analysis time (cut to
 // SOURCE_EXCERPT_MAX characters), so the record stays explainable even after a re-analysis or a
 // transcript change; it is null when no cited segment could be found.
+import { createHash } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import { sql, type Transaction } from 'kysely';
 import type { Db } from '../store/database.js';
 import type { ActionItem, ActionItemStatus, Database } from '../store/schema.js';
@@ -172,44 +174,89 @@ export interface ReplaceItemInput {
   status: ActionItemStatus;
 }
 
-/** PUT: every user-editable field is replaced; null clears description, dueDate and priority. */
+/**
+ * Runs an edit of one item in a transaction that first holds the item's call row FOR SHARE:
+ * a re-analysis holds it FOR UPDATE while it merges the call's AI items, so an edit waits for it
+ * (or it for the edit) instead of being lost in between. Call row first, then the item, the order
+ * re-analysis takes too.
+ */
+async function editItem<T>(db: Db, userId: string, id: string, edit: (trx: Transaction<Database>) => Promise<T | undefined>): Promise<T> {
+  return db.transaction().execute(async (trx) => {
+    const item = await trx.selectFrom('actionItems').select('callId').where('userId', '=', userId).where('id', '=', id).executeTakeFirst();
+    if (!item) throw errors.actionItemNotFound();
+    await trx.selectFrom('calls').select('id').where('userId', '=', userId).where('id', '=', item.callId).forShare().executeTakeFirst();
+    const result = await edit(trx);
+    if (result === undefined) throw errors.actionItemNotFound();
+    return result;
+  });
+}
+
+/**
+ * PUT: every user-editable field is replaced; null clears description, dueDate and priority. The
+ * item counts as edited by the user from then on (user_edited_at), so a re-analysis keeps it.
+ */
 export async function replaceActionItem(db: Db, userId: string, id: string, input: ReplaceItemInput): Promise<ActionItem> {
   const title = checkTitle(input.title);
   checkDueDate(input.dueDate);
-  const row = await db
-    .updateTable('actionItems')
-    .set({
-      title,
-      description: input.description,
-      dueDate: input.dueDate,
-      priority: input.priority,
-      status: input.status,
-      completedAt: completedAtFor(input.status),
-      updatedAt: sql`now()`,
-    })
-    .where('userId', '=', userId)
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirst();
-  if (!row) throw errors.actionItemNotFound();
-  return row;
+  return editItem(db, userId, id, (trx) =>
+    trx
+      .updateTable('actionItems')
+      .set({
+        title,
+        description: input.description,
+        dueDate: input.dueDate,
+        priority: input.priority,
+        status: input.status,
+        completedAt: completedAtFor(input.status),
+        updatedAt: sql`now()`,
+        userEditedAt: sql`now()`,
+      })
+      .where('userId', '=', userId)
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirst(),
+  );
 }
 
 export async function setActionItemStatus(db: Db, userId: string, id: string, status: ActionItemStatus): Promise<ActionItem> {
-  const row = await db
-    .updateTable('actionItems')
-    .set({ status, completedAt: completedAtFor(status), updatedAt: sql`now()` })
-    .where('userId', '=', userId)
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirst();
-  if (!row) throw errors.actionItemNotFound();
-  return row;
+  return editItem(db, userId, id, (trx) =>
+    trx
+      .updateTable('actionItems')
+      .set({ status, completedAt: completedAtFor(status), updatedAt: sql`now()`, userEditedAt: sql`now()` })
+      .where('userId', '=', userId)
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirst(),
+  );
 }
 
+/**
+ * Deletes an item. A deleted AI item leaves a tombstone (its fingerprint and source key) so that
+ * a re-analysis does not bring it back; nothing else reads tombstones.
+ */
 export async function deleteActionItem(db: Db, userId: string, id: string): Promise<void> {
-  const res = await db.deleteFrom('actionItems').where('userId', '=', userId).where('id', '=', id).executeTakeFirst();
-  if (Number(res.numDeletedRows) === 0) throw errors.actionItemNotFound();
+  await editItem(db, userId, id, async (trx) => {
+    const row = await trx.deleteFrom('actionItems').where('userId', '=', userId).where('id', '=', id).returningAll().executeTakeFirst();
+    if (!row) return undefined;
+    if (row.source === 'AI') {
+      const content = { title: row.title, description: row.description, dueDate: row.dueDate, priority: row.priority, intent: row.intent, sourceSegmentIds: segmentIdsOf(row.sourceSegmentIds), ownerSpeakerId: row.ownerSpeakerId };
+      // The item as the analysis gave it (an edited item's own content would never be found again).
+      const fingerprint = row.aiFingerprint ?? aiFingerprint(content);
+      // The source key suppresses the item when a re-analysis words it differently; it is kept only
+      // when no other AI item of the call shares it, so deleting one item never hides a sibling.
+      let sourceKey = aiSourceKey(content);
+      if (sourceKey !== null) {
+        const siblings = await trx.selectFrom('actionItems').select(['intent', 'sourceSegmentIds']).where('userId', '=', userId).where('callId', '=', row.callId).where('source', '=', 'AI').execute();
+        if (siblings.some((o) => aiSourceKey({ intent: o.intent, sourceSegmentIds: segmentIdsOf(o.sourceSegmentIds) }) === sourceKey)) sourceKey = null;
+      }
+      await trx
+        .insertInto('actionItemTombstones')
+        .values({ userId, callId: row.callId, fingerprint, sourceKey })
+        .onConflict((oc) => oc.columns(['callId', 'fingerprint']).doNothing())
+        .execute();
+    }
+    return true;
+  });
 }
 
 const PRIORITY_OF: Record<string, Priority> = { low: 'LOW', medium: 'MEDIUM', high: 'HIGH' };
@@ -254,50 +301,187 @@ export function sourceTextOf(item: Pick<AnalysisActionItem, 'priority' | 'source
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v : null);
 
+/** The fields of an AI item that the analysis decides and a user edit never changes. */
+interface AiItemRow {
+  title: string;
+  description: string | null;
+  dueDate: string | null;
+  priority: Priority | null;
+  intent: string | null;
+  sourceSegmentIds: string[];
+  ownerSpeakerId: string | null;
+}
+
+const norm = (v: string | null) => (v ?? '').replace(/\s+/g, ' ').trim().toLowerCase();
+
 /**
- * Re-applies an analysis's action items to a call inside the caller's transaction: the call's AI
- * items are deleted and the analysis's items inserted in their order; MANUAL items (and legacy
- * rows without a source) are kept. Returns the number of items inserted.
+ * The content fingerprint of an AI item as stored from an analysis: what the item says (title,
+ * description, due date, priority, intent), what it cites and whose it is (speaker id, which a
+ * rename or swap leaves alone; not the speaker's name or role). Equal fingerprints mean the
+ * analysis found the same item again, so the stored row and its id are kept.
+ */
+export function aiFingerprint(item: AiItemRow): string {
+  const canonical = JSON.stringify([
+    norm(item.title),
+    norm(item.description),
+    item.dueDate ?? '',
+    item.priority ?? '',
+    item.intent ?? '',
+    [...item.sourceSegmentIds].sort(),
+    item.ownerSpeakerId ?? '',
+  ]);
+  return createHash('sha256').update(canonical).digest('base64url').slice(0, 32);
+}
+
+/**
+ * Where an item comes from in the transcript (its intent and the segments it cites), or null when
+ * it cites none. An item the user edited is matched to the new analysis's item by this key when its
+ * content changed (a renamed speaker in its title, say), so the edited item is not doubled by a
+ * fresh copy of itself.
+ */
+export function aiSourceKey(item: Pick<AiItemRow, 'intent' | 'sourceSegmentIds'>): string | null {
+  if (item.sourceSegmentIds.length === 0) return null;
+  return `${item.intent ?? ''}|${[...item.sourceSegmentIds].sort().join(',')}`;
+}
+
+const segmentIdsOf = (v: unknown): string[] => (Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : []);
+
+/**
+ * Applies an analysis's action items to a call inside the caller's transaction, which holds the
+ * call row locked (FOR UPDATE), keeping the user's work (issue 22):
+ * - an AI item the analysis finds again unchanged (same fingerprint) keeps its row and id; the
+ *   fields that follow the transcript (owner's name and role, excerpt, position) are refreshed;
+ * - an AI item the user edited (PUT or a status change) is kept with the user's title,
+ *   description, due date, priority and status; when the new analysis has its counterpart (same
+ *   fingerprint, or else the same intent and cited segments) the counterpart is not inserted and
+ *   the row takes the counterpart's owner, citations and excerpt; without one it stays as it is;
+ * - an AI item the user deleted stays deleted (its tombstone suppresses the same item);
+ * - the other AI items are deleted and the analysis's remaining items inserted, in its order;
+ * - MANUAL items (and legacy rows without a source) are never touched.
+ * Returns the number of items inserted.
  */
 export async function replaceAiActionItems(trx: Transaction<Database>, userId: string, callId: string, analysis: Analysis): Promise<number> {
-  await trx.deleteFrom('actionItems').where('userId', '=', userId).where('callId', '=', callId).where('source', '=', 'AI').execute();
+  const existing = await trx
+    .selectFrom('actionItems')
+    .selectAll()
+    .where('userId', '=', userId)
+    .where('callId', '=', callId)
+    .where('source', '=', 'AI')
+    .orderBy('position', 'asc')
+    .orderBy('createdAt', 'asc')
+    .execute();
+  const tombstones = await trx.selectFrom('actionItemTombstones').select(['fingerprint', 'sourceKey']).where('userId', '=', userId).where('callId', '=', callId).execute();
+  const deletedPrints = new Set(tombstones.map((t) => t.fingerprint));
+  const deletedSources = new Set(tombstones.map((t) => t.sourceKey).filter((k): k is string => k !== null));
 
   const items = (Array.isArray(analysis.actionItems) ? analysis.actionItems : []).filter((i) => i && typeof i === 'object' && str(i.title));
-  if (items.length === 0) return 0;
 
   // The transcript in the same transaction: the pipeline may have stored it a moment ago.
-  const transcript = await getArtifact<{ segments?: SegmentLike[] }>(trx, userId, callId, 'transcript');
+  const transcript = items.length ? await getArtifact<{ segments?: SegmentLike[] }>(trx, userId, callId, 'transcript') : undefined;
   const segments = new Map<string, SegmentLike>();
   for (const s of Array.isArray(transcript?.segments) ? transcript.segments : []) {
     if (s && typeof s.id === 'string') segments.set(s.id, s);
   }
 
-  const rows = items.map((item, position) => {
-    const segIds = Array.isArray(item.sourceSegmentIds) ? item.sourceSegmentIds.filter((s): s is string => typeof s === 'string') : [];
-    const due = typeof item.dueDate === 'string' && isRealDate(item.dueDate) ? item.dueDate : null;
+  const fresh = items.map((item, position) => {
+    const segIds = segmentIdsOf(item.sourceSegmentIds);
     const meta = item.intentMetadata && typeof item.intentMetadata === 'object' && !Array.isArray(item.intentMetadata) ? item.intentMetadata : null;
-    return {
-      userId,
-      callId,
+    const content: AiItemRow = {
       title: (item.title as string).trim(),
       description: str(item.description),
-      dueDate: due,
-      status: 'OPEN' as const,
-      sourceText: sourceTextOf(item, segments),
-      completedAt: null,
-      ownerSpeakerId: str(item.ownerSpeakerId),
-      // ownerSpeaker is the legacy alias of ownerSpeakerLabel.
-      ownerSpeakerLabel: str(item.ownerSpeakerLabel) ?? str(item.ownerSpeaker),
-      ownerDisplayName: str(item.ownerDisplayName),
-      ownerRole: str(item.ownerRole),
-      sourceSegmentIds: JSON.stringify(segIds),
-      intent: str(item.intent),
-      intentMetadata: meta ? JSON.stringify(meta) : null,
+      dueDate: typeof item.dueDate === 'string' && isRealDate(item.dueDate) ? item.dueDate : null,
       priority: typeof item.priority === 'string' ? (PRIORITY_OF[item.priority] ?? null) : null,
-      source: 'AI' as const,
-      position,
+      intent: str(item.intent),
+      sourceSegmentIds: segIds,
+      ownerSpeakerId: str(item.ownerSpeakerId),
+    };
+    return {
+      content,
+      fingerprint: aiFingerprint(content),
+      sourceKey: aiSourceKey(content),
+      // The fields that follow the transcript, refreshed on a kept row.
+      derived: {
+        sourceText: sourceTextOf(item, segments),
+        ownerSpeakerId: content.ownerSpeakerId,
+        // ownerSpeaker is the legacy alias of ownerSpeakerLabel.
+        ownerSpeakerLabel: str(item.ownerSpeakerLabel) ?? str(item.ownerSpeaker),
+        ownerDisplayName: str(item.ownerDisplayName),
+        ownerRole: str(item.ownerRole),
+        sourceSegmentIds: segIds,
+        intent: content.intent,
+        intentMetadata: meta,
+        position,
+      },
     };
   });
+
+  // A stored row's fingerprint: as recorded at insertion, or (rows older than migration 006, which
+  // were never edited under tracking) computed from the row itself.
+  const printOf = (row: ActionItem) =>
+    row.aiFingerprint ??
+    aiFingerprint({ title: row.title, description: row.description, dueDate: row.dueDate, priority: row.priority, intent: row.intent, sourceSegmentIds: segmentIdsOf(row.sourceSegmentIds), ownerSpeakerId: row.ownerSpeakerId });
+  const pending = existing.map((row) => ({ row, print: printOf(row), source: aiSourceKey({ intent: row.intent, sourceSegmentIds: segmentIdsOf(row.sourceSegmentIds) }), kept: false }));
+
+  const inserts: Array<(typeof fresh)[number]> = [];
+  for (const n of fresh) {
+    if (deletedPrints.has(n.fingerprint) || (n.sourceKey !== null && deletedSources.has(n.sourceKey))) continue;
+    const match =
+      pending.find((o) => !o.kept && o.print === n.fingerprint) ??
+      (n.sourceKey === null ? undefined : pending.find((o) => !o.kept && o.row.userEditedAt !== null && o.source === n.sourceKey));
+    if (!match) {
+      inserts.push(n);
+      continue;
+    }
+    match.kept = true;
+    const next = { ...n.derived, aiFingerprint: n.fingerprint };
+    const before = {
+      sourceText: match.row.sourceText,
+      ownerSpeakerId: match.row.ownerSpeakerId,
+      ownerSpeakerLabel: match.row.ownerSpeakerLabel,
+      ownerDisplayName: match.row.ownerDisplayName,
+      ownerRole: match.row.ownerRole,
+      sourceSegmentIds: segmentIdsOf(match.row.sourceSegmentIds),
+      intent: match.row.intent,
+      intentMetadata: match.row.intentMetadata && typeof match.row.intentMetadata === 'object' ? match.row.intentMetadata : null,
+      position: match.row.position,
+      aiFingerprint: match.row.aiFingerprint,
+    };
+    if (isDeepStrictEqual(before, next)) continue;
+    // updatedAt moves only when a field a client sees changed (not for position or fingerprint).
+    const visible = (o: typeof before) => ({ ...o, position: 0, aiFingerprint: null });
+    await trx
+      .updateTable('actionItems')
+      .set({
+        ...next,
+        sourceSegmentIds: JSON.stringify(next.sourceSegmentIds),
+        intentMetadata: next.intentMetadata ? JSON.stringify(next.intentMetadata) : null,
+        ...(isDeepStrictEqual(visible(before), visible(next)) ? {} : { updatedAt: sql`now()` }),
+      })
+      .where('userId', '=', userId)
+      .where('id', '=', match.row.id)
+      .execute();
+  }
+
+  // What the user edited stays even when the analysis no longer finds it; the rest is replaced.
+  const stale = pending.filter((o) => !o.kept && o.row.userEditedAt === null).map((o) => o.row.id);
+  if (stale.length) await trx.deleteFrom('actionItems').where('userId', '=', userId).where('callId', '=', callId).where('id', 'in', stale).execute();
+  if (inserts.length === 0) return 0;
+
+  const rows = inserts.map((n) => ({
+    userId,
+    callId,
+    title: n.content.title,
+    description: n.content.description,
+    dueDate: n.content.dueDate,
+    status: 'OPEN' as const,
+    completedAt: null,
+    priority: n.content.priority,
+    source: 'AI' as const,
+    aiFingerprint: n.fingerprint,
+    ...n.derived,
+    sourceSegmentIds: JSON.stringify(n.derived.sourceSegmentIds),
+    intentMetadata: n.derived.intentMetadata ? JSON.stringify(n.derived.intentMetadata) : null,
+  }));
   await trx.insertInto('actionItems').values(rows).execute();
   return rows.length;
 }

@@ -1,6 +1,7 @@
-// Storing an analysis result: the artifact, the AI action items (delete then insert) and the
-// call's suggested title and summary, all in the caller's transaction. Shared by the pipeline's
-// completion step and by re-analysis, so both have the same side effects.
+// Storing an analysis result: the artifact, the AI action items (merged so that the user's edits
+// and deletions survive, see replaceAiActionItems) and the call's suggested title and summary, all
+// in the caller's transaction, which holds the call row locked. Shared by the pipeline's completion
+// step, re-analysis and the analysis of speaker corrections, so all have the same side effects.
 import { sql, type Transaction } from 'kysely';
 import { ANALYSIS_SCHEMA_VERSION, type Analysis, type AnalysisContext } from './analysis.js';
 import { replaceAiActionItems } from './action-items.js';

@@ -27,6 +27,8 @@ export function callDetailOf(call: Call) {
     summary: call.summary,
     notes: call.notes,
     serviceContactId: call.serviceContactId,
+    // The analysis of a corrected transcript is queued or running (see domain/reanalysis.ts).
+    ...(call.analysisRequestedRevision != null ? { analysisPending: true as const } : {}),
   };
 }
 

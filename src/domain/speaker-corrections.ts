@@ -1,6 +1,6 @@
 // Manual speaker corrections of a stored transcript: swap the two speakers, rename one, set one's
 // role, or move a segment to another speaker. A pure function of the transcript and the operations
-// (applied in order, all or nothing); the caller stores the result and re-runs the analysis.
+// (applied in order, all or nothing); correctSpeakers stores the result and requests the analysis.
 //
 // Rules (documented in the OpenAPI document):
 // - A corrected speaker gets labelSource MANUAL and confidence HIGH; a later automatic resolution
@@ -14,15 +14,13 @@
 //   single speaker a new speaker is created). The segment's sourceSpeakerId keeps what speaker
 //   separation said; speakers are not marked MANUAL by a move, since their identity is unchanged.
 // - speakerResolution (telemetry of the automatic resolution) is left as it was.
-import { isDeepStrictEqual } from 'node:util';
 import type { Db } from '../store/database.js';
 import type { User } from '../store/schema.js';
 import { getArtifact, saveArtifact } from '../store/repos/artifacts.js';
-import type { Analyzer } from '../pipeline/types.js';
-import { storeAnalysis } from './call-results.js';
+import type { JobQueue } from '../store/queue.js';
 import { findCall, recordEvent } from './calls.js';
 import { ErrorCode, errors, ServiceError } from './errors.js';
-import { analyzeAgain } from './reanalysis.js';
+import { requestAnalysis } from './reanalysis.js';
 import { cleanTextOf, type SpeakerRole, type Transcript, type TranscriptSegment, type TranscriptSpeaker } from './transcript.js';
 
 export type SpeakerCorrection =
@@ -154,15 +152,15 @@ export function applySpeakerCorrections(transcript: Transcript, operations: Spea
 
 export interface CorrectionDeps {
   db: Db;
-  analyzer: Analyzer;
-  log: { warn(obj: object, msg: string): void };
+  queue: Pick<JobQueue, 'enqueueAnalysis'>;
 }
 
 /**
- * Applies corrections to a completed call's transcript and re-runs the analysis on the result;
- * the transcript, the analysis (with its action items, title and summary) and the audit event are
- * written in one transaction after the model has answered. If the transcript changed meanwhile
- * (another correction), the corrections are applied again to the new one.
+ * Applies corrections to a completed call's transcript and answers with the corrected transcript
+ * at once: the transcript, the audit event and the request for a new analysis (the analysis job,
+ * coalesced per call; see requestAnalysis) are written in one transaction, and the analysis follows
+ * on ANALYSIS_QUEUE, so the request never waits for a model (issue 22). If the transcript was
+ * corrected meanwhile (another request), the corrections are applied again to the new one.
  */
 export async function correctSpeakers(deps: CorrectionDeps, user: Pick<User, 'id' | 'displayName'>, callId: string, operations: SpeakerCorrection[]): Promise<Transcript> {
   const { db } = deps;
@@ -173,17 +171,16 @@ export async function correctSpeakers(deps: CorrectionDeps, user: Pick<User, 'id
     const stored = await getArtifact<Transcript>(db, user.id, callId, 'transcript');
     if (!stored) throw errors.callNotFound();
     const { transcript, changes } = applySpeakerCorrections(stored, operations);
-    const analysis = await analyzeAgain(deps.analyzer, transcript, call, user, deps.log);
 
     const written = await db.transaction().execute(async (trx) => {
-      const current = await trx.selectFrom('calls').select('status').where('userId', '=', user.id).where('id', '=', callId).forUpdate().executeTakeFirst();
+      const current = await trx.selectFrom('calls').select(['status', 'transcriptRevision']).where('userId', '=', user.id).where('id', '=', callId).forUpdate().executeTakeFirst();
       if (!current) throw errors.callNotFound();
       if (current.status !== 'COMPLETED') throw errors.callNotCompleted(current.status);
-      const now = await getArtifact<Transcript>(trx, user.id, callId, 'transcript');
-      if (!now) throw errors.callNotFound();
-      if (!isDeepStrictEqual(now, stored)) return false;
+      // Every write of a corrected transcript moves the revision, so an unchanged revision means
+      // the transcript read above is still the stored one.
+      if (current.transcriptRevision !== call.transcriptRevision) return false;
       await saveArtifact(trx, user.id, callId, 'transcript', transcript.schemaVersion, transcript);
-      await storeAnalysis(trx, user.id, callId, analysis);
+      await requestAnalysis(trx, deps.queue, user.id, callId);
       await recordEvent(trx, user.id, callId, 'SPEAKERS', 'CORRECTED', { actorUserId: user.id, changes });
       return true;
     });

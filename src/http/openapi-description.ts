@@ -55,6 +55,7 @@ The language-model analyzer analyses a transcript beyond its context (${config.a
 \`GET /api/calls/status\` takes at most 100 ids; ids that are unknown, malformed or owned by another user are left out of \`items\` (no error, so existence is not revealed). Ids match in any letter case and are answered in lower case, the form the service hands out.
 \`GET /api/calls\` lists newest first; its \`status\` filter also accepts PROCESSING and ANALYZING. A \`cursor\` that is not a previous page's \`nextCursor\` (unchanged) answers 400 \`validation_failed\`.
 \`DELETE /api/calls\` takes at most 100 ids; \`failed\` holds \`{callId, reason}\` entries.
+Speaker corrections (\`PATCH /api/calls/{id}/speakers\`) answer with the corrected transcript at once; the analysis follows on its own job queue, at most one waiting per call (repeated corrections are coalesced and the analysis reads the latest transcript). Until it is stored the call detail carries \`analysisPending: true\`. Re-analysis, corrections and retried processing keep the user's work on AI action items: edited items keep the user's fields and id, deleted ones do not come back, unchanged ones keep their id (see \`POST /api/calls/{id}/reanalyze\`).
 
 ## Stored audio
 Audio is kept ${config.blobStore.kind === 's3' ? 'in S3-compatible object storage' : 'on the server\'s disk'} under the owner's id (\`users/{userId}/calls/{callId}/\`) until the call or the account is deleted; voice-profile samples are removed before the response.

@@ -30,7 +30,7 @@ export async function createPipeline(config: Config, log: Logger): Promise<Pipel
     },
     log,
   );
-  const analyzer = createAnalyzer({ provider: config.analysis.provider, openai: config.analysis.openai }, log);
+  const analyzer = createAnalyzer({ provider: config.analysis.provider, openai: config.analysis.openai, threads: config.worker.concurrency }, log);
   let embedder: SpeakerEmbedder;
   try {
     embedder = await createSpeakerEmbedder({

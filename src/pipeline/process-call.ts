@@ -1,8 +1,8 @@
 // The processing job of one call: QUEUED → PROCESSING (decode) → TRANSCRIBING (recognition,
 // diarization, voice matching, naming) → ANALYZING → COMPLETED, or FAILED with a stable reason.
 //
-// Every write is idempotent (artifacts are upserts; AI action items are deleted then inserted in
-// the completing transaction), so a job that runs again after its worker died produces one result.
+// Every write is idempotent (artifacts are upserts; AI action items are merged in the completing
+// transaction, keeping the user's edits), so a job that runs again after its worker died produces one result.
 // A job for a call that is already terminal, or deleted, does nothing.
 import fs from 'node:fs';
 import { Readable } from 'node:stream';

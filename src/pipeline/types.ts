@@ -124,6 +124,8 @@ export interface Analyzer {
   readonly model: string;
   /** `onProgress` is called by analyzers that work in parts, after each part. */
   analyze(transcript: Transcript, context: AnalysisContext, signal?: AbortSignal, onProgress?: (p: { done: number; total: number }) => void): Promise<Analysis>;
+  /** Releases what the analyzer holds (worker threads); called when the service stops. */
+  close?(): Promise<void>;
 }
 
 /** A pipeline error with a stable reason stored as the call's errorReason. */

@@ -16,6 +16,27 @@ import type { Database } from './schema.js';
 export const CALL_QUEUE = 'call-process';
 export const SWEEP_QUEUE = 'maintenance-sweep';
 export const WEBHOOK_QUEUE = 'webhook-deliver';
+/**
+ * The analysis of a stored transcript (after a speaker correction): its own queue, apart from the
+ * CPU-bound speech work of CALL_QUEUE. Policy `short`: at most one job per call waits (a new
+ * request while one waits is that same job), one may run beside it.
+ */
+export const ANALYSIS_QUEUE = 'call-analyze';
+
+export interface AnalysisJobData {
+  callId: string;
+  userId: string;
+}
+
+export interface AnalysisJobContext {
+  /** 0 on the first attempt. */
+  retryCount: number;
+  retryLimit: number;
+  /** Aborted when the process shuts down. */
+  signal: AbortSignal;
+}
+
+export type AnalysisJobHandler = (data: AnalysisJobData, ctx: AnalysisJobContext) => Promise<void>;
 
 export interface WebhookJobData {
   deliveryId: string;
@@ -90,6 +111,8 @@ export interface QueueOptions {
   pollingIntervalSeconds?: number;
   /** Webhook deliveries: retries with exponential backoff starting at retryDelaySeconds. */
   webhooks: { retryLimit: number; retryDelaySeconds: number; expireInSeconds: number };
+  /** Analysis jobs: the time one may run before it is presumed dead and retried. */
+  analysis?: { expireInSeconds: number };
 }
 
 export interface JobQueue {
@@ -108,6 +131,12 @@ export interface JobQueue {
   /** Enqueues one webhook delivery as part of the caller's transaction. */
   enqueueWebhook(trx: Transaction<Database>, data: WebhookJobData): Promise<void>;
   workWebhooks(handler: WebhookJobHandler, concurrency: number): Promise<void>;
+  /**
+   * Enqueues the analysis of a call's stored transcript as part of the caller's transaction;
+   * coalesced: while one waits for the call, the request is that job (false), else true.
+   */
+  enqueueAnalysis(trx: Transaction<Database>, data: AnalysisJobData): Promise<boolean>;
+  workAnalyses(handler: AnalysisJobHandler, concurrency: number): Promise<void>;
   /** Stops taking jobs, waits up to `graceSeconds` for running ones, then aborts them. */
   stop(graceSeconds?: number): Promise<void>;
   /** Number of jobs of this process still running. */
@@ -131,6 +160,7 @@ export function createJobQueue(connection: pg.PoolConfig, log: Logger, opts: Que
 
   const webhookQueue = opts.webhooks;
   let workingWebhooks = false;
+  let workingAnalyses = false;
 
   // Processes starting together on a fresh database race to create a queue: PostgreSQL may abort
   // one as a deadlock while the other's creation is not yet committed, so a failed attempt is
@@ -179,6 +209,36 @@ export function createJobQueue(connection: pg.PoolConfig, log: Logger, opts: Que
         expireInSeconds: webhookQueue.expireInSeconds,
         retentionDays: 7,
       });
+      await ensureQueue(ANALYSIS_QUEUE, {
+        name: ANALYSIS_QUEUE,
+        policy: 'short',
+        retryLimit: opts.retryLimit,
+        retryDelay: opts.retryDelaySeconds ?? 5,
+        retryBackoff: true,
+        expireInSeconds: opts.analysis?.expireInSeconds ?? 1800,
+        retentionDays: 7,
+      });
+    },
+
+    async enqueueAnalysis(trx, data) {
+      // singletonKey with the `short` policy: the unique index on waiting jobs makes a second
+      // request for the call a no-op (send answers null) while the first has not started.
+      const id = await boss.send(ANALYSIS_QUEUE, data, { db: inTransaction(trx), singletonKey: data.callId });
+      return id !== null;
+    },
+
+    async workAnalyses(handler, concurrency) {
+      workingAnalyses = true;
+      for (let i = 0; i < concurrency; i++) {
+        await boss.work<AnalysisJobData>(ANALYSIS_QUEUE, { batchSize: 1, includeMetadata: true, pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 1 }, async ([job]) => {
+          active++;
+          try {
+            await handler(job.data, { retryCount: job.retryCount, retryLimit: job.retryLimit, signal: abort.signal });
+          } finally {
+            active--;
+          }
+        });
+      }
     },
 
     async enqueueCall(trx, data, options) {
@@ -267,6 +327,7 @@ export function createJobQueue(connection: pg.PoolConfig, log: Logger, opts: Que
       started = false;
       await boss.offWork(CALL_QUEUE).catch(() => undefined);
       if (workingWebhooks) await boss.offWork(WEBHOOK_QUEUE).catch(() => undefined);
+      if (workingAnalyses) await boss.offWork(ANALYSIS_QUEUE).catch(() => undefined);
       const deadline = Date.now() + graceSeconds * 1000;
       while (active > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
       if (active > 0) {

@@ -73,6 +73,10 @@ export interface CallsTable {
   audioBytes: ColumnType<number, number | undefined, number>;
   attempts: Generated<number>;
   idempotencyKey: string | null;
+  /** Writes of a corrected transcript (migration 006). */
+  transcriptRevision: Generated<number>;
+  /** The transcript revision waiting for its analysis; null when none is pending. */
+  analysisRequestedRevision: number | null;
 }
 
 export interface CallArtifactsTable {
@@ -106,6 +110,18 @@ export interface ActionItemsTable {
   priority: 'LOW' | 'MEDIUM' | 'HIGH' | null;
   source: 'AI' | 'MANUAL' | null;
   position: Generated<number>;
+  /** Content fingerprint of the analysis item an AI row was made from. */
+  aiFingerprint: string | null;
+  /** Set when the user changed the item (PUT, status); a re-analysis keeps such items. */
+  userEditedAt: NullableTimestamp;
+}
+
+export interface ActionItemTombstonesTable {
+  callId: string;
+  userId: string;
+  fingerprint: string;
+  sourceKey: string | null;
+  deletedAt: Generated<Date>;
 }
 
 export interface ProcessingEventsTable {
@@ -223,6 +239,7 @@ export interface Database {
   calls: CallsTable;
   callArtifacts: CallArtifactsTable;
   actionItems: ActionItemsTable;
+  actionItemTombstones: ActionItemTombstonesTable;
   callActionSummaries: CallActionSummariesTable;
   processingEvents: ProcessingEventsTable;
   voiceProfiles: VoiceProfilesTable;

@@ -1,7 +1,8 @@
 // PATCH /api/calls/{id}/speakers against the real service with the real embedded analyzer on a
-// seeded transcript: the corrections, the analysis that follows them, the audit event, survival
-// through re-analysis, atomicity when the analysis fails, validation and ownership, and the route
-// in production (where re-analysis itself is not available).
+// seeded transcript: the corrections, the analysis that follows them on the analysis queue (the
+// request answers before it; the call detail says it is pending; repeated corrections coalesce),
+// the audit event, survival through re-analysis, an analysis that fails for good, validation and
+// ownership, and the route in production (where re-analysis itself is not available).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
@@ -14,17 +15,53 @@ import { applySpeakerCorrections } from '../../src/domain/speaker-corrections.js
 import { applyResolution } from '../../src/pipeline/normalize.js';
 import type { Transcript } from '../../src/domain/transcript.js';
 
-/** The real embedded analyzer, with a switch to make it fail like a provider outage. */
+/**
+ * The real embedded analyzer, with a switch to make it fail for good, a cooperative hold (an
+ * analysis waits at its start until the test releases it) and a count of runs per call.
+ */
 const real = new EmbeddedAnalyzer();
-let outage = false;
+let broken = false;
+let hold: { entered: () => void; released: Promise<void> } | null = null;
+const runs = new Map<string, number>();
 const analyzer: Analyzer = {
   provider: real.provider,
   model: real.model,
   async analyze(transcript, context, signal) {
-    if (outage) throw new PipelineError('analysis_provider_error', 'scripted outage', true);
+    runs.set(transcript.callId, (runs.get(transcript.callId) ?? 0) + 1);
+    if (hold) {
+      hold.entered();
+      await hold.released;
+    }
+    if (broken) throw new PipelineError('analysis_failed', 'scripted failure', false);
     return real.analyze(transcript, context, signal);
   },
 };
+
+/**
+ * Holds every analysis at its start until `release()`. A safety valve releases it after 60 s so
+ * that code which wrongly waits for the analysis inside the request fails its assertions instead
+ * of hanging; the assertions never depend on that time.
+ */
+function holdAnalyses() {
+  let release!: () => void;
+  let entered!: () => void;
+  const started = new Promise<void>((r) => (entered = r));
+  const released = new Promise<void>((r) => {
+    release = r;
+    setTimeout(r, 60_000).unref();
+  });
+  hold = { entered, released };
+  let finished = false;
+  void released.then(() => (finished = true));
+  return {
+    started,
+    isReleased: () => finished,
+    release() {
+      release();
+      hold = null;
+    },
+  };
+}
 
 const ownersOf = (analysis: any) => (analysis.actionItems as any[]).map((i) => [i.ownerSpeakerId, i.ownerDisplayName, i.ownerRole]);
 
@@ -74,10 +111,21 @@ describe('speaker corrections (pure)', () => {
 
 for (const mode of await dbModes()) {
   describe(`PATCH /api/calls/{id}/speakers (${mode} database)`, () => {
-    const t = withTwoUsers(mode, { a: { sub: 'speakers-a', name: 'Olivia Park' }, b: { sub: 'speakers-b' } }, { pipeline: { analyzer } });
+    // Workers on: the analysis of a correction runs on the analysis queue, in this process.
+    const t = withTwoUsers(mode, { a: { sub: 'speakers-a', name: 'Olivia Park' }, b: { sub: 'speakers-b' } }, { pipeline: { analyzer }, workers: true });
 
     const patch = (callId: string, operations: unknown, token = t.tokenA) => t.request('PATCH', `/api/calls/${callId}/speakers`, { token, body: { operations } });
     const get = async (callId: string, what: 'transcript' | 'analysis') => (await t.request('GET', `/api/calls/${callId}/${what}`, { token: t.tokenA })).body;
+    const detail = async (callId: string) => (await t.request('GET', `/api/calls/${callId}`, { token: t.tokenA })).body;
+    /** Polls the call detail until no analysis is pending (a cooperative wait, no timing assertion). */
+    const settled = async (callId: string) => {
+      for (let i = 0; i < 480; i++) {
+        const d = await detail(callId);
+        if (d.analysisPending === undefined) return d;
+        await new Promise((res) => setTimeout(res, 250));
+      }
+      throw new Error('the analysis did not arrive');
+    };
 
     test('a swap re-attributes the speakers, the analysis owners follow, and the change is audited', async () => {
       const callId = await seedCompletedCall(t, t.userA);
@@ -94,6 +142,7 @@ for (const mode of await dbModes()) {
       assert.deepEqual(await get(callId, 'transcript'), r.body);
       assert.match(r.body.cleanText.split('\n')[0], /^\[00:00 - 00:04\] Bayview Logistics: Good morning/);
 
+      await settled(callId);
       const analysis = await get(callId, 'analysis');
       const owners = ownersOf(analysis);
       assert.ok(owners.length > 0);
@@ -118,6 +167,7 @@ for (const mode of await dbModes()) {
       assert.equal(r.body.speakers[1].displayName, 'Dana from Bayview');
       assert.equal(r.body.segments[7].speakerId, 'spk_1');
       assert.equal(r.body.segments[1].speakerDisplayName, 'Dana from Bayview');
+      await settled(callId);
       assert.ok((await get(callId, 'analysis')).keyDiscussionPoints.some((p: any) => p.speakerDisplayName === 'Dana from Bayview'));
 
       assert.equal((await t.request('POST', `/api/calls/${callId}/reanalyze`, { token: t.tokenA })).status, 200);
@@ -125,18 +175,72 @@ for (const mode of await dbModes()) {
       assert.ok((await get(callId, 'analysis')).keyDiscussionPoints.some((p: any) => p.speakerDisplayName === 'Dana from Bayview'));
     });
 
-    test('a failing analysis changes nothing (503)', async () => {
+    test('the request answers before the analysis, the detail says it is pending, then the analysis arrives', async () => {
       const callId = await seedCompletedCall(t, t.userA);
-      const before = await get(callId, 'transcript');
-      outage = true;
+      const before = await get(callId, 'analysis');
+      const held = holdAnalyses();
+      let r;
+      try {
+        r = await patch(callId, [{ type: 'SWAP_SPEAKERS' }]);
+        assert.equal(held.isReleased(), false, 'the PATCH answered while the analysis was still held');
+        assert.equal(r.status, 200);
+        assert.equal(r.body.speakers[0].displayName, 'Bayview Logistics');
+        const pending = await detail(callId);
+        assert.equal(pending.analysisPending, true);
+        assert.equal(pending.status, 'COMPLETED');
+        assert.deepEqual(await get(callId, 'analysis'), before, 'the previous analysis is served meanwhile');
+        await held.started; // the queue picked the job up and the analyzer is waiting
+      } finally {
+        held.release();
+      }
+      const done = await settled(callId);
+      assert.equal(done.analysisPending, undefined);
+      const owners = ownersOf(await get(callId, 'analysis'));
+      assert.ok(owners.length > 0 && owners.every(([, name, role]) => name === 'Bayview Logistics' && role === 'CONTACT'), JSON.stringify(owners));
+      const events = await t.service.ctx.database.db.selectFrom('processingEvents').select(['step', 'outcome', 'detail']).where('callId', '=', callId).execute();
+      assert.deepEqual(events.filter((e) => e.step === 'ANALYZE').map((e) => [e.outcome, (e.detail as any).trigger]), [['COMPLETED', 'SPEAKERS']]);
+    });
+
+    test('repeated corrections coalesce into one or two analyses, and the latest transcript wins', async () => {
+      const callId = await seedCompletedCall(t, t.userA);
+      runs.delete(callId);
+      const held = holdAnalyses();
+      try {
+        for (let i = 1; i <= 6; i++) {
+          const r = await patch(callId, [{ type: 'RENAME_SPEAKER', speakerId: 'spk_2', displayName: `Dana ${i}` }]);
+          assert.equal(r.status, 200);
+          assert.equal(r.body.speakers[1].displayName, `Dana ${i}`);
+          if (i === 1) await held.started; // the first analysis runs (held) while the others arrive
+        }
+        assert.equal(held.isReleased(), false);
+      } finally {
+        held.release();
+      }
+      await settled(callId);
+      const count = runs.get(callId) ?? 0;
+      assert.ok(count >= 1 && count <= 2, `six corrections ran the analyzer ${count} times`);
+      const analysis = await get(callId, 'analysis');
+      const names = new Set((analysis.keyDiscussionPoints as any[]).filter((p) => p.speakerId === 'spk_2').map((p) => p.speakerDisplayName));
+      assert.deepEqual([...names], ['Dana 6'], 'the stored analysis is the one of the latest transcript');
+      const stored = await t.service.ctx.database.db.selectFrom('processingEvents').select('detail').where('callId', '=', callId).where('step', '=', 'ANALYZE').where('outcome', '=', 'COMPLETED').execute();
+      assert.equal(stored.length, 1, 'the analysis of an older transcript was dropped, not stored');
+    });
+
+    test('an analysis that fails for good leaves the corrected transcript and the previous analysis, and clears pending', async () => {
+      const callId = await seedCompletedCall(t, t.userA);
+      const before = await get(callId, 'analysis');
+      broken = true;
       try {
         const r = await patch(callId, [{ type: 'SWAP_SPEAKERS' }]);
-        assert.equal(r.status, 503);
-        assert.equal(r.body.error.code, 'service_unavailable');
+        assert.equal(r.status, 200);
+        await settled(callId);
       } finally {
-        outage = false;
+        broken = false;
       }
-      assert.deepEqual(await get(callId, 'transcript'), before);
+      assert.equal((await get(callId, 'transcript')).speakers[0].displayName, 'Bayview Logistics');
+      assert.deepEqual(await get(callId, 'analysis'), before);
+      const failed = await t.service.ctx.database.db.selectFrom('processingEvents').select('detail').where('callId', '=', callId).where('step', '=', 'ANALYZE').where('outcome', '=', 'FAILED').execute();
+      assert.deepEqual(failed.map((e) => (e.detail as any).reason), ['analysis_failed']);
     });
 
     test('validation errors answer 400; missing, foreign and transcript-less calls 404; unfinished calls 422', async () => {
@@ -193,7 +297,7 @@ describe('speaker corrections in production', () => {
 
   before(async () => {
     idp = await TestIdp.start();
-    t = await startTestService({ env: { ...idp.env(), SERVICE_ENV: 'production' }, pipeline: { analyzer } });
+    t = await startTestService({ env: { ...idp.env(), SERVICE_ENV: 'production' }, pipeline: { analyzer }, workers: true });
     token = await idp.token({ sub: 'speakers-prod', name: 'Olivia Park' });
     user = await userIdOf(t, token);
   });
@@ -207,6 +311,7 @@ describe('speaker corrections in production', () => {
     assert.equal((await t.request('POST', `/api/calls/${callId}/reanalyze`, { token })).status, 404);
     const r = await t.request('PATCH', `/api/calls/${callId}/speakers`, { token, body: { operations: [{ type: 'SWAP_SPEAKERS' }] } });
     assert.equal(r.status, 200);
+    for (let i = 0; i < 480 && (await t.request('GET', `/api/calls/${callId}`, { token })).body.analysisPending; i++) await new Promise((res) => setTimeout(res, 250));
     const analysis = (await t.request('GET', `/api/calls/${callId}/analysis`, { token })).body;
     const owners = ownersOf(analysis);
     assert.ok(owners.length > 0 && owners.every(([, name, role]) => name === 'Bayview Logistics' && role === 'CONTACT'), JSON.stringify(owners));

@@ -4,9 +4,10 @@
 // response schema documents the shape, but the route serialises with JSON.stringify so that no
 // field is dropped or coerced by a schema-driven serialiser.
 //
-// Re-analysis runs the model outside any transaction (it can take long and must not hold locks),
-// then writes the artifact, the AI action items and the call's title/summary in one transaction,
-// so a failure at any point leaves the previous analysis and items untouched.
+// Re-analysis runs the analysis stage (src/domain/reanalysis.ts) within the request: the model
+// outside any transaction (it can take long and must not hold locks) and off the event loop, then
+// the artifact, the merged action items and the call's title/summary in one transaction, so a
+// failure at any point leaves the previous analysis and items untouched.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
@@ -14,10 +15,8 @@ import { ErrorCode, errors } from '../../domain/errors.js';
 import { Uuid, errorResponses } from '../schemas.js';
 import { CallDetailSchema } from './call-schemas.js';
 import { Analysis } from '../../domain/analysis.js';
-import { storeAnalysis } from '../../domain/call-results.js';
-import { analyzeAgain } from '../../domain/reanalysis.js';
+import { analyzeStoredTranscript } from '../../domain/reanalysis.js';
 import { callDetailOf, findCall } from '../../domain/calls.js';
-import type { Transcript } from '../../domain/transcript.js';
 import { getArtifact } from '../../store/repos/artifacts.js';
 
 const tags = ['Calls'];
@@ -64,32 +63,32 @@ export default async function analysisRoutes(app: FastifyInstance, ctx: AppConte
         tags,
         summary: 'Re-run the analysis from the stored transcript (non-production only)',
         description:
-          'Runs the language-model analysis again on the stored normalised transcript (no new transcription), overwrites the analysis artifact, deletes the call\'s AI action items and inserts the new ones (MANUAL items are kept), and refreshes the suggested title and the summary unless the user edited it. All writes happen in one transaction after the model has answered, so a failure leaves the previous analysis and items intact. Not available in production (404). 404 call_not_found when the call is missing, foreign or has no stored transcript; 409 call_not_reanalyzable with details.status when the call is not COMPLETED.',
+          'Runs the language-model analysis again on the stored normalised transcript (no new transcription), overwrites the analysis artifact, re-applies the action items and refreshes the suggested title and the summary unless the user edited it. All writes happen in one transaction after the model has answered, so a failure leaves the previous analysis and items intact. Action items: where the specification says the AI items are deleted and re-inserted, the user\'s work is kept instead: an AI item the user edited (PUT /api/action-items/{id} or a status change) keeps the user\'s title, description, due date, priority and status and its id (its owner, citations and excerpt follow the new analysis when it finds the item again); an AI item the user deleted does not come back; an AI item found again unchanged (same content fingerprint: title, description, due date, priority, intent, cited segments, owner speaker id) keeps its row and id; only the other AI items are replaced; MANUAL items are kept. The same applies when speaker corrections or a retried processing job store an analysis. The analyzer never runs on the service\'s event loop (the embedded analyzer runs in a worker thread). A pending analysis of a speaker correction is answered by this one (analysisPending is cleared). Not available in production (404). 404 call_not_found when the call is missing, foreign or has no stored transcript; 409 call_not_reanalyzable with details.status when the call is not COMPLETED; 503 service_unavailable when the analysis provider is unavailable or the transcript kept changing under concurrent corrections.',
         params: Params,
         response: { 200: CallDetailSchema, ...errorResponses(400, 401, 404, 409, 500, 503) },
       },
     },
     async (req) => {
-      const userId = req.user.id;
       const callId = (req.params as { id: string }).id;
-      const call = await findCall(db, userId, callId);
-      if (!call) throw errors.callNotFound();
-      if (call.status !== 'COMPLETED') throw errors.of(ErrorCode.CallNotReanalyzable, { status: call.status });
-      const transcript = await getArtifact<Transcript>(db, userId, callId, 'transcript');
-      if (!transcript) throw errors.callNotFound();
-
-      const analysis = await analyzeAgain(ctx.analyzer, transcript, call, req.user.row, req.log);
-
-      const updated = await db.transaction().execute(async (trx) => {
-        // The call may have been deleted or reprocessed while the model ran.
-        const current = await trx.selectFrom('calls').select('status').where('userId', '=', userId).where('id', '=', callId).forUpdate().executeTakeFirst();
-        if (!current) throw errors.callNotFound();
-        if (current.status !== 'COMPLETED') throw errors.of(ErrorCode.CallNotReanalyzable, { status: current.status });
-        await storeAnalysis(trx, userId, callId, analysis);
-        return findCall(trx, userId, callId);
-      });
-      if (!updated) throw errors.callNotFound();
-      return callDetailOf(updated);
+      // The same analysis stage that speaker corrections enqueue, awaited here: the analyzer runs
+      // off the event loop (the embedded one in a worker thread). A correction landing while the
+      // model runs makes the result stale; the stage drops it and runs again on the new transcript.
+      for (let round = 0; round < 3; round++) {
+        const outcome = await analyzeStoredTranscript({ db, analyzer: ctx.analyzer, log: req.log }, req.user.id, callId, { onlyIfPending: false, trigger: 'REANALYZE' });
+        switch (outcome.kind) {
+          case 'stored':
+            return callDetailOf(outcome.call);
+          case 'missing':
+          case 'no_transcript':
+            throw errors.callNotFound();
+          case 'not_completed':
+            throw errors.of(ErrorCode.CallNotReanalyzable, { status: outcome.status });
+          case 'superseded':
+          case 'nothing':
+            continue;
+        }
+      }
+      throw errors.of(ErrorCode.ServiceUnavailable);
     },
   );
 }

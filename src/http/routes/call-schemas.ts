@@ -31,6 +31,11 @@ export const CallDetailSchema = Type.Object(
         { description: 'Progress of a call being processed (status PROCESSING, TRANSCRIBING or ANALYZING), for a progress bar; absent otherwise and in the answers of edits.' },
       ),
     ),
+    analysisPending: Type.Optional(
+      Type.Literal(true, {
+        description: 'Present (true) on a COMPLETED call while the analysis of its corrected transcript (PATCH /api/calls/{id}/speakers) is queued or running; absent otherwise. Until it is stored, the analysis, title, summary and action items are those of the previous analysis.',
+      }),
+    ),
   },
   { description: 'Call detail. Besides the specification\'s fields it returns summary, notes and serviceContactId, so an edit is visible in its response, and, while the call is processed, progress.' },
 );

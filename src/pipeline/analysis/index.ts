@@ -3,11 +3,17 @@
 import type { Logger } from 'pino';
 import type { Analyzer } from '../types.js';
 import { EmbeddedAnalyzer } from './embedded/index.js';
+import { ThreadedAnalyzer } from './threaded.js';
 import { OpenAiChatAnalyzer, type OpenAiChatConfig } from './openai-chat.js';
 
 export interface AnalysisConfig {
   provider: 'embedded' | 'openai';
   openai?: OpenAiChatConfig;
+  /**
+   * The embedded analyzer runs in up to this many worker threads (never on the event loop);
+   * 0 runs it in the calling thread (benchmarks of the analyzer itself).
+   */
+  threads?: number;
 }
 
 function hostOf(url: string): string {
@@ -26,12 +32,14 @@ export function createAnalyzer(cfg: AnalysisConfig, log: Logger): Analyzer {
     log.info({ provider: analyzer.provider, model: analyzer.model, host: hostOf(cfg.openai.baseUrl), apiKey: cfg.openai.apiKey ? 'set' : 'unset' }, 'analysis provider selected');
     return analyzer;
   }
-  const analyzer = new EmbeddedAnalyzer();
+  const threads = cfg.threads ?? 1;
+  const analyzer = threads > 0 ? new ThreadedAnalyzer(threads) : new EmbeddedAnalyzer();
   log.info({ provider: analyzer.provider, model: analyzer.model }, 'analysis provider selected');
   return analyzer;
 }
 
 export { OpenAiChatAnalyzer, type OpenAiChatConfig } from './openai-chat.js';
+export { ThreadedAnalyzer } from './threaded.js';
 export { validateAnalysis } from './validate.js';
 export { finalizeAnalysis } from './finalize.js';
 export { groundAnalysis } from './grounding.js';
