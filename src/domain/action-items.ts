@@ -20,6 +20,7 @@ import type { ActionItem, ActionItemStatus, Database } from '../store/schema.js'
 import type { Analysis, AnalysisActionItem } from './analysis.js';
 import { getArtifact } from '../store/repos/artifacts.js';
 import { errors } from './errors.js';
+import { cutText } from './text-cut.js';
 
 export const ACTION_ITEM_STATUSES = ['OPEN', 'IN_PROGRESS', 'DONE', 'DISMISSED'] as const satisfies readonly ActionItemStatus[];
 export const PRIORITIES = ['LOW', 'MEDIUM', 'HIGH'] as const;
@@ -286,7 +287,8 @@ function excerptOf(segmentIds: string[], segments: Map<string, SegmentLike>): st
   }
   if (parts.length === 0) return null;
   const joined = parts.join(' / ');
-  return joined.length > SOURCE_EXCERPT_MAX ? `${joined.slice(0, SOURCE_EXCERPT_MAX - 1)}…` : joined;
+  // Cut between whole characters: half an emoji would be stored as U+FFFD.
+  return joined.length > SOURCE_EXCERPT_MAX ? `${cutText(joined, { maxCodeUnits: SOURCE_EXCERPT_MAX - 1 })}…` : joined;
 }
 
 export function sourceTextOf(item: Pick<AnalysisActionItem, 'priority' | 'sourceSegmentIds'>, segments: Map<string, SegmentLike>): string {
@@ -415,7 +417,7 @@ export async function replaceAiActionItems(trx: Transaction<Database>, userId: s
     };
   });
 
-  // A stored row's fingerprint: as recorded at insertion, or (rows older than migration 006, which
+  // A stored row's fingerprint: as recorded at insertion, or (rows older than migration 008, which
   // were never edited under tracking) computed from the row itself.
   const printOf = (row: ActionItem) =>
     row.aiFingerprint ??

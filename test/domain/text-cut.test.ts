@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cutText } from '../../src/domain/text-cut.js';
+import { sourceTextOf } from '../../src/domain/action-items.js';
 import { uploadTitle } from '../../src/domain/uploads.js';
 
 const wellFormed = (s: string) => !/\p{Cs}/u.test(s);
@@ -41,4 +42,12 @@ test('an upload\'s title part is cut to 500 code units at a character boundary',
   assert.equal(uploadTitle({}, `${'t'.repeat(498)}😀 and more`), `${'t'.repeat(498)}😀`);
   assert.equal(uploadTitle({}, '  plain  '), 'plain');
   assert.equal(uploadTitle({}, '   '), null);
+});
+
+test('an action item\'s source excerpt is cut at a character boundary', () => {
+  // "[00:00] A: " is 11 code units; 487 more letters put the cut (499 units) inside the emoji.
+  const segments = new Map([['seg_0001', { text: `${'x'.repeat(487)}😀😀😀`, speakerDisplayName: 'A', startSeconds: 0 }]]);
+  const excerpt = JSON.parse(sourceTextOf({ priority: undefined, sourceSegmentIds: ['seg_0001'] }, segments as never)).excerpt as string;
+  assert.ok(wellFormed(excerpt), 'no lone surrogate');
+  assert.ok(excerpt.endsWith('x…'), excerpt.slice(-5));
 });
