@@ -36,6 +36,7 @@ interface Detail {
   createdAt: string;
   errorReason: string | null;
   progress?: { stage: string; percent: number | null };
+  analysisPending?: boolean;
   [k: string]: unknown;
 }
 interface Item {
@@ -386,14 +387,14 @@ function AnalysisView({ analysis, momentOf, seek }: { analysis: Analysis; moment
   );
 }
 
-function ActionItems({ callId, momentOf, seek }: { callId: string; momentOf: (ids?: string[]) => number | null; seek: (t: number) => void }) {
+function ActionItems({ callId, version, momentOf, seek }: { callId: string; version: number; momentOf: (ids?: string[]) => number | null; seek: (t: number) => void }) {
   const [items, setItems] = useState<Item[]>([]);
   const [title, setTitle] = useState('');
   const [error, setError] = useState<string | null>(null);
   const load = () => api<Item[]>('GET', `/api/calls/${callId}/action-items`).then(setItems, (e) => setError((e as Error).message));
   useEffect(() => {
     void load();
-  }, [callId]);
+  }, [callId, version]);
   async function setDone(item: Item, done: boolean) {
     try {
       const updated = await api<Item>('PATCH', `/api/actions/${item.id}`, { status: done ? 'DONE' : 'OPEN' });
@@ -455,6 +456,7 @@ export function CallPage({ id }: { id: string }) {
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [current, setCurrent] = useState(-1);
+  const [analysisVersion, setAnalysisVersion] = useState(0);
   const audioRef = useRef<HTMLAudioElement | null>(null);
   // The element as state too: effects that listen to it run again once the player has made it.
   const [audio, setAudio] = useState<HTMLAudioElement | null>(null);
@@ -522,9 +524,17 @@ export function CallPage({ id }: { id: string }) {
     try {
       const t = await api<Transcript>('PATCH', `/api/calls/${id}/speakers`, { operations });
       setTranscript(t);
-      setNotice('Speakers corrected. The analysis follows the corrected transcript.');
-      // The analysis is redone after a correction; read it again shortly.
-      setTimeout(() => void api<Analysis>('GET', `/api/calls/${id}/analysis`).then(setAnalysis, () => undefined), 3000);
+      setNotice('Speakers corrected. The analysis is being redone for the corrected transcript…');
+      // The analysis is redone on the service's queue after a correction: the call detail says
+      // `analysisPending` until it is stored.
+      for (let i = 0; i < 60; i++) {
+        await new Promise((r) => setTimeout(r, 2000));
+        const d = await api<Detail>('GET', `/api/calls/${id}`);
+        if (!d.analysisPending) break;
+      }
+      setAnalysis(await api<Analysis>('GET', `/api/calls/${id}/analysis`));
+      setAnalysisVersion((v) => v + 1);
+      setNotice('Speakers corrected; the analysis follows the corrected transcript.');
     } catch (err) {
       setError((err as Error).message);
     }
@@ -542,6 +552,7 @@ export function CallPage({ id }: { id: string }) {
     try {
       await api('POST', `/api/calls/${id}/reanalyze`);
       setAnalysis(await api<Analysis>('GET', `/api/calls/${id}/analysis`));
+      setAnalysisVersion((v) => v + 1);
       setNotice('Analysis redone.');
     } catch (err) {
       setError((err as Error).message);
@@ -603,7 +614,7 @@ export function CallPage({ id }: { id: string }) {
           </div>
           <div>
             {analysis && <AnalysisView analysis={analysis} momentOf={momentOf} seek={seek} />}
-            <ActionItems callId={id} momentOf={momentOf} seek={seek} />
+            <ActionItems callId={id} version={analysisVersion} momentOf={momentOf} seek={seek} />
             <Speakers transcript={transcript} correct={correct} />
           </div>
         </div>
