@@ -15,6 +15,7 @@ import { createPipeline, type Pipeline } from './pipeline/index.js';
 import { createCallProcessor } from './pipeline/process-call.js';
 import { createWebhookDeliverer } from './domain/webhook-delivery.js';
 import { maxJobTimeLimitSeconds } from './domain/job-time-limit.js';
+import { instrumentPipeline } from './pipeline/instrument.js';
 
 export interface Service {
   config: Config;
@@ -73,7 +74,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   const timers: NodeJS.Timeout[] = [];
   try {
     await queue.start();
-    const pipeline = { ...(await createPipeline(config, log.child({ component: 'pipeline' }))), ...opts.pipeline };
+    const pipeline = instrumentPipeline({ ...(await createPipeline(config, log.child({ component: 'pipeline' }))), ...opts.pipeline });
     const ctx: AppContext = {
       config,
       database,
