@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the service needs on a fresh Debian/Ubuntu machine: system packages through apt
 # when missing (ffmpeg, the pocketsphinx recogniser and its English model, espeak-ng for name
-# pronunciations; flite and sox for the test corpus, real recorded voices for the real-voice set), then the npm dependencies when package.json or package-lock.json changed since the last install.
+# pronunciations; flite and sox for the test corpus, real recorded voices for the real-voice set;
+# with --container podman, buildah, podman-compose, debootstrap and runc for container:check), then the npm dependencies when package.json or package-lock.json changed since the last install.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,6 +21,12 @@ if [ "${1:-}" = "--test" ]; then
     dpkg -s "asterisk-core-sounds-$lang-g722" >/dev/null 2>&1 || need+=("asterisk-core-sounds-$lang-g722")
   done
   [ -d /usr/share/ktuberling/sounds/en ] || need+=(ktuberling-data)
+fi
+if [ "${1:-}" = "--container" ]; then
+  # npm run container:check: build and run the image with podman; base images from Debian's mirror.
+  for tool in podman buildah podman-compose debootstrap runc; do
+    command -v "$tool" >/dev/null 2>&1 || need+=("$tool")
+  done
 fi
 if ((${#need[@]})); then
   echo "bootstrap: installing system packages: ${need[*]}" >&2

@@ -7,6 +7,7 @@ import { openDatabase, type DatabaseHandle } from './store/database.js';
 import { openBlobStore } from './store/blobs.js';
 import { createJobQueue, type JobQueue } from './store/queue.js';
 import { buildServer } from './http/server.js';
+import { buildOpsServer } from './http/ops-server.js';
 import { createIdentityVerifier } from './http/identity.js';
 import { sweepIdempotencyKeys } from './http/plugins/idempotency.js';
 import { sweepOrphanCallFiles, sweepWorkFiles } from './store/sweeps.js';
@@ -111,6 +112,10 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       server = await buildServer(ctx);
       if (opts.listen ?? true) url = await server.listen({ port: config.port, host: config.host });
       else await server.ready();
+    } else if (config.metrics.enabled && (opts.listen ?? true)) {
+      // A worker-only process: /metrics and health on PORT, so its job metrics can be scraped.
+      server = await buildOpsServer(ctx);
+      url = await server.listen({ port: config.port, host: config.host });
     }
 
     return {

@@ -245,6 +245,26 @@ describe('metrics off by default', () => {
   });
 });
 
+describe('a worker-only process with metrics', () => {
+  let t: TestService;
+  before(async () => {
+    t = await startTestService({ http: false, workers: true, env: { METRICS_ENABLED: 'true', METRICS_TOKEN } });
+  });
+  after(async () => {
+    await t?.stop();
+  });
+
+  test('serves /metrics and the health routes on PORT, and nothing of the API', async () => {
+    const m = await t.request('GET', '/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    assert.equal(m.status, 200);
+    assert.match(m.text, /^# TYPE cas_pipeline_stage_duration_seconds histogram$/m);
+    assert.equal((await t.request('GET', '/metrics')).status, 401);
+    assert.equal((await t.request('GET', '/health/ready')).status, 200);
+    assert.equal((await t.request('GET', '/health/live')).status, 200);
+    assert.equal((await t.request('GET', '/api/users/me')).status, 404);
+  });
+});
+
 describe('metrics configuration', () => {
   const base = { SERVICE_ENV: 'production', IDP_PROJECT_ID: 'p' };
   test('production refuses METRICS_ENABLED without METRICS_TOKEN, and a short token anywhere', () => {
