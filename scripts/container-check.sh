@@ -25,7 +25,7 @@ say() { echo "container-check: $*" >&2; }
 fail() { say "FAILED: $*"; exit 1; }
 
 # ---- prerequisites ------------------------------------------------------------------------------
-# podman, buildah, podman-compose, debootstrap, runc (and the npm dependencies, for the corpus).
+# podman, buildah, podman-compose, debootstrap, runc, curl, jq, psql (system packages only).
 bash scripts/bootstrap.sh --container
 conf=/etc/containers/containers.conf
 if ! grep -q '^runtime *= *"runc"' "$conf" 2>/dev/null || ! grep -q '^default_ulimits' "$conf" 2>/dev/null; then
