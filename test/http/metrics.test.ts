@@ -8,6 +8,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import pino from 'pino';
 import { sql } from 'kysely';
@@ -74,6 +75,9 @@ describe('metrics and health for orchestrators', () => {
   let idp: TestIdp;
   let token: string;
   let userId: string;
+  let receiver: http.Server;
+  let hookUrl: string;
+  let deliveries = 0;
 
   const scrape = (auth: string | null = METRICS_TOKEN) => t.request('GET', '/metrics', { headers: auth === null ? {} : { authorization: `Bearer ${auth}` } });
 
@@ -85,11 +89,24 @@ describe('metrics and health for orchestrators', () => {
     const me = await t.request('GET', '/api/users/me', { token });
     assert.equal(me.status, 200, me.text);
     userId = me.body.id;
+    // A webhook receiver, so a delivery is attempted when the call completes.
+    receiver = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        deliveries++;
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    hookUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hooks/quackenbush-private`;
+    const hook = await t.request('POST', '/api/webhooks', { token, body: { url: hookUrl, events: ['call.completed'] } });
+    assert.equal(hook.status, 201, hook.text);
   });
 
   after(async () => {
     await t?.stop();
     await idp?.stop();
+    await new Promise((r) => receiver?.close(r));
   });
 
   test('the scrape needs METRICS_TOKEN as a bearer token; API credentials are not enough', async () => {
@@ -129,7 +146,14 @@ describe('metrics and health for orchestrators', () => {
     const transcript = (await t.request('GET', `/api/calls/${callId}/transcript`, { token })).body;
     assert.ok(transcript.segments.length > 0);
 
-    const done = await scrape();
+    for (const deadline = Date.now() + 30_000; deliveries === 0 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 200));
+    assert.ok(deliveries >= 1, 'the webhook was delivered');
+    let done = await scrape();
+    // The delivery's outcome is counted right after the receiver answered.
+    for (const deadline = Date.now() + 10_000; !/^cas_webhook_deliveries_total\{outcome="delivered"\} [1-9]/m.test(done.text) && Date.now() < deadline; ) {
+      await new Promise((r) => setTimeout(r, 200));
+      done = await scrape();
+    }
     assert.equal(done.status, 200);
     const text = done.text;
     const s = parseSamples(text);
@@ -146,12 +170,13 @@ describe('metrics and health for orchestrators', () => {
     assert.ok((value(s, 'cas_provider_requests_total', { kind: 'transcription', provider: 'pocketsphinx' }) ?? 0) >= 1);
     assert.ok((value(s, 'cas_provider_requests_total', { kind: 'analysis' }) ?? 0) >= 1);
     assert.ok((value(s, 'cas_provider_requests_total', { kind: 'diarization' }) ?? 0) >= 1);
+    assert.ok((value(s, 'cas_webhook_deliveries_total', { outcome: 'delivered' }) ?? 0) >= 1);
     // Requests by route pattern, never the URL: the status polling of waitForCall shows as /api/calls/:id.
     assert.ok((value(s, 'cas_http_request_duration_seconds_count', { method: 'GET', route: '/api/calls/:id', status_code: '200' }) ?? 0) >= 1);
     assert.ok((value(s, 'cas_http_request_duration_seconds_count', { method: 'POST', route: '/api/calls/analyze', status_code: '202' }) ?? 0) >= 1);
 
     // No personal data anywhere: ids, email, names, title, phone, transcript text.
-    const forbidden = [userId, callId, EMAIL, DISPLAY_NAME, CONTACT_NAME, TITLE, '+15550104477', 'metrics-user', ...SPOKEN_RARE_WORDS];
+    const forbidden = [userId, callId, EMAIL, DISPLAY_NAME, CONTACT_NAME, TITLE, '+15550104477', 'metrics-user', hookUrl, 'quackenbush-private', ...SPOKEN_RARE_WORDS];
     for (const segment of transcript.segments as Array<{ text: string }>) if (segment.text.trim().length >= 8) forbidden.push(segment.text.trim());
     for (const f of forbidden) assert.ok(!text.toLowerCase().includes(f.toLowerCase()), `the scrape does not contain ${JSON.stringify(f)}`);
     for (const f of [DISPLAY_NAME, CONTACT_NAME]) for (const part of f.split(' ')) assert.ok(!text.toLowerCase().includes(part.toLowerCase()), `the scrape does not contain ${part}`);
