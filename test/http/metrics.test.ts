@@ -17,6 +17,7 @@ import { renderShortCall } from '../support/short-calls.js';
 import { cachingTranscriber } from '../support/recognition-cache.js';
 import { createTranscriber } from '../../src/pipeline/transcription/index.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { instrumentProvider, registry } from '../../src/observability/metrics.js';
 
 const METRICS_TOKEN = 'scrape-token-0123456789abcdef';
 const EMAIL = 'winifred.quackenbush@example.org';
@@ -293,6 +294,38 @@ describe('a worker-only process with metrics', () => {
     assert.equal((await t.request('GET', '/health/ready')).status, 200);
     assert.equal((await t.request('GET', '/health/live')).status, 200);
     assert.equal((await t.request('GET', '/api/users/me')).status, 404);
+  });
+});
+
+describe('provider instrumentation', () => {
+  test('counts requests and errors, and honours a method replaced afterwards (a cache in front of it)', async () => {
+    const labels = { kind: 'transcription', provider: 'unit-test-provider' } as const;
+    const count = async (name: string) => value(parseSamples(await registry.metrics()), name, labels) ?? 0;
+    let fail = false;
+    class Recogniser {
+      readonly provider = 'unit-test-provider';
+      calls = 0;
+      async transcribe(x: number): Promise<number> {
+        this.calls++;
+        if (fail) throw new Error('provider down');
+        return x * 2;
+      }
+    }
+    const component = instrumentProvider(new Recogniser(), 'transcription', 'transcribe');
+    assert.equal(await component.transcribe(2), 4);
+    fail = true;
+    await assert.rejects(component.transcribe(1), /provider down/);
+    fail = false;
+    assert.equal(await count('cas_provider_requests_total'), 2);
+    assert.equal(await count('cas_provider_errors_total'), 1);
+    assert.equal(component.calls, 2, 'the component keeps its own state');
+    // A cache put in front after wrapping, calling the method it read before: used, no recursion.
+    const inner = component.transcribe.bind(component);
+    const cache = new Map<number, Promise<number>>();
+    component.transcribe = (x: number) => cache.get(x) ?? (cache.set(x, inner(x)), cache.get(x)!);
+    assert.equal(await component.transcribe(5), 10);
+    assert.equal(await component.transcribe(5), 10);
+    assert.equal(await count('cas_provider_requests_total'), 3);
   });
 });
 
