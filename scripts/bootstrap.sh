@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the service needs on a fresh Debian/Ubuntu machine: system packages through apt
 # when missing (ffmpeg, the pocketsphinx recogniser and its English model, espeak-ng for name
-# pronunciations; flite and sox for the test corpus, real recorded voices for the real-voice set), then the npm dependencies when package.json or package-lock.json changed since the last install.
+# pronunciations; flite and sox for the test corpus, real recorded voices for the real-voice set;
+# with --container podman, buildah, podman-compose, debootstrap, runc, curl, jq and psql for
+# container:check), then the npm dependencies when package.json or package-lock.json changed since the last install.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,6 +25,13 @@ if [ "${1:-}" = "--test" ]; then
   # A real browser for the console's tests (test/e2e/console.test.ts), driven by playwright-core.
   command -v chromium >/dev/null 2>&1 || need+=(chromium)
 fi
+if [ "${1:-}" = "--container" ]; then
+  # npm run container:check: build and run the image with podman; base images from Debian's mirror.
+  for tool in podman buildah podman-compose debootstrap runc curl jq; do
+    command -v "$tool" >/dev/null 2>&1 || need+=("$tool")
+  done
+  command -v psql >/dev/null 2>&1 || need+=(postgresql-client)
+fi
 if ((${#need[@]})); then
   echo "bootstrap: installing system packages: ${need[*]}" >&2
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
@@ -38,6 +47,9 @@ if ((${#need[@]})); then
     exit 1
   fi
 fi
+
+# container:check needs only the system packages; the image installs its own npm dependencies.
+[ "${1:-}" = "--container" ] && exit 0
 
 stamp=node_modules/.install-stamp
 if [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp" ] || [ package.json -nt "$stamp" ]; then

@@ -7,6 +7,7 @@ import { openDatabase, type DatabaseHandle } from './store/database.js';
 import { openBlobStore } from './store/blobs.js';
 import { createJobQueue, type JobQueue } from './store/queue.js';
 import { buildServer } from './http/server.js';
+import { buildOpsServer } from './http/ops-server.js';
 import { createIdentityVerifier } from './http/identity.js';
 import { sweepIdempotencyKeys } from './http/plugins/idempotency.js';
 import { sweepOrphanCallFiles, sweepWorkFiles } from './store/sweeps.js';
@@ -16,6 +17,7 @@ import { createCallProcessor } from './pipeline/process-call.js';
 import { createAnalysisProcessor } from './pipeline/analyze-call.js';
 import { createWebhookDeliverer } from './domain/webhook-delivery.js';
 import { maxJobTimeLimitSeconds } from './domain/job-time-limit.js';
+import { instrumentPipeline } from './pipeline/instrument.js';
 
 export interface Service {
   config: Config;
@@ -75,7 +77,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   const timers: NodeJS.Timeout[] = [];
   try {
     await queue.start();
-    const pipeline = { ...(await createPipeline(config, log.child({ component: 'pipeline' }))), ...opts.pipeline };
+    const pipeline = instrumentPipeline({ ...(await createPipeline(config, log.child({ component: 'pipeline' }))), ...opts.pipeline });
     const ctx: AppContext = {
       config,
       database,
@@ -114,6 +116,10 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       server = await buildServer(ctx);
       if (opts.listen ?? true) url = await server.listen({ port: config.port, host: config.host });
       else await server.ready();
+    } else if (config.metrics.enabled && (opts.listen ?? true)) {
+      // A worker-only process: /metrics and health on PORT, so its job metrics can be scraped.
+      server = await buildOpsServer(ctx);
+      url = await server.listen({ port: config.port, host: config.host });
     }
 
     return {

@@ -142,6 +142,8 @@ export interface Config {
     maxEndpointsPerUser: number;
   };
   logLevel: string;
+  /** GET /metrics (Prometheus): off unless METRICS_ENABLED; METRICS_TOKEN, when set, is required as a bearer token (mandatory in production). */
+  metrics: { enabled: boolean; token: string | null };
 }
 
 type Env = Record<string, string | undefined>;
@@ -209,6 +211,16 @@ function awsCredentials(env: Env): S3Settings['credentials'] {
   if (!accessKeyId || !secretAccessKey) throw new ConfigError(accessKeyId ? 'AWS_SECRET_ACCESS_KEY' : 'AWS_ACCESS_KEY_ID', 'must be set together with the other AWS key variable');
   const sessionToken = str(env, 'AWS_SESSION_TOKEN');
   return sessionToken ? { accessKeyId, secretAccessKey, sessionToken } : { accessKeyId, secretAccessKey };
+}
+
+function metricsSettings(env: Env, isProduction: boolean): Config['metrics'] {
+  const enabled = bool(env, 'METRICS_ENABLED', false);
+  const token = str(env, 'METRICS_TOKEN');
+  if (token !== null && token.length < 16) throw new ConfigError('METRICS_TOKEN', 'must be at least 16 characters');
+  if (enabled && isProduction && token === null) {
+    throw new ConfigError('METRICS_TOKEN', 'is required when METRICS_ENABLED=true and SERVICE_ENV=production (the scrape endpoint is not left open)');
+  }
+  return { enabled, token };
 }
 
 export function loadConfig(env: Env = process.env): Config {
@@ -366,5 +378,6 @@ export function loadConfig(env: Env = process.env): Config {
       maxEndpointsPerUser: int(env, 'WEBHOOK_MAX_ENDPOINTS_PER_USER', 10, 1, 100),
     },
     logLevel: str(env, 'LOG_LEVEL') ?? (serviceEnv === 'test' ? 'warn' : 'info'),
+    metrics: metricsSettings(env, isProduction),
   };
 }

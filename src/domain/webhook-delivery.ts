@@ -17,6 +17,7 @@ import type { WebhookJobHandler } from '../store/queue.js';
 import type { WebhookAttempt } from '../store/schema.js';
 import { signWebhook } from './webhooks.js';
 import { BlockedAddressError, isPublicAddress, publicOnlyLookup } from './network-guard.js';
+import { observeWebhookDelivery } from '../observability/metrics.js';
 
 export interface DeliveryOptions {
   timeoutMs: number;
@@ -123,6 +124,7 @@ export function createWebhookDeliverer(db: Db, log: Logger, opts: DeliveryOption
       .where('id', '=', row.id)
       .where('status', '=', 'PENDING')
       .execute();
+    observeWebhookDelivery(ok ? 'delivered' : last ? 'failed' : 'retrying');
     if (ok) return;
     // The URL and any response body stay out of the log: they may identify the user.
     log.warn({ deliveryId: row.id, reason: result.error, attempt: job.retryCount + 1, final: last }, 'webhook delivery attempt failed');

@@ -127,5 +127,10 @@ ${config.auth.projectId ? 'ID tokens are verified (RS256, audience and issuer ch
 The polled read routes (\`GET /api/calls\`, \`/api/calls/status\`, \`/api/calls/{id}\`, \`/api/calls/{id}/transcript\`, \`/api/actions\`) resolve the token's user from a cache of at most 10 seconds;
 every other route looks the user up afresh. A token whose signature checked out is not checked again for up to a minute (never past its expiry, and only while its key is in the key set last fetched). Deleting the account forgets the entry at once, and a later request on any route creates a new, empty account.
 A stored transcript is sent exactly as stored.
+
+## Operations
+\`GET /api/health\` is the specification's liveness route (503 while the database is unreachable). Outside the API, without authentication and left out of this document:
+\`GET /health/live\` (200 while the process serves HTTP), \`GET /health/ready\` (200 when the database answers, every migration is applied and the blob store is reachable; 503 naming the failing check otherwise),
+and \`GET /metrics\` (Prometheus text format, only when \`METRICS_ENABLED\`; with \`METRICS_TOKEN\` set it needs \`Authorization: Bearer <METRICS_TOKEN>\`). Metric names and labels: docs/deployment.md.
 `;
 }

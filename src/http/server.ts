@@ -12,6 +12,7 @@ import { registerAuth } from './plugins/auth.js';
 import { registerIdempotency } from './plugins/idempotency.js';
 import { registerJsonBodyParser } from './plugins/json-body.js';
 import { registerTextInputGuard } from './plugins/text-input.js';
+import { registerMetrics } from './plugins/metrics.js';
 import { answerClientError, answerFrameworkError } from './plugins/errors.js';
 import { ErrorBody } from './schemas.js';
 import { ErrorCode, ServiceError } from '../domain/errors.js';
@@ -135,6 +136,7 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   });
   registerTextInputGuard(app);
   registerIdempotency(app, ctx);
+  registerMetrics(app, ctx);
 
   const routes = [healthRoutes, userRoutes, planAndFlagRoutes, callRoutes, uploadRoutes, actionItemRoutes, contactRoutes, analyticsRoutes, analysisRoutes, voiceProfileRoutes, webhookRoutes, speakerRoutes, searchRoutes];
   for (const r of routes) await app.register(async (scope) => r(scope, ctx));

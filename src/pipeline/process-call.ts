@@ -25,6 +25,7 @@ import type { Call, CallStatus } from '../store/schema.js';
 import { makePrivateDir, waveformKey, type LocalBlobFile } from '../store/blobs.js';
 import type { HoldStage } from '../config.js';
 import { callJobTimeLimitSeconds } from '../domain/job-time-limit.js';
+import { observeCallFailed, observeCallProcessed } from '../observability/metrics.js';
 
 type Deps = AppContext & { pipeline: Pipeline };
 
@@ -223,6 +224,7 @@ export function createCallProcessor(deps: Deps): CallJobHandler {
       await holdFor('committing', call); // everything written, the commit not yet made
     });
     log.info({ callId: call.id, totalMs: Date.now() - started, timings, audioSeconds: durationSeconds }, 'call processed');
+    observeCallProcessed(timings, Date.now() - started, durationSeconds);
   }
 
   return async (data: CallJobData, job: CallJobContext) => {
@@ -249,12 +251,14 @@ export function createCallProcessor(deps: Deps): CallJobHandler {
       if (pe.retryable && !lastAttempt && !shuttingDown) {
         await recordEvent(db, call.userId, call.id, 'PIPELINE', 'RETRY_SCHEDULED', { reason: pe.reason, attempt: job.retryCount + 1 });
         log.warn({ callId: call.id, reason: pe.reason, attempt: job.retryCount + 1 }, 'call processing failed; will retry');
+        observeCallFailed('retry', pe.reason);
         throw pe;
       }
       if (shuttingDown) throw pe; // leave the call for the next worker
       log.warn({ callId: call.id, reason: pe.reason }, 'call processing failed');
       if (!(err instanceof PipelineError)) log.error({ err }, 'unexpected pipeline error');
       await fail(call, pe.reason, { attempt: job.retryCount + 1 });
+      observeCallFailed('failed', pe.reason);
     }
   };
 }

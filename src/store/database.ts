@@ -117,6 +117,13 @@ export async function migrate(db: Db, log: Logger): Promise<void> {
   if (error) throw error instanceof Error ? error : new Error('migration failed');
 }
 
+/** Migrations this code knows that the database has not applied (readiness: 0 once migrated). */
+export async function pendingMigrations(db: Db): Promise<number> {
+  const r = await sql<{ name: string }>`SELECT name FROM kysely_migration`.execute(db);
+  const applied = new Set(r.rows.map((row) => row.name));
+  return Object.keys(migrations).filter((name) => !applied.has(name)).length;
+}
+
 export async function seedFlags(db: Db): Promise<void> {
   await db
     .insertInto('featureFlags')

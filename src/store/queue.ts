@@ -7,7 +7,7 @@
 // limit: a job still running shortly before it is aborted, so two workers never process one call
 // at once. pg-boss 10 cannot extend a running job, so the limit is set high enough at enqueue and
 // lowered (`lowerTimeLimit`) once the worker has measured the audio.
-import { CompiledQuery, type Transaction } from 'kysely';
+import { CompiledQuery, sql, type Kysely, type Transaction } from 'kysely';
 import PgBoss from 'pg-boss';
 import type pg from 'pg';
 import type { Logger } from 'pino';
@@ -342,4 +342,18 @@ export function createJobQueue(connection: pg.PoolConfig, log: Logger, opts: Que
       return active;
     },
   };
+}
+
+/**
+ * Jobs per queue and state that are waiting or running, with the age of the oldest of each, for
+ * the metrics (read at scrape time; pg-boss keeps its jobs in pgboss.job).
+ */
+export async function readQueueBacklog(db: Kysely<Database>): Promise<Array<{ queue: string; state: string; jobs: number; oldestSeconds: number }>> {
+  const r = await sql<{ queue: string; state: string; jobs: number; oldestSeconds: number }>`
+    SELECT name AS queue, state::text AS state, count(*)::int AS jobs,
+           coalesce(extract(epoch FROM now() - min(created_on)), 0)::float8 AS oldest_seconds
+    FROM pgboss.job
+    WHERE state IN ('created', 'retry', 'active')
+    GROUP BY name, state`.execute(db);
+  return r.rows;
 }

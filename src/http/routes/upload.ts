@@ -8,6 +8,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Multipart } from '@fastify/multipart';
 import type { AppContext } from '../../context.js';
 import { ErrorCode, ServiceError, errors } from '../../domain/errors.js';
+import { observeUpload } from '../../observability/metrics.js';
 import { acceptUpload, assertAccountMayUpload, findUploadByKey, metadataNotJson, openUploadGate, parseUploadMetadata, uploadTitle } from '../../domain/uploads.js';
 import { errorResponses, Uuid } from '../schemas.js';
 import { storeAudioPart, type StoredAudio } from '../audio-part.js';
@@ -110,6 +111,7 @@ export default async function uploadRoutes(app: FastifyInstance, ctx: AppContext
           { userId, callId, audio: stored, metadata, title: uploadTitle(metadata, titlePart), idempotencyKey, gate },
         );
         if (accepted.duplicate) await ctx.blobs.deletePrefix(`users/${userId}/calls/${callId}`).catch(() => undefined);
+        else observeUpload('call', stored.bytes);
         return reply.status(202).send({ callId: accepted.callId, status: 'QUEUED' });
       } catch (err) {
         if (stored) await ctx.blobs.deletePrefix(`users/${userId}/calls/${callId}`).catch(() => undefined);

@@ -15,6 +15,7 @@ import { makePrivateDir } from '../../store/blobs.js';
 import { readAllPcm } from '../../pipeline/audio/pcm.js';
 import { PipelineError } from '../../pipeline/types.js';
 import { EmbeddingError, serializeEmbedding } from '../../pipeline/voice/embedder.js';
+import { observeUpload } from '../../observability/metrics.js';
 
 const tags = ['Voice profile'];
 const VOICE_FORMATS = ['wav', 'mp3', 'm4a'] as const;
@@ -72,6 +73,7 @@ export default async function voiceProfileRoutes(app: FastifyInstance, ctx: AppC
           stored = await storeAudioPart(part, ctx.blobs, (format) => `${sampleDir}/sample.${format}`, { allowed: VOICE_FORMATS, tooLarge });
         }
         if (!stored) throw errors.validation({ fields: [{ path: '/file', message: 'is required' }] }, 'The file part is missing.');
+        observeUpload('voice_sample', stored.bytes);
 
         await makePrivateDir(path.dirname(workDir));
         await makePrivateDir(workDir);
