@@ -2,7 +2,7 @@
 // artifacts and action items. Only the benchmarks use it; rows look like processed calls so the
 // routes under measurement do their ordinary work.
 import { CompiledQuery, sql } from 'kysely';
-import { POLLED_CALL_STATEMENTS } from '../../src/domain/calls.js';
+import { POLLED_CALL_STATEMENTS } from '../../src/store/repos/call-reads.js';
 import type { Db } from '../../src/store/database.js';
 
 /** A transcript of ordinary size (about 80 segments, 1,200 words), stored as the pipeline would. */

@@ -6,11 +6,12 @@
 // the same millisecond. The directions are mixed, so the condition is written as a range on
 // created_at (which bounds the index scan of action_items_user_list_idx, migration 006) plus the
 // tie-break within the cursor's own created_at.
-import { sql, type Transaction } from 'kysely';
-import type { Db } from '../store/database.js';
-import type { ActionItem, Database } from '../store/schema.js';
+import type { ActionItem } from '../store/schema.js';
+import { listItemsPage } from '../store/repos/action-items.js';
+import type { Executor } from '../store/repos/executor.js';
 import { actionItemOf, type ActionItemView } from './action-items.js';
-import { pageOf, UUID_PATTERN, type ArrayPage } from './array-list.js';
+import { pageOf, type ArrayPage } from './array-list.js';
+import { isUuid } from './ids.js';
 
 export interface ActionItemCursor {
   /** created_at in UTC with microseconds: YYYY-MM-DDTHH:MM:SS.ffffffZ. */
@@ -41,29 +42,13 @@ export function decodeActionItemCursor(s: string): ActionItemCursor | null {
   if (!INT32.test(positionText)) return null;
   const position = Number(positionText);
   if (position < -(2 ** 31) || position >= 2 ** 31) return null;
-  if (!UUID_PATTERN.test(id)) return null;
+  if (!isUuid(id)) return null;
   if (encodeActionItemCursor({ createdAt, position, id }) !== s) return null;
   return { createdAt, position, id: id.toLowerCase() };
 }
 
-type Executor = Db | Transaction<Database>;
-
 export async function listActionItemsPage(db: Executor, userId: string, opts: { limit: number; cursor: ActionItemCursor | null }): Promise<ArrayPage<ActionItemView>> {
-  let q = db
-    .selectFrom('actionItems')
-    .selectAll()
-    .select(sql<string>`to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`.as('cursorAt'))
-    .where('userId', '=', userId);
-  if (opts.cursor) {
-    const { createdAt, position, id } = opts.cursor;
-    q = q.where(sql<boolean>`created_at <= ${createdAt}::timestamptz AND (created_at < ${createdAt}::timestamptz OR (position, id) > (${position}::int4, ${id}::uuid))`);
-  }
-  const rows = await q
-    .orderBy('createdAt', 'desc')
-    .orderBy('position', 'asc')
-    .orderBy('id', 'asc')
-    .limit(opts.limit + 1)
-    .execute();
+  const rows = await listItemsPage(db, userId, opts.limit, opts.cursor);
   return pageOf(
     rows,
     opts.limit,

@@ -14,9 +14,12 @@
 // transcript change; it is null when no cited segment could be found.
 import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { sql, type Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { Db } from '../store/database.js';
 import type { ActionItem, ActionItemStatus, Database } from '../store/schema.js';
+import * as items from '../store/repos/action-items.js';
+import { findCallId } from '../store/repos/calls.js';
+import type { Executor } from '../store/repos/executor.js';
 import type { Analysis, AnalysisActionItem } from './analysis.js';
 import { getArtifact } from '../store/repos/artifacts.js';
 import { errors } from './errors.js';
@@ -28,8 +31,6 @@ export type Priority = (typeof PRIORITIES)[number];
 
 export const SOURCE_EXCERPT_MAX = 500;
 const SOURCE_TEXT_VERSION = 1;
-
-type Executor = Db | Transaction<Database>;
 
 /** The response shape of the spec's "Action item (persisted record)", field for field. */
 export interface ActionItemView {
@@ -97,34 +98,15 @@ function checkTitle(title: string): string {
   return t;
 }
 
-/**
- * completedAt follows status: stamped by the server when the item becomes DONE (kept when it was
- * DONE already, so re-saving does not move the completion time), cleared for any other status.
- */
-function completedAtFor(status: ActionItemStatus) {
-  return status === 'DONE' ? sql<Date>`coalesce(completed_at, now())` : null;
-}
-
 // The user-wide list (GET /api/actions), paged by a keyset: action-item-list.ts.
 
 /** The items of one call; undefined when the call is missing or belongs to someone else. */
 export async function listForCall(db: Executor, userId: string, callId: string): Promise<ActionItem[] | undefined> {
-  const call = await db.selectFrom('calls').select('id').where('userId', '=', userId).where('id', '=', callId).executeTakeFirst();
-  if (!call) return undefined;
-  return db
-    .selectFrom('actionItems')
-    .selectAll()
-    .where('userId', '=', userId)
-    .where('callId', '=', callId)
-    .orderBy('createdAt', 'asc')
-    .orderBy('position', 'asc')
-    .orderBy('id', 'asc')
-    .execute();
+  if (!(await findCallId(db, userId, callId))) return undefined;
+  return items.listItemsOfCall(db, userId, callId);
 }
 
-export async function getActionItem(db: Executor, userId: string, id: string): Promise<ActionItem | undefined> {
-  return db.selectFrom('actionItems').selectAll().where('userId', '=', userId).where('id', '=', id).executeTakeFirst();
-}
+export const getActionItem = items.getActionItem;
 
 export interface ManualItemInput {
   title: string;
@@ -139,31 +121,8 @@ export async function createManual(db: Db, userId: string, callId: string, input
   checkDueDate(input.dueDate);
   return db.transaction().execute(async (trx) => {
     // Locks the call against a concurrent delete, which would otherwise surface as an FK error.
-    const call = await trx.selectFrom('calls').select('id').where('userId', '=', userId).where('id', '=', callId).forShare().executeTakeFirst();
-    if (!call) throw errors.callNotFound();
-    return trx
-      .insertInto('actionItems')
-      .values({
-        userId,
-        callId,
-        title,
-        description: input.description ?? null,
-        dueDate: input.dueDate ?? null,
-        priority: input.priority ?? null,
-        status: 'OPEN',
-        source: 'MANUAL',
-        sourceText: null,
-        sourceSegmentIds: JSON.stringify([]),
-        intentMetadata: null,
-        completedAt: null,
-        ownerSpeakerId: null,
-        ownerSpeakerLabel: null,
-        ownerDisplayName: null,
-        ownerRole: null,
-        intent: null,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    if (!(await findCallId(trx, userId, callId, 'share'))) throw errors.callNotFound();
+    return items.insertManualItem(trx, userId, callId, { title, description: input.description ?? null, dueDate: input.dueDate ?? null, priority: input.priority ?? null });
   });
 }
 
@@ -183,9 +142,9 @@ export interface ReplaceItemInput {
  */
 async function editItem<T>(db: Db, userId: string, id: string, edit: (trx: Transaction<Database>) => Promise<T | undefined>): Promise<T> {
   return db.transaction().execute(async (trx) => {
-    const item = await trx.selectFrom('actionItems').select('callId').where('userId', '=', userId).where('id', '=', id).executeTakeFirst();
-    if (!item) throw errors.actionItemNotFound();
-    await trx.selectFrom('calls').select('id').where('userId', '=', userId).where('id', '=', item.callId).forShare().executeTakeFirst();
+    const callId = await items.itemCallId(trx, userId, id);
+    if (!callId) throw errors.actionItemNotFound();
+    await findCallId(trx, userId, callId, 'share');
     const result = await edit(trx);
     if (result === undefined) throw errors.actionItemNotFound();
     return result;
@@ -200,35 +159,12 @@ export async function replaceActionItem(db: Db, userId: string, id: string, inpu
   const title = checkTitle(input.title);
   checkDueDate(input.dueDate);
   return editItem(db, userId, id, (trx) =>
-    trx
-      .updateTable('actionItems')
-      .set({
-        title,
-        description: input.description,
-        dueDate: input.dueDate,
-        priority: input.priority,
-        status: input.status,
-        completedAt: completedAtFor(input.status),
-        updatedAt: sql`now()`,
-        userEditedAt: sql`now()`,
-      })
-      .where('userId', '=', userId)
-      .where('id', '=', id)
-      .returningAll()
-      .executeTakeFirst(),
+    items.updateItemByUser(trx, userId, id, { title, description: input.description, dueDate: input.dueDate, priority: input.priority, status: input.status }),
   );
 }
 
 export async function setActionItemStatus(db: Db, userId: string, id: string, status: ActionItemStatus): Promise<ActionItem> {
-  return editItem(db, userId, id, (trx) =>
-    trx
-      .updateTable('actionItems')
-      .set({ status, completedAt: completedAtFor(status), updatedAt: sql`now()`, userEditedAt: sql`now()` })
-      .where('userId', '=', userId)
-      .where('id', '=', id)
-      .returningAll()
-      .executeTakeFirst(),
-  );
+  return editItem(db, userId, id, (trx) => items.updateItemByUser(trx, userId, id, { status }));
 }
 
 /**
@@ -237,7 +173,7 @@ export async function setActionItemStatus(db: Db, userId: string, id: string, st
  */
 export async function deleteActionItem(db: Db, userId: string, id: string): Promise<void> {
   await editItem(db, userId, id, async (trx) => {
-    const row = await trx.deleteFrom('actionItems').where('userId', '=', userId).where('id', '=', id).returningAll().executeTakeFirst();
+    const row = await items.deleteItemReturning(trx, userId, id);
     if (!row) return undefined;
     if (row.source === 'AI') {
       const content = { title: row.title, description: row.description, dueDate: row.dueDate, priority: row.priority, intent: row.intent, sourceSegmentIds: segmentIdsOf(row.sourceSegmentIds), ownerSpeakerId: row.ownerSpeakerId };
@@ -247,14 +183,10 @@ export async function deleteActionItem(db: Db, userId: string, id: string): Prom
       // when no other AI item of the call shares it, so deleting one item never hides a sibling.
       let sourceKey = aiSourceKey(content);
       if (sourceKey !== null) {
-        const siblings = await trx.selectFrom('actionItems').select(['intent', 'sourceSegmentIds']).where('userId', '=', userId).where('callId', '=', row.callId).where('source', '=', 'AI').execute();
+        const siblings = await items.aiItemsOfCall(trx, userId, row.callId);
         if (siblings.some((o) => aiSourceKey({ intent: o.intent, sourceSegmentIds: segmentIdsOf(o.sourceSegmentIds) }) === sourceKey)) sourceKey = null;
       }
-      await trx
-        .insertInto('actionItemTombstones')
-        .values({ userId, callId: row.callId, fingerprint, sourceKey })
-        .onConflict((oc) => oc.columns(['callId', 'fingerprint']).doNothing())
-        .execute();
+      await items.insertTombstone(trx, userId, row.callId, fingerprint, sourceKey);
     }
     return true;
   });
@@ -363,29 +295,21 @@ const segmentIdsOf = (v: unknown): string[] => (Array.isArray(v) ? v.filter((s):
  * Returns the number of items inserted.
  */
 export async function replaceAiActionItems(trx: Transaction<Database>, userId: string, callId: string, analysis: Analysis): Promise<number> {
-  const existing = await trx
-    .selectFrom('actionItems')
-    .selectAll()
-    .where('userId', '=', userId)
-    .where('callId', '=', callId)
-    .where('source', '=', 'AI')
-    .orderBy('position', 'asc')
-    .orderBy('createdAt', 'asc')
-    .execute();
-  const tombstones = await trx.selectFrom('actionItemTombstones').select(['fingerprint', 'sourceKey']).where('userId', '=', userId).where('callId', '=', callId).execute();
+  const existing = await items.aiItemsOfCall(trx, userId, callId);
+  const tombstones = await items.tombstonesOfCall(trx, userId, callId);
   const deletedPrints = new Set(tombstones.map((t) => t.fingerprint));
   const deletedSources = new Set(tombstones.map((t) => t.sourceKey).filter((k): k is string => k !== null));
 
-  const items = (Array.isArray(analysis.actionItems) ? analysis.actionItems : []).filter((i) => i && typeof i === 'object' && str(i.title));
+  const found = (Array.isArray(analysis.actionItems) ? analysis.actionItems : []).filter((i) => i && typeof i === 'object' && str(i.title));
 
   // The transcript in the same transaction: the pipeline may have stored it a moment ago.
-  const transcript = items.length ? await getArtifact<{ segments?: SegmentLike[] }>(trx, userId, callId, 'transcript') : undefined;
+  const transcript = found.length ? await getArtifact<{ segments?: SegmentLike[] }>(trx, userId, callId, 'transcript') : undefined;
   const segments = new Map<string, SegmentLike>();
   for (const s of Array.isArray(transcript?.segments) ? transcript.segments : []) {
     if (s && typeof s.id === 'string') segments.set(s.id, s);
   }
 
-  const fresh = items.map((item, position) => {
+  const fresh = found.map((item, position) => {
     const segIds = segmentIdsOf(item.sourceSegmentIds);
     const meta = item.intentMetadata && typeof item.intentMetadata === 'object' && !Array.isArray(item.intentMetadata) ? item.intentMetadata : null;
     const content: AiItemRow = {
@@ -451,39 +375,17 @@ export async function replaceAiActionItems(trx: Transaction<Database>, userId: s
     if (isDeepStrictEqual(before, next)) continue;
     // updatedAt moves only when a field a client sees changed (not for position or fingerprint).
     const visible = (o: typeof before) => ({ ...o, position: 0, aiFingerprint: null });
-    await trx
-      .updateTable('actionItems')
-      .set({
-        ...next,
-        sourceSegmentIds: JSON.stringify(next.sourceSegmentIds),
-        intentMetadata: next.intentMetadata ? JSON.stringify(next.intentMetadata) : null,
-        ...(isDeepStrictEqual(visible(before), visible(next)) ? {} : { updatedAt: sql`now()` }),
-      })
-      .where('userId', '=', userId)
-      .where('id', '=', match.row.id)
-      .execute();
+    await items.refreshAiItem(trx, userId, match.row.id, next, !isDeepStrictEqual(visible(before), visible(next)));
   }
 
   // What the user edited stays even when the analysis no longer finds it; the rest is replaced.
   const stale = pending.filter((o) => !o.kept && o.row.userEditedAt === null).map((o) => o.row.id);
-  if (stale.length) await trx.deleteFrom('actionItems').where('userId', '=', userId).where('callId', '=', callId).where('id', 'in', stale).execute();
-  if (inserts.length === 0) return 0;
-
-  const rows = inserts.map((n) => ({
+  await items.deleteItemsOfCall(trx, userId, callId, stale);
+  await items.insertAiItems(
+    trx,
     userId,
     callId,
-    title: n.content.title,
-    description: n.content.description,
-    dueDate: n.content.dueDate,
-    status: 'OPEN' as const,
-    completedAt: null,
-    priority: n.content.priority,
-    source: 'AI' as const,
-    aiFingerprint: n.fingerprint,
-    ...n.derived,
-    sourceSegmentIds: JSON.stringify(n.derived.sourceSegmentIds),
-    intentMetadata: n.derived.intentMetadata ? JSON.stringify(n.derived.intentMetadata) : null,
-  }));
-  await trx.insertInto('actionItems').values(rows).execute();
-  return rows.length;
+    inserts.map((n) => ({ title: n.content.title, description: n.content.description, dueDate: n.content.dueDate, priority: n.content.priority, aiFingerprint: n.fingerprint, ...n.derived })),
+  );
+  return inserts.length;
 }

@@ -13,8 +13,6 @@ export interface ArrayPage<T> {
   nextCursor: string | null;
 }
 
-export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * Splits `limit + 1` fetched rows into the page and the cursor of its last item. The extra row
  * only tells that more follow; it is not returned.

@@ -2,26 +2,18 @@
 // and deletions survive, see replaceAiActionItems) and the call's suggested title and summary, all
 // in the caller's transaction, which holds the call row locked. Shared by the pipeline's completion
 // step, re-analysis and the analysis of speaker corrections, so all have the same side effects.
-import { sql, type Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import { ANALYSIS_SCHEMA_VERSION, type Analysis, type AnalysisContext } from './analysis.js';
 import { replaceAiActionItems } from './action-items.js';
 import type { Call, Database, User } from '../store/schema.js';
 import { saveArtifact } from '../store/repos/artifacts.js';
+import { setAnalysisSummary } from '../store/repos/calls.js';
 
 export async function storeAnalysis(trx: Transaction<Database>, userId: string, callId: string, analysis: Analysis): Promise<void> {
   await saveArtifact(trx, userId, callId, 'analysis', analysis.schemaVersion ?? ANALYSIS_SCHEMA_VERSION, analysis);
   await replaceAiActionItems(trx, userId, callId, analysis);
-  await trx
-    .updateTable('calls')
-    .set({
-      suggestedTitle: analysis.suggestedTitle ?? null,
-      // The one-line summary mirrors the analysis until the user edits it.
-      summary: sql`CASE WHEN summary_edited THEN summary ELSE ${analysis.oneLineSummary ?? null} END`,
-      updatedAt: sql`now()`,
-    })
-    .where('id', '=', callId)
-    .where('userId', '=', userId)
-    .execute();
+  // The one-line summary mirrors the analysis until the user edits it.
+  await setAnalysisSummary(trx, userId, callId, analysis.suggestedTitle ?? null, analysis.oneLineSummary ?? null);
 }
 
 export function analysisContextOf(call: Call, user: Pick<User, 'displayName'>): AnalysisContext {

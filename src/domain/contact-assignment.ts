@@ -2,8 +2,10 @@
 // keeps it; no contact name, no assignment; otherwise the user's contact with the same name
 // (case-insensitive) is linked, or a new one is created from the name and phone number. Matching
 // is by name only, never by phone number.
-import { sql, type Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { Database } from '../store/schema.js';
+import { findContactIdByName, insertContactId } from '../store/repos/contacts.js';
+import { lockKeyForTransaction } from '../store/repos/locks.js';
 
 export async function autoAssignContact(
   trx: Transaction<Database>,
@@ -14,21 +16,8 @@ export async function autoAssignContact(
   const name = call.contactName?.trim();
   if (!name) return null;
   // Two concurrent uploads with the same new name must create one contact, not two.
-  await sql`SELECT pg_advisory_xact_lock(hashtext(${`contact:${userId}:${name.toLowerCase()}`}))`.execute(trx);
-  const existing = await trx
-    .selectFrom('contacts')
-    .select('id')
-    .where('userId', '=', userId)
-    .where(sql<boolean>`lower(name) = ${name.toLowerCase()}`)
-    .orderBy('createdAt', 'asc')
-    .orderBy('id')
-    .limit(1)
-    .executeTakeFirst();
-  if (existing) return existing.id;
-  const created = await trx
-    .insertInto('contacts')
-    .values({ userId, name, phoneNumber: call.phoneNumber?.trim() || null, email: null, notes: null, updatedAt: new Date() })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return created.id;
+  await lockKeyForTransaction(trx, `contact:${userId}:${name.toLowerCase()}`);
+  const existing = await findContactIdByName(trx, userId, name);
+  if (existing) return existing;
+  return insertContactId(trx, userId, { name, phoneNumber: call.phoneNumber?.trim() || null, email: null, notes: null });
 }

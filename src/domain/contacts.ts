@@ -1,12 +1,14 @@
 // The user's address book. Every function takes the owner id first; a foreign contact behaves
 // exactly like a missing one. Deleting a contact keeps its calls: the foreign key
 // calls.service_contact_id is ON DELETE SET NULL, so the link is cleared by the database itself.
-import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
+import * as contacts from '../store/repos/contacts.js';
+import { setCallContact } from '../store/repos/calls.js';
 import type { Call, Contact } from '../store/schema.js';
 import { errors } from './errors.js';
 import { findCall } from './calls.js';
-import { pageOf, UUID_PATTERN, type ArrayPage } from './array-list.js';
+import { pageOf, type ArrayPage } from './array-list.js';
+import { isUuid } from './ids.js';
 
 export interface ContactView {
   id: string;
@@ -81,7 +83,7 @@ export function decodeContactCursor(s: string): ContactCursor | null {
   if (!Array.isArray(v) || v.length !== 2) return null;
   const [name, id] = v as unknown[];
   if (typeof name !== 'string' || typeof id !== 'string') return null;
-  if (name.length === 0 || name.length > CURSOR_NAME_MAX || name.includes('\u0000') || /\p{Cs}/u.test(name) || !UUID_PATTERN.test(id)) return null;
+  if (name.length === 0 || name.length > CURSOR_NAME_MAX || name.includes('\u0000') || /\p{Cs}/u.test(name) || !isUuid(id)) return null;
   if (encodeContactCursor({ name, id }) !== s) return null;
   return { name, id: id.toLowerCase() };
 }
@@ -92,48 +94,31 @@ export function decodeContactCursor(s: string): ContactCursor | null {
  * contacts_user_name_keyset_idx (migration 006) holds that key, so a page is one index range scan.
  */
 export async function listContacts(db: Db, userId: string, opts: { limit: number; cursor: ContactCursor | null }): Promise<ArrayPage<ContactView>> {
-  let q = db.selectFrom('contacts').selectAll().where('userId', '=', userId);
-  if (opts.cursor) {
-    const { name, id } = opts.cursor;
-    q = q.where(sql<boolean>`(lower(name), name, id) > (lower(${name}::text), ${name}::text, ${id}::uuid)`);
-  }
-  const rows = await q
-    .orderBy(sql`lower(name)`)
-    .orderBy('name')
-    .orderBy('id')
-    .limit(opts.limit + 1)
-    .execute();
+  const rows = await contacts.listContactsPage(db, userId, opts.limit, opts.cursor);
   return pageOf(rows, opts.limit, contactOf, (r) => encodeContactCursor({ name: r.name, id: r.id }));
 }
 
 export async function getContact(db: Db, userId: string, id: string): Promise<Contact> {
-  const row = await db.selectFrom('contacts').selectAll().where('userId', '=', userId).where('id', '=', id).executeTakeFirst();
+  const row = await contacts.findContact(db, userId, id);
   if (!row) throw errors.contactNotFound();
   return row;
 }
 
 export async function createContact(db: Db, userId: string, input: ContactInput): Promise<Contact> {
   const v = normalise(input);
-  return db.insertInto('contacts').values({ userId, ...v }).returningAll().executeTakeFirstOrThrow();
+  return contacts.insertContact(db, userId, v);
 }
 
 /** PUT: full replacement; an omitted or null optional field is cleared. */
 export async function replaceContact(db: Db, userId: string, id: string, input: ContactInput): Promise<Contact> {
   const v = normalise(input);
-  const row = await db
-    .updateTable('contacts')
-    .set({ ...v, updatedAt: sql`now()` })
-    .where('userId', '=', userId)
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirst();
+  const row = await contacts.updateContact(db, userId, id, v);
   if (!row) throw errors.contactNotFound();
   return row;
 }
 
 export async function deleteContact(db: Db, userId: string, id: string): Promise<void> {
-  const res = await db.deleteFrom('contacts').where('userId', '=', userId).where('id', '=', id).executeTakeFirst();
-  if (Number(res.numDeletedRows) === 0) throw errors.contactNotFound();
+  if (!(await contacts.deleteContactRow(db, userId, id))) throw errors.contactNotFound();
 }
 
 /**
@@ -147,15 +132,10 @@ export async function linkCallContact(db: Db, userId: string, callId: string, co
     if (!call) throw errors.callNotFound();
     if (contactId !== null) {
       // FOR SHARE: a concurrent delete of the contact waits until the link is written (and then clears it).
-      const contact = await trx.selectFrom('contacts').select('id').where('userId', '=', userId).where('id', '=', contactId).forShare().executeTakeFirst();
-      if (!contact) throw errors.contactNotFound();
+      if (!(await contacts.shareContactId(trx, userId, contactId))) throw errors.contactNotFound();
     }
-    return trx
-      .updateTable('calls')
-      .set({ serviceContactId: contactId, updatedAt: sql`now()` })
-      .where('userId', '=', userId)
-      .where('id', '=', callId)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const linked = await setCallContact(trx, userId, callId, contactId);
+    if (!linked) throw errors.callNotFound();
+    return linked;
   });
 }

@@ -15,6 +15,8 @@ import type { Transcript } from './transcript.js';
 import type { Call, Database, User } from '../store/schema.js';
 import type { Db } from '../store/database.js';
 import { getArtifact } from '../store/repos/artifacts.js';
+import { bumpTranscriptRevision, clearAnalysisRequest, lockCallRevision } from '../store/repos/calls.js';
+import { getDisplayName } from '../store/repos/users.js';
 import type { JobQueue } from '../store/queue.js';
 import { analysisContextOf, storeAnalysis } from './call-results.js';
 import { findCall, recordEvent } from './calls.js';
@@ -58,18 +60,9 @@ export async function analyzeAgain(analyzer: Analyzer, transcript: Transcript, c
  * stores the corrected transcript, and enqueues the analysis job with it (coalesced per call).
  */
 export async function requestAnalysis(trx: Transaction<Database>, queue: Pick<JobQueue, 'enqueueAnalysis'>, userId: string, callId: string): Promise<number> {
-  const row = await trx
-    .updateTable('calls')
-    .set((eb) => ({
-      transcriptRevision: eb('transcriptRevision', '+', 1),
-      analysisRequestedRevision: eb('transcriptRevision', '+', 1),
-    }))
-    .where('userId', '=', userId)
-    .where('id', '=', callId)
-    .returning('transcriptRevision')
-    .executeTakeFirstOrThrow();
+  const revision = await bumpTranscriptRevision(trx, userId, callId);
   await queue.enqueueAnalysis(trx, { userId, callId });
-  return row.transcriptRevision;
+  return revision;
 }
 
 export type AnalysisOutcome =
@@ -113,7 +106,7 @@ export async function analyzeStoredTranscript(
       if (opts.onlyIfPending && call.analysisRequestedRevision === null) return { kind: 'nothing' } as const;
       const transcript = await getArtifact<Transcript>(trx, userId, callId, 'transcript');
       if (!transcript) return { kind: 'no_transcript' } as const;
-      const user = await trx.selectFrom('users').select('displayName').where('id', '=', userId).executeTakeFirstOrThrow();
+      const user = await getDisplayName(trx, userId);
       return { kind: 'input', call, transcript, user } as const;
     });
   if (input.kind !== 'input') return input;
@@ -130,12 +123,12 @@ export async function analyzeStoredTranscript(
 
   return db.transaction().execute(async (trx): Promise<AnalysisOutcome> => {
     // The call may have been deleted, reprocessed or corrected again while the model ran.
-    const current = await trx.selectFrom('calls').select(['status', 'transcriptRevision']).where('userId', '=', userId).where('id', '=', callId).forUpdate().executeTakeFirst();
+    const current = await lockCallRevision(trx, userId, callId);
     if (!current) return { kind: 'missing' };
     if (current.status !== 'COMPLETED') return { kind: 'not_completed', status: current.status };
     if (current.transcriptRevision !== call.transcriptRevision) return { kind: 'superseded' };
     await storeAnalysis(trx, userId, callId, analysis);
-    await trx.updateTable('calls').set({ analysisRequestedRevision: null }).where('userId', '=', userId).where('id', '=', callId).execute();
+    await clearAnalysisRequest(trx, userId, callId);
     await recordEvent(trx, userId, callId, 'ANALYZE', 'COMPLETED', {
       trigger: opts.trigger,
       provider: deps.analyzer.provider,
@@ -155,11 +148,11 @@ export async function analyzeStoredTranscript(
  */
 export async function giveUpAnalysis(db: Db, userId: string, callId: string, revision: number | null, reason: string): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    const current = await trx.selectFrom('calls').select(['transcriptRevision', 'analysisRequestedRevision']).where('userId', '=', userId).where('id', '=', callId).forUpdate().executeTakeFirst();
+    const current = await lockCallRevision(trx, userId, callId);
     if (!current || current.analysisRequestedRevision === null) return;
     // A newer correction's request is its own job's to answer.
     if (revision !== null && current.analysisRequestedRevision !== revision) return;
-    await trx.updateTable('calls').set({ analysisRequestedRevision: null }).where('userId', '=', userId).where('id', '=', callId).execute();
+    await clearAnalysisRequest(trx, userId, callId);
     await recordEvent(trx, userId, callId, 'ANALYZE', 'FAILED', { trigger: 'SPEAKERS', reason, revision: current.transcriptRevision });
   });
 }

@@ -17,6 +17,7 @@
 import type { Db } from '../store/database.js';
 import type { User } from '../store/schema.js';
 import { getArtifact, saveArtifact } from '../store/repos/artifacts.js';
+import { lockCallRevision } from '../store/repos/calls.js';
 import type { JobQueue } from '../store/queue.js';
 import { findCall, recordEvent } from './calls.js';
 import { ErrorCode, errors, ServiceError } from './errors.js';
@@ -173,7 +174,7 @@ export async function correctSpeakers(deps: CorrectionDeps, user: Pick<User, 'id
     const { transcript, changes } = applySpeakerCorrections(stored, operations);
 
     const written = await db.transaction().execute(async (trx) => {
-      const current = await trx.selectFrom('calls').select(['status', 'transcriptRevision']).where('userId', '=', user.id).where('id', '=', callId).forUpdate().executeTakeFirst();
+      const current = await lockCallRevision(trx, user.id, callId);
       if (!current) throw errors.callNotFound();
       if (current.status !== 'COMPLETED') throw errors.callNotCompleted(current.status);
       // Every write of a corrected transcript moves the revision, so an unchanged revision means

@@ -6,6 +6,7 @@ import { errors } from '../../domain/errors.js';
 import { errorResponses, Uuid } from '../schemas.js';
 import { CallDetailSchema, CallIdParams, CallListItemSchema, CallStatusSchema } from './call-schemas.js';
 import contentDisposition from 'content-disposition';
+import { isUuid } from '../../domain/ids.js';
 import { callDetailOf, CallListReader, callProgress, CallStatusReader, decodeCursor, effectiveTitle, findCall, updateCallFields } from '../../domain/calls.js';
 import { deleteCallAndFiles } from '../../domain/call-deletion.js';
 import { Transcript } from '../../domain/transcript.js';
@@ -16,7 +17,6 @@ import type { CallStatus } from '../../store/schema.js';
 const tags = ['Calls'];
 const MAX_STATUS_IDS = 100;
 const MAX_BULK_DELETE = 100;
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export default async function callRoutes(app: FastifyInstance, ctx: AppContext) {
   const db = ctx.database.db;
@@ -75,7 +75,7 @@ export default async function callRoutes(app: FastifyInstance, ctx: AppContext) 
       const ids = [...new Set((req.query as { ids: string }).ids.split(',').map((s) => s.trim()).filter(Boolean))];
       if (ids.length > MAX_STATUS_IDS) throw errors.validation({ fields: [{ path: '/querystring/ids', message: `at most ${MAX_STATUS_IDS} ids` }] });
       // Lower case: PostgreSQL answers with lower-case ids, and those are the ids the service hands out.
-      const asked = [...new Set(ids.filter((id) => UUID_RE.test(id)).map((id) => id.toLowerCase()))];
+      const asked = [...new Set(ids.filter((id) => isUuid(id)).map((id) => id.toLowerCase()))];
       return { items: await statuses.read(req.user.id, asked) };
     },
   );
@@ -202,7 +202,7 @@ export default async function callRoutes(app: FastifyInstance, ctx: AppContext) 
       let missing = 0;
       const failed: Array<{ callId: string; reason: string }> = [];
       for (const id of ids) {
-        if (!UUID_RE.test(id)) {
+        if (!isUuid(id)) {
           missing++;
           continue;
         }

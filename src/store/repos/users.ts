@@ -2,6 +2,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../database.js';
 import type { User } from '../schema.js';
+import type { Executor } from './executor.js';
 
 export interface IdentityClaims {
   externalUserId: string;
@@ -83,4 +84,8 @@ export async function updateConsent(db: Db, userId: string, c: ConsentUpdate): P
 
 export async function deleteUserRow(db: Db, userId: string): Promise<void> {
   await db.deleteFrom('users').where('id', '=', userId).execute();
+}
+
+export async function getDisplayName(db: Executor, userId: string): Promise<Pick<User, 'displayName'>> {
+  return db.selectFrom('users').select('displayName').where('id', '=', userId).executeTakeFirstOrThrow();
 }
