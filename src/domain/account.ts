@@ -1,6 +1,6 @@
 // Account views and statistics, computed from the tables as they are.
-import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
+import { userStatsCounters } from '../store/repos/stats.js';
 import type { User } from '../store/schema.js';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -59,24 +59,7 @@ export interface UserStats {
  * IN_PROGRESS; overdue ones are open with a due date before today (UTC); completed means DONE.
  */
 export async function computeStats(db: Db, userId: string): Promise<UserStats> {
-  const calls = await db
-    .selectFrom('calls')
-    .select([
-      sql<number>`count(*)::int`.as('total'),
-      sql<number>`count(*) FILTER (WHERE created_at >= date_trunc('week', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')::int`.as('thisWeek'),
-      sql<number>`coalesce(round(avg(duration_seconds)), 0)::int`.as('avgDuration'),
-    ])
-    .where('userId', '=', userId)
-    .executeTakeFirstOrThrow();
-  const items = await db
-    .selectFrom('actionItems')
-    .select([
-      sql<number>`count(*) FILTER (WHERE status IN ('OPEN', 'IN_PROGRESS'))::int`.as('open'),
-      sql<number>`count(*) FILTER (WHERE status IN ('OPEN', 'IN_PROGRESS') AND due_date < (now() AT TIME ZONE 'UTC')::date)::int`.as('overdue'),
-      sql<number>`count(*) FILTER (WHERE status = 'DONE')::int`.as('done'),
-    ])
-    .where('userId', '=', userId)
-    .executeTakeFirstOrThrow();
+  const { calls, items } = await userStatsCounters(db, userId);
   return {
     totalCalls: calls.total,
     callsThisWeek: calls.thisWeek,

@@ -5,8 +5,8 @@
 // action items, above notes, above transcript text), then newest call first. Pages are addressed by
 // an opaque offset cursor: a rank is a float, so keyset pagination on it is not stable, and search
 // result sets are small enough for OFFSET.
-import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
+import { searchPage } from '../store/repos/search.js';
 import { effectiveTitle } from './calls.js';
 import type { CallStatus } from '../store/schema.js';
 
@@ -108,82 +108,7 @@ function queryTag(q: string): string {
 export async function searchCalls(db: Db, userId: string, opts: { q: string; limit: number; offset: number }): Promise<{ items: SearchHit[]; nextOffset: number | null }> {
   const headlineOptions = `MaxFragments=2, MaxWords=18, MinWords=6, ShortWord=2, FragmentDelimiter=" … ", StartSel=${SENTINEL_START}, StopSel=${SENTINEL_STOP}`;
   // The page is chosen first; snippets and segment matches are computed for its rows only.
-  const rows = await sql<{
-    id: string;
-    title: string | null;
-    uploadTitle: string | null;
-    suggestedTitle: string | null;
-    contactName: string | null;
-    status: CallStatus;
-    createdAt: Date;
-    durationSeconds: number | null;
-    rank: number;
-    snippet: string;
-    matchingSegmentCount: number;
-    segmentMatch: SegmentMatch;
-    segments: SearchSegment[];
-  }>`
-    WITH q0 AS (SELECT websearch_to_tsquery('english', ${opts.q}) AS query),
-    -- The query's positive lexemes OR-ed: segments holding some of the words when none holds all.
-    q AS (
-      SELECT q0.query,
-        (SELECT string_agg('''' || m[1] || '''', ' | ')
-           FROM regexp_matches(
-             regexp_replace(regexp_replace(querytree(q0.query)::text, '!\\s*\\([^)]*\\)', '', 'g'), '!\\s*''(?:[^'']|'''')*''', '', 'g'),
-             '''((?:[^'']|'''')*)''', 'g') AS m
-        )::tsquery AS any_query
-      FROM q0
-    ),
-    page AS (
-      SELECT s.call_id, s.content, ts_rank_cd(s.document, q.query) AS rank, c.created_at
-      FROM call_search s
-      JOIN calls c ON c.id = s.call_id AND c.user_id = s.user_id
-      CROSS JOIN q
-      WHERE s.user_id = ${userId} AND s.document @@ q.query
-      ORDER BY rank DESC, c.created_at DESC, c.id DESC
-      LIMIT ${opts.limit + 1} OFFSET ${opts.offset}
-    )
-    SELECT c.id, c.title, c.upload_title AS "uploadTitle", c.suggested_title AS "suggestedTitle", c.contact_name AS "contactName",
-           c.status, c.created_at AS "createdAt", c.duration_seconds AS "durationSeconds",
-           page.rank::float8 AS rank,
-           ts_headline('english', translate(page.content, ${SENTINEL_START + SENTINEL_STOP}, '  '), q.query, ${headlineOptions}) AS snippet,
-           coalesce(m.n, 0)::int AS "matchingSegmentCount",
-           CASE WHEN m.n > 0 THEN CASE WHEN m.all_terms THEN 'all_terms' ELSE 'some_terms' END ELSE 'none' END AS "segmentMatch",
-           coalesce(m.segments, '[]'::jsonb) AS segments
-    FROM page
-    JOIN calls c ON c.id = page.call_id AND c.user_id = ${userId}
-    CROSS JOIN q
-    LEFT JOIN LATERAL (
-      SELECT count(*) AS n, bool_or(x.all_terms) AS all_terms,
-             jsonb_agg(jsonb_build_object(
-               'segmentId', x.seg ->> 'id',
-               'startSeconds', CASE WHEN jsonb_typeof(x.seg -> 'startSeconds') = 'number' THEN x.seg -> 'startSeconds' ELSE '0'::jsonb END,
-               'endSeconds', CASE WHEN jsonb_typeof(x.seg -> 'endSeconds') = 'number' THEN x.seg -> 'endSeconds' ELSE '0'::jsonb END,
-               'speakerId', x.seg ->> 'speakerId',
-               'speakerDisplayName', x.seg ->> 'speakerDisplayName',
-               'role', x.seg ->> 'role'
-             ) ORDER BY x.ord) FILTER (WHERE x.ord_match <= ${SEARCH_MAX_SEGMENTS_PER_HIT}) AS segments
-      FROM (
-        SELECT y.*, row_number() OVER (ORDER BY y.ord) AS ord_match
-        FROM (
-          SELECT z.*, count(*) FILTER (WHERE z.all_terms) OVER () AS n_all
-          FROM (
-            SELECT e.seg, e.ord, v.tsv @@ q.query AS all_terms, q.any_query IS NOT NULL AND v.tsv @@ q.any_query AS some_terms
-            FROM call_artifacts a
-            CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(a.body -> 'segments') = 'array' THEN a.body -> 'segments' ELSE '[]'::jsonb END)
-              WITH ORDINALITY AS e(seg, ord)
-            CROSS JOIN LATERAL (SELECT to_tsvector('english', e.seg ->> 'text') AS tsv) v
-            WHERE a.call_id = page.call_id AND a.user_id = ${userId} AND a.kind = 'transcript'
-              AND jsonb_typeof(e.seg -> 'text') = 'string'
-          ) z
-          WHERE z.all_terms OR z.some_terms
-        ) y
-        -- Segments that match the whole query; failing those, segments with some of its words.
-        WHERE y.all_terms OR y.n_all = 0
-      ) x
-    ) m ON true
-    ORDER BY page.rank DESC, page.created_at DESC, c.id DESC
-  `.execute(db);
+  const rows = await searchPage(db, userId, { ...opts, markers: SENTINEL_START + SENTINEL_STOP, headlineOptions, maxSegmentsPerHit: SEARCH_MAX_SEGMENTS_PER_HIT });
 
   const page = rows.rows.slice(0, opts.limit);
   return {

@@ -2,11 +2,13 @@
 // that turns a stored audio file into a call. The call row, its usage-ledger entry, the contact
 // assignment and the processing job commit together, so a crash leaves either nothing (a stray
 // file is swept later) or a call that will be processed.
-import { sql } from 'kysely';
 import type { Config } from '../config.js';
 import type { Db } from '../store/database.js';
 import type { JobQueue } from '../store/queue.js';
 import type { User } from '../store/schema.js';
+import { findCallIdByIdempotencyKey, insertCall } from '../store/repos/calls.js';
+import { lockKeyForTransaction } from '../store/repos/locks.js';
+import { recordUpload, spendTranscriptTopup } from '../store/repos/usage.js';
 import { ErrorCode, ServiceError, errors } from './errors.js';
 import { checkUpload, computeLimits, consumesTranscriptTopup, isFlagEnabled, type LimitViolation } from './usage.js';
 import { autoAssignContact } from './contact-assignment.js';
@@ -128,8 +130,7 @@ export async function openUploadGate(db: Db, config: Config, userId: string, dec
 /** The call an earlier upload with the same Idempotency-Key created, if any. */
 export async function findUploadByKey(db: Db, userId: string, idempotencyKey: string | null): Promise<string | null> {
   if (!idempotencyKey) return null;
-  const prior = await db.selectFrom('calls').select('id').where('userId', '=', userId).where('idempotencyKey', '=', idempotencyKey).executeTakeFirst();
-  return prior?.id ?? null;
+  return (await findCallIdByIdempotencyKey(db, userId, idempotencyKey)) ?? null;
 }
 
 export interface StoredUploadAudio {
@@ -157,47 +158,41 @@ export async function acceptUpload(deps: { db: Db; config: Config; queue: JobQue
   const { userId, callId, audio, metadata } = req;
   return deps.db.transaction().execute(async (trx) => {
     // One upload at a time per user, so concurrent uploads cannot both pass the guards.
-    await sql`SELECT pg_advisory_xact_lock(hashtext(${`upload:${userId}`}))`.execute(trx);
+    await lockKeyForTransaction(trx, `upload:${userId}`);
     if (req.idempotencyKey) {
-      const prior = await trx.selectFrom('calls').select('id').where('userId', '=', userId).where('idempotencyKey', '=', req.idempotencyKey).executeTakeFirst();
-      if (prior) return { callId: prior.id, duplicate: true };
+      const prior = await findCallIdByIdempotencyKey(trx, userId, req.idempotencyKey);
+      if (prior) return { callId: prior, duplicate: true };
     }
     const limits = await computeLimits(trx, deps.config, userId);
     const violation = checkUpload(limits, audio.bytes, req.gate.billing);
     if (violation) throw limitError(violation);
     const serviceContactId = await autoAssignContact(trx, userId, { serviceContactId: null, contactName: metadata.contactName ?? null, phoneNumber: metadata.phoneNumber ?? null });
-    await trx
-      .insertInto('calls')
-      .values({
-        id: callId,
-        userId,
-        status: 'QUEUED',
-        title: null,
-        uploadTitle: req.title,
-        suggestedTitle: null,
-        direction: metadata.direction ?? null,
-        contactName: metadata.contactName ?? null,
-        legacyContactId: metadata.contactId ?? null,
-        phoneNumber: metadata.phoneNumber ?? null,
-        organization: metadata.organization ?? null,
-        durationSeconds: metadata.durationSeconds ?? null,
-        recordedAt: metadata.recordedAt ?? null,
-        updatedAt: new Date(),
-        completedAt: null,
-        errorReason: null,
-        summary: null,
-        notes: null,
-        serviceContactId,
-        audioKey: audio.key,
-        audioFormat: audio.format,
-        audioBytes: audio.bytes,
-        idempotencyKey: req.idempotencyKey,
-      })
-      .execute();
-    await trx.insertInto('usageLedger').values({ userId, callId, bytes: audio.bytes, durationSeconds: null }).execute();
-    if (consumesTranscriptTopup(limits, req.gate.billing)) {
-      await trx.updateTable('users').set((eb) => ({ topupTranscriptsBalance: eb('topupTranscriptsBalance', '-', 1) })).where('id', '=', userId).execute();
-    }
+    await insertCall(trx, userId, {
+      id: callId,
+      status: 'QUEUED',
+      title: null,
+      uploadTitle: req.title,
+      suggestedTitle: null,
+      direction: metadata.direction ?? null,
+      contactName: metadata.contactName ?? null,
+      legacyContactId: metadata.contactId ?? null,
+      phoneNumber: metadata.phoneNumber ?? null,
+      organization: metadata.organization ?? null,
+      durationSeconds: metadata.durationSeconds ?? null,
+      recordedAt: metadata.recordedAt ?? null,
+      updatedAt: new Date(),
+      completedAt: null,
+      errorReason: null,
+      summary: null,
+      notes: null,
+      serviceContactId,
+      audioKey: audio.key,
+      audioFormat: audio.format,
+      audioBytes: audio.bytes,
+      idempotencyKey: req.idempotencyKey,
+    });
+    await recordUpload(trx, userId, callId, audio.bytes);
+    if (consumesTranscriptTopup(limits, req.gate.billing)) await spendTranscriptTopup(trx, userId);
     await recordEvent(trx, userId, callId, 'UPLOAD', 'ACCEPTED', { bytes: audio.bytes, format: audio.format });
     // The audio's length is measured only by the worker: until then the job may run as long as
     // the most audio a file of this size can hold needs (the worker lowers it after decoding).

@@ -1,10 +1,10 @@
 // Usage guards and plan limits. The numbers come from the usage ledger and the calls table; the
 // limits endpoint and the upload guard use the same function, so what a client is shown is what
 // the server enforces.
-import { sql } from 'kysely';
 import type { Config } from '../config.js';
 import type { Db } from '../store/database.js';
-import { ACTIVE_CALL_STATUSES, type Plan } from '../store/schema.js';
+import type { Plan } from '../store/schema.js';
+import { usageCounters } from '../store/repos/usage.js';
 
 export interface UsageLimits {
   maxUploadsPerHour: number;
@@ -23,45 +23,7 @@ export interface UsageLimits {
 }
 
 export async function computeLimits(db: Db, config: Config, userId: string): Promise<UsageLimits> {
-  const row = await db
-    .selectFrom('users')
-    .select((eb) => [
-      'plan',
-      'topupMinutesBalance',
-      'topupTranscriptsBalance',
-      eb
-        .selectFrom('usageLedger')
-        .select(sql<number>`count(*)::int`.as('n'))
-        .where('usageLedger.userId', '=', userId)
-        .where('usageLedger.createdAt', '>', sql<Date>`now() - interval '1 hour'`)
-        .as('uploadsThisHour'),
-      eb
-        .selectFrom('usageLedger')
-        .select(sql<number>`coalesce(sum(bytes), 0)::bigint`.as('n'))
-        .where('usageLedger.userId', '=', userId)
-        .where('usageLedger.createdAt', '>', sql<Date>`now() - interval '30 days'`)
-        .as('bytes30d'),
-      eb
-        .selectFrom('usageLedger')
-        .select(sql<number>`coalesce(sum(duration_seconds), 0)::bigint`.as('n'))
-        .where('usageLedger.userId', '=', userId)
-        .where('usageLedger.createdAt', '>', sql<Date>`now() - interval '30 days'`)
-        .as('seconds30d'),
-      eb
-        .selectFrom('usageLedger')
-        .select(sql<number>`count(*)::int`.as('n'))
-        .where('usageLedger.userId', '=', userId)
-        .where('usageLedger.createdAt', '>=', sql<Date>`date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'`)
-        .as('transcriptsToday'),
-      eb
-        .selectFrom('calls')
-        .select(sql<number>`count(*)::int`.as('n'))
-        .where('calls.userId', '=', userId)
-        .where('calls.status', 'in', ACTIVE_CALL_STATUSES)
-        .as('activeCalls'),
-    ])
-    .where('id', '=', userId)
-    .executeTakeFirstOrThrow();
+  const row = await usageCounters(db, userId);
   const plan = row.plan;
   const free = plan === 'FREE';
   return {
@@ -121,7 +83,4 @@ export function minutesBeyondAllowance(limitsBefore: UsageLimits, callMinutes: n
   return Math.max(0, callMinutes - free);
 }
 
-export async function isFlagEnabled(db: Db, key: string): Promise<boolean> {
-  const row = await db.selectFrom('featureFlags').select('enabled').where('flagKey', '=', key).executeTakeFirst();
-  return row?.enabled ?? false;
-}
+export { isFlagEnabled } from '../store/repos/flags.js';

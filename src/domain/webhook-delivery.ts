@@ -10,9 +10,9 @@
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
-import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Db } from '../store/database.js';
+import { deliveryToSend, recordDeliveryAttempt } from '../store/repos/webhooks.js';
 import type { WebhookJobHandler } from '../store/queue.js';
 import type { WebhookAttempt } from '../store/schema.js';
 import { signWebhook } from './webhooks.js';
@@ -93,13 +93,7 @@ export class DeliveryFailed extends Error {
 
 export function createWebhookDeliverer(db: Db, log: Logger, opts: DeliveryOptions): WebhookJobHandler {
   return async (data, job) => {
-    const row = await db
-      .selectFrom('webhookDeliveries as d')
-      .innerJoin('webhookEndpoints as e', 'e.id', 'd.endpointId')
-      .select(['d.id', 'd.payload', 'd.status', 'e.url', 'e.secret'])
-      .where('d.id', '=', data.deliveryId)
-      .where('d.userId', '=', data.userId)
-      .executeTakeFirst();
+    const row = await deliveryToSend(db, data.userId, data.deliveryId);
     if (!row || row.status !== 'PENDING') return;
 
     const timestamp = Math.floor(Date.now() / 1000);
@@ -113,17 +107,7 @@ export function createWebhookDeliverer(db: Db, log: Logger, opts: DeliveryOption
     const attempt: WebhookAttempt = { at: new Date(started).toISOString(), statusCode: result.statusCode, error: result.error, durationMs: Date.now() - started };
     const ok = result.error === null;
     const last = result.permanent || job.retryCount >= job.retryLimit;
-    await db
-      .updateTable('webhookDeliveries')
-      .set({
-        attempts: sql`attempts || ${JSON.stringify([attempt])}::jsonb`,
-        status: ok ? 'SUCCEEDED' : last ? 'FAILED' : 'PENDING',
-        deliveredAt: ok ? sql`now()` : null,
-        updatedAt: sql`now()`,
-      })
-      .where('id', '=', row.id)
-      .where('status', '=', 'PENDING')
-      .execute();
+    await recordDeliveryAttempt(db, data.userId, row.id, attempt, ok ? 'SUCCEEDED' : last ? 'FAILED' : 'PENDING');
     observeWebhookDelivery(ok ? 'delivered' : last ? 'failed' : 'retrying');
     if (ok) return;
     // The URL and any response body stay out of the log: they may identify the user.

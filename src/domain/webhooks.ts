@@ -5,8 +5,9 @@
 //
 // Every function takes the owner id first; a foreign endpoint is the same 404 as a missing one.
 import crypto from 'node:crypto';
-import { sql, type Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { Db } from '../store/database.js';
+import * as repo from '../store/repos/webhooks.js';
 import type { JobQueue } from '../store/queue.js';
 import type { Database, WebhookDelivery, WebhookEndpoint } from '../store/schema.js';
 import { ErrorCode, errors } from './errors.js';
@@ -15,7 +16,6 @@ import { isLoopbackHost, literalAddressBlocked } from './network-guard.js';
 export const WEBHOOK_EVENTS = ['call.completed', 'call.failed'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
-type Q = Db | Transaction<Database>;
 
 export interface WebhookRules {
   allowPrivateNetworks: boolean;
@@ -74,31 +74,24 @@ export async function createEndpoint(db: Db, userId: string, input: { url: strin
   const secret = newWebhookSecret();
   return db.transaction().execute(async (trx) => {
     // Serialises concurrent registrations of one user, so the limit holds.
-    await trx.selectFrom('users').select('id').where('id', '=', userId).forUpdate().executeTakeFirst();
-    const { n } = await trx.selectFrom('webhookEndpoints').select(sql<number>`count(*)::int`.as('n')).where('userId', '=', userId).executeTakeFirstOrThrow();
+    await repo.lockUserForEndpoints(trx, userId);
+    const n = await repo.countEndpoints(trx, userId);
     if (n >= rules.maxEndpointsPerUser) throw errors.of(ErrorCode.WebhookLimitReached, { limit: rules.maxEndpointsPerUser });
-    const row = await trx
-      .insertInto('webhookEndpoints')
-      .values({ userId, url, events, description: input.description?.trim() || null, secret })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const row = await repo.insertEndpoint(trx, userId, { url, events, description: input.description?.trim() || null, secret });
     return { ...endpointView(row), secret };
   });
 }
 
 export async function listEndpoints(db: Db, userId: string) {
-  const rows = await db.selectFrom('webhookEndpoints').selectAll().where('userId', '=', userId).orderBy('createdAt', 'asc').orderBy('id', 'asc').execute();
+  const rows = await repo.listEndpointRows(db, userId);
   return rows.map(endpointView);
 }
 
-export async function findEndpoint(db: Q, userId: string, id: string): Promise<WebhookEndpoint | undefined> {
-  return db.selectFrom('webhookEndpoints').selectAll().where('userId', '=', userId).where('id', '=', id).executeTakeFirst();
-}
+export const findEndpoint = repo.findEndpoint;
 
 /** Deletes the endpoint and, by cascade, its deliveries; jobs still queued for them find nothing to send. */
 export async function deleteEndpoint(db: Db, userId: string, id: string): Promise<boolean> {
-  const r = await db.deleteFrom('webhookEndpoints').where('userId', '=', userId).where('id', '=', id).executeTakeFirst();
-  return Number(r.numDeletedRows) > 0;
+  return repo.deleteEndpointRow(db, userId, id);
 }
 
 export function deliveryView(d: WebhookDelivery) {
@@ -131,16 +124,7 @@ export function decodeDeliveryCursor(s: string): DeliveryCursor | null {
 
 /** The endpoint's delivery log, newest first, keyset-paginated. */
 export async function listDeliveries(db: Db, userId: string, endpointId: string, opts: { limit: number; cursor: DeliveryCursor | null }) {
-  let q = db
-    .selectFrom('webhookDeliveries')
-    .selectAll()
-    .where('userId', '=', userId)
-    .where('endpointId', '=', endpointId)
-    .orderBy('createdAt', 'desc')
-    .orderBy('id', 'desc')
-    .limit(opts.limit + 1);
-  if (opts.cursor) q = q.where(sql<boolean>`(created_at, id) < (${opts.cursor.createdAt}::timestamptz, ${opts.cursor.id}::uuid)`);
-  const rows = await q.execute();
+  const rows = await repo.listDeliveryRows(db, userId, endpointId, opts.limit, opts.cursor);
   const page = rows.slice(0, opts.limit);
   const last = page[page.length - 1];
   return {
@@ -178,19 +162,10 @@ export async function enqueueCallEvent(
   call: { id: string; status: 'COMPLETED' | 'FAILED'; errorReason: string | null },
 ): Promise<number> {
   const event: WebhookEvent = call.status === 'COMPLETED' ? 'call.completed' : 'call.failed';
-  const endpoints = await trx
-    .selectFrom('webhookEndpoints')
-    .select('id')
-    .where('userId', '=', userId)
-    .where(sql<boolean>`${event} = ANY(events)`)
-    .execute();
+  const endpoints = await repo.subscribedEndpointIds(trx, userId, event);
   if (endpoints.length === 0) return 0;
   const payload = JSON.stringify(callEventPayload(event, call, new Date()));
-  const rows = await trx
-    .insertInto('webhookDeliveries')
-    .values(endpoints.map((e) => ({ endpointId: e.id, userId, callId: call.id, event, payload })))
-    .returning('id')
-    .execute();
-  for (const r of rows) await queue.enqueueWebhook(trx, { deliveryId: r.id, userId });
-  return rows.length;
+  const ids = await repo.insertDeliveries(trx, userId, endpoints, call.id, event, payload);
+  for (const deliveryId of ids) await queue.enqueueWebhook(trx, { deliveryId, userId });
+  return ids.length;
 }

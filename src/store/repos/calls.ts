@@ -2,7 +2,8 @@
 // indistinguishable from a missing one.
 import { sql } from 'kysely';
 import type { Db } from '../database.js';
-import type { Call } from '../schema.js';
+import type { Insertable } from 'kysely';
+import type { Call, CallsTable } from '../schema.js';
 import type { Executor as Q } from './executor.js';
 
 export async function findCall(db: Q, userId: string, callId: string): Promise<Call | undefined> {
@@ -93,4 +94,16 @@ export async function setAnalysisSummary(trx: Q, userId: string, callId: string,
     .where('id', '=', callId)
     .where('userId', '=', userId)
     .execute();
+}
+
+/** The call an upload with this Idempotency-Key created, if any. */
+export async function findCallIdByIdempotencyKey(db: Q, userId: string, idempotencyKey: string): Promise<string | undefined> {
+  return (await db.selectFrom('calls').select('id').where('userId', '=', userId).where('idempotencyKey', '=', idempotencyKey).executeTakeFirst())?.id;
+}
+
+/** A new call row (status QUEUED and the rest as an upload sets them). */
+export type NewCall = Omit<Insertable<CallsTable>, 'userId'>;
+
+export async function insertCall(db: Q, userId: string, values: NewCall): Promise<void> {
+  await db.insertInto('calls').values({ ...values, userId }).execute();
 }

@@ -1,0 +1,95 @@
+// The full-text search statement over the user's call_search rows (see domain/search.ts for the
+// ranking, cursor and snippet rules). Every value is a bound parameter; the owner id scopes each table.
+import { sql } from 'kysely';
+import type { Db } from '../database.js';
+import type { CallStatus } from '../schema.js';
+
+export interface SearchPageOptions {
+  q: string;
+  limit: number;
+  offset: number;
+  /** The two marker characters ts_headline uses, removed from the indexed text first. */
+  markers: string;
+  headlineOptions: string;
+  maxSegmentsPerHit: number;
+}
+
+/** One page of hits (one row more than `limit` when more follow), with snippets and matching segments. */
+export async function searchPage(db: Db, userId: string, opts: SearchPageOptions) {
+  return sql<{
+    id: string;
+    title: string | null;
+    uploadTitle: string | null;
+    suggestedTitle: string | null;
+    contactName: string | null;
+    status: CallStatus;
+    createdAt: Date;
+    durationSeconds: number | null;
+    rank: number;
+    snippet: string;
+    matchingSegmentCount: number;
+    segmentMatch: 'all_terms' | 'some_terms' | 'none';
+    segments: Array<{ segmentId: string; startSeconds: number; endSeconds: number; speakerId: string | null; speakerDisplayName: string | null; role: string | null }>;
+  }>`
+    WITH q0 AS (SELECT websearch_to_tsquery('english', ${opts.q}) AS query),
+    -- The query's positive lexemes OR-ed: segments holding some of the words when none holds all.
+    q AS (
+      SELECT q0.query,
+        (SELECT string_agg('''' || m[1] || '''', ' | ')
+           FROM regexp_matches(
+             regexp_replace(regexp_replace(querytree(q0.query)::text, '!\\s*\\([^)]*\\)', '', 'g'), '!\\s*''(?:[^'']|'''')*''', '', 'g'),
+             '''((?:[^'']|'''')*)''', 'g') AS m
+        )::tsquery AS any_query
+      FROM q0
+    ),
+    page AS (
+      SELECT s.call_id, s.content, ts_rank_cd(s.document, q.query) AS rank, c.created_at
+      FROM call_search s
+      JOIN calls c ON c.id = s.call_id AND c.user_id = s.user_id
+      CROSS JOIN q
+      WHERE s.user_id = ${userId} AND s.document @@ q.query
+      ORDER BY rank DESC, c.created_at DESC, c.id DESC
+      LIMIT ${opts.limit + 1} OFFSET ${opts.offset}
+    )
+    SELECT c.id, c.title, c.upload_title AS "uploadTitle", c.suggested_title AS "suggestedTitle", c.contact_name AS "contactName",
+           c.status, c.created_at AS "createdAt", c.duration_seconds AS "durationSeconds",
+           page.rank::float8 AS rank,
+           ts_headline('english', translate(page.content, ${opts.markers}, '  '), q.query, ${opts.headlineOptions}) AS snippet,
+           coalesce(m.n, 0)::int AS "matchingSegmentCount",
+           CASE WHEN m.n > 0 THEN CASE WHEN m.all_terms THEN 'all_terms' ELSE 'some_terms' END ELSE 'none' END AS "segmentMatch",
+           coalesce(m.segments, '[]'::jsonb) AS segments
+    FROM page
+    JOIN calls c ON c.id = page.call_id AND c.user_id = ${userId}
+    CROSS JOIN q
+    LEFT JOIN LATERAL (
+      SELECT count(*) AS n, bool_or(x.all_terms) AS all_terms,
+             jsonb_agg(jsonb_build_object(
+               'segmentId', x.seg ->> 'id',
+               'startSeconds', CASE WHEN jsonb_typeof(x.seg -> 'startSeconds') = 'number' THEN x.seg -> 'startSeconds' ELSE '0'::jsonb END,
+               'endSeconds', CASE WHEN jsonb_typeof(x.seg -> 'endSeconds') = 'number' THEN x.seg -> 'endSeconds' ELSE '0'::jsonb END,
+               'speakerId', x.seg ->> 'speakerId',
+               'speakerDisplayName', x.seg ->> 'speakerDisplayName',
+               'role', x.seg ->> 'role'
+             ) ORDER BY x.ord) FILTER (WHERE x.ord_match <= ${opts.maxSegmentsPerHit}) AS segments
+      FROM (
+        SELECT y.*, row_number() OVER (ORDER BY y.ord) AS ord_match
+        FROM (
+          SELECT z.*, count(*) FILTER (WHERE z.all_terms) OVER () AS n_all
+          FROM (
+            SELECT e.seg, e.ord, v.tsv @@ q.query AS all_terms, q.any_query IS NOT NULL AND v.tsv @@ q.any_query AS some_terms
+            FROM call_artifacts a
+            CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(a.body -> 'segments') = 'array' THEN a.body -> 'segments' ELSE '[]'::jsonb END)
+              WITH ORDINALITY AS e(seg, ord)
+            CROSS JOIN LATERAL (SELECT to_tsvector('english', e.seg ->> 'text') AS tsv) v
+            WHERE a.call_id = page.call_id AND a.user_id = ${userId} AND a.kind = 'transcript'
+              AND jsonb_typeof(e.seg -> 'text') = 'string'
+          ) z
+          WHERE z.all_terms OR z.some_terms
+        ) y
+        -- Segments that match the whole query; failing those, segments with some of its words.
+        WHERE y.all_terms OR y.n_all = 0
+      ) x
+    ) m ON true
+    ORDER BY page.rank DESC, page.created_at DESC, c.id DESC
+  `.execute(db);
+}
