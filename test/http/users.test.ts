@@ -196,7 +196,7 @@ for (const mode of await dbModes()) {
         ['boss@example', false],
       ];
       for (const [email, expected] of cases) {
-        const r = await me(await t.idp.token({ sub: `admin-check-${email}`, email }));
+        const r = await me(await t.idp.token({ sub: `admin-check-${email}`, email, email_verified: true }));
         assert.equal(r.status, 200);
         assert.equal(r.body.isAdmin, expected, email);
       }
