@@ -98,7 +98,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     const sweep = async () => {
       await sweepIdempotencyKeys(database.db).catch(() => undefined);
       await blobs.sweepIncomplete().catch((err) => log.warn({ err: (err as Error).message }, 'incomplete upload sweep failed'));
-      await sweepOrphanCallFiles(database.db, blobs).catch((err) => log.warn({ err: (err as Error).message }, 'orphan file sweep failed'));
+      await sweepOrphanCallFiles(database.db, blobs, 3600_000, log).catch((err) => log.warn({ err: (err as Error).message }, 'orphan file sweep failed'));
       // A work directory is its job's for as long as the job is live, however long that is.
       await sweepWorkFiles(config.dataDir, config.worker.jobTimeoutSeconds * 1000, (jobId) => queue.callJobLive(jobId)).catch((err) => log.warn({ err: (err as Error).message }, 'work file sweep failed'));
     };

@@ -9,6 +9,7 @@ import * as m002 from './migrations/002_search.js';
 import * as m003 from './migrations/003_webhooks.js';
 import * as m004 from './migrations/004_perf_indexes.js';
 import * as m005 from './migrations/005_call_list_covering.js';
+import * as m006 from './migrations/006_containment.js';
 import type { Database } from './schema.js';
 
 // pg returns int8 and numeric as strings; every count here fits in a double.
@@ -25,6 +26,7 @@ const migrations: Record<string, Migration> = {
   '003_webhooks': m003,
   '004_perf_indexes': m004,
   '005_call_list_covering': m005,
+  '006_containment': m006,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

@@ -222,6 +222,23 @@ export interface Database {
   featureFlags: FeatureFlagsTable;
   auditLog: AuditLogTable;
   idempotencyKeys: IdempotencyKeysTable;
+  serviceIdentity: ServiceIdentityTable;
+  uploadsInFlight: UploadsInFlightTable;
+}
+
+/** One row: the random id of this database, to which the blob store is bound (migration 006). */
+export interface ServiceIdentityTable {
+  singleton: Generated<boolean>;
+  databaseId: Generated<string>;
+  createdAt: Generated<Date>;
+}
+
+/** An upload whose body is still arriving; counted by the per-user cap on uploads in flight. */
+export interface UploadsInFlightTable {
+  id: string;
+  userId: string;
+  startedAt: Generated<Date>;
+  expiresAt: Date;
 }
 
 export type User = Selectable<UsersTable>;
