@@ -10,6 +10,7 @@ import { buildServer } from './http/server.js';
 import { createIdentityVerifier } from './http/identity.js';
 import { sweepIdempotencyKeys } from './http/plugins/idempotency.js';
 import { sweepOrphanCallFiles, sweepWorkFiles } from './store/sweeps.js';
+import { sweepExpiredUploadSlots } from './domain/upload-slots.js';
 import type { AppContext } from './context.js';
 import { createPipeline, type Pipeline } from './pipeline/index.js';
 import { createCallProcessor } from './pipeline/process-call.js';
@@ -97,6 +98,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
 
     const sweep = async () => {
       await sweepIdempotencyKeys(database.db).catch(() => undefined);
+      await sweepExpiredUploadSlots(database.db).catch(() => undefined);
       await blobs.sweepIncomplete().catch((err) => log.warn({ err: (err as Error).message }, 'incomplete upload sweep failed'));
       await sweepOrphanCallFiles(database.db, blobs, 3600_000, log).catch((err) => log.warn({ err: (err as Error).message }, 'orphan file sweep failed'));
       // A work directory is its job's for as long as the job is live, however long that is.
