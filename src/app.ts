@@ -11,6 +11,7 @@ import { createIdentityVerifier } from './http/identity.js';
 import { sweepIdempotencyKeys } from './http/plugins/idempotency.js';
 import { sweepOrphanCallFiles, sweepWorkFiles } from './store/sweeps.js';
 import { sweepExpiredUploadSlots } from './domain/upload-slots.js';
+import { failStrandedCalls } from './domain/stranded-calls.js';
 import type { AppContext } from './context.js';
 import { createPipeline, type Pipeline } from './pipeline/index.js';
 import { createCallProcessor } from './pipeline/process-call.js';
@@ -106,6 +107,18 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     };
     void sweep();
     timers.push(setInterval(sweep, 3600_000).unref());
+    // A call whose job the queue ended without the handler (expired on every attempt, a failure
+    // that could not be recorded) would hold its active-call slot for ever: failed here, with
+    // its call.failed webhook. Every few minutes, as such a call holds a user's slot meanwhile.
+    const reconcile = async () => {
+      const failed = await failStrandedCalls(database.db, queue, { graceSeconds: 60 }).catch((err) => {
+        log.warn({ err: (err as Error).message }, 'stranded call sweep failed');
+        return [];
+      });
+      if (failed.length) log.warn({ calls: failed }, 'calls whose processing job was gone failed as internal_error');
+    };
+    void reconcile();
+    timers.push(setInterval(reconcile, 300_000).unref());
 
     let url: string | null = null;
     if (opts.http ?? true) {

@@ -10,6 +10,8 @@
 // uploads in flight holds across every API process sharing the database. A row outlives a crashed
 // process only until `expires_at` (the upload's own deadline and a margin), after which it no longer
 // counts and is swept.
+//
+// calls_in_processing_idx: the few calls in a processing status, for the reconciliation sweep.
 import { sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -29,9 +31,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       expires_at timestamptz NOT NULL
     )`.execute(db);
   await sql`CREATE INDEX uploads_in_flight_user_idx ON uploads_in_flight (user_id, expires_at)`.execute(db);
+
+  // The calls in processing, for the sweep that fails calls whose job is gone
+  // (src/domain/stranded-calls.ts): a few rows however many calls there are.
+  await sql`CREATE INDEX calls_in_processing_idx ON calls (updated_at) WHERE status IN ('QUEUED', 'PROCESSING', 'TRANSCRIBING', 'ANALYZING')`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await sql`DROP INDEX IF EXISTS calls_in_processing_idx`.execute(db);
   await sql`DROP TABLE IF EXISTS uploads_in_flight`.execute(db);
   await sql`DROP TABLE IF EXISTS service_identity`.execute(db);
 }
