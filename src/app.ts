@@ -12,6 +12,7 @@ import { sweepIdempotencyKeys } from './http/plugins/idempotency.js';
 import { sweepOrphanCallFiles, sweepWorkFiles } from './store/sweeps.js';
 import { sweepExpiredUploadSlots } from './domain/upload-slots.js';
 import { failStrandedCalls } from './domain/stranded-calls.js';
+import { bindAddressWarning } from './http/bind-address.js';
 import type { AppContext } from './context.js';
 import { createPipeline, type Pipeline } from './pipeline/index.js';
 import { createCallProcessor } from './pipeline/process-call.js';
@@ -123,7 +124,11 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     let url: string | null = null;
     if (opts.http ?? true) {
       server = await buildServer(ctx);
-      if (opts.listen ?? true) url = await server.listen({ port: config.port, host: config.host });
+      if (opts.listen ?? true) {
+        url = await server.listen({ port: config.port, host: config.host });
+        const warning = bindAddressWarning(config);
+        if (warning) log.warn({ host: config.host, serviceEnv: config.serviceEnv }, warning);
+      }
       else await server.ready();
     }
 
