@@ -9,7 +9,7 @@ import { createJobQueue, type JobQueue } from './store/queue.js';
 import { buildServer } from './http/server.js';
 import { createIdentityVerifier } from './http/identity.js';
 import { sweepIdempotencyKeys } from './http/plugins/idempotency.js';
-import { sweepOrphanCallFiles, sweepWorkFiles } from './store/sweeps.js';
+import { sweepOrphanCallFiles, sweepStrayVoiceSamples, sweepWorkFiles } from './store/sweeps.js';
 import { sweepExpiredUploadSlots } from './domain/upload-slots.js';
 import { failStrandedCalls } from './domain/stranded-calls.js';
 import { bindAddressWarning } from './http/bind-address.js';
@@ -102,6 +102,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       await sweepIdempotencyKeys(database.db).catch(() => undefined);
       await sweepExpiredUploadSlots(database.db).catch(() => undefined);
       await blobs.sweepIncomplete().catch((err) => log.warn({ err: (err as Error).message }, 'incomplete upload sweep failed'));
+      await sweepStrayVoiceSamples(blobs).catch((err) => log.warn({ err: (err as Error).message }, 'voice sample sweep failed'));
       await sweepOrphanCallFiles(database.db, blobs, 3600_000, log).catch((err) => log.warn({ err: (err as Error).message }, 'orphan file sweep failed'));
       // A work directory is its job's for as long as the job is live, however long that is.
       await sweepWorkFiles(config.dataDir, config.worker.jobTimeoutSeconds * 1000, (jobId) => queue.callJobLive(jobId)).catch((err) => log.warn({ err: (err as Error).message }, 'work file sweep failed'));

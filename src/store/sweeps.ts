@@ -57,6 +57,26 @@ export async function sweepOrphanCallFiles(db: Db, blobs: BlobStore, minAgeMs = 
   return removed;
 }
 
+const VOICE_SAMPLE = /^users\/[0-9a-f-]{36}\/voice-samples\/[0-9a-f-]{36}\//;
+
+/**
+ * Deletes voice-profile samples older than `minAgeMs`. A sample lives only for its request (it is
+ * deleted once the embedding is made or the request fails), so one found an hour later was left by
+ * a process that died mid-request. Samples belong to no call row, so this needs no database.
+ * Returns how many files were removed.
+ */
+export async function sweepStrayVoiceSamples(blobs: BlobStore, minAgeMs = 3600_000): Promise<number> {
+  let removed = 0;
+  for (const key of await blobs.list('users')) {
+    if (!VOICE_SAMPLE.test(key)) continue;
+    const age = await blobs.ageMs(key);
+    if (age === null || age < minAgeMs) continue;
+    await blobs.delete(key);
+    removed++;
+  }
+  return removed;
+}
+
 /** A job's work directory is named `<callId>-<jobId>` (see src/pipeline/process-call.ts). */
 const WORK_DIR = /^[0-9a-f-]{36}-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
 

@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { startTestService, tempDir, type TestService } from '../support/service.js';
-import { sweepOrphanCallFiles } from '../../src/store/sweeps.js';
+import { sweepOrphanCallFiles, sweepStrayVoiceSamples } from '../../src/store/sweeps.js';
 import { audioKey, type FileBlobStore } from '../../src/store/blobs.js';
 import { BINDING_KEY, databaseId, ensureBlobBinding, readBindingMarker, writeBindingMarker } from '../../src/store/blob-binding.js';
 
@@ -132,4 +132,33 @@ describe('the orphan sweep only runs against the database its blob store belongs
     assert.equal((await ensureBlobBinding(db, blobs)).bound, true);
     await db.deleteFrom('calls').where('userId', '=', me).execute();
   });
+});
+
+test('voice samples left by a crash mid-request are removed by the next start; a sample of a request in progress is kept', async () => {
+  // The service stands for a process killed while a voice sample was being embedded: the sample
+  // sits where the voice-profile route stores it, with no request left to delete it.
+  let svc = await startTestService();
+  const dataDir = svc.dataDir;
+  try {
+    const me = (await svc.request('GET', '/api/users/me')).body.id;
+    const blobs = svc.service.ctx.blobs as FileBlobStore;
+    const stray = `users/${me}/voice-samples/${crypto.randomUUID()}/sample.wav`;
+    const inProgress = `users/${me}/voice-samples/${crypto.randomUUID()}/sample.wav`;
+    for (const k of [stray, inProgress]) await blobs.put(k, Readable.from([Buffer.from('RIFF')]));
+    const old = new Date(Date.now() - 2 * 3600_000);
+    fs.utimesSync(blobs.localPath(stray), old, old);
+    await svc.service.stop(); // keeps the DATA_DIR, as a killed process does
+
+    svc = await startTestService({ dataDir });
+    const restarted = svc.service.ctx.blobs;
+    // The start-up sweep runs in the background.
+    for (let i = 0; i < 100 && (await restarted.exists(stray)); i++) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(await restarted.exists(stray), false, 'the stray sample is gone');
+    assert.equal(await restarted.exists(inProgress), true, 'a recent sample may belong to a request still running');
+    assert.equal(await sweepStrayVoiceSamples(restarted), 0);
+    assert.equal(await sweepStrayVoiceSamples(restarted, 0), 1);
+  } finally {
+    await svc.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
 });
