@@ -87,9 +87,9 @@ export default async function uploadRoutes(app: FastifyInstance, ctx: AppContext
       const gate = await openUploadGate(db, ctx.config, userId, Math.max(0, (Number.isFinite(declared) ? declared : 0) - MULTIPART_OVERHEAD));
       // A slot of the user's uploads in flight, held until the request ends; the body must arrive
       // within the idle and total limits.
-      const { limits } = ctx.config;
-      const slot = await claimUploadSlot(db, userId, { maxInFlight: limits.maxUploadsInFlight, holdSeconds: limits.uploadTimeoutSeconds + 120 });
-      const bodyGuard = guardUploadBody(req, reply, { idleSeconds: limits.uploadIdleTimeoutSeconds, totalSeconds: limits.uploadTimeoutSeconds });
+      const { uploads } = ctx.config;
+      const slot = await claimUploadSlot(db, userId, { maxInFlight: uploads.maxInFlight, holdSeconds: uploads.timeoutSeconds + 120 });
+      const bodyGuard = guardUploadBody(req, reply, { idleSeconds: uploads.idleTimeoutSeconds, totalSeconds: uploads.timeoutSeconds });
 
       const callId = crypto.randomUUID();
       let stored: StoredAudio | null = null;
