@@ -119,13 +119,12 @@ for (const mode of await dbModes()) {
       for (const a of refused) {
         assert.equal(a.body.error.code, 'uploads_in_flight_limit');
         assert.deepEqual(a.body.error.details, { limit: MAX_IN_FLIGHT, current: MAX_IN_FLIGHT });
-        assert.ok(a.closedAfterMs < IDLE_SECONDS * 1000, 'refused before any body is awaited');
       }
       for (const a of cut) {
         assert.equal(a.body.error.code, 'request_timeout');
         assert.equal(a.body.error.details.limit, 'idle');
         assert.match(a.headers, /connection: close/i);
-        assert.ok(a.closedAfterMs < (IDLE_SECONDS + 5) * 1000, `cut after ${a.closedAfterMs} ms`);
+        assert.ok(a.closedAfterMs >= IDLE_SECONDS * 1000 - 500 && a.closedAfterMs < (IDLE_SECONDS + 10) * 1000, `cut after ${a.closedAfterMs} ms`);
       }
       assert.equal(await slots(), 0, 'every slot released');
       assert.deepEqual(storedFiles(t.dataDir), [], 'nothing stored');
@@ -135,11 +134,12 @@ for (const mode of await dbModes()) {
 
     test("one user's stalled uploads do not hold another user's", async () => {
       const held = Array.from({ length: MAX_IN_FLIGHT }, () => rawUpload(t.url, t.tokenA));
-      await new Promise((r) => setTimeout(r, 300));
-      const other = await upload(t.url, t.tokenB);
-      assert.equal(other.status, 202, JSON.stringify(other.body));
+      for (let i = 0; i < 100 && (await slots()) < MAX_IN_FLIGHT; i++) await new Promise((r) => setTimeout(r, 20));
       const mine = rawUpload(t.url, t.tokenA);
-      assert.equal((await mine.answer).status, 429);
+      const other = upload(t.url, t.tokenB);
+      assert.equal((await mine.answer).status, 429, 'A is at the cap');
+      const b = await other;
+      assert.equal(b.status, 202, JSON.stringify(b.body));
       await Promise.all(held.map((h) => h.answer));
     });
 
@@ -161,7 +161,7 @@ for (const mode of await dbModes()) {
       assert.equal(a.status, 408);
       assert.equal(a.body.error.code, 'request_timeout');
       assert.equal(a.body.error.details.limit, 'total');
-      assert.ok(a.closedAfterMs >= TOTAL_SECONDS * 1000 - 500 && a.closedAfterMs < (TOTAL_SECONDS + 5) * 1000, `cut after ${a.closedAfterMs} ms`);
+      assert.ok(a.closedAfterMs >= TOTAL_SECONDS * 1000 - 500 && a.closedAfterMs < (TOTAL_SECONDS + 10) * 1000, `cut after ${a.closedAfterMs} ms`);
       assert.equal(await slots(), 0);
       assert.deepEqual(storedFiles(t.dataDir), before, 'no partial file left');
     });
