@@ -35,7 +35,7 @@ Text fields are kept as sent (outer whitespace trimmed; blank means absent); \`d
 The envelope's \`title\` wins over a separate \`title\` part. The file part may omit its Content-Type and may name itself with \`filename*=\`: the content is sniffed.
 A body that is not well-formed multipart (no boundary, bare LF line ends, cut off) answers 400 \`validation_failed\`.
 Uploads in flight: a user may have ${config.uploads.maxInFlight} uploads whose body is still arriving, across all processes of the service; one more answers 429 \`uploads_in_flight_limit\` before its body is read (\`details.limit\`, \`details.current\`).
-An upload body that sends nothing for ${config.uploads.idleTimeoutSeconds} s, or is not complete ${config.uploads.timeoutSeconds} s after it started, answers 408 \`request_timeout\` (\`details.limit\` \`idle\` or \`total\`, \`details.timeoutSeconds\`) and the connection is closed; nothing of it is stored. An upload refused before its body was read closes the connection too.
+An upload body that sends nothing for ${config.uploads.idleTimeoutSeconds} s, or is not complete ${config.uploads.timeoutSeconds} s after it started, answers 408 \`request_timeout\` (\`details.limit\` \`idle\` or \`total\`, \`details.timeoutSeconds\`) and the connection is closed; nothing of it is stored (the voice-profile sample has the same two limits). An upload refused before its body was read closes the connection too.
 
 ## Call processing
 Status moves QUEUED → PROCESSING (decoding) → TRANSCRIBING (recognition and speaker separation) → ANALYZING → COMPLETED, or FAILED.

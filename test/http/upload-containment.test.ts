@@ -34,7 +34,7 @@ interface RawAnswer {
  * headers), then `body` decides what else is sent. Resolves with the answer when the server
  * closes the connection.
  */
-function rawUpload(url: string, token: string, opts: { declaredBytes?: number; body?: (socket: net.Socket) => void } = {}): { answer: Promise<RawAnswer>; socket: net.Socket } {
+function rawUpload(url: string, token: string, opts: { declaredBytes?: number; body?: (socket: net.Socket) => void; path?: string } = {}): { answer: Promise<RawAnswer>; socket: net.Socket } {
   const u = new URL(url);
   const boundary = 'containment-boundary';
   const head = `--${boundary}${CRLF}Content-Disposition: form-data; name="file"; filename="call.wav"${CRLF}Content-Type: audio/wav${CRLF}${CRLF}`;
@@ -58,7 +58,7 @@ function rawUpload(url: string, token: string, opts: { declaredBytes?: number; b
   });
   socket.on('connect', () => {
     socket.write(
-      `POST /api/calls/analyze HTTP/1.1${CRLF}Host: ${u.host}${CRLF}Authorization: Bearer ${token}${CRLF}` +
+      `POST ${opts.path ?? '/api/calls/analyze'} HTTP/1.1${CRLF}Host: ${u.host}${CRLF}Authorization: Bearer ${token}${CRLF}` +
         `Content-Type: multipart/form-data; boundary=${boundary}${CRLF}Content-Length: ${opts.declaredBytes ?? 200_000}${CRLF}${CRLF}${head}`,
     );
     opts.body?.(socket);
@@ -174,6 +174,15 @@ for (const mode of await dbModes()) {
       assert.equal(a.body.error.details.limit, 'idle');
       assert.equal(await slots(), 0);
       assert.deepEqual(storedFiles(t.dataDir), before, 'no partial file left');
+    });
+
+    test('a voice sample that stops half-way is cut at the idle limit and leaves no file', async () => {
+      const before = storedFiles(t.dataDir);
+      const half = rawUpload(t.url, t.tokenA, { path: '/api/users/me/voice-profile', body: (socket) => socket.write(wav.subarray(0, Math.floor(wav.length / 2))) });
+      const a = await half.answer;
+      assert.equal(a.status, 408);
+      assert.equal(a.body.error.code, 'request_timeout');
+      assert.deepEqual(storedFiles(t.dataDir), before, 'no sample left');
     });
 
     test('a client that goes away mid-body frees its slot and leaves no file', async () => {
