@@ -22,8 +22,15 @@ export interface UsageLimits {
   topupTranscriptsBalance: number;
 }
 
-export async function computeLimits(db: Db, config: Config, userId: string): Promise<UsageLimits> {
-  const row = await usageCounters(db, userId);
+// The in-flight reservation (RESERVED_BYTES_PER_SECOND, MIN_RESERVED_SECONDS) is computed in SQL: src/store/repos/usage.ts.
+export { MIN_RESERVED_SECONDS, RESERVED_BYTES_PER_SECOND } from '../store/repos/usage.js';
+
+/**
+ * The user's usage and limits. `excludeCallId`: a call left out of the in-flight minutes (the call
+ * being completed, whose own minutes are then added to the ledger).
+ */
+export async function computeLimits(db: Db, config: Config, userId: string, opts: { excludeCallId?: string } = {}): Promise<UsageLimits> {
+  const row = await usageCounters(db, userId, opts.excludeCallId ?? null);
   const plan = row.plan;
   const free = plan === 'FREE';
   return {
@@ -34,7 +41,7 @@ export async function computeLimits(db: Db, config: Config, userId: string): Pro
     maxMonthlyUploadBytes: config.limits.maxMonthlyUploadBytes,
     uploadedBytesThisMonth: Number(row.bytes30d ?? 0),
     plan,
-    minutesUsedThisPeriod: Math.ceil(Number(row.seconds30d ?? 0) / 60),
+    minutesUsedThisPeriod: Math.ceil((Number(row.seconds30d ?? 0) + Number(row.inFlightSeconds ?? 0)) / 60),
     minutesLimit: free ? config.plans.free.minutesPerMonth : config.plans.pro.minutesPerMonth,
     transcriptsToday: free ? Number(row.transcriptsToday ?? 0) : null,
     dailyTranscriptLimit: free ? config.plans.free.transcriptsPerDay : null,

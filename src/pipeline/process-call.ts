@@ -201,7 +201,7 @@ export function createCallProcessor(deps: Deps): CallJobHandler {
     await holdFor('analyzed', call);
 
     const billing = await isFlagEnabled(db, 'billing_enabled');
-    const limitsBefore = billing ? await computeLimits(db, config, call.userId) : null;
+    const limitsBefore = billing ? await computeLimits(db, config, call.userId, { excludeCallId: call.id }) : null;
     await db.transaction().execute(async (trx) => {
       const locked = await trx.selectFrom('calls').select('status').where('id', '=', call.id).where('userId', '=', call.userId).forUpdate().executeTakeFirst();
       if (!locked || locked.status === 'COMPLETED' || locked.status === 'FAILED') throw new CallGone();
