@@ -9,8 +9,9 @@
 // by a crashed process stops counting at its `expires_at` (the upload's own deadline plus a
 // margin) and is swept later.
 import crypto from 'node:crypto';
-import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
+import { countLiveSlots, deleteExpiredSlots, deleteSlot, insertSlot } from '../store/repos/upload-slots.js';
+import { lockKeyForTransaction } from '../store/repos/locks.js';
 import { ErrorCode, ServiceError } from './errors.js';
 
 export interface UploadSlot {
@@ -27,19 +28,10 @@ export async function claimUploadSlot(db: Db, userId: string, opts: { maxInFligh
   const id = crypto.randomUUID();
   await db.transaction().execute(async (trx) => {
     // Serialises the user's claims, so two uploads cannot both take the last slot.
-    await sql`SELECT pg_advisory_xact_lock(hashtext(${`upload-slots:${userId}`}))`.execute(trx);
-    const row = await trx
-      .selectFrom('uploadsInFlight')
-      .select(sql<number>`count(*)::int`.as('n'))
-      .where('userId', '=', userId)
-      .where('expiresAt', '>', sql<Date>`now()`)
-      .executeTakeFirstOrThrow();
-    const current = Number(row.n);
+    await lockKeyForTransaction(trx, `upload-slots:${userId}`);
+    const current = await countLiveSlots(trx, userId);
     if (current >= opts.maxInFlight) throw new ServiceError(ErrorCode.UploadsInFlightLimit, { limit: opts.maxInFlight, current });
-    await trx
-      .insertInto('uploadsInFlight')
-      .values({ id, userId, expiresAt: sql<Date>`now() + ${Math.ceil(opts.holdSeconds)}::int * interval '1 second'` })
-      .execute();
+    await insertSlot(trx, userId, id, opts.holdSeconds);
   });
   let released = false;
   return {
@@ -47,13 +39,12 @@ export async function claimUploadSlot(db: Db, userId: string, opts: { maxInFligh
     async release() {
       if (released) return;
       released = true;
-      await db.deleteFrom('uploadsInFlight').where('id', '=', id).where('userId', '=', userId).execute().catch(() => undefined);
+      await deleteSlot(db, userId, id).catch(() => undefined);
     },
   };
 }
 
 /** Removes slots that expired (their process died mid-upload). Returns how many. */
 export async function sweepExpiredUploadSlots(db: Db): Promise<number> {
-  const r = await db.deleteFrom('uploadsInFlight').where('expiresAt', '<', sql<Date>`now()`).executeTakeFirst();
-  return Number(r.numDeletedRows);
+  return deleteExpiredSlots(db);
 }

@@ -107,3 +107,13 @@ export type NewCall = Omit<Insertable<CallsTable>, 'userId'>;
 export async function insertCall(db: Q, userId: string, values: NewCall): Promise<void> {
   await db.insertInto('calls').values({ ...values, userId }).execute();
 }
+
+/** Ends a call as FAILED with `errorReason` (the sweep of calls whose job is gone). */
+export async function failCall(db: Q, userId: string, callId: string, errorReason: string): Promise<void> {
+  await db
+    .updateTable('calls')
+    .set({ status: 'FAILED', errorReason, updatedAt: sql`now()`, completedAt: sql`now()` })
+    .where('id', '=', callId)
+    .where('userId', '=', userId)
+    .execute();
+}
