@@ -16,10 +16,9 @@
 // secret in clear.
 import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { sql } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { ErrorCode, ServiceError } from '../../domain/errors.js';
-import type { Db } from '../../store/database.js';
+import { claimKey, completeKey, releaseKey } from '../../store/repos/idempotency-keys.js';
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const RETENTION_HOURS = 24;
@@ -63,33 +62,8 @@ function requestHash(req: FastifyRequest): string {
   return crypto.createHash('sha256').update(`${req.method}\n${path}\n${req.url.split('?')[1] ?? ''}\n${body}`).digest('hex');
 }
 
-async function claim(db: Db, userId: string, key: string, hash: string) {
-  const inserted = await db
-    .insertInto('idempotencyKeys')
-    .values({ userId, key, requestHash: hash, state: 'IN_PROGRESS', responseStatus: null, responseBody: JSON.stringify(null), expiresAt: sql<Date>`now() + interval '24 hours'` })
-    .onConflict((oc) =>
-      oc
-        .columns(['userId', 'key'])
-        .doUpdateSet({ requestHash: hash, state: 'IN_PROGRESS', responseStatus: null, responseBody: JSON.stringify(null), createdAt: sql`now()`, expiresAt: sql<Date>`now() + interval '24 hours'` })
-        // Take over only an expired record or an abandoned claim.
-        .where((eb) =>
-          eb.or([
-            eb('idempotencyKeys.expiresAt', '<', sql<Date>`now()`),
-            eb.and([eb('idempotencyKeys.state', '=', 'IN_PROGRESS'), eb('idempotencyKeys.createdAt', '<', sql<Date>`now() - make_interval(secs => ${CLAIM_STALE_SECONDS})`)]),
-          ]),
-        ),
-    )
-    .returning('key')
-    .executeTakeFirst();
-  if (inserted) return { claimed: true as const };
-  const existing = await db.selectFrom('idempotencyKeys').selectAll().where('userId', '=', userId).where('key', '=', key).executeTakeFirst();
-  return { claimed: false as const, existing };
-}
-
-export async function sweepIdempotencyKeys(db: Db): Promise<number> {
-  const r = await db.deleteFrom('idempotencyKeys').where('expiresAt', '<', sql<Date>`now()`).executeTakeFirst();
-  return Number(r.numDeletedRows);
-}
+/** Expired records are removed by the sweep (src/store/repos/idempotency-keys.ts). */
+export { sweepIdempotencyKeys } from '../../store/repos/idempotency-keys.js';
 
 export function registerIdempotency(app: FastifyInstance, ctx: AppContext): void {
   const db = ctx.database.db;
@@ -103,7 +77,7 @@ export function registerIdempotency(app: FastifyInstance, ctx: AppContext): void
     const key = Array.isArray(header) ? header[0] : header;
     if (!KEY_PATTERN.test(key)) throw new ServiceError(ErrorCode.ValidationFailed, { fields: [{ path: '/headers/idempotency-key', message: 'must be 1 to 255 visible ASCII characters' }] });
     const hash = requestHash(req);
-    const result = await claim(db, req.user.id, key, hash);
+    const result = await claimKey(db, req.user.id, key, hash, CLAIM_STALE_SECONDS);
     if (result.claimed) {
       req.idempotencyKey = key;
       req.idempotencyClaimed = true;
@@ -128,7 +102,7 @@ export function registerIdempotency(app: FastifyInstance, ctx: AppContext): void
     const release = status >= 500 || status === 409 || status === 429;
     try {
       if (release) {
-        await db.deleteFrom('idempotencyKeys').where('userId', '=', req.user.id).where('key', '=', req.idempotencyKey).execute();
+        await releaseKey(db, req.user.id, req.idempotencyKey);
       } else {
         let body: unknown = null;
         if (typeof payload === 'string' && payload.length > 0) {
@@ -140,12 +114,7 @@ export function registerIdempotency(app: FastifyInstance, ctx: AppContext): void
         }
         const shaped = req.routeOptions.config.idempotentResponse;
         if (shaped && body !== null) body = shaped.store(body, status);
-        await db
-          .updateTable('idempotencyKeys')
-          .set({ state: 'DONE', responseStatus: status, responseBody: JSON.stringify(body), expiresAt: sql<Date>`now() + make_interval(hours => ${RETENTION_HOURS})` })
-          .where('userId', '=', req.user.id)
-          .where('key', '=', req.idempotencyKey)
-          .execute();
+        await completeKey(db, req.user.id, req.idempotencyKey, status, body, RETENTION_HOURS);
       }
     } catch (err) {
       req.log.warn({ err: (err as Error).message }, 'idempotency record not updated');
@@ -156,7 +125,7 @@ export function registerIdempotency(app: FastifyInstance, ctx: AppContext): void
   // A request that ended without a response (client gone, crash in a stream) releases its claim.
   const onResponse = async (req: FastifyRequest) => {
     if (!req.idempotencyClaimed || !req.idempotencyKey) return;
-    await db.deleteFrom('idempotencyKeys').where('userId', '=', req.user.id).where('key', '=', req.idempotencyKey).where('state', '=', 'IN_PROGRESS').execute().catch(() => undefined);
+    await releaseKey(db, req.user.id, req.idempotencyKey, { onlyInProgress: true }).catch(() => undefined);
   };
 
   // The hooks go on the routes of mutating methods only (as route-level hooks, which run after the

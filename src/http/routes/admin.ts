@@ -2,15 +2,15 @@
 // the admin allowlist gets exactly the answer of an unknown route, so the surface stays hidden.
 // Each mutation and its audit entry commit in one transaction.
 import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { sql, type Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
-import { ErrorCode, ServiceError, errors } from '../../domain/errors.js';
+import { errors } from '../../domain/errors.js';
+import { allFlags, auditLogPage, changeAccountStatus, changePlan, grantCredits, listAccounts, toggleFlag } from '../../domain/admin.js';
 import { AdminUserSummary, DateTime, Nullable, PageEnvelope, PageQuery, UsageLimitsSchema, Uuid, errorResponses, pageOf } from '../schemas.js';
 import { adminSummaryOf } from '../../domain/account.js';
 import { computeLimits } from '../../domain/usage.js';
 import { userCacheOf } from '../user-cache.js';
-import type { AuditEntry, Database } from '../../store/schema.js';
 
 const tags = ['Admin'];
 const MAX_PAGE_SIZE = 200;
@@ -19,7 +19,7 @@ const AdminFlag = Type.Object({ flagKey: Type.String(), enabled: Type.Boolean(),
 const AuditEntrySchema = Type.Object({
   id: Uuid,
   actorEmail: Type.String(),
-  action: Type.Union(['FLAG_TOGGLE', 'CREDIT_GRANT', 'ACCOUNT_STATUS_CHANGE', 'PLAN_CHANGE'].map((a) => Type.Literal(a))),
+  action: Type.Union([Type.Literal('FLAG_TOGGLE'), Type.Literal('CREDIT_GRANT'), Type.Literal('ACCOUNT_STATUS_CHANGE'), Type.Literal('PLAN_CHANGE')]),
   targetType: Type.Union([Type.Literal('feature_flag'), Type.Literal('user')]),
   targetId: Type.String(),
   details: Type.String(),
@@ -33,11 +33,8 @@ function paging(q: { page?: number; size?: number }) {
   return { page, size, offset: page * size };
 }
 
-async function audit(trx: Transaction<Database>, entry: Omit<AuditEntry, 'id' | 'createdAt'>) {
-  await trx.insertInto('auditLog').values(entry).execute();
-}
-
-export default async function adminRoutes(app: FastifyInstance, ctx: AppContext) {
+export default async function adminRoutes(scope: FastifyInstance, ctx: AppContext) {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   const db = ctx.database.db;
 
   // Non-admins get the same 404 body as an unknown route (see the not-found handler). The check
@@ -52,8 +49,7 @@ export default async function adminRoutes(app: FastifyInstance, ctx: AppContext)
   const actor = (req: FastifyRequest) => req.user.email ?? req.user.externalUserId;
 
   app.get('/api/admin/feature-flags', { schema: { tags, summary: 'All feature flags', response: { 200: Type.Array(AdminFlag), ...errorResponses(404) } } }, async () => {
-    const rows = await db.selectFrom('featureFlags').selectAll().orderBy('flagKey').execute();
-    return rows.map((r) => ({ flagKey: r.flagKey, enabled: r.enabled, updatedAt: r.updatedAt?.toISOString() ?? null, updatedBy: r.updatedBy }));
+    return allFlags(db);
   });
 
   app.patch(
@@ -67,22 +63,7 @@ export default async function adminRoutes(app: FastifyInstance, ctx: AppContext)
         response: { 200: AdminFlag, ...errorResponses(400, 404) },
       },
     },
-    async (req) => {
-      const { key } = req.params as { key: string };
-      const { enabled } = req.body as { enabled: boolean };
-      const row = await db.transaction().execute(async (trx) => {
-        const updated = await trx
-          .updateTable('featureFlags')
-          .set({ enabled, updatedAt: sql`now()`, updatedBy: actor(req) })
-          .where('flagKey', '=', key)
-          .returningAll()
-          .executeTakeFirst();
-        if (!updated) throw new ServiceError(ErrorCode.FlagNotFound);
-        await audit(trx, { actorEmail: actor(req), action: 'FLAG_TOGGLE', targetType: 'feature_flag', targetId: key, details: `Flag ${key} set to ${enabled ? 'enabled' : 'disabled'}.` });
-        return updated;
-      });
-      return { flagKey: row.flagKey, enabled: row.enabled, updatedAt: row.updatedAt?.toISOString() ?? null, updatedBy: row.updatedBy };
-    },
+    async (req) => toggleFlag(db, actor(req), req.params.key, req.body.enabled),
   );
 
   app.get(
@@ -96,15 +77,8 @@ export default async function adminRoutes(app: FastifyInstance, ctx: AppContext)
       },
     },
     async (req) => {
-      const q = req.query as { page?: number; size?: number; search?: string };
-      const { page, size, offset } = paging(q);
-      let base = db.selectFrom('users');
-      if (q.search) {
-        const pattern = `%${q.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-        base = base.where(sql<boolean>`lower(email) LIKE ${pattern}`);
-      }
-      const [{ total }] = await base.select(sql<number>`count(*)::int`.as('total')).execute();
-      const rows = await base.selectAll().orderBy('createdAt', 'desc').orderBy('id').limit(size).offset(offset).execute();
+      const { page, size, offset } = paging(req.query);
+      const { total, rows } = await listAccounts(db, { search: req.query.search, limit: size, offset });
       return pageOf(rows.map(adminSummaryOf), total, page, size);
     },
   );
@@ -122,20 +96,11 @@ export default async function adminRoutes(app: FastifyInstance, ctx: AppContext)
       },
     },
     async (req) => {
-      const { userId } = req.params as { userId: string };
-      const { minutes = 0, transcripts = 0 } = req.body as { minutes?: number; transcripts?: number };
+      const { userId } = req.params;
+      const { minutes = 0, transcripts = 0 } = req.body;
       if (minutes <= 0 && transcripts <= 0) throw errors.validation({ fields: [{ path: '/body', message: 'minutes or transcripts must be positive' }] });
-      await db.transaction().execute(async (trx) => {
-        const updated = await trx
-          .updateTable('users')
-          .set((eb) => ({ topupMinutesBalance: eb('topupMinutesBalance', '+', minutes), topupTranscriptsBalance: eb('topupTranscriptsBalance', '+', transcripts) }))
-          .where('id', '=', userId)
-          .returning('id')
-          .executeTakeFirst();
-        if (!updated) throw new ServiceError(ErrorCode.UserNotFound);
-        userCacheOf(ctx).forget(userId);
-        await audit(trx, { actorEmail: actor(req), action: 'CREDIT_GRANT', targetType: 'user', targetId: userId, details: `Granted ${minutes} minutes and ${transcripts} transcripts.` });
-      });
+      await grantCredits(db, actor(req), userId, minutes, transcripts);
+      userCacheOf(ctx).forget(userId);
       return computeLimits(db, ctx.config, userId);
     },
   );
@@ -155,26 +120,8 @@ export default async function adminRoutes(app: FastifyInstance, ctx: AppContext)
       },
     },
     async (req) => {
-      const { userId } = req.params as { userId: string };
-      const { status, reason } = req.body as { status: 'ACTIVE' | 'SUSPENDED' | 'DISABLED'; reason?: string | null };
-      const user = await db.transaction().execute(async (trx) => {
-        const updated = await trx
-          .updateTable('users')
-          .set({ accountStatus: status, accountStatusReason: status === 'ACTIVE' ? null : (reason?.trim() || null) })
-          .where('id', '=', userId)
-          .returningAll()
-          .executeTakeFirst();
-        if (!updated) throw new ServiceError(ErrorCode.UserNotFound);
-        userCacheOf(ctx).forget(userId);
-        await audit(trx, {
-          actorEmail: actor(req),
-          action: 'ACCOUNT_STATUS_CHANGE',
-          targetType: 'user',
-          targetId: userId,
-          details: `Account status set to ${status}${reason ? ` (reason: ${reason})` : ''}.`,
-        });
-        return updated;
-      });
+      const user = await changeAccountStatus(db, actor(req), req.params.userId, req.body.status, req.body.reason);
+      userCacheOf(ctx).forget(user.id);
       return adminSummaryOf(user);
     },
   );
@@ -191,15 +138,8 @@ export default async function adminRoutes(app: FastifyInstance, ctx: AppContext)
       },
     },
     async (req) => {
-      const { userId } = req.params as { userId: string };
-      const { plan } = req.body as { plan: 'FREE' | 'PRO' };
-      const user = await db.transaction().execute(async (trx) => {
-        const updated = await trx.updateTable('users').set({ plan }).where('id', '=', userId).returningAll().executeTakeFirst();
-        if (!updated) throw new ServiceError(ErrorCode.UserNotFound);
-        userCacheOf(ctx).forget(userId);
-        await audit(trx, { actorEmail: actor(req), action: 'PLAN_CHANGE', targetType: 'user', targetId: userId, details: `Plan set to ${plan}.` });
-        return updated;
-      });
+      const user = await changePlan(db, actor(req), req.params.userId, req.body.plan);
+      userCacheOf(ctx).forget(user.id);
       return adminSummaryOf(user);
     },
   );
@@ -210,9 +150,8 @@ export default async function adminRoutes(app: FastifyInstance, ctx: AppContext)
       schema: { tags, summary: 'The audit log, most recent first', querystring: PageQuery, response: { 200: PageEnvelope(AuditEntrySchema), ...errorResponses(400, 404) } },
     },
     async (req) => {
-      const { page, size, offset } = paging(req.query as { page?: number; size?: number });
-      const [{ total }] = await db.selectFrom('auditLog').select(sql<number>`count(*)::int`.as('total')).execute();
-      const rows = await db.selectFrom('auditLog').selectAll().orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(size).offset(offset).execute();
+      const { page, size, offset } = paging(req.query);
+      const { total, rows } = await auditLogPage(db, { limit: size, offset });
       return pageOf(
         rows.map((r) => ({ ...r, createdAt: r.createdAt.toISOString() })),
         total,

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { errorResponses } from '../schemas.js';
+import { listFlags } from '../../store/repos/flags.js';
 
 const PlanCatalog = Type.Object({
   free: Type.Object({ minutesPerMonth: Type.Integer(), transcriptsPerDay: Type.Integer() }),
@@ -27,7 +28,7 @@ export default async function planAndFlagRoutes(app: FastifyInstance, ctx: AppCo
       },
     },
     async () => {
-      const rows = await ctx.database.db.selectFrom('featureFlags').select(['flagKey', 'enabled']).orderBy('flagKey').execute();
+      const rows = await listFlags(ctx.database.db);
       return { flags: Object.fromEntries(rows.map((r) => [r.flagKey, r.enabled])) };
     },
   );

@@ -1,21 +1,15 @@
-// The voice profile: one per user, made from a short sample of the user's voice. The sample is
-// decoded, measured and embedded, then deleted; only the opaque embedding is kept, never returned.
-import fs from 'node:fs';
-import path from 'node:path';
+// The voice profile: one per user, made from a short sample of the user's voice. The route reads the
+// sample into the blob store; enrolment (decode, measure, embed, store) is domain/voice-enrolment.ts.
+// The sample is deleted whatever the outcome; only the opaque embedding is kept, never returned.
 import crypto from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { sql } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { ErrorCode, ServiceError, errors } from '../../domain/errors.js';
 import { DateTime, errorResponses } from '../schemas.js';
 import { storeAudioPart } from '../audio-part.js';
-import { decodeAudio, LocalStorageFault } from '../../pipeline/audio/decode.js';
-import { makePrivateDir } from '../../store/blobs.js';
 import { guardUploadBody } from '../upload-body-guard.js';
-import { readAllPcm } from '../../pipeline/audio/pcm.js';
-import { PipelineError } from '../../pipeline/types.js';
-import { EmbeddingError, serializeEmbedding } from '../../pipeline/voice/embedder.js';
+import { deleteVoiceProfile, enrolVoice, voiceProfileStatus } from '../../domain/voice-enrolment.js';
 import { observeUpload } from '../../observability/metrics.js';
 
 const tags = ['Voice profile'];
@@ -62,7 +56,6 @@ export default async function voiceProfileRoutes(app: FastifyInstance, ctx: AppC
       if (Number(req.headers['content-length'] ?? 0) > maxBytes + 256 * 1024) throw tooLarge;
       const userId = req.user.id;
       const sampleDir = `users/${userId}/voice-samples/${crypto.randomUUID()}`;
-      const workDir = path.join(ctx.config.dataDir, 'work', `voice-${crypto.randomUUID()}`);
       // The sample's body has the upload time limits (408 request_timeout past them).
       const bodyGuard = guardUploadBody(req, reply, { idleSeconds: ctx.config.uploads.idleTimeoutSeconds, totalSeconds: ctx.config.uploads.timeoutSeconds });
       let created;
@@ -79,74 +72,11 @@ export default async function voiceProfileRoutes(app: FastifyInstance, ctx: AppC
         if (!stored) throw errors.validation({ fields: [{ path: '/file', message: 'is required' }] }, 'The file part is missing.');
         observeUpload('voice_sample', stored.bytes);
 
-        await makePrivateDir(path.dirname(workDir));
-        await makePrivateDir(workDir);
-        let audio;
-        try {
-          const sample = await ctx.blobs.localFile(stored.key, workDir);
-          try {
-            audio = await decodeAudio(sample.path, workDir, { timeoutMs: 120_000, maxSeconds: voice.sampleMaxSeconds + 1 });
-          } finally {
-            await sample.release();
-          }
-        } catch (err) {
-          if (err instanceof PipelineError && err.reason === 'audio_too_long') throw new ServiceError(ErrorCode.VoiceSampleTooLong, { maxSeconds: voice.sampleMaxSeconds });
-          if (err instanceof PipelineError && err.reason === 'audio_undecodable') throw new ServiceError(ErrorCode.UnsupportedMediaType, undefined, 'The voice sample could not be decoded.');
-          // The disk, not the sample: the client may send it again later.
-          if (err instanceof LocalStorageFault) throw new ServiceError(ErrorCode.StorageUnavailable);
-          throw err;
-        }
-        const seconds = audio.durationSeconds;
-        if (seconds < voice.sampleMinSeconds) throw new ServiceError(ErrorCode.VoiceSampleTooShort, { minSeconds: voice.sampleMinSeconds });
-        if (seconds > voice.sampleMaxSeconds) throw new ServiceError(ErrorCode.VoiceSampleTooLong, { maxSeconds: voice.sampleMaxSeconds });
-
-        let embedding: Float32Array;
-        try {
-          // A voice sample is short (sampleMaxSeconds), so reading it whole is fine.
-          embedding = await ctx.embedder.embed(await readAllPcm(audio.mono), audio.sampleRate);
-        } catch (err) {
-          if (err instanceof EmbeddingError && err.reason === 'not_enough_speech') {
-            throw new ServiceError(ErrorCode.VoiceSampleTooShort, { minSeconds: voice.sampleMinSeconds }, 'The voice sample holds too little speech.');
-          }
-          req.log.warn({ err: (err as Error).message }, 'voice embedding failed');
-          throw new ServiceError(ErrorCode.VoiceProviderError);
-        }
-        const row = await db
-          .insertInto('voiceProfiles')
-          .values({
-            userId,
-            status: 'ACTIVE',
-            provider: ctx.embedder.provider,
-            consentVersion: voice.consentVersion,
-            embedding: serializeEmbedding(embedding),
-            sampleDurationSeconds: Math.round(seconds),
-            updatedAt: new Date(),
-          })
-          .onConflict((oc) =>
-            oc.column('userId').doUpdateSet({
-              status: 'ACTIVE',
-              provider: ctx.embedder.provider,
-              consentVersion: voice.consentVersion,
-              embedding: serializeEmbedding(embedding),
-              sampleDurationSeconds: Math.round(seconds),
-              createdAt: sql`now()`,
-              updatedAt: sql`now()`,
-            }),
-          )
-          .returningAll()
-          .executeTakeFirstOrThrow();
-        created = {
-          status: row.status,
-          provider: row.provider,
-          consentVersion: row.consentVersion,
-          createdAt: row.createdAt.toISOString(),
-          sampleDurationSeconds: row.sampleDurationSeconds,
-        };
+        created = await enrolVoice({ db, blobs: ctx.blobs, embedder: ctx.embedder, config: ctx.config, log: req.log }, userId, stored.key);
       } finally {
         bodyGuard.dispose();
         // The sample is never kept, whatever the outcome; removed before the answer goes out.
         await ctx.blobs.deletePrefix(sampleDir).catch(() => undefined);
-        await fs.promises.rm(workDir, { recursive: true, force: true });
       }
       return reply.status(201).send(created);
     },
@@ -156,9 +86,7 @@ export default async function voiceProfileRoutes(app: FastifyInstance, ctx: AppC
     '/api/users/me/voice-profile/status',
     { schema: { tags, summary: 'Whether a voice profile exists', response: { 200: ProfileStatus, ...errorResponses(401, 404) } } },
     async (req) => {
-      const row = await db.selectFrom('voiceProfiles').select(['status', 'provider', 'consentVersion', 'createdAt']).where('userId', '=', req.user.id).executeTakeFirst();
-      if (!row) return { status: 'MISSING' };
-      return { status: row.status, provider: row.provider, consentVersion: row.consentVersion, createdAt: row.createdAt.toISOString() };
+      return voiceProfileStatus(db, req.user.id);
     },
   );
 
@@ -166,7 +94,7 @@ export default async function voiceProfileRoutes(app: FastifyInstance, ctx: AppC
     '/api/users/me/voice-profile',
     { schema: { tags, summary: 'Delete the voice profile (idempotent)', response: { 204: Type.Null(), ...errorResponses(401, 404) } } },
     async (req, reply) => {
-      await db.deleteFrom('voiceProfiles').where('userId', '=', req.user.id).execute();
+      await deleteVoiceProfile(db, req.user.id);
       return reply.status(204).send();
     },
   );

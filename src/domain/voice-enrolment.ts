@@ -1,0 +1,89 @@
+// Voice enrolment: a stored sample becomes the user's voice profile. The sample is decoded,
+// measured and embedded; only the opaque embedding is kept (the caller deletes the sample).
+import fs from 'node:fs';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import type { Config } from '../config.js';
+import type { Db } from '../store/database.js';
+import { makePrivateDir, type BlobStore } from '../store/blobs.js';
+import { deleteVoiceProfileRow, upsertVoiceProfile, voiceProfileSummary } from '../store/repos/voice-profiles.js';
+import { decodeAudio, LocalStorageFault } from '../pipeline/audio/decode.js';
+import { readAllPcm } from '../pipeline/audio/pcm.js';
+import { PipelineError, type SpeakerEmbedder } from '../pipeline/types.js';
+import { EmbeddingError, serializeEmbedding } from '../pipeline/voice/embedder.js';
+import { ErrorCode, ServiceError } from './errors.js';
+
+export interface VoiceEnrolmentDeps {
+  db: Db;
+  blobs: BlobStore;
+  embedder: SpeakerEmbedder;
+  config: Pick<Config, 'voice' | 'dataDir'>;
+  log: { warn(obj: object, msg: string): void };
+}
+
+export interface EnrolledProfile {
+  status: string;
+  provider: string;
+  consentVersion: string;
+  createdAt: string;
+  sampleDurationSeconds: number;
+}
+
+/** Decodes the sample at `sampleKey`, checks its length, embeds it and stores the profile (created or replaced). */
+export async function enrolVoice(deps: VoiceEnrolmentDeps, userId: string, sampleKey: string): Promise<EnrolledProfile> {
+  const voice = deps.config.voice;
+  const workDir = path.join(deps.config.dataDir, 'work', `voice-${crypto.randomUUID()}`);
+  try {
+    await makePrivateDir(path.dirname(workDir));
+    await makePrivateDir(workDir);
+    let audio;
+    try {
+      const sample = await deps.blobs.localFile(sampleKey, workDir);
+      try {
+        audio = await decodeAudio(sample.path, workDir, { timeoutMs: 120_000, maxSeconds: voice.sampleMaxSeconds + 1 });
+      } finally {
+        await sample.release();
+      }
+    } catch (err) {
+      if (err instanceof PipelineError && err.reason === 'audio_too_long') throw new ServiceError(ErrorCode.VoiceSampleTooLong, { maxSeconds: voice.sampleMaxSeconds });
+      if (err instanceof PipelineError && err.reason === 'audio_undecodable') throw new ServiceError(ErrorCode.UnsupportedMediaType, undefined, 'The voice sample could not be decoded.');
+      // The disk, not the sample: the client may send it again later.
+      if (err instanceof LocalStorageFault) throw new ServiceError(ErrorCode.StorageUnavailable);
+      throw err;
+    }
+    const seconds = audio.durationSeconds;
+    if (seconds < voice.sampleMinSeconds) throw new ServiceError(ErrorCode.VoiceSampleTooShort, { minSeconds: voice.sampleMinSeconds });
+    if (seconds > voice.sampleMaxSeconds) throw new ServiceError(ErrorCode.VoiceSampleTooLong, { maxSeconds: voice.sampleMaxSeconds });
+
+    let embedding: Float32Array;
+    try {
+      // A voice sample is short (sampleMaxSeconds), so reading it whole is fine.
+      embedding = await deps.embedder.embed(await readAllPcm(audio.mono), audio.sampleRate);
+    } catch (err) {
+      if (err instanceof EmbeddingError && err.reason === 'not_enough_speech') {
+        throw new ServiceError(ErrorCode.VoiceSampleTooShort, { minSeconds: voice.sampleMinSeconds }, 'The voice sample holds too little speech.');
+      }
+      deps.log.warn({ err: (err as Error).message }, 'voice embedding failed');
+      throw new ServiceError(ErrorCode.VoiceProviderError);
+    }
+    const row = await upsertVoiceProfile(deps.db, userId, {
+      provider: deps.embedder.provider,
+      consentVersion: voice.consentVersion,
+      embedding: serializeEmbedding(embedding),
+      sampleDurationSeconds: Math.round(seconds),
+    });
+    return { status: row.status, provider: row.provider, consentVersion: row.consentVersion, createdAt: row.createdAt.toISOString(), sampleDurationSeconds: row.sampleDurationSeconds };
+  } finally {
+    await fs.promises.rm(workDir, { recursive: true, force: true });
+  }
+}
+
+/** The profile's status as GET /api/users/me/voice-profile/status answers it. */
+export async function voiceProfileStatus(db: Db, userId: string) {
+  const row = await voiceProfileSummary(db, userId);
+  if (!row) return { status: 'MISSING' };
+  return { status: row.status, provider: row.provider, consentVersion: row.consentVersion, createdAt: row.createdAt.toISOString() };
+}
+
+/** Deletes the profile; deleting a missing one is not an error. */
+export const deleteVoiceProfile = deleteVoiceProfileRow;
