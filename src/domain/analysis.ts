@@ -4,6 +4,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import './formats.js';
 import { ConversationMetrics } from './conversation-metrics.js';
+import { LiteralUnion } from './literal-union.js';
 
 export const ANALYSIS_SCHEMA_VERSION = 3;
 
@@ -12,7 +13,7 @@ const SegmentIds = Type.Array(Type.String({ pattern: '^seg_[0-9]{4,}$' }));
 const Importance = Type.Union([Type.Literal('low'), Type.Literal('medium'), Type.Literal('high')]);
 const Role = Type.Union([Type.Literal('USER'), Type.Literal('CONTACT'), Type.Literal('UNKNOWN')]);
 const Phase = Type.Union([Type.Literal('opening'), Type.Literal('middle'), Type.Literal('closing'), Type.Literal('followup')]);
-const Overall = Type.Union(['positive', 'neutral', 'negative', 'mixed', 'unclear'].map((v) => Type.Literal(v)));
+const Overall = LiteralUnion(['positive', 'neutral', 'negative', 'mixed', 'unclear']);
 const Score = Type.Union([Type.Number({ minimum: -1, maximum: 1 }), Type.Null()]);
 const open = { additionalProperties: true } as const;
 
@@ -57,7 +58,7 @@ export const AnalysisActionItem = Type.Object(
     dueDate: Type.Optional(Nullable(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' }))),
     priority: Type.Optional(Importance),
     sourceSegmentIds: Type.Optional(SegmentIds),
-    intent: Type.Optional(Type.Union(INTENTS.map((v) => Type.Literal(v)))),
+    intent: Type.Optional(LiteralUnion(INTENTS)),
     intentMetadata: Type.Optional(Type.Union([IntentMetadata, Type.Null()])),
   },
   open,
@@ -145,7 +146,7 @@ const Loose = Type.Array(Type.Unknown());
 export const Analysis = Type.Object(
   {
     schemaVersion: Type.Integer(),
-    callType: Type.Optional(Type.Union(CALL_TYPES.map((v) => Type.Literal(v)))),
+    callType: Type.Optional(LiteralUnion(CALL_TYPES)),
     suggestedTitle: Type.Optional(Type.String()),
     oneLineSummary: Type.Optional(Type.String()),
     executiveSummary: Type.Optional(Type.String()),

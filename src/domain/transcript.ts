@@ -3,6 +3,7 @@
 // response schema of GET /api/calls/{id}/transcript.
 import { Type, type Static } from '@sinclair/typebox';
 import './formats.js';
+import { LiteralUnion } from './literal-union.js';
 
 export const TRANSCRIPT_SCHEMA_VERSION = 2;
 export const NORMALIZATION_VERSION = 3;
@@ -27,7 +28,7 @@ export const LABEL_SOURCES = [
   'AMBIGUOUS',
   'MANUAL',
 ] as const;
-export const LabelSource = Type.Union(LABEL_SOURCES.map((s) => Type.Literal(s)));
+export const LabelSource = LiteralUnion(LABEL_SOURCES);
 export type LabelSource = (typeof LABEL_SOURCES)[number];
 
 export const RESOLUTION_WARNINGS = [

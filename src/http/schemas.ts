@@ -129,3 +129,5 @@ export const PageQuery = Type.Object({
   page: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 })),
   size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 50, description: 'Clamped to 200.' })),
 });
+
+export { LiteralUnion } from '../domain/literal-union.js';

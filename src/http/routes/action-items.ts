@@ -1,10 +1,11 @@
 // Action items: the caller's list, one call's list, manual creation, full replacement, status
 // changes and deletion. A foreign item or call answers the same 404 as a missing one.
 import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { errors } from '../../domain/errors.js';
-import { DateOnly, DateTime, Nullable, Uuid, errorResponses } from '../schemas.js';
+import { DateOnly, DateTime, Nullable, Uuid, errorResponses, LiteralUnion } from '../schemas.js';
 import {
   ACTION_ITEM_STATUSES,
   PRIORITIES,
@@ -25,11 +26,11 @@ import { arrayPageQuery, arrayPageResponse, badCursor, sendArrayPage } from '../
 
 const tags = ['Action items'];
 
-const StatusSchema = Type.Union(
-  ACTION_ITEM_STATUSES.map((s) => Type.Literal(s)),
+const StatusSchema = LiteralUnion(
+  ACTION_ITEM_STATUSES,
   { description: 'OPEN, IN_PROGRESS, DONE or DISMISSED. The legacy values PENDING and COMPLETED are rejected with 400 validation_failed.' },
 );
-const PrioritySchema = Type.Union(PRIORITIES.map((p) => Type.Literal(p)));
+const PrioritySchema = LiteralUnion(PRIORITIES);
 const Title = Type.String({ minLength: 1, maxLength: 500 });
 const Description = Type.String({ maxLength: 5000 });
 const DueDate = Type.String({ ...DateOnly, description: 'YYYY-MM-DD; must be a real calendar date.' });
@@ -66,7 +67,8 @@ export const ActionItemSchema = Type.Object(
 const ItemParams = Type.Object({ id: Uuid });
 const CallParams = Type.Object({ callId: Uuid });
 
-export default async function actionItemRoutes(app: FastifyInstance, ctx: AppContext) {
+export default async function actionItemRoutes(scope: FastifyInstance, ctx: AppContext) {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   const db = ctx.database.db;
   const Item = ActionItemSchema;
 
@@ -83,7 +85,7 @@ export default async function actionItemRoutes(app: FastifyInstance, ctx: AppCon
       config: { cachedUser: true },
     },
     async (req, reply) => {
-      const q = req.query as { limit?: number; cursor?: string };
+      const q = req.query;
       const cursor = q.cursor !== undefined ? decodeActionItemCursor(q.cursor) : null;
       if (q.cursor !== undefined && !cursor) throw badCursor();
       const limit = q.limit ?? ARRAY_LIST_DEFAULT_LIMIT;
@@ -103,7 +105,7 @@ export default async function actionItemRoutes(app: FastifyInstance, ctx: AppCon
       },
     },
     async (req) => {
-      const items = await listForCall(db, req.user.id, (req.params as { callId: string }).callId);
+      const items = await listForCall(db, req.user.id, req.params.callId);
       if (!items) throw errors.callNotFound();
       return items.map(actionItemOf);
     },
@@ -126,8 +128,8 @@ export default async function actionItemRoutes(app: FastifyInstance, ctx: AppCon
       },
     },
     async (req, reply) => {
-      const b = req.body as ManualItemInput;
-      const row = await createManual(db, req.user.id, (req.params as { callId: string }).callId, {
+      const b = req.body;
+      const row = await createManual(db, req.user.id, req.params.callId, {
         title: b.title,
         description: b.description ?? null,
         dueDate: b.dueDate ?? null,
@@ -157,8 +159,8 @@ export default async function actionItemRoutes(app: FastifyInstance, ctx: AppCon
       },
     },
     async (req) => {
-      const b = req.body as { title: string; description?: string | null; dueDate?: string | null; priority?: Priority | null; status: ActionItemStatus };
-      const row = await replaceActionItem(db, req.user.id, (req.params as { id: string }).id, {
+      const b = req.body;
+      const row = await replaceActionItem(db, req.user.id, req.params.id, {
         title: b.title,
         description: b.description ?? null,
         dueDate: b.dueDate ?? null,
@@ -182,8 +184,8 @@ export default async function actionItemRoutes(app: FastifyInstance, ctx: AppCon
       },
     },
     async (req) => {
-      const { status } = req.body as { status: ActionItemStatus };
-      return actionItemOf(await setActionItemStatus(db, req.user.id, (req.params as { id: string }).id, status));
+      const { status } = req.body;
+      return actionItemOf(await setActionItemStatus(db, req.user.id, req.params.id, status));
     },
   );
 
@@ -198,8 +200,8 @@ export default async function actionItemRoutes(app: FastifyInstance, ctx: AppCon
       },
     },
     async (req, reply) => {
-      await deleteActionItem(db, req.user.id, (req.params as { id: string }).id);
-      return reply.status(204).send();
+      await deleteActionItem(db, req.user.id, req.params.id);
+      return reply.status(204).send(null);
     },
   );
 }

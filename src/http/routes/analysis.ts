@@ -8,7 +8,8 @@
 // outside any transaction (it can take long and must not hold locks) and off the event loop, then
 // the artifact, the merged action items and the call's title/summary in one transaction, so a
 // failure at any point leaves the previous analysis and items untouched.
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { ErrorCode, errors } from '../../domain/errors.js';
@@ -27,7 +28,10 @@ const LegacyAnalysis = Type.Object(
   { additionalProperties: true, description: 'An analysis stored in a legacy shape (schemaVersion 1 or 2), served unchanged.' },
 );
 
-export default async function analysisRoutes(app: FastifyInstance, ctx: AppContext) {
+const StoredAnalysis = Type.Union([Analysis, LegacyAnalysis]);
+
+export default async function analysisRoutes(scope: FastifyInstance, ctx: AppContext) {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   const db = ctx.database.db;
 
   app.get(
@@ -39,15 +43,16 @@ export default async function analysisRoutes(app: FastifyInstance, ctx: AppConte
         description:
           'The stored artifact as it was produced: schemaVersion 3 for current analyses; artifacts of versions 1 and 2 keep their original shape, so read schemaVersion first. 404 when the call is missing or foreign or has no analysis yet; 422 call_not_completed before completion.',
         params: Params,
-        response: { 200: Type.Union([Analysis, LegacyAnalysis]), ...errorResponses(400, 401, 404, 422) },
+        response: { 200: StoredAnalysis, ...errorResponses(400, 401, 404, 422) },
       },
       serializerCompiler: () => (data) => JSON.stringify(data),
     },
     async (req) => {
-      const call = await findCall(db, req.user.id, (req.params as { id: string }).id);
+      const call = await findCall(db, req.user.id, req.params.id);
       if (!call) throw errors.callNotFound();
       if (call.status !== 'COMPLETED') throw errors.callNotCompleted(call.status);
-      const analysis = await getArtifact(db, req.user.id, call.id, 'analysis');
+      // The stored artifact as produced (a current or a legacy shape); the serializer sends it as it is.
+      const analysis = await getArtifact<Static<typeof StoredAnalysis>>(db, req.user.id, call.id, 'analysis');
       if (analysis === undefined) throw errors.callNotFound();
       return analysis;
     },
@@ -69,7 +74,7 @@ export default async function analysisRoutes(app: FastifyInstance, ctx: AppConte
       },
     },
     async (req) => {
-      const callId = (req.params as { id: string }).id;
+      const callId = req.params.id;
       // The same analysis stage that speaker corrections enqueue, awaited here: the analyzer runs
       // off the event loop (the embedded one in a worker thread). A correction landing while the
       // model runs makes the result stale; the stage drops it and runs again on the new transcript.

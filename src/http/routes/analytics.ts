@@ -1,5 +1,6 @@
 // Aggregated sentiment and tone over the caller's calls.
 import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { errorResponses } from '../schemas.js';
@@ -51,7 +52,8 @@ const VibeSchema = Type.Object({
   ),
 });
 
-export default async function analyticsRoutes(app: FastifyInstance, ctx: AppContext) {
+export default async function analyticsRoutes(scope: FastifyInstance, ctx: AppContext) {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/api/analytics/vibe',
     {
@@ -66,6 +68,6 @@ export default async function analyticsRoutes(app: FastifyInstance, ctx: AppCont
         response: { 200: VibeSchema, ...errorResponses(400, 401) },
       },
     },
-    async (req) => vibeReport(ctx.database.db, req.user.id, (req.query as { days?: number }).days ?? DEFAULT_VIBE_DAYS),
+    async (req) => vibeReport(ctx.database.db, req.user.id, req.query.days ?? DEFAULT_VIBE_DAYS),
   );
 }

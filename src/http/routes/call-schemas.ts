@@ -1,10 +1,10 @@
 // Call schemas shared by the call routes and the routes that answer with a call detail.
 import { Type } from '@sinclair/typebox';
-import { DateTime, Nullable, Uuid } from '../schemas.js';
+import { DateTime, Nullable, Uuid, LiteralUnion } from '../schemas.js';
 import { PROGRESS_STAGES } from '../../domain/calls.js';
 
 export const CALL_STATUSES = ['QUEUED', 'PROCESSING', 'TRANSCRIBING', 'ANALYZING', 'COMPLETED', 'FAILED'] as const;
-export const CallStatusSchema = Type.Union(CALL_STATUSES.map((s) => Type.Literal(s)));
+export const CallStatusSchema = LiteralUnion(CALL_STATUSES);
 
 export const CallDetailSchema = Type.Object(
   {
@@ -24,7 +24,7 @@ export const CallDetailSchema = Type.Object(
     progress: Type.Optional(
       Type.Object(
         {
-          stage: Type.Union(PROGRESS_STAGES.map((s) => Type.Literal(s)), { description: 'The stage running now.' }),
+          stage: LiteralUnion(PROGRESS_STAGES, { description: 'The stage running now.' }),
           percent: Nullable(Type.Integer({ minimum: 0, maximum: 100, description: 'Share of the stage done; null for stages that do not report it. Recognition through an OpenAI-compatible provider reports the share of audio recognised; analysis in parts the share of parts analysed.' })),
           updatedAt: DateTime,
         },

@@ -1,9 +1,10 @@
 // Calls: list, status polling, detail, edits, transcript (and its export) and deletion.
 import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { errors } from '../../domain/errors.js';
-import { errorResponses, Uuid } from '../schemas.js';
+import { errorResponses, Uuid, LiteralUnion } from '../schemas.js';
 import { CallDetailSchema, CallIdParams, CallListItemSchema, CallStatusSchema } from './call-schemas.js';
 import contentDisposition from 'content-disposition';
 import { isUuid } from '../../domain/ids.js';
@@ -18,7 +19,8 @@ const tags = ['Calls'];
 const MAX_STATUS_IDS = 100;
 const MAX_BULK_DELETE = 100;
 
-export default async function callRoutes(app: FastifyInstance, ctx: AppContext) {
+export default async function callRoutes(scope: FastifyInstance, ctx: AppContext) {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   const db = ctx.database.db;
   const pool = ctx.database.pool;
 
@@ -42,7 +44,7 @@ export default async function callRoutes(app: FastifyInstance, ctx: AppContext) 
       config: { cachedUser: true },
     },
     async (req) => {
-      const q = req.query as { limit?: number; cursor?: string; status?: CallStatus };
+      const q = req.query;
       const cursor = q.cursor ? decodeCursor(q.cursor) : null;
       if (q.cursor && !cursor) throw errors.validation({ fields: [{ path: '/querystring/cursor', message: 'is not a cursor of this list' }] });
       return lists.read(req.user.id, { limit: q.limit ?? 50, cursor, status: q.status });
@@ -63,7 +65,7 @@ export default async function callRoutes(app: FastifyInstance, ctx: AppContext) 
       // HTTP client libraries encode a list parameter as repeated keys, with or without brackets;
       // both mean the same ids as the comma-separated form the spec describes.
       preValidation: (req, _reply, done) => {
-        const q = req.query as Record<string, unknown>;
+        const q: Record<string, unknown> = req.query;
         if (Array.isArray(q.ids) || q['ids[]'] !== undefined) {
           q.ids = [q.ids, q['ids[]']].flat().filter((v): v is string => typeof v === 'string').join(',');
           delete q['ids[]'];
@@ -72,7 +74,7 @@ export default async function callRoutes(app: FastifyInstance, ctx: AppContext) 
       },
     },
     async (req) => {
-      const ids = [...new Set((req.query as { ids: string }).ids.split(',').map((s) => s.trim()).filter(Boolean))];
+      const ids = [...new Set(req.query.ids.split(',').map((s) => s.trim()).filter(Boolean))];
       if (ids.length > MAX_STATUS_IDS) throw errors.validation({ fields: [{ path: '/querystring/ids', message: `at most ${MAX_STATUS_IDS} ids` }] });
       // Lower case: PostgreSQL answers with lower-case ids, and those are the ids the service hands out.
       const asked = [...new Set(ids.filter((id) => isUuid(id)).map((id) => id.toLowerCase()))];
@@ -84,7 +86,7 @@ export default async function callRoutes(app: FastifyInstance, ctx: AppContext) 
     '/api/calls/:id',
     { schema: { tags, summary: 'Call detail (no transcript, no analysis)', params: CallIdParams, response: { 200: CallDetailSchema, ...errorResponses(401, 404) } }, config: { cachedUser: true } },
     async (req) => {
-      const call = await findCall(db, req.user.id, (req.params as { id: string }).id);
+      const call = await findCall(db, req.user.id, req.params.id);
       if (!call) throw errors.callNotFound();
       const progress = await callProgress(db, req.user.id, call);
       return progress ? { ...callDetailOf(call), progress } : callDetailOf(call);
@@ -111,7 +113,7 @@ export default async function callRoutes(app: FastifyInstance, ctx: AppContext) 
       },
     },
     async (req) => {
-      const call = await updateCallFields(db, req.user.id, (req.params as { id: string }).id, req.body as { title?: string; summary?: string; notes?: string });
+      const call = await updateCallFields(db, req.user.id, req.params.id, req.body);
       if (!call) throw errors.callNotFound();
       return callDetailOf(call);
     },
@@ -131,7 +133,7 @@ export default async function callRoutes(app: FastifyInstance, ctx: AppContext) 
           'Cue times are `HH:MM:SS.mmm` (SubRip `HH:MM:SS,mmm`), so calls past one hour keep counting hours. Line breaks inside a segment become spaces; a cue never ends before it starts.',
         params: CallIdParams,
         querystring: Type.Object({
-          format: Type.Optional(Type.Union(EXPORT_FORMATS.map((f) => Type.Literal(f)), { default: 'json', description: 'json (default), vtt, srt or txt.' })),
+          format: Type.Optional(LiteralUnion(EXPORT_FORMATS, { default: 'json', description: 'json (default), vtt, srt or txt.' })),
         }),
         response: {
           200: {
@@ -154,10 +156,10 @@ export default async function callRoutes(app: FastifyInstance, ctx: AppContext) 
       config: { cachedUser: true, mediaSession: true },
     },
     async (req, reply) => {
-      const call = await findCall(db, req.user.id, (req.params as { id: string }).id);
+      const call = await findCall(db, req.user.id, req.params.id);
       if (!call) throw errors.callNotFound();
       if (call.status !== 'COMPLETED') throw errors.callNotCompleted(call.status);
-      const format = (req.query as { format?: ExportFormat }).format ?? 'json';
+      const format = req.query.format ?? 'json';
       if (format === 'json') {
         const transcript = await getArtifactJson(db, req.user.id, call.id, 'transcript');
         if (!transcript) throw errors.callNotFound();
@@ -177,8 +179,8 @@ export default async function callRoutes(app: FastifyInstance, ctx: AppContext) 
     '/api/calls/:id',
     { schema: { tags, summary: 'Delete a call, its files, artifacts and action items (irreversible)', params: CallIdParams, response: { 204: Type.Null(), ...errorResponses(401, 404) } } },
     async (req, reply) => {
-      if (!(await deleteCall(req.user.id, (req.params as { id: string }).id))) throw errors.callNotFound();
-      return reply.status(204).send();
+      if (!(await deleteCall(req.user.id, req.params.id))) throw errors.callNotFound();
+      return reply.status(204).send(null);
     },
   );
 
@@ -197,7 +199,7 @@ export default async function callRoutes(app: FastifyInstance, ctx: AppContext) 
       },
     },
     async (req) => {
-      const ids = [...new Set((req.body as { callIds: string[] }).callIds)];
+      const ids = [...new Set(req.body.callIds)];
       let deleted = 0;
       let missing = 0;
       const failed: Array<{ callId: string; reason: string }> = [];

@@ -1,5 +1,6 @@
 // Contacts (the service's own address book) and the link of a call to one of them.
 import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { DateTime, Nullable, Uuid, errorResponses } from '../schemas.js';
@@ -31,7 +32,8 @@ const ContactBody = Type.Object({
 });
 const IdParams = Type.Object({ id: Uuid });
 
-export default async function contactRoutes(app: FastifyInstance, ctx: AppContext) {
+export default async function contactRoutes(scope: FastifyInstance, ctx: AppContext) {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   const db = ctx.database.db;
 
   app.get(
@@ -46,7 +48,7 @@ export default async function contactRoutes(app: FastifyInstance, ctx: AppContex
       },
     },
     async (req, reply) => {
-      const q = req.query as { limit?: number; cursor?: string };
+      const q = req.query;
       const cursor = q.cursor !== undefined ? decodeContactCursor(q.cursor) : null;
       if (q.cursor !== undefined && !cursor) throw badCursor();
       const limit = q.limit ?? ARRAY_LIST_DEFAULT_LIMIT;
@@ -57,7 +59,7 @@ export default async function contactRoutes(app: FastifyInstance, ctx: AppContex
   app.get(
     '/api/contacts/:id',
     { schema: { tags, summary: 'One contact', params: IdParams, response: { 200: ContactSchema, ...errorResponses(400, 401, 404) } } },
-    async (req) => contactOf(await getContact(db, req.user.id, (req.params as { id: string }).id)),
+    async (req) => contactOf(await getContact(db, req.user.id, req.params.id)),
   );
 
   app.post(
@@ -65,7 +67,7 @@ export default async function contactRoutes(app: FastifyInstance, ctx: AppContex
     {
       schema: { tags, summary: 'Create a contact', description: fieldsNote, body: ContactBody, response: { 201: ContactSchema, ...errorResponses(400, 401) } },
     },
-    async (req, reply) => reply.status(201).send(contactOf(await createContact(db, req.user.id, req.body as ContactInput))),
+    async (req, reply) => reply.status(201).send(contactOf(await createContact(db, req.user.id, req.body))),
   );
 
   app.put(
@@ -80,7 +82,7 @@ export default async function contactRoutes(app: FastifyInstance, ctx: AppContex
         response: { 200: ContactSchema, ...errorResponses(400, 401, 404) },
       },
     },
-    async (req) => contactOf(await replaceContact(db, req.user.id, (req.params as { id: string }).id, req.body as ContactInput)),
+    async (req) => contactOf(await replaceContact(db, req.user.id, req.params.id, req.body)),
   );
 
   app.delete(
@@ -95,8 +97,8 @@ export default async function contactRoutes(app: FastifyInstance, ctx: AppContex
       },
     },
     async (req, reply) => {
-      await deleteContact(db, req.user.id, (req.params as { id: string }).id);
-      return reply.status(204).send();
+      await deleteContact(db, req.user.id, req.params.id);
+      return reply.status(204).send(null);
     },
   );
 
@@ -114,8 +116,8 @@ export default async function contactRoutes(app: FastifyInstance, ctx: AppContex
       },
     },
     async (req) => {
-      const { contactId } = req.body as { contactId: string | null };
-      return callDetailOf(await linkCallContact(db, req.user.id, (req.params as { callId: string }).callId, contactId));
+      const { contactId } = req.body;
+      return callDetailOf(await linkCallContact(db, req.user.id, req.params.callId, contactId));
     },
   );
 }

@@ -1,10 +1,11 @@
 // Full-text search over the caller's calls. A static path: Fastify's router prefers it to the
 // parametric /api/calls/:id whatever the registration order.
 import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { errors } from '../../domain/errors.js';
-import { DateTime, Nullable, Uuid, errorResponses } from '../schemas.js';
+import { DateTime, Nullable, Uuid, errorResponses, LiteralUnion } from '../schemas.js';
 import { CallStatusSchema } from './call-schemas.js';
 import {
   HIGHLIGHT_START,
@@ -39,7 +40,7 @@ const SearchHitSchema = Type.Object({
     description: `Fragments of the matching text (ts_headline), joined by " … ", matched words wrapped in ${HIGHLIGHT_START}…${HIGHLIGHT_STOP}. Safe to insert as HTML: all other text is HTML-escaped (\`&amp;\` \`&lt;\` \`&gt;\` \`&quot;\` \`&#39;\`), so the only markup is these markers, balanced and never nested; user text that looks like markup (including a literal \`<mark>\`) arrives escaped. For plain text, remove the markers and unescape those five entities.`,
   }),
   matchingSegmentCount: Type.Integer({ description: 'How many transcript segments are listed in `segments` before the cut to the first ones.' }),
-  segmentMatch: Type.Union(SEGMENT_MATCHES.map((m) => Type.Literal(m)), {
+  segmentMatch: LiteralUnion(SEGMENT_MATCHES, {
     description: '`all_terms`: each listed segment matches the whole query on its own. `some_terms`: no segment does (the words are spread over several segments, or only the title, notes, summary or action items match), so the segments holding some of the query\'s words are listed. `none`: no segment holds any of them.',
   }),
   segments: Type.Array(SearchSegmentSchema, {
@@ -47,7 +48,8 @@ const SearchHitSchema = Type.Object({
   }),
 });
 
-export default async function searchRoutes(app: FastifyInstance, ctx: AppContext) {
+export default async function searchRoutes(scope: FastifyInstance, ctx: AppContext) {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/api/calls/search',
     {
@@ -67,7 +69,7 @@ export default async function searchRoutes(app: FastifyInstance, ctx: AppContext
       },
     },
     async (req) => {
-      const { q, limit = SEARCH_DEFAULT_LIMIT, cursor } = req.query as { q: string; limit?: number; cursor?: string };
+      const { q, limit = SEARCH_DEFAULT_LIMIT, cursor } = req.query;
       let offset = 0;
       if (cursor !== undefined) {
         const decoded = decodeSearchCursor(cursor, q);

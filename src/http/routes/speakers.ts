@@ -1,5 +1,6 @@
 // Manual speaker corrections of a completed call (every environment).
 import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { correctSpeakers, type SpeakerCorrection } from '../../domain/speaker-corrections.js';
@@ -20,7 +21,8 @@ const Operation = Type.Union([
   ),
 ]);
 
-export default async function speakerRoutes(app: FastifyInstance, ctx: AppContext) {
+export default async function speakerRoutes(scope: FastifyInstance, ctx: AppContext) {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   app.patch(
     '/api/calls/:id/speakers',
     {
@@ -35,8 +37,8 @@ export default async function speakerRoutes(app: FastifyInstance, ctx: AppContex
       },
     },
     async (req) => {
-      const { operations } = req.body as { operations: SpeakerCorrection[] };
-      return correctSpeakers({ db: ctx.database.db, queue: ctx.queue }, req.user.row, (req.params as { id: string }).id, operations);
+      const { operations } = req.body;
+      return correctSpeakers({ db: ctx.database.db, queue: ctx.queue }, req.user.row, req.params.id, operations);
     },
   );
 }

@@ -1,5 +1,6 @@
 // /api/users/me: profile, consent, limits, statistics and account deletion.
 import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { errorResponses, UsageLimitsSchema, UserProfile } from '../schemas.js';
@@ -13,7 +14,8 @@ import { userCacheOf } from '../user-cache.js';
 const tags = ['Users'];
 const VersionString = Type.String({ minLength: 1, maxLength: 64 });
 
-export default async function userRoutes(app: FastifyInstance, ctx: AppContext) {
+export default async function userRoutes(scope: FastifyInstance, ctx: AppContext) {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   app.get('/api/users/me', { schema: { tags, summary: 'The caller\'s profile', response: { 200: UserProfile, ...errorResponses(401) } } }, async (req) => {
     return profileOf(req.user.row, req.user.isAdmin);
   });
@@ -29,7 +31,7 @@ export default async function userRoutes(app: FastifyInstance, ctx: AppContext) 
       },
     },
     async (req) => {
-      const { displayName } = req.body as { displayName: string };
+      const { displayName } = req.body;
       const trimmed = displayName.trim();
       if (!trimmed) throw errors.validation({ fields: [{ path: '/body/displayName', message: 'must not be blank' }] });
       const user = await updateDisplayName(ctx.database.db, req.user.id, trimmed);
@@ -59,7 +61,7 @@ export default async function userRoutes(app: FastifyInstance, ctx: AppContext) 
       },
     },
     async (req) => {
-      const b = req.body as { privacyPolicyVersion?: string; termsVersion?: string; callRecordingDisclaimerVersion?: string; marketingOptIn?: boolean };
+      const b = req.body;
       const user = await updateConsent(ctx.database.db, req.user.id, {
         privacyPolicyVersion: b.privacyPolicyVersion,
         termsVersion: b.termsVersion,
@@ -119,7 +121,7 @@ export default async function userRoutes(app: FastifyInstance, ctx: AppContext) 
     async (req, reply) => {
       await deleteAccount(ctx, req.user.id, req.user.externalUserId);
       userCacheOf(ctx).forget(req.user.id);
-      return reply.status(204).send();
+      return reply.status(204).send(null);
     },
   );
 

@@ -1,9 +1,10 @@
 // Webhook endpoints of the caller and their delivery log.
 import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { ErrorCode, errors } from '../../domain/errors.js';
-import { DateTime, Nullable, Uuid, errorResponses } from '../schemas.js';
+import { DateTime, Nullable, Uuid, errorResponses, LiteralUnion } from '../schemas.js';
 import {
   WEBHOOK_EVENTS,
   createEndpoint,
@@ -18,7 +19,7 @@ import {
 
 const tags = ['Webhooks'];
 const Params = Type.Object({ id: Uuid });
-const EventName = Type.Union(WEBHOOK_EVENTS.map((e) => Type.Literal(e)));
+const EventName = LiteralUnion(WEBHOOK_EVENTS);
 
 const EndpointSchema = Type.Object({
   id: Uuid,
@@ -63,7 +64,8 @@ function isCreatedEndpoint(body: unknown): body is { id: string } {
   return !!body && typeof body === 'object' && typeof (body as { id?: unknown }).id === 'string' && 'url' in body;
 }
 
-export default async function webhookRoutes(app: FastifyInstance, ctx: AppContext) {
+export default async function webhookRoutes(scope: FastifyInstance, ctx: AppContext) {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   const db = ctx.database.db;
   const rules = { allowPrivateNetworks: ctx.config.webhooks.allowPrivateNetworks, maxEndpointsPerUser: ctx.config.webhooks.maxEndpointsPerUser };
 
@@ -98,7 +100,7 @@ export default async function webhookRoutes(app: FastifyInstance, ctx: AppContex
       },
     },
     async (req, reply) => {
-      const body = req.body as { url: string; events: WebhookEvent[]; description?: string | null };
+      const body = req.body;
       const created = await createEndpoint(db, req.user.id, body, rules);
       return reply.code(201).send(created);
     },
@@ -123,7 +125,7 @@ export default async function webhookRoutes(app: FastifyInstance, ctx: AppContex
       schema: { tags, summary: 'One webhook endpoint', params: Params, response: { 200: EndpointSchema, ...errorResponses(400, 401, 404) } },
     },
     async (req) => {
-      const e = await findEndpoint(db, req.user.id, (req.params as { id: string }).id);
+      const e = await findEndpoint(db, req.user.id, req.params.id);
       if (!e) throw errors.of(ErrorCode.WebhookNotFound);
       return endpointView(e);
     },
@@ -141,8 +143,8 @@ export default async function webhookRoutes(app: FastifyInstance, ctx: AppContex
       },
     },
     async (req, reply) => {
-      if (!(await deleteEndpoint(db, req.user.id, (req.params as { id: string }).id))) throw errors.of(ErrorCode.WebhookNotFound);
-      return reply.code(204).send();
+      if (!(await deleteEndpoint(db, req.user.id, req.params.id))) throw errors.of(ErrorCode.WebhookNotFound);
+      return reply.code(204).send(null);
     },
   );
 
@@ -162,8 +164,8 @@ export default async function webhookRoutes(app: FastifyInstance, ctx: AppContex
       },
     },
     async (req) => {
-      const id = (req.params as { id: string }).id;
-      const q = req.query as { limit?: number; cursor?: string };
+      const id = req.params.id;
+      const q = req.query;
       if (!(await findEndpoint(db, req.user.id, id))) throw errors.of(ErrorCode.WebhookNotFound);
       const cursor = q.cursor ? decodeDeliveryCursor(q.cursor) : null;
       if (q.cursor && !cursor) throw errors.validation({ fields: [{ path: '/querystring/cursor', message: 'is not a cursor of this list' }] });
