@@ -12,16 +12,15 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { ErrorCode, errors } from '../../domain/errors.js';
-import { Uuid, errorResponses } from '../schemas.js';
+import { errors } from '../../domain/errors.js';
+import { IdParams, errorResponses } from '../schemas.js';
 import { CallDetailSchema } from './call-schemas.js';
 import { Analysis } from '../../domain/analysis.js';
-import { analyzeStoredTranscript } from '../../domain/reanalysis.js';
+import { reanalyzeCall } from '../../domain/reanalyze-call.js';
 import { callDetailOf, findCall } from '../../domain/calls.js';
 import { getArtifact } from '../../store/repos/artifacts.js';
 
 const tags = ['Calls'];
-const Params = Type.Object({ id: Uuid });
 
 const LegacyAnalysis = Type.Object(
   { schemaVersion: Type.Optional(Type.Integer({ description: '1 or 2, or absent on the oldest rows' })) },
@@ -42,7 +41,7 @@ export default async function analysisRoutes(scope: FastifyInstance, ctx: AppCon
         summary: 'The structured analysis of a completed call',
         description:
           'The stored artifact as it was produced: schemaVersion 3 for current analyses; artifacts of versions 1 and 2 keep their original shape, so read schemaVersion first. 404 when the call is missing or foreign or has no analysis yet; 422 call_not_completed before completion.',
-        params: Params,
+        params: IdParams,
         response: { 200: StoredAnalysis, ...errorResponses(400, 401, 404, 422) },
       },
       serializerCompiler: () => (data) => JSON.stringify(data),
@@ -69,31 +68,10 @@ export default async function analysisRoutes(scope: FastifyInstance, ctx: AppCon
         summary: 'Re-run the analysis from the stored transcript (non-production only)',
         description:
           'Runs the language-model analysis again on the stored normalised transcript (no new transcription), overwrites the analysis artifact, re-applies the action items and refreshes the suggested title and the summary unless the user edited it. All writes happen in one transaction after the model has answered, so a failure leaves the previous analysis and items intact. Action items: where the specification says the AI items are deleted and re-inserted, the user\'s work is kept instead: an AI item the user edited (PUT /api/action-items/{id} or a status change) keeps the user\'s title, description, due date, priority and status and its id (its owner, citations and excerpt follow the new analysis when it finds the item again); an AI item the user deleted does not come back; an AI item found again unchanged (same content fingerprint: title, description, due date, priority, intent, cited segments, owner speaker id) keeps its row and id; only the other AI items are replaced; MANUAL items are kept. The same applies when speaker corrections or a retried processing job store an analysis. The analyzer never runs on the service\'s event loop (the embedded analyzer runs in a worker thread). A pending analysis of a speaker correction is answered by this one (analysisPending is cleared). Not available in production (404). 404 call_not_found when the call is missing, foreign or has no stored transcript; 409 call_not_reanalyzable with details.status when the call is not COMPLETED; 503 service_unavailable when the analysis provider is unavailable or the transcript kept changing under concurrent corrections.',
-        params: Params,
+        params: IdParams,
         response: { 200: CallDetailSchema, ...errorResponses(400, 401, 404, 409, 500, 503) },
       },
     },
-    async (req) => {
-      const callId = req.params.id;
-      // The same analysis stage that speaker corrections enqueue, awaited here: the analyzer runs
-      // off the event loop (the embedded one in a worker thread). A correction landing while the
-      // model runs makes the result stale; the stage drops it and runs again on the new transcript.
-      for (let round = 0; round < 3; round++) {
-        const outcome = await analyzeStoredTranscript({ db, analyzer: ctx.analyzer, log: req.log }, req.user.id, callId, { onlyIfPending: false, trigger: 'REANALYZE' });
-        switch (outcome.kind) {
-          case 'stored':
-            return callDetailOf(outcome.call);
-          case 'missing':
-          case 'no_transcript':
-            throw errors.callNotFound();
-          case 'not_completed':
-            throw errors.of(ErrorCode.CallNotReanalyzable, { status: outcome.status });
-          case 'superseded':
-          case 'nothing':
-            continue;
-        }
-      }
-      throw errors.of(ErrorCode.ServiceUnavailable);
-    },
+    async (req) => callDetailOf(await reanalyzeCall({ db, analyzer: ctx.analyzer, log: req.log }, req.user.id, req.params.id)),
   );
 }
