@@ -57,14 +57,15 @@ export async function checkEnrolmentSample(samples: Float32Array, sampleRate: nu
   const clippedShare = samples.length ? clipped / samples.length : 0;
 
   const result = { speechSeconds, levelDbfs, snrDb, clippedShare };
-  if (speechSeconds < MIN_ENROLMENT_SPEECH_SECONDS) {
-    return { ...result, problem: 'not_enough_speech', message: `The voice sample holds ${speechSeconds.toFixed(1)} s of speech, at least ${MIN_ENROLMENT_SPEECH_SECONDS} s are needed: read a few sentences without long pauses.` };
-  }
   if (clippedShare > MAX_CLIPPED_SHARE) {
     return { ...result, problem: 'clipped', message: `The voice sample is clipped (${(100 * clippedShare).toFixed(1)} % of it at full scale): record again with the microphone further away or the input level lower.` };
   }
   if (levelDbfs < MIN_SPEECH_LEVEL_DBFS) {
     return { ...result, problem: 'too_quiet', message: `The voice sample is too quiet (speech at ${levelDbfs.toFixed(0)} dBFS, at least ${MIN_SPEECH_LEVEL_DBFS} dBFS needed): record again closer to the microphone.` };
+  }
+  // After the level check: the detector finds no speech in a whisper, and saying "too quiet" helps more.
+  if (speechSeconds < MIN_ENROLMENT_SPEECH_SECONDS) {
+    return { ...result, problem: 'not_enough_speech', message: `The voice sample holds ${speechSeconds.toFixed(1)} s of speech, at least ${MIN_ENROLMENT_SPEECH_SECONDS} s are needed: read a few sentences without long pauses.` };
   }
   if (snrDb < MIN_SNR_DB) {
     return { ...result, problem: 'too_noisy', message: `The voice sample is too noisy (speech only ${snrDb.toFixed(0)} dB above the background, at least ${MIN_SNR_DB} dB needed): record again somewhere quieter, with pauses between sentences.` };
