@@ -11,7 +11,8 @@ import { decodeAudio, LocalStorageFault } from '../pipeline/audio/decode.js';
 import { readAllPcm } from '../pipeline/audio/pcm.js';
 import { PipelineError, type SpeakerEmbedder } from '../pipeline/types.js';
 import { EmbeddingError, serializeEmbedding } from '../pipeline/voice/embedder.js';
-import { ErrorCode, ServiceError } from './errors.js';
+import { MIN_ENROLMENT_SPEECH_SECONDS, checkEnrolmentSample } from '../pipeline/voice/sample-check.js';
+import { ErrorCode, ServiceError, errors } from './errors.js';
 
 export interface VoiceEnrolmentDeps {
   db: Db;
@@ -55,10 +56,18 @@ export async function enrolVoice(deps: VoiceEnrolmentDeps, userId: string, sampl
     if (seconds < voice.sampleMinSeconds) throw new ServiceError(ErrorCode.VoiceSampleTooShort, { minSeconds: voice.sampleMinSeconds });
     if (seconds > voice.sampleMaxSeconds) throw new ServiceError(ErrorCode.VoiceSampleTooLong, { maxSeconds: voice.sampleMaxSeconds });
 
+    // A voice sample is short (sampleMaxSeconds), so reading it whole is fine.
+    const pcm = await readAllPcm(audio.mono);
+    // A profile from a poor sample would mis-score every later call: say what to fix instead.
+    const check = await checkEnrolmentSample(pcm, audio.sampleRate);
+    if (check.problem === 'not_enough_speech') {
+      throw new ServiceError(ErrorCode.VoiceSampleTooShort, { minSeconds: voice.sampleMinSeconds, minSpeechSeconds: MIN_ENROLMENT_SPEECH_SECONDS, problem: check.problem }, check.message!);
+    }
+    if (check.problem) throw errors.validation({ fields: [{ path: '/file', message: check.message! }], problem: check.problem }, check.message!);
+
     let embedding: Float32Array;
     try {
-      // A voice sample is short (sampleMaxSeconds), so reading it whole is fine.
-      embedding = await deps.embedder.embed(await readAllPcm(audio.mono), audio.sampleRate);
+      embedding = await deps.embedder.embed(pcm, audio.sampleRate);
     } catch (err) {
       if (err instanceof EmbeddingError && err.reason === 'not_enough_speech') {
         throw new ServiceError(ErrorCode.VoiceSampleTooShort, { minSeconds: voice.sampleMinSeconds }, 'The voice sample holds too little speech.');
@@ -78,11 +87,14 @@ export async function enrolVoice(deps: VoiceEnrolmentDeps, userId: string, sampl
   }
 }
 
-/** The profile's status as GET /api/users/me/voice-profile/status answers it. */
-export async function voiceProfileStatus(db: Db, userId: string) {
+/** The profile's status as GET /api/users/me/voice-profile/status answers it; `provider` is today's embedder's. */
+export async function voiceProfileStatus(db: Db, userId: string, provider: string) {
   const row = await voiceProfileSummary(db, userId);
   if (!row) return { status: 'MISSING' };
-  return { status: row.status, provider: row.provider, consentVersion: row.consentVersion, createdAt: row.createdAt.toISOString() };
+  // A profile made by another embedder (an older version, or another provider) is not comparable
+  // with today's embeddings, so calls treat it as absent (voiceMatchStatus NO_PROFILE): say so.
+  const status = row.status === 'ACTIVE' && row.provider !== provider ? 'REENROLLMENT_REQUIRED' : row.status;
+  return { status, provider: row.provider, consentVersion: row.consentVersion, createdAt: row.createdAt.toISOString() };
 }
 
 /** Deletes the profile; deleting a missing one is not an error. */

@@ -16,7 +16,7 @@ const tags = ['Voice profile'];
 const VOICE_FORMATS = ['wav', 'mp3', 'm4a'] as const;
 
 const ProfileStatus = Type.Object({
-  status: Type.String({ description: 'ACTIVE or MISSING' }),
+  status: Type.String({ description: 'ACTIVE, MISSING, or REENROLLMENT_REQUIRED: the profile was made by another embedding provider or version than the one in use (`provider` names it); calls do not use it until the user records a new sample.' }),
   provider: Type.Optional(Type.String()),
   consentVersion: Type.Optional(Type.String()),
   createdAt: Type.Optional(DateTime),
@@ -86,7 +86,7 @@ export default async function voiceProfileRoutes(app: FastifyInstance, ctx: AppC
     '/api/users/me/voice-profile/status',
     { schema: { tags, summary: 'Whether a voice profile exists', response: { 200: ProfileStatus, ...errorResponses(401, 404) } } },
     async (req) => {
-      return voiceProfileStatus(db, req.user.id);
+      return voiceProfileStatus(db, req.user.id, ctx.embedder.provider);
     },
   );
 
