@@ -1,0 +1,132 @@
+// Domain rules through the repositories against a real PostgreSQL (a fresh, migrated database on
+// the external server): no HTTP, no pipeline. Each rule is one the routes rely on.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import pino from 'pino';
+import { loadConfig } from '../../src/config.js';
+import { openDatabase, type DatabaseHandle } from '../../src/store/database.js';
+import { createExternalDatabase, externalDbAvailable, tempDir } from '../support/service.js';
+import { findOrCreateUser } from '../../src/store/repos/users.js';
+import { insertCall } from '../../src/store/repos/calls.js';
+import { createManual, deleteActionItem, replaceAiActionItems, setActionItemStatus, listForCall } from '../../src/domain/action-items.js';
+import { autoAssignContact } from '../../src/domain/contact-assignment.js';
+import { toggleFlag } from '../../src/domain/admin.js';
+import { auditLogPage } from '../../src/store/repos/admin.js';
+import { ErrorCode, ServiceError } from '../../src/domain/errors.js';
+import type { Analysis } from '../../src/domain/analysis.js';
+
+const available = await externalDbAvailable();
+
+describe('domain rules through the repositories (external database)', { skip: available ? false : 'no external PostgreSQL' }, () => {
+  let handle: DatabaseHandle;
+  let drop: () => Promise<void>;
+  const db = () => handle.db;
+
+  before(async () => {
+    const created = await createExternalDatabase();
+    drop = created.drop;
+    const config = loadConfig({ SERVICE_ENV: 'test', DATABASE_URL: created.url, DATA_DIR: tempDir('cas-domain-') });
+    handle = await openDatabase(config, pino({ level: 'silent' }), { migrate: true });
+  });
+  after(async () => {
+    await handle?.close();
+    await drop?.();
+  });
+
+  async function user(tag: string) {
+    return findOrCreateUser(db(), { externalUserId: `${tag}-${crypto.randomUUID()}`, email: null, name: tag, picture: null });
+  }
+  async function call(userId: string): Promise<string> {
+    const id = crypto.randomUUID();
+    await insertCall(db(), userId, {
+      id,
+      status: 'COMPLETED',
+      title: null,
+      uploadTitle: null,
+      suggestedTitle: null,
+      direction: null,
+      contactName: null,
+      legacyContactId: null,
+      phoneNumber: null,
+      organization: null,
+      durationSeconds: 60,
+      recordedAt: null,
+      updatedAt: new Date(),
+      completedAt: new Date(),
+      errorReason: null,
+      summary: null,
+      notes: null,
+      serviceContactId: null,
+      audioKey: `k/${id}`,
+      audioFormat: 'wav',
+      audioBytes: 1,
+      idempotencyKey: null,
+    });
+    return id;
+  }
+  const codeOf = (code: ErrorCode) => (err: unknown) => err instanceof ServiceError && err.code === code;
+
+  test("another user's action item is answered exactly like a missing one, and is left unchanged", async () => {
+    const [a, b] = [await user('a'), await user('b')];
+    const callId = await call(a.id);
+    const item = await createManual(db(), a.id, callId, { title: ' Send the quote ' });
+    assert.equal(item.title, 'Send the quote');
+    await assert.rejects(setActionItemStatus(db(), b.id, item.id, 'DONE'), codeOf(ErrorCode.ActionItemNotFound));
+    await assert.rejects(setActionItemStatus(db(), a.id, crypto.randomUUID(), 'DONE'), codeOf(ErrorCode.ActionItemNotFound));
+    await assert.rejects(createManual(db(), b.id, callId, { title: 'x' }), codeOf(ErrorCode.CallNotFound));
+    assert.equal(await listForCall(db(), b.id, callId), undefined);
+    const [stored] = (await listForCall(db(), a.id, callId))!;
+    assert.equal(stored.status, 'OPEN');
+  });
+
+  test('DONE stamps completedAt once; saving DONE again keeps it, another status clears it', async () => {
+    const a = await user('done');
+    const item = await createManual(db(), a.id, await call(a.id), { title: 'Call back' });
+    const first = await setActionItemStatus(db(), a.id, item.id, 'DONE');
+    assert.ok(first.completedAt instanceof Date);
+    const again = await setActionItemStatus(db(), a.id, item.id, 'DONE');
+    assert.equal(again.completedAt?.getTime(), first.completedAt.getTime());
+    const reopened = await setActionItemStatus(db(), a.id, item.id, 'OPEN');
+    assert.equal(reopened.completedAt, null);
+    assert.ok(reopened.userEditedAt instanceof Date);
+  });
+
+  test('an AI item the user deleted does not come back with the next analysis; the others keep their ids', async () => {
+    const a = await user('ai');
+    const callId = await call(a.id);
+    const analysis = { actionItems: [{ title: 'Send the contract' }, { title: 'Book the room' }] } as unknown as Analysis;
+    await db().transaction().execute((trx) => replaceAiActionItems(trx, a.id, callId, analysis));
+    const before = (await listForCall(db(), a.id, callId))!;
+    assert.deepEqual(before.map((i) => i.title), ['Send the contract', 'Book the room']);
+    await deleteActionItem(db(), a.id, before[0].id);
+    const inserted = await db().transaction().execute((trx) => replaceAiActionItems(trx, a.id, callId, analysis));
+    assert.equal(inserted, 0);
+    const afterItems = (await listForCall(db(), a.id, callId))!;
+    assert.deepEqual(afterItems.map((i) => [i.id, i.title]), [[before[1].id, 'Book the room']]);
+  });
+
+  test('contact auto-assignment matches a name case-insensitively and creates one contact per user', async () => {
+    const [a, b] = [await user('ca'), await user('cb')];
+    const meta = { serviceContactId: null, contactName: 'Olivia Park', phoneNumber: ' +1 555 0100 ' };
+    const first = await db().transaction().execute((trx) => autoAssignContact(trx, a.id, meta));
+    const second = await db().transaction().execute((trx) => autoAssignContact(trx, a.id, { ...meta, contactName: '  olivia PARK ' }));
+    assert.equal(second, first);
+    const other = await db().transaction().execute((trx) => autoAssignContact(trx, b.id, meta));
+    assert.notEqual(other, first, "another user's contact of the same name is never linked");
+    assert.equal(await db().transaction().execute((trx) => autoAssignContact(trx, a.id, { ...meta, contactName: '   ' })), null);
+    const linked = crypto.randomUUID();
+    assert.equal(await db().transaction().execute((trx) => autoAssignContact(trx, a.id, { ...meta, serviceContactId: linked })), linked);
+  });
+
+  test('a flag toggle and its audit entry commit together; an unknown flag changes nothing and leaves no entry', async () => {
+    const before = await auditLogPage(db(), { limit: 100, offset: 0 });
+    const flag = await toggleFlag(db(), 'admin@example.test', 'billing_enabled', true);
+    assert.deepEqual([flag.flagKey, flag.enabled, flag.updatedBy], ['billing_enabled', true, 'admin@example.test']);
+    await assert.rejects(toggleFlag(db(), 'admin@example.test', 'no_such_flag', true), codeOf(ErrorCode.FlagNotFound));
+    const afterLog = await auditLogPage(db(), { limit: 100, offset: 0 });
+    assert.equal(afterLog.total, before.total + 1);
+    assert.equal(afterLog.rows[0].action, 'FLAG_TOGGLE');
+    assert.equal(afterLog.rows[0].targetId, 'billing_enabled');
+  });
+});
