@@ -47,8 +47,6 @@ export interface ConversationAverages {
   byRole: Record<string, RoleAverages>;
 }
 
-type Dim = 'sentiment' | 'userSentiment' | 'contactSentiment' | 'trend' | 'formality' | 'energy' | 'pace';
-
 export async function vibeReport(db: Db, userId: string, days: number): Promise<VibeReport> {
   const rows = await vibeCounts(db, userId, days);
 

@@ -5,9 +5,9 @@ import { latestProcessingEvent } from '../store/repos/calls.js';
 import type { Call } from '../store/schema.js';
 
 // The call rows' statements live in the calls repository; these names are the domain's API.
-export { findCall, updateCallFields, setCallContact, deleteCallRow, recordEvent } from '../store/repos/calls.js';
+export { findCall, updateCallFields, deleteCallRow, recordEvent } from '../store/repos/calls.js';
 // The polled reads (status, list) and their prepared statements: src/store/repos/call-reads.ts.
-export { CallListReader, CallStatusReader, decodeCursor, encodeCursor, type CallCursor, type CallStatusItem } from '../store/repos/call-reads.js';
+export { CallListReader, CallStatusReader, decodeCursor } from '../store/repos/call-reads.js';
 
 /** The title shown: the user's edit, else the upload's, else the analysis's suggestion. */
 export function effectiveTitle(call: Pick<Call, 'title' | 'uploadTitle' | 'suggestedTitle'>): string | null {

@@ -15,10 +15,7 @@ import {
   listForCall,
   replaceActionItem,
   setActionItemStatus,
-  type ManualItemInput,
-  type Priority,
 } from '../../domain/action-items.js';
-import type { ActionItemStatus } from '../../store/schema.js';
 import { INTENTS } from '../../domain/analysis.js';
 import { decodeActionItemCursor, listActionItemsPage } from '../../domain/action-item-list.js';
 import { ARRAY_LIST_DEFAULT_LIMIT, ARRAY_LIST_MAX_LIMIT } from '../../domain/array-list.js';

@@ -11,9 +11,8 @@ import { isUuid } from '../../domain/ids.js';
 import { callDetailOf, CallListReader, callProgress, CallStatusReader, decodeCursor, effectiveTitle, findCall, updateCallFields } from '../../domain/calls.js';
 import { deleteCallAndFiles } from '../../domain/call-deletion.js';
 import { Transcript } from '../../domain/transcript.js';
-import { EXPORT_CONTENT_TYPES, EXPORT_FORMATS, asciiFileName, exportFileName, exportTranscript, exportableSegments, type ExportFormat } from '../../domain/transcript-export.js';
+import { EXPORT_CONTENT_TYPES, EXPORT_FORMATS, asciiFileName, exportFileName, exportTranscript, exportableSegments } from '../../domain/transcript-export.js';
 import { getArtifact, getArtifactJson } from '../../store/repos/artifacts.js';
-import type { CallStatus } from '../../store/schema.js';
 
 const tags = ['Calls'];
 const MAX_STATUS_IDS = 100;

@@ -6,7 +6,7 @@ import type { AppContext } from '../../context.js';
 import { DateTime, Nullable, Uuid, errorResponses } from '../schemas.js';
 import { CallDetailSchema } from './call-schemas.js';
 import { callDetailOf } from '../../domain/calls.js';
-import { contactOf, createContact, decodeContactCursor, deleteContact, getContact, linkCallContact, listContacts, replaceContact, type ContactInput } from '../../domain/contacts.js';
+import { contactOf, createContact, decodeContactCursor, deleteContact, getContact, linkCallContact, listContacts, replaceContact } from '../../domain/contacts.js';
 import { ARRAY_LIST_DEFAULT_LIMIT, ARRAY_LIST_MAX_LIMIT } from '../../domain/array-list.js';
 import { arrayPageQuery, arrayPageResponse, badCursor, sendArrayPage } from '../array-page.js';
 

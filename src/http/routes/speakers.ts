@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { correctSpeakers, type SpeakerCorrection } from '../../domain/speaker-corrections.js';
+import { correctSpeakers } from '../../domain/speaker-corrections.js';
 import { SpeakerRole, Transcript } from '../../domain/transcript.js';
 import { Uuid, errorResponses } from '../schemas.js';
 

@@ -14,7 +14,6 @@ import {
   findEndpoint,
   listDeliveries,
   listEndpoints,
-  type WebhookEvent,
 } from '../../domain/webhooks.js';
 
 const tags = ['Webhooks'];
