@@ -93,31 +93,11 @@ export default async function uploadRoutes(app: FastifyInstance, ctx: AppContext
       const bodyGuard = guardUploadBody(req, reply, { idleSeconds: uploads.idleTimeoutSeconds, totalSeconds: uploads.timeoutSeconds });
 
       const callId = crypto.randomUUID();
-      let stored: StoredAudio | null = null;
-      let metadataRaw: unknown;
-      let titlePart: string | undefined;
+      const parts: UploadParts = { stored: null, metadataRaw: undefined, titlePart: undefined };
       try {
-        try {
-          for await (const part of req.parts()) {
-            if (part.fieldname === 'file' && part.type === 'file' && !stored) {
-              stored = await storeAudioPart(part, ctx.blobs, (format) => audioKey(userId, callId, format), {
-                allowed: AUDIO_FORMATS,
-                tooLarge: new ServiceError(ErrorCode.PayloadTooLarge, { maxBytes: ctx.config.limits.maxFileSize }),
-              });
-            } else if (part.fieldname === 'metadata') {
-              metadataRaw = await readTextPart(part);
-            } else if (part.fieldname === 'title') {
-              const value = await readTextPart(part);
-              titlePart = typeof value === 'string' ? value : undefined;
-            } else if (part.type === 'file') {
-              part.file.resume();
-            }
-          }
-        } catch (err) {
-          if (isInvalidJsonField(err)) throw metadataNotJson();
-          throw err;
-        }
+        await readUploadParts(req, ctx, audioKeyOf(userId, callId), parts);
         bodyGuard.dispose();
+        const { stored, metadataRaw, titlePart } = parts;
         if (!stored) throw errors.validation({ fields: [{ path: '/file', message: 'is required' }] }, 'The file part is missing.');
         const metadata = parseUploadMetadata(metadataRaw);
         const accepted = await acceptUpload(
@@ -129,7 +109,7 @@ export default async function uploadRoutes(app: FastifyInstance, ctx: AppContext
         return reply.status(202).send({ callId: accepted.callId, status: 'QUEUED' });
       } catch (err) {
         // Whatever was stored of this upload goes, a part cut off by a time limit included.
-        if (stored || bodyGuard.timedOut) await ctx.blobs.deletePrefix(`users/${userId}/calls/${callId}`).catch(() => undefined);
+        if (parts.stored || bodyGuard.timedOut) await ctx.blobs.deletePrefix(`users/${userId}/calls/${callId}`).catch(() => undefined);
         throw err;
       } finally {
         bodyGuard.dispose();
@@ -137,4 +117,37 @@ export default async function uploadRoutes(app: FastifyInstance, ctx: AppContext
       }
     },
   );
+}
+
+/** What the multipart body of an upload holds; filled as parts arrive, so a failure leaves what was stored. */
+interface UploadParts {
+  stored: StoredAudio | null;
+  metadataRaw: unknown;
+  titlePart: string | undefined;
+}
+
+const audioKeyOf = (userId: string, callId: string) => (format: string) => audioKey(userId, callId, format);
+
+/** Reads the upload's parts: the first `file` into the blob store, `metadata` and `title` as text; other files are drained. */
+async function readUploadParts(req: FastifyRequest, ctx: AppContext, keyOf: (format: string) => string, out: UploadParts): Promise<void> {
+  try {
+    for await (const part of req.parts()) {
+      if (part.fieldname === 'file' && part.type === 'file' && !out.stored) {
+        out.stored = await storeAudioPart(part, ctx.blobs, keyOf, {
+          allowed: AUDIO_FORMATS,
+          tooLarge: new ServiceError(ErrorCode.PayloadTooLarge, { maxBytes: ctx.config.limits.maxFileSize }),
+        });
+      } else if (part.fieldname === 'metadata') {
+        out.metadataRaw = await readTextPart(part);
+      } else if (part.fieldname === 'title') {
+        const value = await readTextPart(part);
+        out.titlePart = typeof value === 'string' ? value : undefined;
+      } else if (part.type === 'file') {
+        part.file.resume();
+      }
+    }
+  } catch (err) {
+    if (isInvalidJsonField(err)) throw metadataNotJson();
+    throw err;
+  }
 }
