@@ -12,7 +12,11 @@ import { insertCall } from '../../src/store/repos/calls.js';
 import { createManual, deleteActionItem, replaceAiActionItems, setActionItemStatus, listForCall } from '../../src/domain/action-items.js';
 import { autoAssignContact } from '../../src/domain/contact-assignment.js';
 import { toggleFlag } from '../../src/domain/admin.js';
-import { auditLogPage } from '../../src/store/repos/admin.js';
+import { addCredits, auditLogPage } from '../../src/store/repos/admin.js';
+import { recordUpload } from '../../src/store/repos/usage.js';
+import { getUser } from '../../src/store/repos/users.js';
+import { billCallMinutes } from '../../src/domain/billing.js';
+import type { UsageLimits } from '../../src/domain/usage.js';
 import { ErrorCode, ServiceError } from '../../src/domain/errors.js';
 import type { Analysis } from '../../src/domain/analysis.js';
 
@@ -128,5 +132,26 @@ describe('domain rules through the repositories (external database)', { skip: av
     assert.equal(afterLog.total, before.total + 1);
     assert.equal(afterLog.rows[0].action, 'FLAG_TOGGLE');
     assert.equal(afterLog.rows[0].targetId, 'billing_enabled');
+  });
+
+  test("billing a call's minutes: the ledger gets its length, minutes beyond the allowance come off the top-up balance (never below zero)", async () => {
+    const a = await user('bill');
+    await db().transaction().execute((trx) => addCredits(trx, a.id, 10, 0));
+    const limits = { minutesLimit: 30, minutesUsedThisPeriod: 28 } as UsageLimits;
+    const first = await call(a.id);
+    await recordUpload(db(), a.id, first, 1000);
+    // 5 minutes with 2 left in the allowance: 3 from the top-up balance.
+    await db().transaction().execute((trx) => billCallMinutes(trx, a.id, first, 300, limits));
+    assert.equal((await getUser(db(), a.id))!.topupMinutesBalance, 7);
+    const ledger = await db().selectFrom('usageLedger').select('durationSeconds').where('callId', '=', first).executeTakeFirstOrThrow();
+    assert.equal(ledger.durationSeconds, 300);
+    // Billing off (no limits): the length is recorded, the balance untouched.
+    const second = await call(a.id);
+    await recordUpload(db(), a.id, second, 1000);
+    await db().transaction().execute((trx) => billCallMinutes(trx, a.id, second, 6000, null));
+    assert.equal((await getUser(db(), a.id))!.topupMinutesBalance, 7);
+    // 100 minutes beyond: the balance stops at zero.
+    await db().transaction().execute((trx) => billCallMinutes(trx, a.id, second, 6000, limits));
+    assert.equal((await getUser(db(), a.id))!.topupMinutesBalance, 0);
   });
 });

@@ -84,3 +84,13 @@ export async function recordUpload(db: Executor, userId: string, callId: string,
 export async function spendTranscriptTopup(db: Executor, userId: string): Promise<void> {
   await db.updateTable('users').set((eb) => ({ topupTranscriptsBalance: eb('topupTranscriptsBalance', '-', 1) })).where('id', '=', userId).execute();
 }
+
+/** The measured length of a completed call, in its ledger row. */
+export async function setLedgerDuration(db: Executor, userId: string, callId: string, durationSeconds: number): Promise<void> {
+  await db.updateTable('usageLedger').set({ durationSeconds }).where('userId', '=', userId).where('callId', '=', callId).execute();
+}
+
+/** Takes minutes off the top-up balance, never below zero. */
+export async function spendMinutesTopup(db: Executor, userId: string, minutes: number): Promise<void> {
+  await db.updateTable('users').set({ topupMinutesBalance: sql`greatest(0, topup_minutes_balance - ${minutes})` }).where('id', '=', userId).execute();
+}
