@@ -25,6 +25,9 @@ interface WritingBench {
   report: string;
   /** Speed benchmarks: meaningless on a loaded machine. */
   speed?: boolean;
+  /** For the provenance line run.ts adds when the script's report carries none of its own. */
+  dataset: string;
+  sample: SampleKind;
 }
 
 /** A script that prints Markdown tables on stdout: run.ts writes the report around them. */
@@ -65,7 +68,7 @@ function attributionHeadlines(stdout: string, data: string, sample: SampleKind, 
 }
 
 const BENCHES: Bench[] = [
-  { name: 'speech', kind: 'writes', args: ['bench/speech.ts', '--tiers', 'mono16k.wav,stereo.wav,call.m4a,phone8k.wav'], report: 'speech.md' },
+  { name: 'speech', kind: 'writes', args: ['bench/speech.ts', '--tiers', 'mono16k.wav,stereo.wav,call.m4a,phone8k.wav'], report: 'speech.md', dataset: SYNTHETIC, sample: 'in-sample' },
   {
     name: 'diarization',
     kind: 'prints',
@@ -100,20 +103,21 @@ const BENCHES: Bench[] = [
       'Written by `npm run bench -- --only names` from the table of `bench/names.ts`: every corpus call recognised by pocketsphinx twice, without and with the call\'s names (user displayName, contactName) as its vocabulary; a name word counts when the recognised text contains it. WER by the corpus scorer over the whole call (one speaker). The real-voice set says no names, so it is not measured here. **In-sample**: the dictionary rules were written looking at these calls\' names.',
     runs: [{ heading: 'Synthetic corpus', args: ['bench/names.ts', '--tiers', 'mono16k,m4a'], dataset: SYNTHETIC, sample: 'in-sample' }],
   },
-  { name: 'analysis', kind: 'writes', args: ['bench/analysis.ts', '--asr'], report: 'analysis.md' },
-  { name: 'voice', kind: 'writes', args: ['bench/voice.ts'], report: 'voice.md' },
-  { name: 'voice-real', kind: 'writes', args: ['bench/voice-real.ts'], report: 'voice-real.md' },
-  { name: 'long-calls', kind: 'writes', args: ['bench/long-calls.ts'], report: 'long-calls.md', speed: true },
-  { name: 'search', kind: 'writes', args: ['bench/search.ts'], report: 'search.md', speed: true },
-  { name: 'http', kind: 'writes', args: ['bench/http.ts'], report: 'http.md', speed: true },
-  { name: 'growth', kind: 'writes', args: ['bench/growth.ts'], report: 'growth.md', speed: true },
-  { name: 'upload', kind: 'writes', args: ['bench/upload.ts'], report: 'upload.md', speed: true },
-  { name: 'pipeline', kind: 'writes', args: ['bench/pipeline.ts'], report: 'pipeline.md', speed: true },
-  { name: 'object-storage', kind: 'writes', args: ['--expose-gc', 'bench/object-storage.ts'], report: 'object-storage.md', speed: true },
+  { name: 'e2e-thresholds', kind: 'writes', args: ['bench/e2e-thresholds.ts'], report: 'e2e-thresholds.md', dataset: SYNTHETIC, sample: 'in-sample' },
+  { name: 'analysis', kind: 'writes', args: ['bench/analysis.ts', '--asr'], report: 'analysis.md', dataset: 'corpus dialogues and the dialogue sets of bench/analysis.ts', sample: 'in-sample' },
+  { name: 'voice', kind: 'writes', args: ['bench/voice.ts'], report: 'voice.md', dataset: SYNTHETIC, sample: 'in-sample' },
+  { name: 'voice-real', kind: 'writes', args: ['bench/voice-real.ts'], report: 'voice-real.md', dataset: 'real-voice recordings (bench/voice-real.ts)', sample: 'held-out' },
+  { name: 'long-calls', kind: 'writes', args: ['bench/long-calls.ts'], report: 'long-calls.md', speed: true, dataset: 'long calls assembled from corpus audio', sample: 'not-applicable' },
+  { name: 'search', kind: 'writes', args: ['bench/search.ts'], report: 'search.md', speed: true, dataset: 'seeded calls (bench/search.ts)', sample: 'not-applicable' },
+  { name: 'http', kind: 'writes', args: ['bench/http.ts'], report: 'http.md', speed: true, dataset: 'seeded database (bench/http.ts)', sample: 'not-applicable' },
+  { name: 'growth', kind: 'writes', args: ['bench/growth.ts'], report: 'growth.md', speed: true, dataset: 'seeded databases of 10 to 100,000 calls', sample: 'not-applicable' },
+  { name: 'upload', kind: 'writes', args: ['bench/upload.ts'], report: 'upload.md', speed: true, dataset: 'a 49 MiB WAV', sample: 'not-applicable' },
+  { name: 'pipeline', kind: 'writes', args: ['bench/pipeline.ts'], report: 'pipeline.md', speed: true, dataset: 'corpus calls and an 8 s clip', sample: 'not-applicable' },
+  { name: 'object-storage', kind: 'writes', args: ['--expose-gc', 'bench/object-storage.ts'], report: 'object-storage.md', speed: true, dataset: 'generated blobs', sample: 'not-applicable' },
 ];
 
 /** Order of the sections in docs/benchmarks.md (speed.md is prose that introduces the speed reports). */
-const ORDER = ['speech.md', 'diarization.md', 'names.md', 'analysis.md', 'voice.md', 'voice-real.md', 'speed.md', 'http.md', 'growth.md', 'upload.md', 'pipeline.md', 'search.md', 'object-storage.md', 'long-calls.md'];
+const ORDER = ['speech.md', 'e2e-thresholds.md', 'diarization.md', 'names.md', 'analysis.md', 'voice.md', 'voice-real.md', 'speed.md', 'http.md', 'growth.md', 'upload.md', 'pipeline.md', 'search.md', 'object-storage.md', 'long-calls.md'];
 
 const dir = path.join(projectRoot, 'docs/bench');
 
@@ -135,6 +139,19 @@ function tablesOf(stdout: string): string {
     .split('\n')
     .filter((l) => l.startsWith('|'))
     .join('\n');
+}
+
+/**
+ * Runs a script that writes its own report; a report without a provenance line of its own (older
+ * scripts state only date and load) gets one at its end, measured around the whole run.
+ */
+function runWriting(b: WritingBench): void {
+  const p = startProvenance(b.dataset, b.sample);
+  runScript(b.args, false);
+  const file = path.join(dir, b.report);
+  if (!fs.existsSync(file)) throw new Error(`${b.args.join(' ')} did not write docs/bench/${b.report}`);
+  const text = fs.readFileSync(file, 'utf8');
+  if (!text.includes('_Measured by `')) fs.writeFileSync(file, `${text.trimEnd()}\n\n${provenanceLine(p.finish(), `node --import tsx ${b.args.join(' ')}`)}\n`);
 }
 
 function runPrinting(b: PrintingBench): void {
@@ -232,7 +249,7 @@ function main(): void {
       if (only && !only.includes(b.name)) continue;
       console.log(`== ${b.name}`);
       try {
-        if (b.kind === 'writes') runScript(b.args, false);
+        if (b.kind === 'writes') runWriting(b);
         else runPrinting(b);
       } catch (err) {
         console.error(`${b.name} benchmark failed: ${(err as Error).message}`);

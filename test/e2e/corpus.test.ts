@@ -20,32 +20,12 @@ import { PocketsphinxTranscriber } from '../../src/pipeline/transcription/pocket
 import { cachingTranscriber } from '../support/recognition-cache.js';
 import { degradedTranscriber } from '../support/degraded-recogniser.js';
 import { checkLabelSources, type LabelSourceCheck } from '../support/label-sources.js';
+import { THRESHOLDS } from './corpus-thresholds.js';
 
 const FORMATS = ['mono16k.wav', 'stereo.wav', 'call.m4a', 'call.mp3', 'call.ogg', 'call.aac'] as const;
 /** Uncompressed uploads: naming and label sources must be exact there. */
 const CLEAN_FORMATS: readonly string[] = ['mono16k.wav', 'stereo.wav'];
 
-/**
- * Thresholds, each just below what this test measured (docs/bench/e2e-thresholds.md, written by
- * bench/e2e-thresholds.ts from a run of this test with CORPUS_E2E_REPORT set).
- */
-export const THRESHOLDS = {
-  /** Per call, any format. Measured: worst call PLACEHOLDER. */
-  maxCallWer: 0.35,
-  /** Mean over the twelve uploads. Measured: PLACEHOLDER. */
-  maxMeanWer: 0.22,
-  /** Per call. Measured: PLACEHOLDER. */
-  minCallAttribution: 0.95,
-  minMeanAttribution: 0.98,
-  /** Every call's roles right. Measured: PLACEHOLDER. */
-  minMeanRoles: 1,
-  /** Naming on the clean formats. */
-  minCleanNaming: 1,
-  /** Label sources the corpus expects, over both speakers of all calls. Measured: PLACEHOLDER. */
-  minLabelSourceAgreement: 0,
-  /** Calls labelled by the positional fallback although the corpus expects evidence. Measured: PLACEHOLDER. */
-  maxPositionalAgainstEvidence: 99,
-};
 
 /** Test-only: a deliberately worse recogniser (share of recognised words replaced), to show the thresholds bite. */
 const corruptShare = Number(process.env.CORPUS_E2E_CORRUPT_WORDS ?? 0);
