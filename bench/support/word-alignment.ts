@@ -25,13 +25,19 @@ export function rightWords(recognised: string[], truthText: string, normalizeTex
   let i = n;
   let j = m;
   while (i > 0 && j > 0) {
+    // Ties go to a match first, then to an insertion or a deletion, a substitution last, so that a
+    // right word is not paired off against its neighbour's reference word.
     const same = hyp[i - 1].token === ref[j - 1];
-    if (d[i][j] === d[i - 1][j - 1] + (same ? 0 : 1)) {
-      matched[i - 1] = same;
+    if (same && d[i][j] === d[i - 1][j - 1]) {
+      matched[i - 1] = true;
       i--;
       j--;
     } else if (d[i][j] === d[i - 1][j] + 1) i--;
-    else j--;
+    else if (d[i][j] === d[i][j - 1] + 1) j--;
+    else {
+      i--;
+      j--;
+    }
   }
   const right = new Array<boolean>(recognised.length).fill(true);
   const hasToken = new Array<boolean>(recognised.length).fill(false);
