@@ -58,11 +58,15 @@ function meanAttribution(stdout: string, tierColumn = 0, valueColumn = 5): Map<s
   return out;
 }
 
+/** The two diarization scripts name their tiers differently; the headline names the corpus file. */
+const TIER_FILES: Record<string, string> = { mono: 'mono16k.wav', mono16k: 'mono16k.wav', stereo: 'stereo.wav', m4a: 'call.m4a', phone: 'phone8k.wav', phone8k: 'phone8k.wav', mp3: 'call.mp3', ogg: 'call.ogg' };
+
 function attributionHeadlines(stdout: string, data: string, sample: SampleKind, voices: 'real' | 'synthetic', what: string): HeadlineRow[] {
   const rows: HeadlineRow[] = [];
   for (const [tier, values] of meanAttribution(stdout)) {
     const mean = values.reduce((a, b) => a + b, 0) / values.length;
-    rows.push({ figure: `diarizer word attribution, ${tier} (${what})`, value: `${mean.toFixed(1)} % (min ${Math.min(...values).toFixed(1)})`, data, sample, voices, section: 'diarization.md' });
+    const file = TIER_FILES[tier] ?? tier;
+    rows.push({ figure: `diarizer word attribution, ${file} (${what})`, value: `${mean.toFixed(1)} % (min ${Math.min(...values).toFixed(1)})`, data, sample, voices, section: 'diarization.md' });
   }
   return rows;
 }
@@ -208,12 +212,22 @@ function assemble(): void {
     if (!fs.existsSync(file)) continue;
     for (const r of readHeadlineMarkers(fs.readFileSync(file, 'utf8'))) rows.push({ ...r, report: f });
   }
-  const rank = (r: HeadlineRow) => (r.sample === 'held-out' ? 0 : r.sample === 'in-sample' ? 1 : 2);
-  rows.sort((a, b) => rank(a) - rank(b) || (a.voices === 'real' ? 0 : 1) - (b.voices === 'real' ? 0 : 1));
+  // One line per figure and sample kind, the real-voice value beside the synthetic one.
+  const merged = new Map<string, { sample: HeadlineRow['sample']; figure: string; real: string[]; synthetic: string[]; data: string[]; sections: string[] }>();
+  for (const r of rows) {
+    const key = `${r.sample}\n${r.figure}`;
+    const m = merged.get(key) ?? { sample: r.sample, figure: r.figure, real: [], synthetic: [], data: [], sections: [] };
+    (r.voices === 'real' ? m.real : m.synthetic).push(r.value);
+    if (!m.data.includes(r.data)) m.data.push(r.data);
+    if (!m.sections.includes(r.section)) m.sections.push(r.section);
+    merged.set(key, m);
+  }
+  const rank = (sample: HeadlineRow['sample']) => (sample === 'held-out' ? 0 : sample === 'in-sample' ? 1 : 2);
+  const lines = [...merged.values()].sort((a, b) => rank(a.sample) - rank(b.sample));
   const table = [
     '| | figure | real voices | synthetic voices | data | report |',
     '|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.sample} | ${r.figure} | ${r.voices === 'real' ? r.value : ''} | ${r.voices !== 'real' ? r.value : ''} | ${r.data} | [${r.section}](${r.section}) |`),
+    ...lines.map((m) => `| ${m.sample} | ${m.figure} | ${m.real.join('; ') || '-'} | ${m.synthetic.join('; ') || '-'} | ${m.data.join('; ')} | ${m.sections.map((x) => `[${x}](${x})`).join(', ')} |`),
   ];
   const missing = ORDER.filter((f) => f !== 'speed.md' && !fs.existsSync(path.join(dir, f)));
   const headline = `## Headline
