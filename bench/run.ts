@@ -238,6 +238,7 @@ function assemble(): void {
     ...lines.map((m) => `| ${m.sample} | ${m.figure} | ${m.real.join('; ') || '-'} | ${m.synthetic.join('; ') || '-'} | ${m.data.join('; ')} | ${m.sections.map((x) => `[${x}](${x})`).join(', ')} |`),
   ];
   const missing = ORDER.filter((f) => f !== 'speed.md' && !fs.existsSync(path.join(dir, f)));
+  const unmarked = ORDER.filter((f) => f !== 'speed.md' && fs.existsSync(path.join(dir, f)) && !rows.some((r) => r.report === f));
   const headline = `## Headline
 
 Copied by \`bench/run.ts\` from the headline markers in the reports (each report's tables carry
@@ -245,7 +246,7 @@ their provenance); held-out figures first, real voices beside synthetic ones. A 
 no marker has no line here: read it in full.
 
 ${rows.length ? table.join('\n') : '_No report carries a headline marker yet: run `npm run bench`._'}
-${missing.length ? `\nNot yet measured on this checkout (run \`npm run bench -- --only ...\`): ${missing.join(', ')}.\n` : ''}`;
+${unmarked.length ? `\nReports that set no headline line (their figures are only in the report): ${unmarked.map((f) => `[${f}](${f})`).join(', ')}.\n` : ''}${missing.length ? `\nNot yet measured on this checkout (run \`npm run bench -- --only ...\`): ${missing.join(', ')}.\n` : ''}`;
   const intro = `${README_INTRO}\n\n${headline}`;
   fs.writeFileSync(path.join(dir, 'README.md'), `${intro.trim()}\n`);
   const parts = ORDER.filter((f) => fs.existsSync(path.join(dir, f))).map((f) => fs.readFileSync(path.join(dir, f), 'utf8').trim());
