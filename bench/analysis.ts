@@ -349,7 +349,10 @@ async function asrTranscripts(ids: string[]): Promise<Map<string, Transcript> | 
     const { loadConfig } = await import('../src/config.js');
     const { createPipeline } = await import('../src/pipeline/index.js');
     const config = loadConfig({ ...process.env, DATA_DIR: path.join(os.tmpdir(), 'cas-bench-analysis') });
-    const pipeline = await createPipeline(config, pino({ level: 'warn' }));
+    const created = await createPipeline(config, pino({ level: 'warn' }));
+    // recognitions are shared with the tests' cache (audio bytes + recogniser provider and model)
+    const { cachingTranscriber } = await import('../test/support/recognition-cache.js');
+    const pipeline = { ...created, transcriber: cachingTranscriber(created.transcriber) };
     const res = new Map<string, Transcript>();
     // Recognition is the slow part; transcripts are kept between runs unless --fresh is given.
     const cacheDir = path.join(projectRoot, '.cache/bench-analysis-asr');
