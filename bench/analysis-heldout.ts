@@ -13,6 +13,7 @@
 //   npx tsx bench/analysis-heldout.ts --tiers text         # text tier only (no recogniser)
 //   npx tsx bench/analysis-heldout.ts --openai-mock        # the LLM path against the local mock
 //   npx tsx bench/analysis-heldout.ts --no-write           # print only
+//   npx tsx bench/analysis-heldout.ts --dev-tiers text     # dev part on the dialogue text only
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -180,7 +181,9 @@ async function main() {
     const rows = [...HEADER];
     const details: string[] = [];
     const gates: string[] = [];
-    for (const tier of tiers) {
+    // --dev-tiers limits the dev part's tiers (its recognitions are the slow part; it is only tuned on)
+    const partTiers = part.name === 'dev' && arg('--dev-tiers') ? (arg('--dev-tiers')!.split(',') as Tier[]) : tiers;
+    for (const tier of partTiers) {
       const r = await runTier(pipeline, part.ids, tier, verbose);
       const t = totals(r.scores);
       const label = tier === 'text' ? 'dialogue text (no recognition)' : tier === 'm4a' ? 'call.m4a (AAC 32 kbit/s)' : 'phone8k.wav (8 kHz telephone)';
