@@ -116,6 +116,7 @@ const BENCHES: Bench[] = [
     runs: [{ heading: 'Synthetic corpus', args: ['bench/names.ts', '--tiers', 'mono16k,m4a'], dataset: SYNTHETIC, sample: 'in-sample' }],
   },
   { name: 'e2e-thresholds', kind: 'writes', args: ['bench/e2e-thresholds.ts'], report: 'e2e-thresholds.md', dataset: SYNTHETIC, sample: 'in-sample' },
+  { name: 'analysis-heldout', kind: 'writes', args: ['bench/analysis-heldout.ts'], report: 'analysis.md', dataset: 'bench/dialogues: 16 held-out calls (and 26 dev calls, in-sample)', sample: 'held-out' },
   { name: 'analysis', kind: 'writes', args: ['bench/analysis.ts', '--asr'], report: 'analysis.md', dataset: 'corpus dialogues and the dialogue sets of bench/analysis.ts', sample: 'in-sample' },
   { name: 'voice', kind: 'writes', args: ['bench/voice.ts'], report: 'voice.md', dataset: SYNTHETIC, sample: 'in-sample' },
   { name: 'voice-real', kind: 'writes', args: ['bench/voice-real.ts'], report: 'voice-real.md', dataset: 'real-voice recordings (bench/voice-real.ts)', sample: 'held-out' },
