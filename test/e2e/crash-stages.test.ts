@@ -16,6 +16,14 @@ import pg from 'pg';
 import { createExternalDatabase, dbModes, tempDir, uploadForm } from '../support/service.js';
 import { freePort, spawnService, waitHealthy, type ServiceProcess } from '../support/process.js';
 import { HOLD_STAGES, loadConfig } from '../../src/config.js';
+
+/** Files in the blob store apart from its database binding marker (src/store/blob-binding.ts). */
+function callFiles(blobsDir: string): string[] {
+  return fs
+    .readdirSync(blobsDir, { recursive: true })
+    .map(String)
+    .filter((f) => !f.startsWith('service/') && fs.statSync(path.join(blobsDir, f)).isFile());
+}
 import { expireRunningCallJobs } from '../support/job-clock.js';
 
 // Decided before any test or hook is registered: a top-level await after them lets the root test
@@ -134,9 +142,10 @@ for (const mode of modes) describe(`crash at every step of processing (${mode} d
     assert.equal(items.length, analysis.actionItems.length, 'action items not duplicated');
     const titles = items.map((i: { title: string }) => i.title);
     assert.equal(new Set(titles).size, titles.length, 'no action item twice');
-    // No half-written or stray file: the call's audio and nothing else; the work folder is empty.
-    const files = fs.readdirSync(path.join(dataDir, 'blobs'), { recursive: true }).map(String).filter((f) => fs.statSync(path.join(dataDir, 'blobs', f)).isFile());
-    assert.deepEqual(files.map((f) => path.basename(f)), ['audio.wav']);
+    // No half-written or stray file: the call's audio and its waveform peaks, and nothing else but
+    // the store's binding to its database (service/); the work folder is empty.
+    const files = callFiles(path.join(dataDir, 'blobs'));
+    assert.deepEqual(files.map((f) => path.basename(f)).sort(), ['audio.wav', 'waveform.peaks']);
     const workDir = path.join(dataDir, 'work');
     assert.deepEqual(fs.existsSync(workDir) ? fs.readdirSync(workDir) : [], []);
     ctx.diagnostic(`crash chain: ${HOLD_STAGES.length} kills, COMPLETED once after ${attempts} attempts, ${items.length} action items`);
@@ -184,8 +193,7 @@ describe('crash during an upload (embedded database)', () => {
     assert.equal(list.status, 200);
     assert.deepEqual(list.body.items, [], 'an interrupted upload leaves no call');
     await waitFor('the partial file swept', () => partials().length === 0, 30_000, second);
-    const files = fs.readdirSync(blobsDir, { recursive: true }).map(String).filter((f) => fs.statSync(path.join(blobsDir, f)).isFile());
-    assert.deepEqual(files, [], 'no half-written blob remains');
+    assert.deepEqual(callFiles(blobsDir), [], 'no half-written blob remains');
     assert.equal(await second.kill('SIGTERM'), 0, 'graceful stop');
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
