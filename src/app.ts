@@ -10,7 +10,10 @@ import { buildServer } from './http/server.js';
 import { buildOpsServer } from './http/ops-server.js';
 import { createIdentityVerifier } from './http/identity.js';
 import { sweepIdempotencyKeys } from './http/plugins/idempotency.js';
-import { sweepOrphanCallFiles, sweepWorkFiles } from './store/sweeps.js';
+import { sweepOrphanCallFiles, sweepStrayVoiceSamples, sweepWorkFiles } from './store/sweeps.js';
+import { sweepExpiredUploadSlots } from './domain/upload-slots.js';
+import { failStrandedCalls } from './domain/stranded-calls.js';
+import { bindAddressWarning } from './http/bind-address.js';
 import type { AppContext } from './context.js';
 import { createPipeline, type Pipeline } from './pipeline/index.js';
 import { createCallProcessor } from './pipeline/process-call.js';
@@ -103,18 +106,36 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
 
     const sweep = async () => {
       await sweepIdempotencyKeys(database.db).catch(() => undefined);
+      await sweepExpiredUploadSlots(database.db).catch(() => undefined);
       await blobs.sweepIncomplete().catch((err) => log.warn({ err: (err as Error).message }, 'incomplete upload sweep failed'));
-      await sweepOrphanCallFiles(database.db, blobs).catch((err) => log.warn({ err: (err as Error).message }, 'orphan file sweep failed'));
+      await sweepStrayVoiceSamples(blobs).catch((err) => log.warn({ err: (err as Error).message }, 'voice sample sweep failed'));
+      await sweepOrphanCallFiles(database.db, blobs, 3600_000, log).catch((err) => log.warn({ err: (err as Error).message }, 'orphan file sweep failed'));
       // A work directory is its job's for as long as the job is live, however long that is.
       await sweepWorkFiles(config.dataDir, config.worker.jobTimeoutSeconds * 1000, (jobId) => queue.callJobLive(jobId)).catch((err) => log.warn({ err: (err as Error).message }, 'work file sweep failed'));
     };
     void sweep();
     timers.push(setInterval(sweep, 3600_000).unref());
+    // A call whose job the queue ended without the handler (expired on every attempt, a failure
+    // that could not be recorded) would hold its active-call slot for ever: failed here, with
+    // its call.failed webhook. Every few minutes, as such a call holds a user's slot meanwhile.
+    const reconcile = async () => {
+      const failed = await failStrandedCalls(database.db, queue, { graceSeconds: 60 }).catch((err) => {
+        log.warn({ err: (err as Error).message }, 'stranded call sweep failed');
+        return [];
+      });
+      if (failed.length) log.warn({ calls: failed }, 'calls whose processing job was gone failed as internal_error');
+    };
+    void reconcile();
+    timers.push(setInterval(reconcile, 300_000).unref());
 
     let url: string | null = null;
     if (opts.http ?? true) {
       server = await buildServer(ctx);
-      if (opts.listen ?? true) url = await server.listen({ port: config.port, host: config.host });
+      if (opts.listen ?? true) {
+        url = await server.listen({ port: config.port, host: config.host });
+        const warning = bindAddressWarning(config);
+        if (warning) log.warn({ host: config.host, serviceEnv: config.serviceEnv }, warning);
+      }
       else await server.ready();
     } else if (config.metrics.enabled && (opts.listen ?? true)) {
       // A worker-only process: /metrics and health on PORT, so its job metrics can be scraped.

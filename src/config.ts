@@ -74,6 +74,17 @@ export interface Config {
     maxConcurrentActiveCalls: number;
     maxMonthlyUploadBytes: number;
   };
+  /** Uploads while their body arrives (src/domain/upload-slots.ts, src/http/upload-body-guard.ts). */
+  uploads: {
+    /** Uploads whose body is still arriving, per user, across all processes. */
+    maxInFlight: number;
+    /** An upload body that sends no byte for this long is cut (408). */
+    idleTimeoutSeconds: number;
+    /** An upload body not received in full within this long is cut (408). */
+    timeoutSeconds: number;
+  };
+  /** A socket with no traffic either way for this long is closed (Fastify's connectionTimeout). */
+  httpIdleTimeoutSeconds: number;
   voice: {
     enabled: boolean;
     consentVersion: string;
@@ -300,6 +311,12 @@ export function loadConfig(env: Env = process.env): Config {
       maxConcurrentActiveCalls: int(env, 'SERVICE_MAX_CONCURRENT_ACTIVE_CALLS', 5, 0),
       maxMonthlyUploadBytes: int(env, 'SERVICE_MAX_MONTHLY_UPLOAD_BYTES', 2147483648, 0),
     },
+    uploads: {
+      maxInFlight: int(env, 'SERVICE_MAX_UPLOADS_IN_FLIGHT', 3, 1, 1000),
+      idleTimeoutSeconds: int(env, 'UPLOAD_IDLE_TIMEOUT_SECONDS', 30, 1, 3600),
+      timeoutSeconds: int(env, 'UPLOAD_TIMEOUT_SECONDS', 900, 5, 24 * 3600),
+    },
+    httpIdleTimeoutSeconds: int(env, 'HTTP_IDLE_TIMEOUT_SECONDS', 120, 5, 3600),
     voice: {
       enabled: bool(env, 'SERVICE_VOICE_EMBEDDING_ENABLED', true),
       consentVersion: str(env, 'SERVICE_VOICE_CONSENT_VERSION') ?? 'v1',

@@ -1,10 +1,10 @@
 // Usage guards and plan limits. The numbers come from the usage ledger and the calls table; the
 // limits endpoint and the upload guard use the same function, so what a client is shown is what
 // the server enforces.
-import { sql } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import type { Config } from '../config.js';
 import type { Db } from '../store/database.js';
-import { ACTIVE_CALL_STATUSES, type Plan } from '../store/schema.js';
+import { ACTIVE_CALL_STATUSES, type Database, type Plan } from '../store/schema.js';
 
 export interface UsageLimits {
   maxUploadsPerHour: number;
@@ -22,7 +22,40 @@ export interface UsageLimits {
   topupTranscriptsBalance: number;
 }
 
-export async function computeLimits(db: Db, config: Config, userId: string): Promise<UsageLimits> {
+/**
+ * Until a call is decoded its length is unknown; its minutes are reserved as if the audio were
+ * compressed at 128 kbit/s (16 000 bytes a second: an upload of MAX_FILE_SIZE, 50 MB, reserves
+ * 52 minutes), at least one minute, or as long as the client declared (metadata durationSeconds)
+ * when that is more. From decoding on, the measured length counts.
+ */
+export const RESERVED_BYTES_PER_SECOND = 16_000;
+export const MIN_RESERVED_SECONDS = 60;
+
+/**
+ * Seconds of the user's calls still in processing, created in the last 30 days: the measured
+ * length once decoded (TRANSCRIBING, ANALYZING), else the reservation above. The usage ledger
+ * holds a call's length only once the call completes, so without these a user with one minute
+ * left could start any number of long calls.
+ */
+function inFlightSeconds(eb: ExpressionBuilder<Database, 'users'>, userId: string, excludeCallId: string | null) {
+  let q = eb
+    .selectFrom('calls')
+    .select(
+      sql<number>`coalesce(sum(CASE WHEN status IN ('TRANSCRIBING', 'ANALYZING') AND duration_seconds IS NOT NULL THEN duration_seconds
+        ELSE greatest(${MIN_RESERVED_SECONDS}, coalesce(duration_seconds, 0), ceil(coalesce(audio_bytes, 0)::numeric / ${RESERVED_BYTES_PER_SECOND})) END), 0)::bigint`.as('n'),
+    )
+    .where('calls.userId', '=', userId)
+    .where('calls.status', 'in', ACTIVE_CALL_STATUSES)
+    .where('calls.createdAt', '>', sql<Date>`now() - interval '30 days'`);
+  if (excludeCallId) q = q.where('calls.id', '!=', excludeCallId);
+  return q.as('inFlightSeconds');
+}
+
+/**
+ * The user's usage and limits. `excludeCallId`: a call left out of the in-flight minutes (the call
+ * being completed, whose own minutes are then added to the ledger).
+ */
+export async function computeLimits(db: Db, config: Config, userId: string, opts: { excludeCallId?: string } = {}): Promise<UsageLimits> {
   const row = await db
     .selectFrom('users')
     .select((eb) => [
@@ -59,6 +92,7 @@ export async function computeLimits(db: Db, config: Config, userId: string): Pro
         .where('calls.userId', '=', userId)
         .where('calls.status', 'in', ACTIVE_CALL_STATUSES)
         .as('activeCalls'),
+      inFlightSeconds(eb, userId, opts.excludeCallId ?? null),
     ])
     .where('id', '=', userId)
     .executeTakeFirstOrThrow();
@@ -72,7 +106,7 @@ export async function computeLimits(db: Db, config: Config, userId: string): Pro
     maxMonthlyUploadBytes: config.limits.maxMonthlyUploadBytes,
     uploadedBytesThisMonth: Number(row.bytes30d ?? 0),
     plan,
-    minutesUsedThisPeriod: Math.ceil(Number(row.seconds30d ?? 0) / 60),
+    minutesUsedThisPeriod: Math.ceil((Number(row.seconds30d ?? 0) + Number(row.inFlightSeconds ?? 0)) / 60),
     minutesLimit: free ? config.plans.free.minutesPerMonth : config.plans.pro.minutesPerMonth,
     transcriptsToday: free ? Number(row.transcriptsToday ?? 0) : null,
     dailyTranscriptLimit: free ? config.plans.free.transcriptsPerDay : null,

@@ -17,7 +17,7 @@ Every error answers \`{"error": {"code", "message", "details"?}}\`. Codes beyond
 \`storage_unavailable\` (503: the recording could not be stored, the disk being full or read-only; nothing was created, retry later), \`uri_too_long\` (414),
 \`request_headers_too_large\` (431), \`request_timeout\` (408), \`range_not_satisfiable\` (416, a call audio range past the end), \`waveform_not_found\` (404), \`internal_error\` (500).
 Upload limits answer 429 with \`upload_rate_limited\`, \`concurrent_calls_limit\`, \`monthly_upload_bytes_limit\`,
-\`plan_minutes_limit\` or \`plan_daily_transcripts_limit\`; \`details\` holds \`limit\` and \`current\`.
+\`plan_minutes_limit\`, \`plan_daily_transcripts_limit\` or \`uploads_in_flight_limit\`; \`details\` holds \`limit\` and \`current\`.
 Validation failures list \`details.fields[]\` of \`{path, message}\`.
 Text containing the NUL character (U+0000), which PostgreSQL cannot store, is rejected in every JSON body (values and keys), query string, path parameter and multipart text part with 400 \`validation_failed\` naming the field (\`body/name\`, \`querystring/status\`, \`/metadata/title\`); the value is never echoed. JSON nested deeper than 32 levels is 400 \`validation_failed\` as well. An empty body sent with \`Content-Type: application/json\` counts as no body (clients that set that header on every request send it with DELETE and body-less POSTs); a route that needs a body then answers 400 \`validation_failed\`. Admin paging takes \`page\` and \`size\` up to 1000000 (\`size\` is then clamped to 200).
 A path parameter longer than 1024 characters answers 414 \`uri_too_long\` (a shorter malformed id is 400 \`validation_failed\`); a path that is not valid percent-encoding answers 400 \`validation_failed\`; both are answered before authentication.
@@ -41,11 +41,14 @@ Text fields are kept as sent (outer whitespace trimmed; blank means absent); \`d
 The envelope's \`title\` wins over a separate \`title\` part. The file part may omit its Content-Type and may name itself with \`filename*=\`: the content is sniffed.
 A body that is not well-formed multipart (no boundary, bare LF line ends, cut off) answers 400 \`validation_failed\`.
 Audio (calls and voice samples) is accepted on what its bytes are: behind a leading ID3 tag (at most ${MAX_ID3_BYTES} bytes) MPEG audio or ADTS frames must follow; a playlist (HLS), an ffconcat script, an SDP description or text behind it answers 415 \`unsupported_media_type\`. The service decodes only the uploaded bytes, never files or addresses a file names.
+Uploads in flight: a user may have ${config.uploads.maxInFlight} uploads whose body is still arriving, across all processes of the service; one more answers 429 \`uploads_in_flight_limit\` before its body is read (\`details.limit\`, \`details.current\`).
+An upload body that sends nothing for ${config.uploads.idleTimeoutSeconds} s, or is not complete ${config.uploads.timeoutSeconds} s after it started, answers 408 \`request_timeout\` (\`details.limit\` \`idle\` or \`total\`, \`details.timeoutSeconds\`) and the connection is closed; nothing of it is stored (the voice-profile sample has the same two limits). An upload refused before its body was read closes the connection too.
 
 ## Call processing
 Status moves QUEUED → PROCESSING (decoding) → TRANSCRIBING (recognition and speaker separation) → ANALYZING → COMPLETED, or FAILED.
 \`errorReason\` of a FAILED call is one of: \`audio_undecodable\`, \`audio_too_long\`, \`audio_missing\`, \`no_speech_detected\`, \`transcription_failed\`,
 \`transcription_provider_error\`, \`diarization_failed\`, \`analysis_failed\`, \`analysis_provider_error\`, \`internal_error\`.
+A call whose processing job the queue ended without a result (it expired on every attempt, or its failure could not be recorded) is failed by a sweep that runs every 5 minutes, once the call has not changed for a minute: \`internal_error\`, with its \`call.failed\` webhook. A job that is waiting, running or due for a retry is never taken for gone.
 Transient provider errors are retried with exponential backoff (${config.worker.retryLimit} retries) before the call fails.
 A file that decodes to more audio than its size can hold fails with \`audio_undecodable\`: at most 5 s plus its size divided by the lowest plausible rate of its format (bytes per second of audio: ${Object.entries(MIN_BYTES_PER_SECOND).map(([f, r]) => `${f} ${r}`).join(', ')}), so a few bytes never become hours. A local storage fault while decoding (disk full, quota, read-only file system) is the server's, not the file's: the job is retried, and only after the last retry does the call fail, with \`internal_error\` (for a voice sample: 503 \`storage_unavailable\`).
 While a call is processed (PROCESSING, TRANSCRIBING, ANALYZING), the call detail carries an additional optional \`progress\` object \`{stage, percent, updatedAt}\`:
@@ -61,6 +64,7 @@ Speaker corrections (\`PATCH /api/calls/{id}/speakers\`) answer with the correct
 Audio is kept ${config.blobStore.kind === 's3' ? 'in S3-compatible object storage' : 'on the server\'s disk'} under the owner's id (\`users/{userId}/calls/{callId}/\`) until the call or the account is deleted; voice-profile samples are removed before the response.
 On the server's disk, stored audio and decoding work files are readable by the service's account only (folders 0700, files 0600).
 \`DELETE /api/calls/{id}\` (and each entry of \`DELETE /api/calls\`) deletes the stored audio before the row. When object storage deletes only part of a call's files, the call is deleted all the same (204; counted in \`deleted\`) and the hourly orphan sweep removes the remaining files.
+The orphan sweep deletes files only from the blob store bound to this service's database (a marker object \`service/database-id.json\` names it); a voice sample left behind by a crash is removed after an hour.
 \`DELETE /api/users/me\` deletes the stored files first; when that fails nothing else is deleted (503 \`service_unavailable\` when object storage cannot be reached), so the request can simply be retried.
 Object storage that cannot be reached during an upload answers 503 \`service_unavailable\`; an upload cut off by the client leaves no stored object.
 
@@ -112,7 +116,7 @@ Per party: talk seconds and share (of all parties' talk), words and words per mi
 
 ## Usage and plans
 Usage guards count uploads (a ledger that deleting a call does not shrink): uploads in the last hour, calls in an active status, bytes in the last 30 days.
-While \`billing_enabled\` is on, plan limits apply to uploads: minutes over the last 30 days (computed live) and, for FREE, transcripts per UTC day; when the plan allowance is spent, top-up balances are used (a transcript credit at upload, minutes once the call's duration is known).
+While \`billing_enabled\` is on, plan limits apply to uploads: minutes over the last 30 days (computed live; calls still in processing count with their measured length once decoded, and until then with a reservation: the declared \`durationSeconds\`, or the file's size at 128 kbit/s, at least one minute; \`minutesUsedThisPeriod\` includes them) and, for FREE, transcripts per UTC day; when the plan allowance is spent, top-up balances are used (a transcript credit at upload, minutes once the call's duration is known).
 
 ## Action items
 Action items are listed newest first. \`openActionItems\` in the statistics counts OPEN and IN_PROGRESS items.
@@ -124,6 +128,7 @@ Pages are keyset pages in the lists' own orders (contacts by name, case-insensit
 
 ## Authentication
 ${config.auth.projectId ? 'ID tokens are verified (RS256, audience and issuer checked).' : 'Local development mode: every request is the local user.'}
+Admin access (and \`isAdmin\`) needs an allow-listed email whose token carries \`email_verified: true\`; a token without the claim, or with any other value, is not an admin.
 The polled read routes (\`GET /api/calls\`, \`/api/calls/status\`, \`/api/calls/{id}\`, \`/api/calls/{id}/transcript\`, \`/api/actions\`) resolve the token's user from a cache of at most 10 seconds;
 every other route looks the user up afresh. A token whose signature checked out is not checked again for up to a minute (never past its expiry, and only while its key is in the key set last fetched). Deleting the account forgets the entry at once, and a later request on any route creates a new, empty account.
 A stored transcript is sent exactly as stored.

@@ -79,6 +79,12 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
     },
     requestIdHeader: false,
     bodyLimit: 1024 * 1024,
+    // A socket silent both ways this long is closed; it is longer than the upload idle limit, so an
+    // idle upload is answered 408 by its handler first (src/http/upload-body-guard.ts).
+    connectionTimeout: Math.max(ctx.config.httpIdleTimeoutSeconds, ctx.config.uploads.idleTimeoutSeconds + 30) * 1000,
+    // Node's limit on receiving a whole request (checked every 30 s): a backstop behind the upload
+    // handler's own total limit, which answers first.
+    requestTimeout: (ctx.config.uploads.timeoutSeconds + 60) * 1000,
     trustProxy: true,
     // Path parameters up to 1024 characters reach authentication and validation like any other
     // malformed id (400 validation_failed); a longer one is 414 uri_too_long with the error body.

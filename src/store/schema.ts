@@ -73,7 +73,7 @@ export interface CallsTable {
   audioBytes: ColumnType<number, number | undefined, number>;
   attempts: Generated<number>;
   idempotencyKey: string | null;
-  /** Writes of a corrected transcript (migration 006). */
+  /** Writes of a corrected transcript (migration 008). */
   transcriptRevision: Generated<number>;
   /** The transcript revision waiting for its analysis; null when none is pending. */
   analysisRequestedRevision: number | null;
@@ -134,7 +134,7 @@ export interface ProcessingEventsTable {
   createdAt: Generated<Date>;
 }
 
-/** Per-call pipeline stage state (migration 009, src/store/repos/call-stages.ts). */
+/** Per-call pipeline stage state (migration 010, src/store/repos/call-stages.ts). */
 export interface CallStagesTable {
   callId: string;
   userId: string;
@@ -262,6 +262,23 @@ export interface Database {
   featureFlags: FeatureFlagsTable;
   auditLog: AuditLogTable;
   idempotencyKeys: IdempotencyKeysTable;
+  serviceIdentity: ServiceIdentityTable;
+  uploadsInFlight: UploadsInFlightTable;
+}
+
+/** One row: the random id of this database, to which the blob store is bound (migration 009). */
+export interface ServiceIdentityTable {
+  singleton: Generated<boolean>;
+  databaseId: Generated<string>;
+  createdAt: Generated<Date>;
+}
+
+/** An upload whose body is still arriving; counted by the per-user cap on uploads in flight. */
+export interface UploadsInFlightTable {
+  id: string;
+  userId: string;
+  startedAt: Generated<Date>;
+  expiresAt: Date;
 }
 
 export type User = Selectable<UsersTable>;

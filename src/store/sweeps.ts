@@ -5,11 +5,32 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Db } from './database.js';
 import type { BlobStore } from './blobs.js';
+import { BINDING_KEY, ensureBlobBinding } from './blob-binding.js';
+
+/** Where a sweep reports what it refused to do (a pino logger fits). */
+export interface SweepLog {
+  warn(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+}
 
 const CALL_FILE = /^users\/([0-9a-f-]{36})\/calls\/([0-9a-f-]{36})\//;
 
-/** Deletes call files older than `minAgeMs` whose call row does not exist. Returns how many. */
-export async function sweepOrphanCallFiles(db: Db, blobs: BlobStore, minAgeMs = 3600_000): Promise<number> {
+/**
+ * Deletes call files older than `minAgeMs` whose call row does not exist. Returns how many calls'
+ * files were removed. Runs only when the blob store is bound to this database (see
+ * blob-binding.ts): against a store that belongs to another database, or whose files this
+ * database has never seen, it deletes nothing and warns.
+ */
+export async function sweepOrphanCallFiles(db: Db, blobs: BlobStore, minAgeMs = 3600_000, log?: SweepLog): Promise<number> {
+  const binding = await ensureBlobBinding(db, blobs);
+  if (!binding.bound) {
+    log?.warn(
+      { reason: binding.reason, databaseId: binding.databaseId, markerDatabaseId: binding.markerDatabaseId, marker: BINDING_KEY },
+      'orphan file sweep refused: the blob store does not belong to this database (check DATABASE_URL, DATA_DIR and S3_BUCKET); no file was deleted',
+    );
+    return 0;
+  }
+  if (binding.established) log?.info({ databaseId: binding.databaseId, how: binding.established, marker: BINDING_KEY }, 'blob store bound to this database');
   const byCall = new Map<string, string[]>();
   for (const key of await blobs.list('users')) {
     const m = CALL_FILE.exec(key);
@@ -31,6 +52,26 @@ export async function sweepOrphanCallFiles(db: Db, blobs: BlobStore, minAgeMs = 
     const ages = await Promise.all(keys.map((k) => blobs.ageMs(k)));
     if (ages.some((a) => a !== null && a < minAgeMs)) continue; // an upload may still be committing
     for (const k of keys) await blobs.delete(k);
+    removed++;
+  }
+  return removed;
+}
+
+const VOICE_SAMPLE = /^users\/[0-9a-f-]{36}\/voice-samples\/[0-9a-f-]{36}\//;
+
+/**
+ * Deletes voice-profile samples older than `minAgeMs`. A sample lives only for its request (it is
+ * deleted once the embedding is made or the request fails), so one found an hour later was left by
+ * a process that died mid-request. Samples belong to no call row, so this needs no database.
+ * Returns how many files were removed.
+ */
+export async function sweepStrayVoiceSamples(blobs: BlobStore, minAgeMs = 3600_000): Promise<number> {
+  let removed = 0;
+  for (const key of await blobs.list('users')) {
+    if (!VOICE_SAMPLE.test(key)) continue;
+    const age = await blobs.ageMs(key);
+    if (age === null || age < minAgeMs) continue;
+    await blobs.delete(key);
     removed++;
   }
   return removed;

@@ -25,7 +25,7 @@ for (const mode of await dbModes()) {
 
     const t = withIdpService(mode, { env: { SERVICE_ADMIN_ALLOWED_EMAILS: 'ROOT@admin.example.test' } });
     before(async () => {
-      admin = await t.idp.token({ sub: 'admin-1', email: ADMIN_EMAIL, name: 'Root' });
+      admin = await t.idp.token({ sub: 'admin-1', email: ADMIN_EMAIL, name: 'Root', email_verified: true });
       user = await t.idp.token({ sub: 'admin-plain-user', email: 'Plain.User@Example.test', name: 'Plain User' });
       userId = await t.userIdOf(user);
       assert.equal((await t.request('GET', '/api/users/me', { token: admin })).body.isAdmin, true);
@@ -40,6 +40,17 @@ for (const mode of await dbModes()) {
       assert.equal((await t.request('GET', '/api/admin/users', { token: unverified })).status, 404);
       const verified = await t.idp.token({ sub: 'admin-verified', email: ADMIN_EMAIL, name: 'Root 2', email_verified: true });
       assert.equal((await t.request('GET', '/api/admin/users', { token: verified })).status, 200);
+    });
+
+    test('an allow-listed email in a token without the email_verified claim is not an admin', async () => {
+      // A provider (or a custom-token flow) that says nothing about the email has not verified it:
+      // whoever typed the admin's address at sign-up must not get the admin surface.
+      const silent = await t.idp.token({ sub: 'admin-no-claim', email: ADMIN_EMAIL, name: 'Impostor 2' });
+      assert.equal((await t.request('GET', '/api/users/me', { token: silent })).body.isAdmin, false);
+      assert.equal((await t.request('GET', '/api/admin/users', { token: silent })).status, 404);
+      assert.equal((await t.request('PATCH', '/api/admin/feature-flags/billing_enabled', { token: silent, body: { enabled: true } })).status, 404);
+      const notBoolean = await t.idp.token({ sub: 'admin-string-claim', email: ADMIN_EMAIL, name: 'Impostor 3', email_verified: 'true' });
+      assert.equal((await t.request('GET', '/api/admin/users', { token: notBoolean })).status, 404);
     });
 
     test('a non-admin gets exactly the answer of an unknown route on every admin route, whatever the body', async () => {

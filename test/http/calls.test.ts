@@ -24,7 +24,7 @@ for (const mode of modes) {
     before(async () => {
       alice = await t.idp.token({ sub: 'alice', email: 'alice@example.com', name: 'Alice Archer' });
       bob = await t.idp.token({ sub: 'bob', email: 'bob@example.com', name: 'Bob Baker' });
-      admin = await t.idp.token({ sub: 'root', email: 'root@example.com', name: 'Root' });
+      admin = await t.idp.token({ sub: 'root', email: 'root@example.com', name: 'Root', email_verified: true });
     });
 
     const upload = (token: string, file: string, metadata?: unknown, headers: Record<string, string> = {}, extra: Record<string, string> = {}, name?: string, mime?: string) =>

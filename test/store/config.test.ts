@@ -159,4 +159,20 @@ describe('configuration', () => {
     assertRefused({ BLOB_STORE: 's3', S3_BUCKET: 'ok-bucket', AWS_SECRET_ACCESS_KEY: 'very-secret-key' }, 'AWS_ACCESS_KEY_ID', 'very-secret-key');
     assertRefused({ BLOB_STORE: 's3', S3_BUCKET: 'ok-bucket', AWS_ACCESS_KEY_ID: 'AKIDONLY' }, 'AWS_SECRET_ACCESS_KEY', 'AKIDONLY');
   });
+
+  test('uploads in flight and upload time limits: defaults, values, bad values refused', () => {
+    const d = loadConfig({});
+    assert.deepEqual(d.uploads, { maxInFlight: 3, idleTimeoutSeconds: 30, timeoutSeconds: 900 });
+    assert.equal(d.httpIdleTimeoutSeconds, 120);
+    const c = loadConfig({ SERVICE_MAX_UPLOADS_IN_FLIGHT: '5', UPLOAD_IDLE_TIMEOUT_SECONDS: '10', UPLOAD_TIMEOUT_SECONDS: '60', HTTP_IDLE_TIMEOUT_SECONDS: '30' });
+    assert.deepEqual(c.uploads, { maxInFlight: 5, idleTimeoutSeconds: 10, timeoutSeconds: 60 });
+    assert.equal(c.httpIdleTimeoutSeconds, 30);
+    // 0 would mean no cap and no limit: refused, as the old unlimited behaviour is the finding.
+    for (const variable of ['SERVICE_MAX_UPLOADS_IN_FLIGHT', 'UPLOAD_IDLE_TIMEOUT_SECONDS', 'UPLOAD_TIMEOUT_SECONDS']) {
+      assert.throws(() => loadConfig({ [variable]: '0' }), (err) => err instanceof ConfigError && err.variable === variable);
+    }
+    assertRefused({ SERVICE_MAX_UPLOADS_IN_FLIGHT: '-3' }, 'SERVICE_MAX_UPLOADS_IN_FLIGHT', '-3');
+    assertRefused({ UPLOAD_TIMEOUT_SECONDS: 'never' }, 'UPLOAD_TIMEOUT_SECONDS', 'never');
+    assertRefused({ HTTP_IDLE_TIMEOUT_SECONDS: '1' }, 'HTTP_IDLE_TIMEOUT_SECONDS', '1');
+  });
 });

@@ -41,8 +41,9 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext, mediaSession
   // microtask), which is most requests at polling rates. Otherwise it awaits the verifier and the
   // user lookup. The hook is callback-style so the synchronous path stays synchronous.
   const attach = (request: FastifyRequest, claims: IdentityClaims, row: User) => {
-    // An email the provider says is unverified never grants admin access.
-    const isAdmin = claims.emailVerified !== false && isAdminEmail(ctx, row.email);
+    // Admin needs an email the provider vouches for: a token that says the email is unverified,
+    // or says nothing about it (providers that let a user type any address), never grants it.
+    const isAdmin = claims.emailVerified === true && isAdminEmail(ctx, row.email);
     request.user = { id: row.id, externalUserId: row.externalUserId, email: row.email, isAdmin, row };
   };
   const withUser = async (request: FastifyRequest, claims: IdentityClaims) => {
@@ -95,7 +96,8 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext, mediaSession
     let claims: IdentityClaims | undefined;
     if (!ctx.identity) {
       const { email, name, externalId } = ctx.config.localUser;
-      claims = { externalUserId: externalId, email, name, picture: null };
+      // The local user's email is the operator's own configuration, so it counts as verified.
+      claims = { externalUserId: externalId, email, name, picture: null, emailVerified: true };
     } else {
       const header = request.headers.authorization;
       if (!header) throw new ServiceError(ErrorCode.AuthMissing);

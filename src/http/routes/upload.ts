@@ -14,6 +14,8 @@ import { errorResponses, Uuid } from '../schemas.js';
 import { storeAudioPart, type StoredAudio } from '../audio-part.js';
 import { audioKey } from '../../store/blobs.js';
 import { AUDIO_FORMATS } from '../../pipeline/audio/sniff.js';
+import { claimUploadSlot } from '../../domain/upload-slots.js';
+import { guardUploadBody } from '../upload-body-guard.js';
 
 const MULTIPART_OVERHEAD = 256 * 1024;
 const METADATA_MAX_BYTES = 64 * 1024;
@@ -55,6 +57,12 @@ export default async function uploadRoutes(app: FastifyInstance, ctx: AppContext
   app.post(
     '/api/calls/analyze',
     {
+      // An upload refused or cut before its body was read closes the connection: the unread rest
+      // of the body would otherwise keep the socket (and the client waiting) for nothing.
+      onSend: (req, reply, payload, done) => {
+        if (reply.statusCode >= 400 && !req.raw.readableEnded) reply.header('connection', 'close');
+        done(null, payload);
+      },
       schema: {
         tags: ['Calls'],
         summary: 'Upload a call recording for processing',
@@ -63,7 +71,7 @@ export default async function uploadRoutes(app: FastifyInstance, ctx: AppContext
         consumes: ['multipart/form-data'],
         response: {
           202: Type.Object({ callId: Uuid, status: Type.Literal('QUEUED') }),
-          ...errorResponses(400, 401, 403, 413, 415, 429),
+          ...errorResponses(400, 401, 403, 408, 413, 415, 429),
         },
       },
     },
@@ -78,6 +86,11 @@ export default async function uploadRoutes(app: FastifyInstance, ctx: AppContext
 
       const declared = Number(req.headers['content-length'] ?? 0);
       const gate = await openUploadGate(db, ctx.config, userId, Math.max(0, (Number.isFinite(declared) ? declared : 0) - MULTIPART_OVERHEAD));
+      // A slot of the user's uploads in flight, held until the request ends; the body must arrive
+      // within the idle and total limits.
+      const { uploads } = ctx.config;
+      const slot = await claimUploadSlot(db, userId, { maxInFlight: uploads.maxInFlight, holdSeconds: uploads.timeoutSeconds + 120 });
+      const bodyGuard = guardUploadBody(req, reply, { idleSeconds: uploads.idleTimeoutSeconds, totalSeconds: uploads.timeoutSeconds });
 
       const callId = crypto.randomUUID();
       let stored: StoredAudio | null = null;
@@ -104,6 +117,7 @@ export default async function uploadRoutes(app: FastifyInstance, ctx: AppContext
           if (isInvalidJsonField(err)) throw metadataNotJson();
           throw err;
         }
+        bodyGuard.dispose();
         if (!stored) throw errors.validation({ fields: [{ path: '/file', message: 'is required' }] }, 'The file part is missing.');
         const metadata = parseUploadMetadata(metadataRaw);
         const accepted = await acceptUpload(
@@ -114,8 +128,12 @@ export default async function uploadRoutes(app: FastifyInstance, ctx: AppContext
         else observeUpload('call', stored.bytes);
         return reply.status(202).send({ callId: accepted.callId, status: 'QUEUED' });
       } catch (err) {
-        if (stored) await ctx.blobs.deletePrefix(`users/${userId}/calls/${callId}`).catch(() => undefined);
+        // Whatever was stored of this upload goes, a part cut off by a time limit included.
+        if (stored || bodyGuard.timedOut) await ctx.blobs.deletePrefix(`users/${userId}/calls/${callId}`).catch(() => undefined);
         throw err;
+      } finally {
+        bodyGuard.dispose();
+        await slot.release();
       }
     },
   );

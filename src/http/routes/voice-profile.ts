@@ -12,6 +12,7 @@ import { DateTime, errorResponses } from '../schemas.js';
 import { storeAudioPart } from '../audio-part.js';
 import { decodeAudio, LocalStorageFault } from '../../pipeline/audio/decode.js';
 import { makePrivateDir } from '../../store/blobs.js';
+import { guardUploadBody } from '../upload-body-guard.js';
 import { readAllPcm } from '../../pipeline/audio/pcm.js';
 import { PipelineError } from '../../pipeline/types.js';
 import { EmbeddingError, serializeEmbedding } from '../../pipeline/voice/embedder.js';
@@ -51,7 +52,7 @@ export default async function voiceProfileRoutes(app: FastifyInstance, ctx: AppC
         summary: 'Create or replace the voice profile from a sample (WAV, MP3 or M4A)',
         description: `multipart/form-data with one \`file\` part. The client must show a consent screen first. Duration between ${voice.sampleMinSeconds} and ${voice.sampleMaxSeconds} s, at most ${voice.sampleMaxSizeMb} MB. The sample is deleted once the embedding is made.`,
         consumes: ['multipart/form-data'],
-        response: { 201: CreatedProfile, ...errorResponses(400, 401, 404, 413, 415, 502, 503) },
+        response: { 201: CreatedProfile, ...errorResponses(400, 401, 404, 408, 413, 415, 502, 503) },
       },
     },
     async (req, reply) => {
@@ -62,6 +63,8 @@ export default async function voiceProfileRoutes(app: FastifyInstance, ctx: AppC
       const userId = req.user.id;
       const sampleDir = `users/${userId}/voice-samples/${crypto.randomUUID()}`;
       const workDir = path.join(ctx.config.dataDir, 'work', `voice-${crypto.randomUUID()}`);
+      // The sample's body has the upload time limits (408 request_timeout past them).
+      const bodyGuard = guardUploadBody(req, reply, { idleSeconds: ctx.config.uploads.idleTimeoutSeconds, totalSeconds: ctx.config.uploads.timeoutSeconds });
       let created;
       try {
         let stored = null;
@@ -72,6 +75,7 @@ export default async function voiceProfileRoutes(app: FastifyInstance, ctx: AppC
           }
           stored = await storeAudioPart(part, ctx.blobs, (format) => `${sampleDir}/sample.${format}`, { allowed: VOICE_FORMATS, tooLarge });
         }
+        bodyGuard.dispose();
         if (!stored) throw errors.validation({ fields: [{ path: '/file', message: 'is required' }] }, 'The file part is missing.');
         observeUpload('voice_sample', stored.bytes);
 
@@ -139,6 +143,7 @@ export default async function voiceProfileRoutes(app: FastifyInstance, ctx: AppC
           sampleDurationSeconds: row.sampleDurationSeconds,
         };
       } finally {
+        bodyGuard.dispose();
         // The sample is never kept, whatever the outcome; removed before the answer goes out.
         await ctx.blobs.deletePrefix(sampleDir).catch(() => undefined);
         await fs.promises.rm(workDir, { recursive: true, force: true });

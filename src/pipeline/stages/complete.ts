@@ -21,7 +21,7 @@ export const complete = defineStage({
     const { db, deps, call } = ctx;
     const durationSeconds = Math.round(ctx.output(decode).durationSeconds);
     const billing = await isFlagEnabled(db, 'billing_enabled');
-    const limitsBefore = billing ? await computeLimits(db, deps.config, call.userId) : null;
+    const limitsBefore = billing ? await computeLimits(db, deps.config, call.userId, { excludeCallId: call.id }) : null;
     const extraMinutes = limitsBefore ? minutesBeyondAllowance(limitsBefore, Math.ceil(durationSeconds / 60)) : 0;
     return { output: { durationSeconds, extraMinutes }, event: { totalMs: Date.now() - ctx.startedAt, timings: ctx.timings, audioSeconds: durationSeconds } };
   },

@@ -1,4 +1,4 @@
-// Per-call stage state (migration 009): written by the stage runner (src/pipeline/stages/run.ts),
+// Per-call stage state (migration 010): written by the stage runner (src/pipeline/stages/run.ts),
 // read by progress (domain/calls.ts callProgress) and by tests. Every query takes the owner id.
 import { sql, type Transaction } from 'kysely';
 import type { Db } from '../database.js';
