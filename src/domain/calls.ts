@@ -48,8 +48,8 @@ export interface CallProgress {
 /**
  * Where a call in processing stands, read from its stage state (call_stages, written by the stage
  * runner): the first stage of the list that has not finished, shown as the progress stage it
- * reports as, with its percent where the stage reports one (recognition in parts, analysis in
- * parts). Undefined for queued and finished calls, and before the first stage started.
+ * reports as, with its percent where the stage reports one (recognition, 0 until its first report;
+ * analysis in parts). Undefined for queued and finished calls, and before the first stage started.
  */
 export async function callProgress(db: Q, userId: string, call: Pick<Call, 'id' | 'status'>): Promise<CallProgress | undefined> {
   if (call.status !== 'PROCESSING' && call.status !== 'TRANSCRIBING' && call.status !== 'ANALYZING') return undefined;
@@ -58,7 +58,7 @@ export async function callProgress(db: Q, userId: string, call: Pick<Call, 'id' 
   const byName = new Map(rows.map((r) => [r.stage, r]));
   const next = STAGES.find((s) => byName.get(s.name)?.outcome !== 'COMPLETED') ?? STAGES[STAGES.length - 1];
   const row = byName.get(next.name);
-  const percent = next.reportsPercent ? (row?.progress ?? 0) : null;
+  const percent = row?.progress ?? (next.percentFromZero ? 0 : null);
   const latest = Math.max(...rows.map((r) => r.updatedAt.getTime()));
   return { stage: next.progress, percent, updatedAt: new Date(latest).toISOString() };
 }

@@ -16,6 +16,7 @@ import pg from 'pg';
 import { createExternalDatabase, dbModes, tempDir, uploadForm } from '../support/service.js';
 import { freePort, spawnService, waitHealthy, type ServiceProcess } from '../support/process.js';
 import { HOLD_STAGES, loadConfig } from '../../src/config.js';
+import { STAGES } from '../../src/pipeline/stages/index.js';
 import { expireRunningCallJobs } from '../support/job-clock.js';
 
 // Decided before any test or hook is registered: a top-level await after them lets the root test
@@ -134,9 +135,18 @@ for (const mode of modes) describe(`crash at every step of processing (${mode} d
     assert.equal(items.length, analysis.actionItems.length, 'action items not duplicated');
     const titles = items.map((i: { title: string }) => i.title);
     assert.equal(new Set(titles).size, titles.length, 'no action item twice');
-    // No half-written or stray file: the call's audio and nothing else; the work folder is empty.
+    // No half-written or stray file: the call's audio and its waveform peaks (stored at decoding) and
+    // nothing else besides the store's own database-id.json; the work folder is empty.
     const files = fs.readdirSync(path.join(dataDir, 'blobs'), { recursive: true }).map(String).filter((f) => fs.statSync(path.join(dataDir, 'blobs', f)).isFile());
-    assert.deepEqual(files.map((f) => path.basename(f)), ['audio.wav']);
+    assert.deepEqual(files.map((f) => path.basename(f)).sort(), ['audio.wav', 'database-id.json', 'waveform.peaks']);
+    // The stage state: every stage finished once, and the intermediate outputs are dropped. Each
+    // kill but the last came after its stage had finished, so the restart resumed at the next stage;
+    // the kill inside the completing transaction left `complete` to run again.
+    const sc = new pg.Client(conn);
+    await sc.connect();
+    const stageRows = (await sc.query('SELECT stage, attempt, outcome, output FROM call_stages WHERE call_id = $1', [callId]).finally(() => sc.end())).rows;
+    assert.ok(stageRows.every((r) => r.outcome === 'COMPLETED' && r.output === null), JSON.stringify(stageRows));
+    assert.deepEqual(Object.fromEntries(stageRows.map((r) => [r.stage, r.attempt])), Object.fromEntries(STAGES.map((st) => [st.name, st.name === 'complete' ? 2 : 1])));
     const workDir = path.join(dataDir, 'work');
     assert.deepEqual(fs.existsSync(workDir) ? fs.readdirSync(workDir) : [], []);
     ctx.diagnostic(`crash chain: ${HOLD_STAGES.length} kills, COMPLETED once after ${attempts} attempts, ${items.length} action items`);

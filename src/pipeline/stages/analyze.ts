@@ -13,7 +13,6 @@ export const analyze = defineStage({
   step: null, // its COMPLETED event is written with the completion (complete.ts)
   status: 'ANALYZING',
   progress: 'ANALYZE',
-  reportsPercent: true,
   holds: ['analyzed'],
   async run(ctx) {
     const { db, call, deps } = ctx;

@@ -15,3 +15,5 @@ export type StageName = (typeof STAGES)[number]['name'];
 /** Points of processing where a crash test can hold a job (TEST_HOLD_AT_STAGE), in processing order. */
 export type HoldPoint = (typeof STAGES)[number]['holds'][number];
 export const HOLD_POINTS = STAGES.flatMap((s) => s.holds as readonly HoldPoint[]);
+/** Timings of a completed call (PIPELINE COMPLETED event, `cas_pipeline_stage_*` metric labels): by stage, plus two parts of stages. */
+export type TimingName = StageName | 'vad' | 'peaks';

@@ -15,12 +15,12 @@ import { makePrivateDir, type LocalBlobFile } from '../../store/blobs.js';
 import { decodeCallAudio } from '../speech.js';
 import { PipelineError, type DecodedAudio } from '../types.js';
 import { CallGone, type Deps, type Stage, type StageContext } from './stage.js';
-import { STAGES, type StageName } from './index.js';
+import { STAGES, type StageName, type TimingName } from './index.js';
 
 type AnyStage = Stage<StageName, unknown, string>;
 
 export interface StageRunResult {
-  timings: Record<string, number>;
+  timings: Partial<Record<TimingName, number>>;
   totalMs: number;
   audioSeconds: number;
 }
@@ -154,5 +154,5 @@ export async function runStages(deps: Deps, call: Call, job: CallJobContext): Pr
     await fs.promises.rm(workDir, { recursive: true, force: true });
   }
   const audioSeconds = Math.round((outputs.get('decode') as { durationSeconds: number }).durationSeconds);
-  return { timings, totalMs: Date.now() - startedAt, audioSeconds };
+  return { timings: timings as Partial<Record<TimingName, number>>, totalMs: Date.now() - startedAt, audioSeconds };
 }

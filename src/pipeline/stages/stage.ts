@@ -16,8 +16,6 @@ export type Deps = AppContext & { pipeline: Pipeline };
 /** A stage's event and state writes share its finishing transaction. */
 export type StageTx = Transaction<Database>;
 
-/** Timings of a completed call (PIPELINE COMPLETED event, metrics): by stage, plus two parts of stages. */
-export type TimingName<StageName extends string = string> = StageName | 'vad' | 'peaks';
 
 export interface StageContext {
   readonly deps: Deps;
@@ -28,6 +26,7 @@ export interface StageContext {
   /** When the job started (Date.now()). */
   readonly startedAt: number;
   /** Milliseconds by timing name, reported in the PIPELINE COMPLETED event and the metrics. */
+  /** Keys are TimingName (index.ts; not typed here: the list's types derive from the stages). */
   readonly timings: Record<string, number>;
   time<T>(name: string, fn: () => Promise<T>): Promise<T>;
   /** The call's audio decoded into the job's work folder, at most once per job. */
@@ -62,8 +61,8 @@ export interface Stage<Name extends string, O, Hold extends string = never> {
   readonly status: Exclude<CallStatus, 'QUEUED' | 'COMPLETED' | 'FAILED'>;
   /** What GET /api/calls/{id} reports as `progress.stage` while this stage is the next to finish. */
   readonly progress: ProgressStage;
-  /** The stage reports a percent done (its progress starts at 0). */
-  readonly reportsPercent?: boolean;
+  /** The stage's percent reads 0 until its first report (else null until a report, as before the stage table). */
+  readonly percentFromZero?: boolean;
   /** Crash-test hold points of the stage, in order (TEST_HOLD_AT_STAGE): after it finished, or see holdBeforeCommit. */
   readonly holds: readonly Hold[];
   /** The holds come inside the finishing transaction: everything written, the commit not yet made. */

@@ -10,7 +10,7 @@ export const transcribe = defineStage({
   step: 'TRANSCRIBE',
   status: 'TRANSCRIBING',
   progress: 'TRANSCRIBE',
-  reportsPercent: true,
+  percentFromZero: true,
   holds: ['transcribed'],
   async run(ctx) {
     const { call, deps, db } = ctx;
