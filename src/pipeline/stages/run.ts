@@ -141,8 +141,8 @@ export async function runStages(deps: Deps, call: Call, job: CallJobContext): Pr
       }
       outputs.set(stage.name, result.output);
       await db.transaction().execute(async (trx) => {
-        await stage.save?.(ctx, result.output, trx);
         await finishCallStage(trx, call.userId, call.id, stage.name, result.output, null);
+        await stage.save?.(ctx, result.output, trx);
         if (stage.step && result.event) await recordEvent(trx, call.userId, call.id, stage.step, 'COMPLETED', result.event);
         if (stage.holdBeforeCommit) for (const point of stage.holds) await ctx.holdFor(point);
       });
