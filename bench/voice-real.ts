@@ -1,212 +1,232 @@
-// Voice matching on REAL voices: the synthetic calibration (bench/voice.ts, four flite voices) says
-// nothing about recorded people, so this scores enrollment samples of the real-voice set's readers
-// against the speakers of its calls (test/support/real-voices.ts).
+// Voice matching on REAL voices the model never saw: the HELD-OUT speakers of
+// bench/support/real-speakers.ts (asterisk prompt readers and ktuberling word readers). The
+// embedded model (src/pipeline/voice/voice-model.ts) is fitted by bench/fit-voice.ts on the other,
+// TRAINING speakers only.
 //
 //   node --import tsx bench/voice-real.ts              # run, print, write docs/bench/voice-real.md
 //   node --import tsx bench/voice-real.ts --no-write   # print only
 //
-// Enrollment: for each asterisk reader (allison, june, carlo, irina) three samples of about 15 s
-// from prompts that no real-voice call uses, recorded through two "microphones" (the set's studio
-// and handset chains), as a user would enroll in the app on some device. Call speakers are embedded
-// from their TRUTH turn regions (the embedder and matcher, not the diarizer), per encoding.
-// Decisions use the shipped matcher (threshold and margin of src/pipeline/voice/match.ts).
-import { execFileSync } from 'node:child_process';
+// Profiles: per held-out speaker, two stretches of about 15 s of speech (12 s for the word readers,
+// who have less) through two enrolment microphones (studio, handset). Call parties: three further
+// stretches of about 8 s per speaker, through the four microphone chains in turn, then encoded
+// (16 kHz, m4a, 8 kHz telephone). A two-party call is any two parties of different speakers in the
+// same encoding; each party is embedded from its own speech, as the pipeline does from the truth
+// regions (this measures embedder and decision, not the diarizer). Also scored: the project's six
+// two-party real-voice calls (test/support/real-voices.ts), whose voices are all held-out.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { readWavMono } from '../src/pipeline/audio/decode.js';
-import { MfccStatsEmbedder } from '../src/pipeline/voice/embedder.js';
-import { DEFAULT_VOICE_MATCH_MARGIN, DEFAULT_VOICE_MATCH_THRESHOLD, matchUserVoice, scoreSpeakers } from '../src/pipeline/voice/match.js';
+import { MfccStatsEmbedder, ProjectedStatsEmbedder, speakerStatistics, projectStatistics } from '../src/pipeline/voice/embedder.js';
+import { DEFAULT_VOICE_MATCH_MARGIN, DEFAULT_VOICE_MATCH_THRESHOLD, matchUserVoice, normalizedScores, scoreSpeakers } from '../src/pipeline/voice/match.js';
+import { VOICE_MODEL } from '../src/pipeline/voice/voice-model.js';
 import { projectRoot } from '../test/support/corpus.js';
 import { REAL_VOICE_CALLS, loadRealVoiceTruth, realVoiceFile, type RealVoiceFile } from '../test/support/real-voices.js';
+import { provenanceLine, startProvenance } from './support/provenance.js';
+import { ENCODINGS, HELD_OUT_SPEAKERS, MIC_NAMES, SR, TRAINING_SPEAKERS, encode, takeSpeech, throughMic, utteranceFiles, type Encoding, type Mic } from './support/real-speakers.js';
 
-const ASTERISK = '/usr/share/asterisk/sounds';
-const READERS = { allison: 'en_US_f_Allison', june: 'fr_CA_f_June', carlo: 'it_IT_m_Carlo', irina: 'ru_RU_f_IvrvoiceRU' } as const;
-type Reader = keyof typeof READERS;
-const MICS = {
-  studio: ['norm', '-3'],
-  handset: ['highpass', '250', 'lowpass', '3800', 'equalizer', '1800', '1q', '6', 'norm', '-9'],
-} as const;
-const ENCODINGS: Array<{ name: string; file: RealVoiceFile }> = [
-  { name: '16 kHz', file: 'mono16k.wav' },
-  { name: '8 kHz phone', file: 'phone8k.wav' },
-  { name: 'm4a', file: 'call.m4a' },
-  { name: 'mp3', file: 'call.mp3' },
-];
-const SAMPLES_PER_READER = 3;
-const SAMPLE_SECONDS = 15;
-const cacheDir = path.join(projectRoot, '.cache/voice-real');
-const run = (cmd: string, args: string[]) => execFileSync(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000, maxBuffer: 64 << 20 }).toString();
+const ENROL_MICS: Mic[] = ['studio', 'handset'];
+const PROFILE_STRETCHES = 2;
+const PARTY_STRETCHES = 3;
+const PARTY_SECONDS = 8;
+const CALL_FILES: Record<Encoding, RealVoiceFile> = { '16 kHz': 'mono16k.wav', m4a: 'call.m4a', '8 kHz phone': 'phone8k.wav' };
 
-/** Prompts of a reader that no call uses, in a fixed order. */
-function unusedPrompts(reader: Reader): string[] {
-  const used = new Set(REAL_VOICE_CALLS.flatMap((c) => c.turns.flatMap((t) => t.clips)));
-  return fs
-    .readdirSync(path.join(ASTERISK, READERS[reader]))
-    .filter((f) => f.endsWith('.g722'))
-    .map((f) => f.replace(/\.g722$/, ''))
-    .filter((p) => !used.has(p) && !/^(digits|letters|phonetic)/.test(p))
-    .sort();
-}
+/** The two decisions compared: the default embedder with its fixed threshold (v1), and the opt-in fitted one (v2). */
+type Method = 'v1' | 'v2';
+interface Emb { v1: Float32Array; v2: Float32Array }
 
-/** Enrollment sample i of a reader through a microphone chain: prompts concatenated until SAMPLE_SECONDS. */
-function enrollmentSample(reader: Reader, mic: keyof typeof MICS, i: number): string {
-  const out = path.join(cacheDir, `${reader}-${mic}-${i}.wav`);
-  if (fs.existsSync(out)) return out;
-  fs.mkdirSync(cacheDir, { recursive: true });
-  const prompts = unusedPrompts(reader);
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'voice-real-'));
+const v1 = new MfccStatsEmbedder();
+const v2 = new ProjectedStatsEmbedder();
+
+async function embedBoth(pcm: Float32Array, regions?: Array<{ start: number; end: number }>): Promise<Emb | null> {
   try {
-    const pieces: string[] = [];
-    let seconds = 0;
-    // Every third prompt from a per-sample offset: the three samples share no prompt.
-    for (let k = i; k < prompts.length && seconds < SAMPLE_SECONDS; k += SAMPLES_PER_READER) {
-      const raw = path.join(tmp, `p${k}.wav`);
-      run('ffmpeg', ['-nostdin', '-loglevel', 'error', '-y', '-f', 'g722', '-i', path.join(ASTERISK, READERS[reader], `${prompts[k]}.g722`), '-ac', '1', '-ar', '16000', '-c:a', 'pcm_s16le', raw]);
-      const trimmed = path.join(tmp, `t${k}.wav`);
-      run('sox', ['-V1', raw, trimmed, 'silence', '1', '0.01', '-45d', 'reverse', 'silence', '1', '0.01', '-45d', 'reverse']);
-      const n = Number(run('soxi', ['-D', trimmed]).trim());
-      if (n < 0.3) continue;
-      pieces.push(trimmed);
-      seconds += n + 0.3;
-    }
-    run('sox', ['-V1', ...pieces, '-b', '16', '-e', 'signed-integer', `${out}.tmp.wav`, ...MICS[mic]]);
-    fs.renameSync(`${out}.tmp.wav`, out);
-  } finally {
-    fs.rmSync(tmp, { recursive: true, force: true });
+    const { statistics } = await speakerStatistics(pcm, SR, regions);
+    return { v1: await v1.embed(pcm, SR, regions), v2: projectStatistics(statistics, VOICE_MODEL) };
+  } catch {
+    return null; // too little speech: left out, as the pipeline leaves such a party out
   }
-  return out;
 }
 
-/** 16 kHz mono samples of any file (the pipeline's own rate), through ffmpeg. */
+function decide(method: Method, profile: Emb, parties: Record<string, Emb>): string | null {
+  if (method === 'v1') return matchUserVoice(scoreSpeakers(profile.v1, Object.fromEntries(Object.entries(parties).map(([k, e]) => [k, e.v1])))).matchedSpeaker;
+  const z = normalizedScores(profile.v2, Object.fromEntries(Object.entries(parties).map(([k, e]) => [k, e.v2])), VOICE_MODEL);
+  return matchUserVoice(z, VOICE_MODEL.threshold, VOICE_MODEL.margin).matchedSpeaker;
+}
+
+interface Decision { set: 'pairs' | 'calls'; method: Method; encoding: Encoding; owner: string; expected: string | null; got: string | null }
+
 async function samples16k(file: string): Promise<Float32Array> {
-  const tmp = path.join(os.tmpdir(), `voice-real-${process.pid}-${path.basename(path.dirname(file))}.wav`);
+  const tmp = path.join(os.tmpdir(), `voice-real-${process.pid}.wav`);
   try {
-    run('ffmpeg', ['-nostdin', '-loglevel', 'error', '-y', '-i', file, '-ac', '1', '-ar', '16000', '-c:a', 'pcm_s16le', tmp]);
+    execFileSync('ffmpeg', ['-nostdin', '-loglevel', 'error', '-y', '-i', file, '-ac', '1', '-ar', String(SR), '-c:a', 'pcm_s16le', tmp], { timeout: 120_000 });
     return (await readWavMono(tmp)).samples;
   } finally {
     fs.rmSync(tmp, { force: true });
   }
 }
 
-interface Trial { encoding: string; call: string; profile: string; enrolled: Reader; speakerVoice: string; score: number }
-interface Decision { encoding: string; call: string; profile: string; expected: string | null; got: string | null; scores: Record<string, number> }
-
 async function main(): Promise<void> {
   const write = !process.argv.includes('--no-write');
+  const prov = startProvenance(`held-out real speakers (${HELD_OUT_SPEAKERS.join(', ')}) of bench/support/real-speakers.ts`, 'held-out');
   const t0 = Date.now();
-  const embedder = new MfccStatsEmbedder();
-  const profiles: Array<{ id: string; reader: Reader; mic: string; emb: Float32Array }> = [];
-  for (const reader of Object.keys(READERS) as Reader[]) {
-    for (const mic of Object.keys(MICS) as Array<keyof typeof MICS>) {
-      for (let i = 0; i < SAMPLES_PER_READER; i++) {
-        const { samples, sampleRate } = await readWavMono(enrollmentSample(reader, mic, i));
-        profiles.push({ id: `${reader}/${mic}#${i}`, reader, mic, emb: await embedder.embed(samples, sampleRate) });
+
+  const profiles: Array<{ id: string; speaker: string; emb: Emb; seconds: number }> = [];
+  const parties: Array<{ id: string; speaker: string; mic: Mic; seconds: number; emb: Partial<Record<Encoding, Emb>> }> = [];
+  for (const speaker of HELD_OUT_SPEAKERS) {
+    const files = utteranceFiles(speaker);
+    const profileSeconds = speaker.startsWith('tux-') ? 12 : 15;
+    let at = 0;
+    for (let i = 0; i < PROFILE_STRETCHES; i++) {
+      const { pcm, next, speechSeconds } = takeSpeech(files, at, profileSeconds);
+      at = next;
+      for (const mic of ENROL_MICS) {
+        const emb = await embedBoth(throughMic(pcm, mic));
+        if (emb) profiles.push({ id: `${speaker}/${mic}#${i}`, speaker, emb, seconds: speechSeconds });
       }
     }
+    for (let k = 0; k < PARTY_STRETCHES; k++) {
+      const { pcm, next, speechSeconds } = takeSpeech(files, at, PARTY_SECONDS);
+      at = next;
+      if (speechSeconds < 2) break;
+      const mic = MIC_NAMES[(HELD_OUT_SPEAKERS.indexOf(speaker) + k) % MIC_NAMES.length];
+      const party = { id: `${speaker}#${k}`, speaker, mic, seconds: speechSeconds, emb: {} as Partial<Record<Encoding, Emb>> };
+      const miced = throughMic(pcm, mic);
+      for (const enc of ENCODINGS) {
+        const e = await embedBoth(encode(miced, enc, 1000 + k));
+        if (e) party.emb[enc] = e;
+      }
+      parties.push(party);
+    }
+    process.stderr.write(`${speaker}: ${profiles.filter((p) => p.speaker === speaker).length} profiles, ${parties.filter((p) => p.speaker === speaker).length} parties\n`);
   }
 
-  const trials: Trial[] = [];
   const decisions: Decision[] = [];
-  for (const call of REAL_VOICE_CALLS.filter((c) => c.kind === 'two-party')) {
-    const truth = loadRealVoiceTruth(call.id);
-    for (const enc of ENCODINGS) {
-      const pcm = await samples16k(realVoiceFile(call.id, enc.file));
-      const embs: Record<string, Float32Array> = {};
-      for (const sp of ['A', 'B'] as const) {
-        const regions = truth.turns.filter((t) => t.speaker === sp).map((t) => ({ start: t.startSeconds, end: t.endSeconds }));
-        try {
-          embs[sp] = await embedder.embed(pcm, 16000, regions);
-        } catch {
-          // A party with too little speech for an embedding (the short-answer voices): left out, as in the pipeline.
+  for (const enc of ENCODINGS) {
+    for (let i = 0; i < parties.length; i++) {
+      for (let j = i + 1; j < parties.length; j++) {
+        const a = parties[i];
+        const b = parties[j];
+        if (a.speaker === b.speaker) continue;
+        const call: Record<string, Emb> = {};
+        if (a.emb[enc]) call.A = a.emb[enc]!;
+        if (b.emb[enc]) call.B = b.emb[enc]!;
+        for (const p of profiles) {
+          const expected = a.speaker === p.speaker ? 'A' : b.speaker === p.speaker ? 'B' : null;
+          for (const method of ['v1', 'v2'] as Method[]) decisions.push({ set: 'pairs', method, encoding: enc, owner: p.speaker, expected, got: decide(method, p.emb, call) });
         }
       }
+    }
+  }
+  // The project's two-party real-voice calls, parties embedded from their truth turns.
+  for (const c of REAL_VOICE_CALLS.filter((x) => x.kind === 'two-party')) {
+    const truth = loadRealVoiceTruth(c.id);
+    for (const enc of ENCODINGS) {
+      const pcm = await samples16k(realVoiceFile(c.id, CALL_FILES[enc]));
+      const call: Record<string, Emb> = {};
+      for (const sp of ['A', 'B'] as const) {
+        const e = await embedBoth(pcm, truth.turns.filter((t) => t.speaker === sp).map((t) => ({ start: t.startSeconds, end: t.endSeconds })));
+        if (e) call[sp] = e;
+      }
       for (const p of profiles) {
-        const scores = scoreSpeakers(p.emb, embs);
-        for (const [sp, score] of Object.entries(scores)) trials.push({ encoding: enc.name, call: call.id, profile: p.id, enrolled: p.reader, speakerVoice: truth.speakers[sp].voice, score });
-        // The profile's owner is the speaker with its voice, if any: that speaker should match, otherwise nobody.
-        const owner = Object.entries(truth.speakers).find(([, s]) => s.voice === p.reader)?.[0] ?? null;
-        const got = matchUserVoice(scores).matchedSpeaker;
-        decisions.push({ encoding: enc.name, call: call.id, profile: p.id, expected: owner, got, scores });
+        const expected = Object.entries(truth.speakers).find(([, s]) => s.voice === p.speaker)?.[0] ?? null;
+        for (const method of ['v1', 'v2'] as Method[]) decisions.push({ set: 'calls', method, encoding: enc, owner: p.speaker, expected, got: decide(method, p.emb, call) });
       }
     }
   }
+  const provenance = prov.finish();
 
-  const lines: string[] = [];
   const pct = (a: number, b: number) => (b ? `${((100 * a) / b).toFixed(1)} %` : 'n/a');
-  const q = (xs: number[], p: number) => {
-    const s = [...xs].sort((a, b) => a - b);
-    return s.length ? s[Math.min(s.length - 1, Math.max(0, Math.round((s.length - 1) * p)))] : NaN;
+  const row = (ds: Decision[]) => {
+    const present = ds.filter((d) => d.expected !== null);
+    const absent = ds.filter((d) => d.expected === null);
+    const named = present.filter((d) => d.got === d.expected).length;
+    const wrong = present.filter((d) => d.got !== null && d.got !== d.expected).length;
+    const falseNamed = absent.filter((d) => d.got !== null).length;
+    return `${named}/${present.length} (${pct(named, present.length)}) | ${wrong} | ${falseNamed}/${absent.length} (${pct(falseNamed, absent.length)})`;
   };
-  lines.push('| encoding | genuine n | genuine min | genuine median | impostor n | impostor median | impostor max | owner matched | owner missed | wrong speaker | false match (owner absent) |');
-  lines.push('|---|---|---|---|---|---|---|---|---|---|---|');
-  for (const enc of ENCODINGS) {
-    const t = trials.filter((x) => x.encoding === enc.name);
-    const gen = t.filter((x) => x.speakerVoice === x.enrolled).map((x) => x.score);
-    const imp = t.filter((x) => x.speakerVoice !== x.enrolled).map((x) => x.score);
-    const d = decisions.filter((x) => x.encoding === enc.name);
-    const withOwner = d.filter((x) => x.expected !== null);
-    const matched = withOwner.filter((x) => x.got === x.expected).length;
-    const missed = withOwner.filter((x) => x.got === null).length;
-    const wrong = withOwner.filter((x) => x.got !== null && x.got !== x.expected).length;
-    const absent = d.filter((x) => x.expected === null);
-    const falseMatch = absent.filter((x) => x.got !== null).length;
-    lines.push(
-      `| ${enc.name} | ${gen.length} | ${Math.min(...gen).toFixed(3)} | ${q(gen, 0.5).toFixed(3)} | ${imp.length} | ${q(imp, 0.5).toFixed(3)} | ${Math.max(...imp).toFixed(3)} | ${matched}/${withOwner.length} (${pct(matched, withOwner.length)}) | ${missed} | ${wrong} | ${falseMatch}/${absent.length} (${pct(falseMatch, absent.length)}) |`,
-    );
-  }
-  // Per enrolled reader and microphone on the 16 kHz tier: where the misses come from.
-  const per: string[] = ['| profile mic | encoding | owner matched | wrong speaker | false match |', '|---|---|---|---|---|'];
-  for (const mic of Object.keys(MICS)) {
-    for (const enc of ENCODINGS) {
-      const d = decisions.filter((x) => x.encoding === enc.name && x.profile.includes(`/${mic}#`));
-      const withOwner = d.filter((x) => x.expected !== null);
-      const absent = d.filter((x) => x.expected === null);
-      per.push(`| ${mic} | ${enc.name} | ${withOwner.filter((x) => x.got === x.expected).length}/${withOwner.length} | ${withOwner.filter((x) => x.got !== null && x.got !== x.expected).length} | ${absent.filter((x) => x.got !== null).length}/${absent.length} |`);
-    }
-  }
-  // Mean score per enrolled reader and call voice (16 kHz): which real voices the embedder confuses.
-  const voices = [...new Set(trials.map((t) => t.speakerVoice))].sort();
-  const pairs: string[] = [`| enrolled \\ speaker | ${voices.join(' | ')} |`, `|---|${voices.map(() => '---').join('|')}|`];
-  for (const reader of Object.keys(READERS) as Reader[]) {
-    const cells = voices.map((v) => {
-      const xs = trials.filter((t) => t.encoding === '16 kHz' && t.enrolled === reader && t.speakerVoice === v).map((t) => t.score);
-      return xs.length ? `${(xs.reduce((a, b) => a + b, 0) / xs.length).toFixed(3)} (max ${Math.max(...xs).toFixed(3)})` : '-';
-    });
-    pairs.push(`| ${reader} | ${cells.join(' | ')} |`);
-  }
-  const seconds = ((Date.now() - t0) / 1000).toFixed(0);
+  const table = (set: Decision['set'], method: Method) => [
+    '| encoding | owner present: named | wrong party named | owner absent: a party named |',
+    '|---|---|---|---|',
+    ...ENCODINGS.map((enc) => `| ${enc} | ${row(decisions.filter((d) => d.set === set && d.method === method && d.encoding === enc))} |`),
+  ];
+  const perOwner = [
+    `| owner | profiles | ${ENCODINGS.map((e) => `${e}: named / absent-named`).join(' | ')} |`,
+    `|---|---|${ENCODINGS.map(() => '---').join('|')}|`,
+    ...HELD_OUT_SPEAKERS.map((s) => {
+      const cells = ENCODINGS.map((enc) => {
+        const ds = decisions.filter((d) => d.set === 'pairs' && d.method === 'v2' && d.encoding === enc && d.owner === s);
+        const present = ds.filter((d) => d.expected !== null);
+        const absent = ds.filter((d) => d.expected === null);
+        return `${pct(present.filter((d) => d.got === d.expected).length, present.length)} / ${pct(absent.filter((d) => d.got !== null).length, absent.length)}`;
+      });
+      return `| ${s} | ${profiles.filter((p) => p.speaker === s).length} | ${cells.join(' | ')} |`;
+    }),
+  ];
+  const cmd = 'node --import tsx bench/voice-real.ts';
+  const line = provenanceLine(provenance, cmd);
   const text = [
-    '# Voice matching on real voices',
+    '# Voice matching on real voices (held-out speakers)',
     '',
-    `Generated by \`node --import tsx bench/voice-real.ts\` on ${new Date().toISOString().slice(0, 10)} (${seconds} s). Embedder \`${embedder.provider}\`; matcher threshold ${DEFAULT_VOICE_MATCH_THRESHOLD}, margin ${DEFAULT_VOICE_MATCH_MARGIN} (src/pipeline/voice/match.ts).`,
+    `Generated by \`${cmd}\` (${((Date.now() - t0) / 1000).toFixed(0)} s). Fitted embedder \`${VOICE_MODEL.id}\` (opt-in: \`VOICE_EMBEDDING_PROVIDER=embedded-lda\`) (statistics of telephone-band cepstra and pitch, LDA projection to ${VOICE_MODEL.projection.length} dimensions, S-norm against a cohort of ${VOICE_MODEL.cohort.length} training-speaker embeddings (the ${VOICE_MODEL.cohortTopK} closest of them: ${VOICE_MODEL.cohortTopK === VOICE_MODEL.cohort.length ? 'all, which cross-validated better than an adaptive subset' : 'adaptive'}); decision: best normalised score at least ${VOICE_MODEL.threshold} and ${VOICE_MODEL.margin} above the other party), fitted by \`bench/fit-voice.ts\` on the ${TRAINING_SPEAKERS.length} training speakers only.`,
+    `Compared with the default embedder \`${v1.provider}\` (cosine, threshold ${DEFAULT_VOICE_MATCH_THRESHOLD}, margin ${DEFAULT_VOICE_MATCH_MARGIN}), whose background statistics come from synthetic voices: these speakers are held-out for it too.`,
     '',
-    `- Profiles: ${profiles.length} = 4 asterisk readers (allison en, june fr, carlo it, irina ru) x 2 enrollment microphones (studio, handset chains of test/support/real-voices.ts) x ${SAMPLES_PER_READER} samples of about ${SAMPLE_SECONDS} s from prompts no call uses.`,
-    `- Call speakers: both parties of the ${REAL_VOICE_CALLS.filter((c) => c.kind === 'two-party').length} two-party real-voice calls, embedded from their truth turns; parties with too little speech for an embedding (the one-word answers) are left out, as in the pipeline.`,
-    '- A decision is right when the profile\'s reader is in the call and the matcher names that party, or the reader is not in the call and the matcher names nobody.',
+    `- Held-out speakers (${HELD_OUT_SPEAKERS.length}, the fixed list in bench/support/real-speakers.ts): ${HELD_OUT_SPEAKERS.join(', ')}. That is few: ${HELD_OUT_SPEAKERS.length} distinct people, so the trials below are many but strongly correlated, and one unusual voice moves a rate by several points.`,
+    `- Profiles: ${profiles.length} = per speaker ${PROFILE_STRETCHES} stretches of about 15 s (12 s for the word readers) x ${ENROL_MICS.length} enrolment microphones (${ENROL_MICS.join(', ')}).`,
+    `- Call parties: ${parties.length} = per speaker ${PARTY_STRETCHES} stretches of about ${PARTY_SECONDS} s of other recordings, microphone chains in turn (${MIC_NAMES.join(', ')}). Calls: every pair of parties of two different speakers, per encoding.`,
+    '- Owner present: the profile\'s speaker is one of the two parties; right when that party is named. Owner absent: neither party is the profile\'s speaker; right when nobody is named.',
     '',
-    ...lines,
+    '## Fitted embedder (embedded-lda) and normalised decision, two-party calls of held-out speakers',
+    '',
+    ...table('pairs', 'v2'),
+    '',
+    line,
+    '',
+    '## Fitted embedder (embedded-lda), the project\'s six real-voice calls',
+    '',
+    'Parties embedded from the truth turns; the one-word answerers often have too little speech and are left out (then only the other party can be named).',
+    '',
+    ...table('calls', 'v2'),
+    '',
+    line,
+    '',
+    `## Default embedder (${v1.provider}, fixed threshold), same trials`,
+    '',
+    'Two-party calls of held-out speakers:',
+    '',
+    ...table('pairs', 'v1'),
+    '',
+    line,
+    '',
+    'The project\'s six real-voice calls:',
+    '',
+    ...table('calls', 'v1'),
+    '',
+    line,
+    '',
+    '## Per owner (embedded-lda, two-party calls): owner named when present / a party named when absent',
+    '',
+    ...perOwner,
+    '',
+    line,
     '',
     '## Reading',
     '',
-    `On recorded people the statistics embedder separates voices far less than on flite (docs/bench/voice.md: impostor median 0.46, max 0.75): here the impostor median is ${q(trials.filter((t) => t.encoding === '16 kHz' && t.speakerVoice !== t.enrolled).map((t) => t.score), 0.5).toFixed(3)} and the maximum ${Math.max(...trials.filter((t) => t.speakerVoice !== t.enrolled).map((t) => t.score)).toFixed(3)}, above the threshold.`,
-    'What holds is the relative decision: when the profile\'s owner is one of the two parties, the margin rule never put the user\'s name on the other party (the "wrong speaker" column), and a miss only falls back to naming from the transcript text.',
-    'What does not hold is the absolute threshold: when the owner is not in the call (another person on the user\'s phone, a forwarded recording), the matcher names one party as the user in the share given in the last column.',
-    'A threshold alone cannot fix that without losing most genuine matches (genuine minimum below the impostor maximum); it needs a better embedder (a neural speaker model, `VOICE_EMBEDDING_PROVIDER=onnx`, cannot be downloaded on these machines) or score normalisation against a cohort of real voices.',
+    '- Acceptance of issue 27 (owner absent: a party named in at most 5 %; owner present: named in at least 85 %, never the wrong party) is **not reached** by either embedder on these held-out speakers; the table above says by how much.',
+    '- The fitted embedder names a stranger about half as often as the default and almost never the wrong party, but it also names the owner less often on 8 kHz telephone audio. Its cross-validated figures on the training speakers (bench/fit-voice.ts, header of src/pipeline/voice/voice-model.ts) are lower still: 19 training speakers, most of them reading single words, are too few for a projection that generalises.',
+    '- It is not the default because on the synthetic flite voices of docs/bench/voice.md it fails (`node --import tsx bench/voice.ts --embedder v2 --quick --no-diarizer`: NO_MATCH for an absent voice in 18/72 cases): synthetic voices are far from every real voice of its cohort, so their normalised scores are all high. The default stays the statistics embedder, whose synthetic calibration is unchanged.',
     '',
-    '## By enrollment microphone',
-    '',
-    ...per,
-    '',
-    '## Mean score per enrolled reader and call voice (16 kHz)',
-    '',
-    ...pairs,
-    '',
-  ].join('\n');
-  console.log(text);
+  ];
+  const out = text.join('\n');
+  console.log(out);
   if (write) {
     const doc = path.join(projectRoot, 'docs/bench/voice-real.md');
-    fs.writeFileSync(doc, text);
+    const previous = fs.readFileSync(doc, 'utf8');
+    // The figures this file held before the held-out benchmark were measured on the same readers the
+    // threshold was checked against: kept below, labelled, not regenerated.
+    const marker = '\n## Earlier figures (in-sample)';
+    const earlier = previous.includes(marker) ? previous.slice(previous.indexOf(marker)) : '';
+    fs.writeFileSync(doc, out + earlier);
     console.log(`wrote ${path.relative(projectRoot, doc)}`);
   }
 }

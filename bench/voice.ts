@@ -14,8 +14,19 @@ import os from 'node:os';
 import { decodeAudio, readWavMono } from '../src/pipeline/audio/decode.js';
 import { createDiarizer } from '../src/pipeline/diarization/index.js';
 import { corpusFile, corpusIds, ensureCorpus, loadTruth, projectRoot, type Truth } from '../test/support/corpus.js';
-import { EMBEDDED_PROVIDER, FEATURE_DIM, FEATURE_LAYOUT, MfccStatsEmbedder, speakerFeatures } from '../src/pipeline/voice/embedder.js';
-import { DEFAULT_VOICE_MATCH_MARGIN, DEFAULT_VOICE_MATCH_THRESHOLD, embedCallSpeakers, matchUserVoice, scoreSpeakers } from '../src/pipeline/voice/match.js';
+import { V1_FEATURE_DIM as FEATURE_DIM, FEATURE_LAYOUT, MfccStatsEmbedder, ProjectedStatsEmbedder, speakerFeatures } from '../src/pipeline/voice/embedder.js';
+import { DEFAULT_VOICE_MATCH_MARGIN, DEFAULT_VOICE_MATCH_THRESHOLD, embedCallSpeakers, matchUserVoice, normalizedMatch, normalizedScores, scoreSpeakers as cosineScores } from '../src/pipeline/voice/match.js';
+
+// `--embedder v2`: the shipped default (learned projection, cohort-normalised scores mapped to [0,1]
+// by normalizedMatch) instead of the statistics embedder this calibration was first written for.
+const V2 = process.argv.includes('v2') && process.argv.includes('--embedder');
+const makeEmbedder = () => (V2 ? new ProjectedStatsEmbedder() : new MfccStatsEmbedder());
+const EMBEDDED_PROVIDER = makeEmbedder().provider;
+function scoreSpeakers(profile: Float32Array, embs: Record<string, Float32Array>): Record<string, number> {
+  if (!V2) return cosineScores(profile, embs);
+  const model = new ProjectedStatsEmbedder().model;
+  return normalizedMatch(normalizedScores(profile, embs, model), model).scores;
+}
 
 export const VOICES = ['slt', 'kal16', 'rms', 'awb'] as const;
 
@@ -82,7 +93,7 @@ async function main(): Promise<void> {
   const args = new Set(process.argv.slice(2));
   const t0 = Date.now();
   ensureCorpus();
-  const embedder = new MfccStatsEmbedder();
+  const embedder = makeEmbedder();
 
   if (args.has('--fit-background')) {
     await fitBackground();
@@ -203,7 +214,7 @@ function overlap(a: Array<{ start: number; end: number }>, b: Array<{ start: num
  */
 async function diarizerRun(profiles: Profile[], variants: Variant[]): Promise<DiarizedResult> {
   const diarizer = createDiarizer();
-  const embedder = new MfccStatsEmbedder();
+  const embedder = makeEmbedder();
   const out: DiarizedResult = {};
   for (const variant of variants) {
     const tally = (out[variant] = emptyTally());

@@ -16,9 +16,10 @@ command -v espeak-ng >/dev/null 2>&1 || need+=(espeak-ng)
 if [ "${1:-}" = "--test" ]; then
   command -v flite >/dev/null 2>&1 || need+=(flite)
   command -v sox >/dev/null 2>&1 || need+=(sox)
-  # Real human voices for the real-voice test set (test/support/real-voices.ts).
+  # Real human voices for the real-voice test set (test/support/real-voices.ts) and the speaker
+  # split of bench/support/real-speakers.ts (es: Allison reading Spanish).
   [ -f /usr/share/doc/asterisk-core-sounds-en/core-sounds-en.txt.gz ] || need+=(asterisk-core-sounds-en)
-  for lang in en fr it ru; do
+  for lang in en es fr it ru; do
     dpkg -s "asterisk-core-sounds-$lang-g722" >/dev/null 2>&1 || need+=("asterisk-core-sounds-$lang-g722")
   done
   [ -d /usr/share/ktuberling/sounds/en ] || need+=(ktuberling-data)

@@ -45,7 +45,7 @@ export async function createPipeline(config: Config, log: Logger): Promise<Pipel
     log.warn({ err: (err as Error).message }, 'voice embedding provider unavailable; using the embedded extractor');
     embedder = await createSpeakerEmbedder({ provider: 'embedded' });
   }
-  if (embedder.provider !== EMBEDDED_PROVIDER && config.voice.matchThreshold === null) {
+  if (embedder.provider !== EMBEDDED_PROVIDER && !embedder.normalization && config.voice.matchThreshold === null) {
     // The default threshold is calibrated for the embedded statistics embedder (docs/bench/voice.md);
     // a neural model's scores sit elsewhere, so its operator has to calibrate one (docs/voice-embedders.md).
     log.warn({ provider: embedder.provider, threshold: DEFAULT_VOICE_MATCH_THRESHOLD }, 'VOICE_MATCH_THRESHOLD is not set: the default is calibrated for the embedded embedder, not this model');

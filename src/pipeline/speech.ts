@@ -9,7 +9,7 @@ import { decodeAudio } from './audio/decode.js';
 import { detectSpeech, speechUtterances } from './diarization/vad.js';
 import { groupUtterances, resolveSpeakers } from './resolution/index.js';
 import { buildTranscript, utterancesOf } from './normalize.js';
-import { embedCallSpeakers, matchUserVoice, scoreSpeakers } from './voice/match.js';
+import { embedCallSpeakers, matchUserVoice, normalizedMatch, normalizedScores, scoreSpeakers } from './voice/match.js';
 import { Transcript } from '../domain/transcript.js';
 
 // 2: pocketsphinx decodes the VAD's utterances; every recogniser's word times are checked (word-times.ts).
@@ -194,6 +194,11 @@ export async function matchVoice(pipeline: Pipeline, input: Pick<SpeechInput, 'c
   if (!input.voiceProfile) return { status: 'NO_PROFILE', scores: {}, threshold };
   try {
     const embeddings = await embedCallSpeakers(pipeline.embedder, audio, diarization.speakerRegions);
+    const norm = pipeline.embedder.normalization;
+    if (norm) {
+      const { match, scores } = normalizedMatch(normalizedScores(input.voiceProfile, embeddings, norm), norm, threshold);
+      return { status: match.status, scores, threshold, matchedSpeaker: match.matchedSpeaker };
+    }
     const scores = scoreSpeakers(input.voiceProfile, embeddings);
     const match = matchUserVoice(scores, threshold);
     return { status: match.status, scores, threshold, matchedSpeaker: match.matchedSpeaker };

@@ -97,6 +97,11 @@ export interface Diarizer {
 /** A fixed-length speaker vector from speech audio. */
 export interface SpeakerEmbedder {
   readonly provider: string;
+  /**
+   * When set, raw cosines are not comparable across voices: scores are normalised against this
+   * cohort and decided with this threshold and margin (normalised units; src/pipeline/voice/match.ts).
+   */
+  readonly normalization?: { cohort: readonly (readonly number[])[]; cohortTopK: number; threshold: number; margin: number };
   embed(samples: Float32Array, sampleRate: number, regions?: Array<{ start: number; end: number }>): Promise<Float32Array>;
 }
 

@@ -17,12 +17,13 @@ import { readAllPcm } from '../../pipeline/audio/pcm.js';
 import { PipelineError } from '../../pipeline/types.js';
 import { EmbeddingError, serializeEmbedding } from '../../pipeline/voice/embedder.js';
 import { observeUpload } from '../../observability/metrics.js';
+import { MIN_ENROLMENT_SPEECH_SECONDS, checkEnrolmentSample } from '../../pipeline/voice/sample-check.js';
 
 const tags = ['Voice profile'];
 const VOICE_FORMATS = ['wav', 'mp3', 'm4a'] as const;
 
 const ProfileStatus = Type.Object({
-  status: Type.String({ description: 'ACTIVE or MISSING' }),
+  status: Type.String({ description: 'ACTIVE, MISSING, or REENROLLMENT_REQUIRED: the profile was made by another embedding provider or version than the one in use (`provider` names it); calls do not use it until the user records a new sample.' }),
   provider: Type.Optional(Type.String()),
   consentVersion: Type.Optional(Type.String()),
   createdAt: Type.Optional(DateTime),
@@ -100,10 +101,18 @@ export default async function voiceProfileRoutes(app: FastifyInstance, ctx: AppC
         if (seconds < voice.sampleMinSeconds) throw new ServiceError(ErrorCode.VoiceSampleTooShort, { minSeconds: voice.sampleMinSeconds });
         if (seconds > voice.sampleMaxSeconds) throw new ServiceError(ErrorCode.VoiceSampleTooLong, { maxSeconds: voice.sampleMaxSeconds });
 
+        // A voice sample is short (sampleMaxSeconds), so reading it whole is fine.
+        const pcm = await readAllPcm(audio.mono);
+        // A profile from a poor sample would mis-score every later call: say what to fix instead.
+        const check = await checkEnrolmentSample(pcm, audio.sampleRate);
+        if (check.problem === 'not_enough_speech') {
+          throw new ServiceError(ErrorCode.VoiceSampleTooShort, { minSeconds: voice.sampleMinSeconds, minSpeechSeconds: MIN_ENROLMENT_SPEECH_SECONDS, problem: check.problem }, check.message!);
+        }
+        if (check.problem) throw errors.validation({ fields: [{ path: '/file', message: check.message! }], problem: check.problem }, check.message!);
+
         let embedding: Float32Array;
         try {
-          // A voice sample is short (sampleMaxSeconds), so reading it whole is fine.
-          embedding = await ctx.embedder.embed(await readAllPcm(audio.mono), audio.sampleRate);
+          embedding = await ctx.embedder.embed(pcm, audio.sampleRate);
         } catch (err) {
           if (err instanceof EmbeddingError && err.reason === 'not_enough_speech') {
             throw new ServiceError(ErrorCode.VoiceSampleTooShort, { minSeconds: voice.sampleMinSeconds }, 'The voice sample holds too little speech.');
@@ -158,7 +167,10 @@ export default async function voiceProfileRoutes(app: FastifyInstance, ctx: AppC
     async (req) => {
       const row = await db.selectFrom('voiceProfiles').select(['status', 'provider', 'consentVersion', 'createdAt']).where('userId', '=', req.user.id).executeTakeFirst();
       if (!row) return { status: 'MISSING' };
-      return { status: row.status, provider: row.provider, consentVersion: row.consentVersion, createdAt: row.createdAt.toISOString() };
+      // A profile made by another embedder (an older version, or another provider) is not comparable
+      // with today's embeddings, so calls treat it as absent (voiceMatchStatus NO_PROFILE): say so.
+      const status = row.status === 'ACTIVE' && row.provider !== ctx.embedder.provider ? 'REENROLLMENT_REQUIRED' : row.status;
+      return { status, provider: row.provider, consentVersion: row.consentVersion, createdAt: row.createdAt.toISOString() };
     },
   );
 

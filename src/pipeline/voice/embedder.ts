@@ -7,8 +7,11 @@ import { detectSpeech } from '../diarization/vad.js';
 import type { SpeakerEmbedder } from '../types.js';
 import { PHONE_BANK, analyzeFrames } from './dsp.js';
 import { FEATURE_CENTER, FEATURE_SCALE } from './background.js';
+import { VOICE_MODEL } from './voice-model.js';
 
+/** The offline default (VOICE_EMBEDDING_PROVIDER=embedded): MfccStatsEmbedder. */
 export const EMBEDDED_PROVIDER = 'embedded-mfcc-stats-v1';
+const V1_PROVIDER = EMBEDDED_PROVIDER;
 
 // Everything below defines what a stored profile means: a change to the features, the bank, the
 // gate or the background statistics needs a new provider id, or old profiles silently mismatch.
@@ -23,7 +26,9 @@ export const FEATURE_LAYOUT = [
   { name: 'cepstrumMean', dim: CEPSTRA },
   { name: 'pitchMedian', dim: 1 },
 ] as const;
-export const FEATURE_DIM = FEATURE_LAYOUT.reduce((s, b) => s + b.dim, 0);
+export const V1_FEATURE_DIM = FEATURE_LAYOUT.reduce((s, b) => s + b.dim, 0);
+/** Dimension of the default embedder's embeddings. */
+export const FEATURE_DIM = V1_FEATURE_DIM;
 
 /**
  * Weight of each block after standardisation. Pitch separates voices well but a single number
@@ -35,7 +40,7 @@ const BLOCK_WEIGHTS: Record<(typeof FEATURE_LAYOUT)[number]['name'], number> = {
   pitchMedian: 0.5,
 };
 
-if (FEATURE_CENTER.length !== FEATURE_DIM || FEATURE_SCALE.length !== FEATURE_DIM) {
+if (FEATURE_CENTER.length !== V1_FEATURE_DIM || FEATURE_SCALE.length !== V1_FEATURE_DIM) {
   throw new Error('voice background statistics do not match the feature layout; run bench/voice.ts --fit-background');
 }
 
@@ -101,11 +106,15 @@ async function speechSpans(samples: Float32Array, sampleRate: number, spans: Spa
   return speechSeconds >= 0.5 * spanSeconds ? out : spans;
 }
 
+/** Cepstra computed per frame: v1 uses c1-c16, the statistics of v2 c1-c20. */
+const FRAME_CEPSTRA = 20;
+
 /**
- * The raw (unstandardised) feature vector of the speech in `samples`, restricted to `regions`
- * when given. Exposed for calibration; callers normally want `MfccStatsEmbedder.embed`.
+ * Frame statistics of the speech in `samples` (restricted to `regions` when given): per cepstral
+ * coefficient c1..c20 the sum and sum of squares over the loud frames, and the pitch (semitones re
+ * 100 Hz) of the voiced ones. Both embedders summarise these.
  */
-export async function speakerFeatures(samples: Float32Array, sampleRate: number, regions?: Span[]): Promise<{ features: Float64Array; speechSeconds: number }> {
+async function frameStatistics(samples: Float32Array, sampleRate: number, regions?: Span[]): Promise<{ frames: number; cepSum: Float64Array; cepSq: Float64Array; logF0: number[]; speechSeconds: number }> {
   const duration = samples.length / sampleRate;
   // Turns of one speaker a breath apart are analysed as one stretch, so the detector sees context.
   const spans = normalizeSpans(regions ?? [{ start: 0, end: duration }], duration, 0.3);
@@ -120,14 +129,18 @@ export async function speakerFeatures(samples: Float32Array, sampleRate: number,
   const levels = Float64Array.from(analyses.flatMap((a) => Array.from(a.logEnergy))).sort();
   const gate = percentile(levels, 0.95) - (GATE_DB / 10) * Math.LN10; // natural-log power units
 
-  const cepSum = new Float64Array(CEPSTRA);
+  const cepSum = new Float64Array(FRAME_CEPSTRA);
+  const cepSq = new Float64Array(FRAME_CEPSTRA);
   const logF0: number[] = [];
   let frames = 0;
   for (const fa of analyses) {
     for (let f = 0; f < fa.logEnergy.length; f++) {
       if (fa.logEnergy[f] < gate) continue;
-      const cep = dct(fa.logMel[0][f], CEPSTRA);
-      for (let k = 0; k < CEPSTRA; k++) cepSum[k] += cep[k];
+      const cep = dct(fa.logMel[0][f], FRAME_CEPSTRA);
+      for (let k = 0; k < FRAME_CEPSTRA; k++) {
+        cepSum[k] += cep[k];
+        cepSq[k] += cep[k] * cep[k];
+      }
       frames++;
       if (fa.f0[f] > 0) logF0.push(12 * Math.log2(fa.f0[f] / 100)); // semitones re 100 Hz
     }
@@ -137,14 +150,39 @@ export async function speakerFeatures(samples: Float32Array, sampleRate: number,
     throw new EmbeddingError('not_enough_speech', `not enough speech for a voice embedding (${speechSeconds.toFixed(1)} s, ${MIN_SPEECH_SECONDS} s needed)`);
   }
   logF0.sort((a, b) => a - b);
+  return { frames, cepSum, cepSq, logF0, speechSeconds };
+}
+
+/**
+ * The raw (unstandardised) v1 feature vector of the speech in `samples`, restricted to `regions`
+ * when given. Exposed for calibration; callers normally want `MfccStatsEmbedder.embed`.
+ */
+export async function speakerFeatures(samples: Float32Array, sampleRate: number, regions?: Span[]): Promise<{ features: Float64Array; speechSeconds: number }> {
+  const { frames, cepSum, logF0, speechSeconds } = await frameStatistics(samples, sampleRate, regions);
   // The median, not the mean: robust to the pitch tracker's occasional octave errors.
-  const features = Float64Array.from([...Array.from(cepSum, (v) => v / frames), percentile(logF0, 0.5)]);
+  const features = Float64Array.from([...Array.from(cepSum.subarray(0, CEPSTRA), (v) => v / frames), percentile(logF0, 0.5)]);
   return { features, speechSeconds };
+}
+
+/** Length of the v2 statistics vector: cepstral means and deviations c1-c20, pitch median and spread. */
+export const STATISTICS_DIM = 2 * FRAME_CEPSTRA + 2;
+
+/**
+ * The v2 statistics vector (what the learned projection of `voice-model.ts` is applied to):
+ * cepstral mean c1-c20 (vocal tract shape), cepstral standard deviation c1-c20 (how it moves),
+ * pitch median and the 10-90 % pitch range, in semitones.
+ */
+export async function speakerStatistics(samples: Float32Array, sampleRate: number, regions?: Span[]): Promise<{ statistics: Float64Array; speechSeconds: number }> {
+  const { frames, cepSum, cepSq, logF0, speechSeconds } = await frameStatistics(samples, sampleRate, regions);
+  const mean = Array.from(cepSum, (v) => v / frames);
+  const sd = Array.from(cepSq, (v, k) => Math.sqrt(Math.max(0, v / frames - mean[k] * mean[k])));
+  const statistics = Float64Array.from([...mean, ...sd, percentile(logF0, 0.5), percentile(logF0, 0.9) - percentile(logF0, 0.1)]);
+  return { statistics, speechSeconds };
 }
 
 /** Standardise with the background statistics, weight the blocks, L2-normalise. */
 export function featuresToEmbedding(features: Float64Array): Float32Array {
-  const out = new Float32Array(FEATURE_DIM);
+  const out = new Float32Array(V1_FEATURE_DIM);
   let i = 0;
   for (const block of FEATURE_LAYOUT) {
     const w = BLOCK_WEIGHTS[block.name] / Math.sqrt(block.dim);
@@ -165,8 +203,8 @@ export function l2normalize(v: Float32Array): Float32Array {
 
 /** Statistics-of-spectral-features speaker embedder; the offline default. */
 export class MfccStatsEmbedder implements SpeakerEmbedder {
-  readonly provider = EMBEDDED_PROVIDER;
-  readonly dimension = FEATURE_DIM;
+  readonly provider = V1_PROVIDER;
+  readonly dimension = V1_FEATURE_DIM;
 
   async embed(samples: Float32Array, sampleRate: number, regions?: Span[]): Promise<Float32Array> {
     const { features } = await speakerFeatures(samples, sampleRate, regions);
@@ -174,8 +212,61 @@ export class MfccStatsEmbedder implements SpeakerEmbedder {
   }
 }
 
+/**
+ * What bench/fit-voice.ts learns from the training speakers (src/pipeline/voice/voice-model.ts):
+ * the standardisation and speaker-discriminative projection (LDA) of the statistics vector, a
+ * cohort of training-speaker embeddings for score normalisation, and the decision's threshold and
+ * margin in normalised-score units.
+ */
+export interface VoiceModel {
+  id: string;
+  center: readonly number[];
+  scale: readonly number[];
+  /** Rows: output dimensions; columns: standardised statistics. */
+  projection: readonly (readonly number[])[];
+  cohort: readonly (readonly number[])[];
+  cohortTopK: number;
+  threshold: number;
+  margin: number;
+}
+
+/** Standardise, project, L2-normalise: the v2 embedding of a statistics vector. */
+export function projectStatistics(statistics: ArrayLike<number>, model: Pick<VoiceModel, 'center' | 'scale' | 'projection'>): Float32Array {
+  const out = new Float32Array(model.projection.length);
+  for (let r = 0; r < model.projection.length; r++) {
+    const row = model.projection[r];
+    let s = 0;
+    for (let i = 0; i < row.length; i++) s += row[i] * ((statistics[i] - model.center[i]) / model.scale[i]);
+    out[r] = s;
+  }
+  return l2normalize(out);
+}
+
+/**
+ * The offline default: statistics of telephone-band cepstra and pitch, projected onto the
+ * directions that separate real speakers and not microphones, codecs or words (LDA fitted on the
+ * training speakers of bench/support/real-speakers.ts). Its scores are normalised against a cohort
+ * of real voices (`VoiceModel.cohort`, src/pipeline/voice/match.ts).
+ */
+export class ProjectedStatsEmbedder implements SpeakerEmbedder {
+  readonly provider: string;
+  readonly dimension: number;
+  readonly normalization: VoiceModel;
+  constructor(readonly model: VoiceModel = VOICE_MODEL) {
+    this.normalization = model;
+    if (model.projection.length === 0) throw new Error('the voice model is not fitted; run bench/fit-voice.ts');
+    this.provider = model.id;
+    this.dimension = model.projection.length;
+  }
+
+  async embed(samples: Float32Array, sampleRate: number, regions?: Span[]): Promise<Float32Array> {
+    const { statistics } = await speakerStatistics(samples, sampleRate, regions);
+    return projectStatistics(statistics, this.model);
+  }
+}
+
 export interface SpeakerEmbedderConfig {
-  provider: 'embedded' | 'onnx';
+  provider: 'embedded' | 'embedded-lda' | 'onnx';
   /** Path of a neural speaker-embedding model (ONNX) for the 'onnx' provider. */
   modelPath?: string;
   /** Where to download the model once when the file does not exist (VOICE_EMBEDDING_MODEL_URL). */
@@ -196,6 +287,8 @@ export interface SpeakerEmbedderConfig {
  */
 export async function createSpeakerEmbedder(cfg: SpeakerEmbedderConfig): Promise<SpeakerEmbedder> {
   if (cfg.provider === 'embedded') return new MfccStatsEmbedder();
+  // Opt-in: better on recorded people (docs/bench/voice-real.md), worse on synthetic voices (docs/voice-embedders.md).
+  if (cfg.provider === 'embedded-lda') return new ProjectedStatsEmbedder();
   // Loaded on demand so the embedded provider never loads the native ONNX runtime.
   const { OnnxSpeakerEmbedder } = await import('./onnx-embedder.js');
   return OnnxSpeakerEmbedder.create(cfg);

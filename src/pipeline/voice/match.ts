@@ -47,6 +47,52 @@ export function scoreSpeakers(profile: Float32Array, speakerEmbeddings: Record<s
   return out;
 }
 
+/** A cohort of real voices to normalise scores against (the embedder's `VoiceModel`). */
+export interface ScoreNormalization {
+  cohort: readonly (readonly number[])[];
+  /** Adaptive S-norm: only the cohort voices closest to the embedding set its statistics. */
+  cohortTopK: number;
+}
+
+function cohortStats(v: Float32Array, norm: ScoreNormalization): { mean: number; sd: number } {
+  const sims = norm.cohort.map((c) => cosine(v, Float32Array.from(c))).sort((a, b) => b - a).slice(0, norm.cohortTopK);
+  const mean = sims.reduce((a, x) => a + x, 0) / sims.length;
+  const sd = Math.sqrt(sims.reduce((a, x) => a + (x - mean) ** 2, 0) / sims.length);
+  return { mean, sd: Math.max(sd, 1e-3) };
+}
+
+/**
+ * Adaptive symmetric score normalisation (S-norm): each cosine is expressed in standard deviations
+ * above how similar the profile, and the speaker, are to the real voices of the cohort that
+ * resemble them most, averaged over both sides. A voice that is close to everybody (a common
+ * timbre, a flat microphone) no longer scores high against a profile just for that.
+ */
+export function normalizedScores(profile: Float32Array, speakerEmbeddings: Record<string, Float32Array>, norm: ScoreNormalization): Record<string, number> {
+  const p = cohortStats(profile, norm);
+  const out: Record<string, number> = {};
+  for (const [speaker, emb] of Object.entries(speakerEmbeddings)) {
+    const s = cosine(profile, emb);
+    const t = cohortStats(emb, norm);
+    out[speaker] = 0.5 * ((s - p.mean) / p.sd + (s - t.mean) / t.sd);
+  }
+  return out;
+}
+
+/**
+ * The decision on normalised scores, and each speaker's score mapped to [0,1] for the API. The
+ * mapping is linear around the fitted threshold: `fit.threshold` lands on the default threshold
+ * (DEFAULT_VOICE_MATCH_THRESHOLD) and `fit.margin` spans the default margin, so a configured
+ * `threshold01` (VOICE_MATCH_THRESHOLD) moves the decision as it would on [0,1] scores, and a
+ * speaker is MATCHED only with a [0,1] score at or above `threshold01`.
+ */
+export function normalizedMatch(normalized: Record<string, number>, fit: { threshold: number; margin: number }, threshold01: number = DEFAULT_VOICE_MATCH_THRESHOLD): { match: VoiceMatch; scores: Record<string, number> } {
+  const slope = DEFAULT_VOICE_MATCH_MARGIN / fit.margin;
+  const scores: Record<string, number> = {};
+  for (const [speaker, z] of Object.entries(normalized)) scores[speaker] = Math.min(1, Math.max(0, DEFAULT_VOICE_MATCH_THRESHOLD + (z - fit.threshold) * slope));
+  const threshold = fit.threshold + (threshold01 - DEFAULT_VOICE_MATCH_THRESHOLD) / slope;
+  return { match: matchUserVoice(normalized, threshold, fit.margin), scores };
+}
+
 /**
  * The speaker that is the user: the best-scoring speaker when its score reaches `threshold` and
  * beats the runner-up by at least `margin` (see DEFAULT_VOICE_MATCH_MARGIN); otherwise NO_MATCH.

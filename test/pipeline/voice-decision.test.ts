@@ -1,0 +1,76 @@
+// The two-party decision on cohort-normalised scores (src/pipeline/voice/match.ts): normalisation
+// against the cohort, the threshold and margin in normalised units, and the [0,1] scores the API
+// shows. Pure functions on hand-made vectors; the accuracy on real voices is bench/voice-real.ts.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { DEFAULT_VOICE_MATCH_MARGIN, DEFAULT_VOICE_MATCH_THRESHOLD, normalizedMatch, normalizedScores } from '../../src/pipeline/voice/match.js';
+import { EMBEDDED_PROVIDER, ProjectedStatsEmbedder, createSpeakerEmbedder, projectStatistics } from '../../src/pipeline/voice/embedder.js';
+import { VOICE_MODEL } from '../../src/pipeline/voice/voice-model.js';
+
+const unit = (...xs: number[]) => {
+  const n = Math.hypot(...xs);
+  return Float32Array.from(xs.map((x) => x / n));
+};
+/** A cohort spread around the plane z = 0, far from the z axis. */
+const cohort = Array.from({ length: 12 }, (_, i) => Array.from(unit(Math.cos(i), Math.sin(i), 0.2 * ((i % 3) - 1))));
+const norm = { cohort, cohortTopK: 6 };
+
+test('normalised scores: the same cosine counts for less against a voice close to the cohort', () => {
+  const profile = unit(0.1, 0, 1);
+  // Both speakers have the same cosine with the profile; B also resembles every cohort voice.
+  const a = unit(0.1 + 0.3, 0, 1 - 0.05);
+  const close = unit(1, 0.2, 0.3);
+  const z = normalizedScores(profile, { A: a, B: close }, norm);
+  assert.ok(z.A > z.B, `A ${z.A} above B ${z.B}`);
+  // Symmetric: both sides' cohort statistics are used.
+  const z2 = normalizedScores(a, { P: profile }, norm);
+  assert.ok(Math.abs(z2.P - z.A) < 1e-9, 'S-norm is symmetric in profile and speaker');
+});
+
+test('normalizedMatch names a party only above the threshold and by the margin over the other', () => {
+  const fit = { threshold: 2, margin: 1 };
+  assert.deepEqual(normalizedMatch({ A: 3.5, B: 0.2 }, fit).match, { status: 'MATCHED', matchedSpeaker: 'A' });
+  assert.deepEqual(normalizedMatch({ A: 0.2, B: 3.5 }, fit).match, { status: 'MATCHED', matchedSpeaker: 'B' });
+  // Owner absent, typical: both low.
+  assert.deepEqual(normalizedMatch({ A: 1.9, B: 0.1 }, fit).match, { status: 'NO_MATCH', matchedSpeaker: null });
+  // Both high and close: the evidence cannot tell which one is the user, so nobody is named.
+  assert.deepEqual(normalizedMatch({ A: 3.2, B: 2.5 }, fit).match, { status: 'NO_MATCH', matchedSpeaker: null });
+  // One party only (the other had too little speech): the threshold alone decides.
+  assert.deepEqual(normalizedMatch({ A: 2.1 }, fit).match, { status: 'MATCHED', matchedSpeaker: 'A' });
+  assert.deepEqual(normalizedMatch({}, fit).match, { status: 'NO_MATCH', matchedSpeaker: null });
+});
+
+test('normalizedMatch: [0,1] scores put the fitted threshold on the default threshold, and a configured threshold moves the decision', () => {
+  const fit = { threshold: 2, margin: 1 };
+  const { scores } = normalizedMatch({ A: 2, B: 1, C: 100, D: -100 }, fit);
+  assert.ok(Math.abs(scores.A - DEFAULT_VOICE_MATCH_THRESHOLD) < 1e-12);
+  assert.ok(Math.abs(scores.A - scores.B - DEFAULT_VOICE_MATCH_MARGIN) < 1e-12, 'the fitted margin spans the default margin');
+  assert.equal(scores.C, 1);
+  assert.equal(scores.D, 0);
+  // A stricter configured threshold (0.9 = one fitted margin higher, 3 in normalised units) rejects 2.5.
+  assert.equal(normalizedMatch({ A: 2.5, B: 0 }, fit).match.status, 'MATCHED');
+  assert.equal(normalizedMatch({ A: 2.5, B: 0 }, fit, 0.9).match.status, 'NO_MATCH');
+  const strict = normalizedMatch({ A: 3.2, B: 0 }, fit, 0.9);
+  assert.equal(strict.match.matchedSpeaker, 'A');
+  assert.ok(strict.scores.A >= 0.9, 'a MATCHED speaker shows a score at or above the configured threshold');
+});
+
+test('the shipped model: fitted, versioned, and its embeddings unit length', () => {
+  const e = new ProjectedStatsEmbedder();
+  assert.equal(e.provider, VOICE_MODEL.id);
+  assert.notEqual(e.provider, EMBEDDED_PROVIDER, 'profiles of the other embedded embedder are not scored by this one');
+  assert.equal(e.normalization, VOICE_MODEL);
+  assert.ok(VOICE_MODEL.cohort.length >= VOICE_MODEL.cohortTopK && VOICE_MODEL.cohortTopK > 1);
+  assert.ok(VOICE_MODEL.margin > 0);
+  const v = projectStatistics(VOICE_MODEL.center.map((c, i) => c + VOICE_MODEL.scale[i] * ((i % 5) - 2)), VOICE_MODEL);
+  assert.equal(v.length, VOICE_MODEL.projection.length);
+  assert.ok(Math.abs(Math.hypot(...v) - 1) < 1e-5);
+  for (const c of VOICE_MODEL.cohort) assert.equal(c.length, v.length);
+});
+
+test("VOICE_EMBEDDING_PROVIDER=embedded-lda selects the fitted model; 'embedded' stays the statistics embedder", async () => {
+  assert.equal((await createSpeakerEmbedder({ provider: 'embedded-lda' })).provider, VOICE_MODEL.id);
+  const plain = await createSpeakerEmbedder({ provider: 'embedded' });
+  assert.equal(plain.provider, EMBEDDED_PROVIDER);
+  assert.equal(plain.normalization, undefined, 'the default embedder keeps raw cosine scores');
+});
