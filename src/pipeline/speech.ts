@@ -188,10 +188,12 @@ export async function transcribeCall(pipeline: Pipeline, input: SpeechInput): Pr
   return { transcript, audio, recognition, diarization, timings, speechRegions, wordTimes, peaks };
 }
 
-export async function matchVoice(pipeline: Pipeline, input: Pick<SpeechInput, 'context' | 'voiceProfile'>, audio: DecodedAudio, diarization: Diarization): Promise<ResolutionContext['voice']> {
+/** `audio` may be null when no comparison is made (the feature off or no profile): a resumed job then does not decode again. */
+export async function matchVoice(pipeline: Pipeline, input: Pick<SpeechInput, 'context' | 'voiceProfile'>, audio: DecodedAudio | null, diarization: Diarization): Promise<ResolutionContext['voice']> {
   const threshold = pipeline.voiceMatchThreshold;
   if (!input.context.voiceEmbeddingEnabled) return { status: 'DISABLED', scores: {}, threshold };
   if (!input.voiceProfile) return { status: 'NO_PROFILE', scores: {}, threshold };
+  if (!audio) throw new Error('matchVoice: a voice comparison needs the decoded audio');
   try {
     const embeddings = await embedCallSpeakers(pipeline.embedder, audio, diarization.speakerRegions);
     const norm = pipeline.embedder.normalization;

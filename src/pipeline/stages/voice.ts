@@ -33,11 +33,9 @@ export const voice = defineStage({
     // A profile made by another embedding provider is not comparable; it is treated as absent.
     const voiceProfile = profile && profile.provider === deps.pipeline.embedder.provider ? deserializeEmbedding(profile.embedding) : null;
     const context = resolutionContextOf(ctx);
-    const match: VoiceMatch = await ctx.time('voice', async () => {
-      // Only a comparison needs the audio: without a profile (or the feature) nothing is decoded.
-      if (!context.voiceEmbeddingEnabled || !voiceProfile) return matchVoice(deps.pipeline, { context, voiceProfile }, null as never, diarization);
-      return matchVoice(deps.pipeline, { context, voiceProfile }, await ctx.audio(), diarization);
-    });
+    // Only a comparison needs the audio: without the feature or a profile a resumed job decodes nothing.
+    const audio = context.voiceEmbeddingEnabled && voiceProfile ? await ctx.audio() : null;
+    const match: VoiceMatch = await ctx.time('voice', () => matchVoice(deps.pipeline, { context, voiceProfile }, audio, diarization));
     return { output: match ?? null };
   },
 });
