@@ -7,7 +7,7 @@
 // and per-tier means on stderr. Recogniser output is cached in .cache/diarization-bench
 // (pocketsphinx takes ~9 s per call). --truth-words replaces the recogniser by the truth turns'
 // words spread evenly over each turn (fast); variants always use those. --trace prints the
-// speaker-count statistics, --errors the misattributed words. Results: docs/bench/diarization.md.
+// speaker-count statistics, --errors the misattributed words. Results: docs/bench/diarization.md, written by `npm run bench -- --only diarization` (bench/run.ts).
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -15,10 +15,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { decodeAudio, readWavMono } from '../src/pipeline/audio/decode.js';
 import { ArrayPcm, readAllPcm } from '../src/pipeline/audio/pcm.js';
-import { DEFAULT_DECODER_ARGS, PocketsphinxTranscriber } from '../src/pipeline/transcription/pocketsphinx.js';
+import { PocketsphinxTranscriber } from '../src/pipeline/transcription/pocketsphinx.js';
 import { createDiarizer } from '../src/pipeline/diarization/index.js';
 import { diarizeFrames } from '../src/pipeline/diarization/mono.js';
 import type { AttributedWord, DecodedAudio, RecognizedWord } from '../src/pipeline/types.js';
+import { recogniserVersion } from '../test/support/recognition-cache.js';
 import { corpusFile, corpusIds, loadScorer, loadTruth, projectRoot, type Truth } from '../test/support/corpus.js';
 
 const TIER_FILES = { mono: 'mono16k.wav', stereo: 'stereo.wav', m4a: 'call.m4a', phone: 'phone8k.wav', ogg: 'call.ogg', mp3: 'call.mp3' } as const;
@@ -40,8 +41,8 @@ const cacheDir = path.join(projectRoot, '.cache/diarization-bench');
 fs.mkdirSync(cacheDir, { recursive: true });
 
 const transcriber = new PocketsphinxTranscriber();
-// The cache key includes the decoder settings so tuning them elsewhere invalidates it.
-const recogniserKey = createHash('sha256').update(JSON.stringify([transcriber.model, DEFAULT_DECODER_ARGS])).digest('hex').slice(0, 10);
+// The key holds the recogniser's source and decoder settings, so a change to either misses the cache.
+const recogniserKey = createHash('sha256').update(JSON.stringify([transcriber.model, recogniserVersion()])).digest('hex').slice(0, 10);
 
 /** The pipeline's own recogniser (default configuration) on the decoded mono WAV, cached. */
 async function recognise(id: string, tier: Tier, audio: DecodedAudio): Promise<RecognizedWord[]> {

@@ -6,7 +6,7 @@
 // a key of its settings), or with --truth-words the truth turns' words spread over each turn.
 // Two-party calls are scored with the corpus scorer (attribution under the best speaker mapping);
 // one-voice recordings by the share of words on their most common speaker.
-// Prints a markdown table on stdout and per-tier summaries on stderr. Results: docs/bench/diarization.md.
+// Prints a markdown table on stdout and per-tier summaries on stderr. Results: docs/bench/diarization.md, written by `npm run bench -- --only diarization` (bench/run.ts).
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -14,9 +14,10 @@ import path from 'node:path';
 import { decodeAudio } from '../src/pipeline/audio/decode.js';
 import { createDiarizer } from '../src/pipeline/diarization/index.js';
 import { diarizeFrames } from '../src/pipeline/diarization/mono.js';
-import { DEFAULT_DECODER_ARGS, PocketsphinxTranscriber } from '../src/pipeline/transcription/pocketsphinx.js';
+import { PocketsphinxTranscriber } from '../src/pipeline/transcription/pocketsphinx.js';
 import type { AttributedWord, DecodedAudio, RecognizedWord } from '../src/pipeline/types.js';
 import { groupUtterances, resolveSpeakers, type Utterance } from '../src/pipeline/resolution/index.js';
+import { recogniserVersion } from '../test/support/recognition-cache.js';
 import { loadScorer, projectRoot } from '../test/support/corpus.js';
 import { REAL_VOICE_CALLS, ensureRealVoices, loadRealVoiceTruth, realVoiceFile, type RealVoiceFile, type RealVoiceTruth } from '../test/support/real-voices.js';
 
@@ -35,7 +36,8 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'diar-real-'));
 const cacheDir = path.join(projectRoot, '.cache/diarization-bench');
 fs.mkdirSync(cacheDir, { recursive: true });
 const transcriber = new PocketsphinxTranscriber();
-const recogniserKey = createHash('sha256').update(JSON.stringify([transcriber.model, DEFAULT_DECODER_ARGS])).digest('hex').slice(0, 10);
+// The key holds the recogniser's source and decoder settings, so a change to either misses the cache.
+const recogniserKey = createHash('sha256').update(JSON.stringify([transcriber.model, recogniserVersion()])).digest('hex').slice(0, 10);
 
 async function recognise(id: string, tier: string, audio: DecodedAudio): Promise<RecognizedWord[]> {
   const cache = path.join(cacheDir, `real.${id}.${tier}.${recogniserKey}.json`);

@@ -2,7 +2,9 @@
 //   node --import tsx bench/names.ts [--ids a,b] [--tiers mono16k,m4a,phone8k]
 // For every corpus call: the words of the supplied names (user displayName, contactName) that the
 // dialogue actually says; recognised with pocketsphinx on each tier, without and with those names as
-// the call's vocabulary; a name word counts as recognised when it appears in the recognised text. Also reports WER (corpus scorer) both ways. Results: docs/bench/speech.md.
+// the call's vocabulary; a name word counts as recognised when it appears in the recognised text. Also reports WER (corpus scorer) both ways.
+// Recognitions are cached by audio, vocabulary, recogniser version and settings (test/support/recognition-cache.ts).
+// Results: docs/bench/names.md, written by `npm run bench -- --only names` (bench/run.ts) from this table.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,6 +12,7 @@ import { decodeAudio } from '../src/pipeline/audio/decode.js';
 import { PocketsphinxTranscriber } from '../src/pipeline/transcription/pocketsphinx.js';
 import { namesToWords } from '../src/pipeline/transcription/dictionary.js';
 import { corpusFile, corpusIds, loadScorer, loadTruth } from '../test/support/corpus.js';
+import { cachingTranscriber } from '../test/support/recognition-cache.js';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(name);
@@ -19,7 +22,7 @@ const FILES = { mono16k: 'mono16k.wav', m4a: 'call.m4a', phone8k: 'phone8k.wav' 
 const tiers = (arg('--tiers') ?? 'mono16k').split(',') as Array<keyof typeof FILES>;
 const ids = arg('--ids')?.split(',') ?? corpusIds();
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'names-bench-'));
-const transcriber = new PocketsphinxTranscriber();
+const transcriber = cachingTranscriber(new PocketsphinxTranscriber({ timeoutMsPerAudioSecond: 60_000 }));
 const scorer = await loadScorer();
 
 console.log('| encoding | call | name words said | recognised without | with dictionary | WER without | WER with | added words |');

@@ -1,42 +1,289 @@
-// Runs every benchmark (speech, analysis, voice, long calls, search, http, growth, upload, pipeline) one after another,
-// then assembles their reports (docs/bench/*.md) into docs/benchmarks.md.
-// `npm run bench -- --assemble-only` only assembles; `--only http,growth` runs some of them.
+// Runs the benchmarks one after another and rebuilds every published figure: each report in
+// docs/bench/ is written by a script (directly, or here from a script's printed tables), stamped
+// with its provenance; the headline table in docs/bench/README.md is assembled from the headline
+// markers the reports carry (bench/support/headline.ts); docs/benchmarks.md concatenates them all.
+//
+//   npm run bench                          # everything (hours on 2 cores; speed ones need a quiet machine)
+//   npm run bench -- --only speech,voice   # some of them (names below), then re-assemble
+//   npm run bench -- --assemble-only       # only the headline and docs/benchmarks.md
+//   npm run bench -- --list                # the names
+//
+// Deleting docs/bench/ and running `npm run bench` brings every report back (docs/bench/README.md's
+// text is kept in this file for that reason).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from '../test/support/corpus.js';
+import { provenanceLine, startProvenance, type SampleKind } from './support/provenance.js';
+import { headlineMarker, readHeadlineMarkers, type HeadlineRow } from './support/headline.js';
 
-const benches: Array<[string, string[]]> = [
-  ['speech', ['bench/speech.ts', '--tiers', 'mono16k.wav,stereo.wav,call.m4a,phone8k.wav']],
-  ['analysis', ['bench/analysis.ts', '--asr']],
-  ['voice', ['bench/voice.ts']],
-  ['voice-real', ['bench/voice-real.ts']],
-  ['long calls', ['bench/long-calls.ts']],
-  ['search', ['bench/search.ts']],
-  ['http', ['bench/http.ts']],
-  ['growth', ['bench/growth.ts']],
-  ['upload', ['bench/upload.ts']],
-  ['pipeline', ['bench/pipeline.ts']],
-  ['analysis stall', ['bench/analysis-stall.ts']],
-];
-const onlyIndex = process.argv.indexOf('--only');
-const only = onlyIndex >= 0 ? process.argv[onlyIndex + 1]?.split(',') : null;
-
-if (!process.argv.includes('--assemble-only')) {
-  for (const [name, args] of benches) {
-    if (only && !only.includes(name)) continue;
-    console.log(`== ${name}`);
-    const r = spawnSync(process.execPath, ['--import', 'tsx', ...args], { cwd: projectRoot, stdio: 'inherit' });
-    if (r.status !== 0) {
-      console.error(`${name} benchmark failed (exit ${r.status})`);
-      process.exit(1);
-    }
-  }
+/** A script that writes its own report. */
+interface WritingBench {
+  name: string;
+  kind: 'writes';
+  args: string[];
+  report: string;
+  /** Speed benchmarks: meaningless on a loaded machine. */
+  speed?: boolean;
+  /** For the provenance line run.ts adds when the script's report carries none of its own. */
+  dataset: string;
+  sample: SampleKind;
 }
 
+/** A script that prints Markdown tables on stdout: run.ts writes the report around them. */
+interface PrintingBench {
+  name: string;
+  kind: 'prints';
+  report: string;
+  title: string;
+  intro: string;
+  runs: Array<{ heading: string; args: string[]; dataset: string; sample: SampleKind; note?: string; headline?: (stdout: string) => HeadlineRow[] }>;
+}
+
+type Bench = WritingBench | PrintingBench;
+
+const SYNTHETIC = 'synthetic corpus (12 calls, flite voices)';
+const REAL = "real-voice set (9 recordings of real people; the diarizer's speaker-count thresholds were set on it)";
+
+/** The `| **mean** |`-style summary lines of diarization-dev's table: tier -> attribution %. */
+function meanAttribution(stdout: string, tierColumn = 0, valueColumn = 5): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  for (const line of stdout.split('\n')) {
+    const cells = line.split('|').map((c) => c.trim());
+    if (cells.length < valueColumn + 2 || !/^\d/.test(cells[valueColumn + 1] ?? '')) continue;
+    const tier = cells[tierColumn + 1];
+    const v = Number(cells[valueColumn + 1]);
+    if (Number.isFinite(v)) out.set(tier, [...(out.get(tier) ?? []), v]);
+  }
+  return out;
+}
+
+/** The two diarization scripts name their tiers differently; the headline names the corpus file. */
+const TIER_FILES: Record<string, string> = { mono: 'mono16k.wav', mono16k: 'mono16k.wav', stereo: 'stereo.wav', m4a: 'call.m4a', phone: 'phone8k.wav', phone8k: 'phone8k.wav', mp3: 'call.mp3', ogg: 'call.ogg' };
+
+function attributionHeadlines(stdout: string, data: string, sample: SampleKind, voices: 'real' | 'synthetic', what: string): HeadlineRow[] {
+  const rows: HeadlineRow[] = [];
+  for (const [tier, values] of meanAttribution(stdout)) {
+    const mean = values.reduce((a, b) => a + b, 0) / values.length;
+    const file = TIER_FILES[tier] ?? tier;
+    rows.push({ figure: `diarizer word attribution, ${file} (${what})`, value: `${mean.toFixed(1)} % (min ${Math.min(...values).toFixed(1)})`, data, sample, voices, section: 'diarization.md' });
+  }
+  return rows;
+}
+
+const BENCHES: Bench[] = [
+  { name: 'speech', kind: 'writes', args: ['bench/speech.ts', '--tiers', 'mono16k.wav,stereo.wav,call.m4a,phone8k.wav'], report: 'speech.md', dataset: SYNTHETIC, sample: 'in-sample' },
+  {
+    name: 'diarization',
+    kind: 'prints',
+    report: 'diarization.md',
+    title: '## Diarization: word attribution and speaker count',
+    intro:
+      'The diarizer alone, per call, written by `npm run bench -- --only diarization` from the tables of `bench/diarization-dev.ts` (synthetic corpus) and `bench/diarization-real.ts` (real voices). Truth words: the truth turns\' words spread evenly over each turn (the diarizer is measured without the recogniser\'s errors; with the recogniser\'s words: `diarization-asr.md`). Attribution: the share of words on the right speaker (best one-to-one mapping). How the diarizer works and how its thresholds were chosen: `docs/diarization.md`. **In-sample**: the diarizer\'s thresholds were chosen on both sets.',
+    runs: [
+      {
+        heading: 'Synthetic corpus, truth words',
+        args: ['bench/diarization-dev.ts', '--tiers', 'mono,stereo,m4a,phone', '--truth-words'],
+        dataset: SYNTHETIC,
+        sample: 'in-sample',
+        headline: (out) => attributionHeadlines(out, SYNTHETIC, 'in-sample', 'synthetic', 'truth words'),
+      },
+      {
+        heading: 'Real voices, truth words',
+        args: ['bench/diarization-real.ts', '--truth-words'],
+        dataset: REAL,
+        sample: 'in-sample',
+        headline: (out) => attributionHeadlines(out, REAL, 'in-sample', 'real', 'truth words'),
+      },
+    ],
+  },
+  {
+    name: 'diarization-asr',
+    kind: 'prints',
+    report: 'diarization-asr.md',
+    title: '## Diarization with the recogniser\'s words',
+    intro:
+      'The diarizer on the synthetic corpus with the words of the pipeline\'s own recogniser (cached by its version and settings in `.cache/diarization-bench`), written by `npm run bench -- --only diarization-asr` from the table of `bench/diarization-dev.ts`. Oracle: the attribution a perfect diarizer would reach with these words. **In-sample**.',
+    runs: [{ heading: 'Synthetic corpus, recogniser words', args: ['bench/diarization-dev.ts', '--tiers', 'mono,stereo,m4a'], dataset: SYNTHETIC, sample: 'in-sample' }],
+  },
+  {
+    name: 'names',
+    kind: 'prints',
+    report: 'names.md',
+    title: '## Name recognition: the per-call dictionary',
+    intro:
+      'Written by `npm run bench -- --only names` from the table of `bench/names.ts`: every corpus call recognised by pocketsphinx twice, without and with the call\'s names (user displayName, contactName) as its vocabulary; a name word counts when the recognised text contains it. WER by the corpus scorer over the whole call (one speaker). The real-voice set says no names, so it is not measured here. **In-sample**: the dictionary rules were written looking at these calls\' names.',
+    runs: [{ heading: 'Synthetic corpus', args: ['bench/names.ts', '--tiers', 'mono16k,m4a'], dataset: SYNTHETIC, sample: 'in-sample' }],
+  },
+  { name: 'e2e-thresholds', kind: 'writes', args: ['bench/e2e-thresholds.ts'], report: 'e2e-thresholds.md', dataset: SYNTHETIC, sample: 'in-sample' },
+  { name: 'analysis-heldout', kind: 'writes', args: ['bench/analysis-heldout.ts'], report: 'analysis.md', dataset: 'bench/dialogues: 16 held-out calls (and 26 dev calls, in-sample)', sample: 'held-out' },
+  { name: 'analysis', kind: 'writes', args: ['bench/analysis.ts', '--asr'], report: 'analysis.md', dataset: 'corpus dialogues and the dialogue sets of bench/analysis.ts', sample: 'in-sample' },
+  { name: 'voice', kind: 'writes', args: ['bench/voice.ts'], report: 'voice.md', dataset: SYNTHETIC, sample: 'in-sample' },
+  { name: 'voice-real', kind: 'writes', args: ['bench/voice-real.ts'], report: 'voice-real.md', dataset: 'real-voice recordings (bench/voice-real.ts)', sample: 'held-out' },
+  { name: 'long-calls', kind: 'writes', args: ['bench/long-calls.ts'], report: 'long-calls.md', speed: true, dataset: 'long calls assembled from corpus audio', sample: 'not-applicable' },
+  { name: 'search', kind: 'writes', args: ['bench/search.ts'], report: 'search.md', speed: true, dataset: 'seeded calls (bench/search.ts)', sample: 'not-applicable' },
+  { name: 'http', kind: 'writes', args: ['bench/http.ts'], report: 'http.md', speed: true, dataset: 'seeded database (bench/http.ts)', sample: 'not-applicable' },
+  { name: 'growth', kind: 'writes', args: ['bench/growth.ts'], report: 'growth.md', speed: true, dataset: 'seeded databases of 10 to 100,000 calls', sample: 'not-applicable' },
+  { name: 'upload', kind: 'writes', args: ['bench/upload.ts'], report: 'upload.md', speed: true, dataset: 'a 49 MiB WAV', sample: 'not-applicable' },
+  { name: 'pipeline', kind: 'writes', args: ['bench/pipeline.ts'], report: 'pipeline.md', speed: true, dataset: 'corpus calls and an 8 s clip', sample: 'not-applicable' },
+  { name: 'object-storage', kind: 'writes', args: ['--expose-gc', 'bench/object-storage.ts'], report: 'object-storage.md', speed: true, dataset: 'generated blobs', sample: 'not-applicable' },
+  { name: 'analysis-stall', kind: 'writes', args: ['bench/analysis-stall.ts'], report: 'analysis-stall.md', speed: true, dataset: 'a synthetic 3-hour transcript of corpus sentences', sample: 'not-applicable' },
+  { name: 'console', kind: 'writes', args: ['bench/console.ts'], report: 'console.md', speed: true, dataset: 'a seeded 3-hour call', sample: 'not-applicable' },
+];
+
+/** Order of the sections in docs/benchmarks.md (speed.md is prose that introduces the speed reports). */
+const ORDER = ['speech.md', 'e2e-thresholds.md', 'diarization.md', 'diarization-asr.md', 'names.md', 'analysis.md', 'voice.md', 'voice-real.md', 'speed.md', 'http.md', 'growth.md', 'upload.md', 'pipeline.md', 'search.md', 'object-storage.md', 'long-calls.md', 'analysis-stall.md', 'console.md'];
+
 const dir = path.join(projectRoot, 'docs/bench');
-const order = ['speech.md', 'diarization.md', 'analysis.md', 'voice.md', 'voice-real.md', 'speed.md', 'http.md', 'growth.md', 'upload.md', 'pipeline.md', 'search.md', 'object-storage.md', 'long-calls.md', 'analysis-stall.md'];
-const parts = order.filter((f) => fs.existsSync(path.join(dir, f))).map((f) => fs.readFileSync(path.join(dir, f), 'utf8').trim());
-const intro = fs.readFileSync(path.join(dir, 'README.md'), 'utf8').trim();
-fs.writeFileSync(path.join(projectRoot, 'docs/benchmarks.md'), `${intro}\n\n${parts.join('\n\n')}\n`);
-console.log('wrote docs/benchmarks.md');
+
+function runScript(args: string[], capture: boolean): string {
+  const [flags, script] = args[0].startsWith('--') ? [[args[0]], args.slice(1)] : [[], args];
+  const r = spawnSync(process.execPath, [...flags, '--import', 'tsx', ...script], {
+    cwd: projectRoot,
+    stdio: capture ? ['ignore', 'pipe', 'inherit'] : 'inherit',
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (r.status !== 0) throw new Error(`${script.join(' ')} failed (exit ${r.status})`);
+  return capture ? r.stdout : '';
+}
+
+/** Only the Markdown table lines of a script's output (progress lines go elsewhere). */
+function tablesOf(stdout: string): string {
+  return stdout
+    .split('\n')
+    .filter((l) => l.startsWith('|'))
+    .join('\n');
+}
+
+/**
+ * Runs a script that writes its own report; a report without a provenance line of its own (older
+ * scripts state only date and load) gets one at its end, measured around the whole run.
+ */
+function runWriting(b: WritingBench): void {
+  const p = startProvenance(b.dataset, b.sample);
+  runScript(b.args, false);
+  const file = path.join(dir, b.report);
+  if (!fs.existsSync(file)) throw new Error(`${b.args.join(' ')} did not write docs/bench/${b.report}`);
+  const text = fs.readFileSync(file, 'utf8');
+  if (!text.includes('_Measured by `')) fs.writeFileSync(file, `${text.trimEnd()}\n\n${provenanceLine(p.finish(), `node --import tsx ${b.args.join(' ')}`)}\n`);
+}
+
+function runPrinting(b: PrintingBench): void {
+  const parts = [b.title, '', b.intro, ''];
+  const markers: string[] = [];
+  for (const run of b.runs) {
+    const p = startProvenance(run.dataset, run.sample);
+    const out = runScript(run.args, true);
+    const command = `node --import tsx ${run.args.join(' ')}`;
+    parts.push(`### ${run.heading}`, '', tablesOf(out), '', provenanceLine(p.finish(), command), '');
+    if (run.note) parts.push(run.note, '');
+    for (const row of run.headline?.(out) ?? []) markers.push(headlineMarker(row));
+  }
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, b.report), `${[...parts, ...markers].join('\n').trim()}\n`);
+  console.log(`wrote docs/bench/${b.report}`);
+}
+
+const SPEED_INTRO = `## Speed: request path, growth, upload and pipeline
+
+Written by \`bench/run.ts\`. The speed benchmarks below (\`npm run bench -- --only http,growth,upload,pipeline,search,object-storage,long-calls\`)
+are not part of \`npm test\`; each writes its own section, stamped with the commit it measured and
+the machine's load average at its start and end. They mean something only on a quiet machine:
+with other jobs on the same cores a run measures the other jobs. Compare the rows of one run (a
+route against the bare route measured in the same round, CPU milliseconds per request), never
+absolute figures across days or machines. \`node --import tsx bench/http.ts --cpu-prof --routes
+status\` writes V8 profiles of the service to \`bench/.profiles/\`, and \`node --import tsx
+bench/support/profile-top.ts bench/.profiles/*.cpuprofile\` lists self time per function. The
+history of the optimisation rounds (what the profiles showed and what changed) is in the git
+history of this file and in the commit messages of \`src/store\` and \`src/http\`.`;
+
+const README_INTRO = `# Benchmarks
+
+Every figure in \`docs/bench/\` is written by a script in \`bench/\`; \`npm run bench\` runs them all
+(\`--only NAME,...\` some, \`--list\` the names) and rebuilds this page and \`docs/benchmarks.md\`.
+Under each table a line says which command measured it, at which commit, on which data, whether
+the data is **held-out** (the component never saw it while it was tuned) or **in-sample** (it was
+tuned on it), and how loaded the machine was. Accuracy tests never time anything; speed is
+measured only here.
+
+Most components were tuned on the same small data they are scored on: the recogniser's decoder
+weights and confidence curve, the diarizer's thresholds, the naming rules, the voice threshold and
+features and the analyzer's word lists on the twelve synthetic corpus calls and four flite voices;
+the diarizer's speaker-count thresholds on the real-voice set too. In-sample figures say how well a
+component fits that data, not how it does on new calls. The scripts that refit the tuned constants
+are \`bench/fit-*.ts\` (see each file's header).`;
+
+function assemble(): void {
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'speed.md'), `${SPEED_INTRO}\n`);
+  const rows: Array<HeadlineRow & { report: string }> = [];
+  for (const f of ORDER) {
+    const file = path.join(dir, f);
+    if (!fs.existsSync(file)) continue;
+    for (const r of readHeadlineMarkers(fs.readFileSync(file, 'utf8'))) rows.push({ ...r, report: f });
+  }
+  // One line per figure and sample kind, the real-voice value beside the synthetic one.
+  const merged = new Map<string, { sample: HeadlineRow['sample']; figure: string; real: string[]; synthetic: string[]; data: string[]; sections: string[] }>();
+  for (const r of rows) {
+    const key = `${r.sample}\n${r.figure}`;
+    const m = merged.get(key) ?? { sample: r.sample, figure: r.figure, real: [], synthetic: [], data: [], sections: [] };
+    (r.voices === 'real' ? m.real : m.synthetic).push(r.value);
+    if (!m.data.includes(r.data)) m.data.push(r.data);
+    if (!m.sections.includes(r.section)) m.sections.push(r.section);
+    merged.set(key, m);
+  }
+  const rank = (sample: HeadlineRow['sample']) => (sample === 'held-out' ? 0 : sample === 'in-sample' ? 1 : 2);
+  const lines = [...merged.values()].sort((a, b) => rank(a.sample) - rank(b.sample));
+  const table = [
+    '| | figure | real voices | synthetic voices | data | report |',
+    '|---|---|---|---|---|---|',
+    ...lines.map((m) => `| ${m.sample} | ${m.figure} | ${m.real.join('; ') || '-'} | ${m.synthetic.join('; ') || '-'} | ${m.data.join('; ')} | ${m.sections.map((x) => `[${x}](${x})`).join(', ')} |`),
+  ];
+  const missing = ORDER.filter((f) => f !== 'speed.md' && !fs.existsSync(path.join(dir, f)));
+  const unmarked = ORDER.filter((f) => f !== 'speed.md' && fs.existsSync(path.join(dir, f)) && !rows.some((r) => r.report === f));
+  const headline = `## Headline
+
+Copied by \`bench/run.ts\` from the headline markers in the reports (each report's tables carry
+their provenance); held-out figures first, real voices beside synthetic ones. A report that sets
+no marker has no line here: read it in full.
+
+${rows.length ? table.join('\n') : '_No report carries a headline marker yet: run `npm run bench`._'}
+${unmarked.length ? `\nReports that set no headline line (their figures are only in the report): ${unmarked.map((f) => `[${f}](${f})`).join(', ')}.\n` : ''}${missing.length ? `\nNot yet measured on this checkout (run \`npm run bench -- --only ...\`): ${missing.join(', ')}.\n` : ''}`;
+  const intro = `${README_INTRO}\n\n${headline}`;
+  fs.writeFileSync(path.join(dir, 'README.md'), `${intro.trim()}\n`);
+  const parts = ORDER.filter((f) => fs.existsSync(path.join(dir, f))).map((f) => fs.readFileSync(path.join(dir, f), 'utf8').trim());
+  fs.writeFileSync(path.join(projectRoot, 'docs/benchmarks.md'), `${intro.trim()}\n\n${parts.join('\n\n')}\n`);
+  console.log(`wrote docs/bench/README.md (${rows.length} headline rows), docs/bench/speed.md and docs/benchmarks.md`);
+}
+
+function main(): void {
+  const argv = process.argv.slice(2);
+  if (argv.includes('--list')) {
+    for (const b of BENCHES) console.log(`${b.name}${b.kind === 'writes' && b.speed ? ' (speed: quiet machine only)' : ''} -> docs/bench/${b.report}`);
+    return;
+  }
+  const onlyIndex = argv.indexOf('--only');
+  const only = onlyIndex >= 0 ? argv[onlyIndex + 1]?.split(',') : null;
+  const unknown = (only ?? []).filter((n) => !BENCHES.some((b) => b.name === n));
+  if (unknown.length) {
+    console.error(`unknown benchmark ${unknown.join(', ')}; known: ${BENCHES.map((b) => b.name).join(', ')}`);
+    process.exit(2);
+  }
+  if (!argv.includes('--assemble-only')) {
+    for (const b of BENCHES) {
+      if (only && !only.includes(b.name)) continue;
+      console.log(`== ${b.name}`);
+      try {
+        if (b.kind === 'writes') runWriting(b);
+        else runPrinting(b);
+      } catch (err) {
+        console.error(`${b.name} benchmark failed: ${(err as Error).message}`);
+        process.exit(1);
+      }
+    }
+  }
+  assemble();
+}
+
+main();

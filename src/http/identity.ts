@@ -44,7 +44,14 @@ export class JwksIdentityVerifier implements IdentityVerifier {
   private readonly verified = new Map<string, { claims: IdentityClaims; until: number; kid: string | undefined }>();
 
   constructor(
-    private readonly opts: { jwksUrl: string; audience: string; issuer: string; clockToleranceSeconds: number },
+    private readonly opts: {
+      jwksUrl: string;
+      audience: string;
+      issuer: string;
+      clockToleranceSeconds: number;
+      /** The clock in ms (default Date.now): tests inject one to cross a token's expiry without waiting for it. */
+      now?: () => number;
+    },
   ) {
     // jose caches the key set and refetches (rate-limited by the cooldown) on an unknown kid.
     this.jwks = createRemoteJWKSet(new URL(opts.jwksUrl), { cooldownDuration: 30_000, cacheMaxAge: 6 * 3600_000, timeoutDuration: 5000 });
@@ -53,9 +60,13 @@ export class JwksIdentityVerifier implements IdentityVerifier {
   verifiedClaims(token: string): IdentityClaims | undefined {
     const hit = this.verified.get(token);
     if (!hit) return undefined;
-    if (hit.until > Date.now() && this.jwks.jwks()?.keys.some((k) => k.kid === hit.kid)) return hit.claims;
+    if (hit.until > this.now() && this.jwks.jwks()?.keys.some((k) => k.kid === hit.kid)) return hit.claims;
     this.verified.delete(token);
     return undefined;
+  }
+
+  private now(): number {
+    return this.opts.now?.() ?? Date.now();
   }
 
   async verify(token: string): Promise<IdentityClaims> {
@@ -68,10 +79,11 @@ export class JwksIdentityVerifier implements IdentityVerifier {
         issuer: this.opts.issuer,
         clockTolerance: this.opts.clockToleranceSeconds,
         requiredClaims: ['exp', 'iat'],
+        currentDate: new Date(this.now()),
       });
-      if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + this.opts.clockToleranceSeconds) throw new IdentityError('invalid');
+      if (typeof payload.iat === 'number' && payload.iat > this.now() / 1000 + this.opts.clockToleranceSeconds) throw new IdentityError('invalid');
       const claims = claimsOf(payload);
-      const until = Math.min(Date.now() + VERIFIED_TOKEN_TTL_MS, ((payload.exp as number) + this.opts.clockToleranceSeconds) * 1000);
+      const until = Math.min(this.now() + VERIFIED_TOKEN_TTL_MS, ((payload.exp as number) + this.opts.clockToleranceSeconds) * 1000);
       // Maps iterate in insertion order: the first key is the oldest entry.
       if (this.verified.size >= VERIFIED_TOKEN_MAX) this.verified.delete(this.verified.keys().next().value!);
       this.verified.set(token, { claims, until, kid: decodeProtectedHeader(token).kid });

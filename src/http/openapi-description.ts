@@ -121,6 +121,10 @@ While \`billing_enabled\` is on, plan limits apply to uploads: minutes over the 
 
 ## Action items
 Action items are listed newest first. \`openActionItems\` in the statistics counts OPEN and IN_PROGRESS items.
+Action items versus next steps, one rule for every analysis: an action item carries a launchable intent (\`meeting\`, \`email\`, \`call\`, \`message\`, \`reminder\`) that either party asked for or committed to ("could you email me the quote?" / "I'll send the invite today"), or is a \`task\` one party asked the other to do, with the owner's answer ("please sign the form by Monday" / "I'll sign it tonight") joined to it.
+A plan a party announces without being asked and without a launcher ("I'll talk to the neighbours today", "the new card arrives in five days") is a \`nextSteps\` entry, never an action item. "Remind me to ..." is a \`reminder\` owned by the one to be reminded.
+The embedded analyzer's summaries say only what was said: the executive summary is templated from the upload's direction (who called whom) and the action items, completed with transcript sentences quoted as recognised and attributed to their speaker (no pronoun rewriting);
+sentences of segments with \`alignmentConfidence\` LOW (the recogniser's word confidence, per segment) are not quoted and produce no action item, and \`qualityWarnings\` holds \`low_transcription_confidence\` when at least 30 % of the segments are LOW.
 
 ## Pages of array lists
 \`GET /api/contacts\` and \`GET /api/actions\` answer the bare JSON array the specification defines, in pages: query \`limit\` (1-1000, default 1000, so a client that does not page still gets all of a normal user's list) and \`cursor\`.

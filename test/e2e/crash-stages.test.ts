@@ -17,6 +17,14 @@ import { createExternalDatabase, dbModes, tempDir, uploadForm } from '../support
 import { freePort, spawnService, waitHealthy, type ServiceProcess } from '../support/process.js';
 import { HOLD_STAGES, loadConfig } from '../../src/config.js';
 import { STAGES } from '../../src/pipeline/stages/index.js';
+
+/** Files in the blob store apart from its database binding marker (src/store/blob-binding.ts). */
+function callFiles(blobsDir: string): string[] {
+  return fs
+    .readdirSync(blobsDir, { recursive: true })
+    .map(String)
+    .filter((f) => !f.startsWith('service/') && fs.statSync(path.join(blobsDir, f)).isFile());
+}
 import { expireRunningCallJobs } from '../support/job-clock.js';
 
 // Decided before any test or hook is registered: a top-level await after them lets the root test
@@ -135,10 +143,10 @@ for (const mode of modes) describe(`crash at every step of processing (${mode} d
     assert.equal(items.length, analysis.actionItems.length, 'action items not duplicated');
     const titles = items.map((i: { title: string }) => i.title);
     assert.equal(new Set(titles).size, titles.length, 'no action item twice');
-    // No half-written or stray file: the call's audio and its waveform peaks (stored at decoding) and
-    // nothing else besides the store's own database-id.json; the work folder is empty.
-    const files = fs.readdirSync(path.join(dataDir, 'blobs'), { recursive: true }).map(String).filter((f) => fs.statSync(path.join(dataDir, 'blobs', f)).isFile());
-    assert.deepEqual(files.map((f) => path.basename(f)).sort(), ['audio.wav', 'database-id.json', 'waveform.peaks']);
+    // No half-written or stray file: the call's audio and its waveform peaks, and nothing else but
+    // the store's binding to its database (service/); the work folder is empty.
+    const files = callFiles(path.join(dataDir, 'blobs'));
+    assert.deepEqual(files.map((f) => path.basename(f)).sort(), ['audio.wav', 'waveform.peaks']);
     // The stage state: every stage finished once, and the intermediate outputs are dropped. Each
     // kill but the last came after its stage had finished, so the restart resumed at the next stage;
     // the kill inside the completing transaction left `complete` to run again.
@@ -194,9 +202,7 @@ describe('crash during an upload (embedded database)', () => {
     assert.equal(list.status, 200);
     assert.deepEqual(list.body.items, [], 'an interrupted upload leaves no call');
     await waitFor('the partial file swept', () => partials().length === 0, 30_000, second);
-    // The store's own identity file (service/database-id.json) is not a recording.
-    const files = fs.readdirSync(blobsDir, { recursive: true }).map(String).filter((f) => fs.statSync(path.join(blobsDir, f)).isFile() && f !== path.join('service', 'database-id.json'));
-    assert.deepEqual(files, [], 'no half-written blob remains');
+    assert.deepEqual(callFiles(blobsDir), [], 'no half-written blob remains');
     assert.equal(await second.kill('SIGTERM'), 0, 'graceful stop');
     fs.rmSync(dataDir, { recursive: true, force: true });
   });

@@ -114,7 +114,9 @@ describe('processing durability', () => {
         assert.equal(r.status, 202);
         ids.push(r.body.callId);
       }
-      for (const id of ids) assert.equal(await waitStatus(port, id, (s) => s === 'COMPLETED' || s === 'FAILED', 180_000), 'COMPLETED');
+      // No deadline on machine speed: the real recogniser may take minutes on a busy machine, and the
+      // workers' own stage limits end every call; the test runner's timeout catches a hang.
+      for (const id of ids) assert.equal(await waitStatus(port, id, (s) => s === 'COMPLETED' || s === 'FAILED', Infinity), 'COMPLETED');
       const conn = { connectionString: db.url };
       const rows = await query(conn, `SELECT c.id, c.attempts,
           (SELECT count(*)::int FROM processing_events e WHERE e.call_id = c.id AND e.step = 'PIPELINE' AND e.outcome = 'STARTED') AS starts,

@@ -278,15 +278,20 @@ describe('verified-token cache', () => {
   test('a token verified once is answered from the cache until it expires, then rejected', async () => {
     const idp = await TestIdp.start();
     try {
-      const verifier = new JwksIdentityVerifier({ jwksUrl: idp.jwksUrl, audience: idp.projectId, issuer: idp.issuer, clockToleranceSeconds: 0 });
-      const exp = Math.floor(Date.now() / 1000) + 2;
+      // An injected clock crosses the expiry: no wait, and no race with a slow machine (a token that
+      // expired 1-2 s after it was made could expire before its first check).
+      let clock = Date.now();
+      const verifier = new JwksIdentityVerifier({ jwksUrl: idp.jwksUrl, audience: idp.projectId, issuer: idp.issuer, clockToleranceSeconds: 0, now: () => clock });
+      const exp = Math.floor(clock / 1000) + 30;
       const token = await idp.token({ sub: 'cache-exp', email: 'exp@example.test' }, { expiresIn: exp });
       const first = await verifier.verify(token);
       assert.equal(first.externalUserId, 'cache-exp');
       assert.deepEqual(await verifier.verify(token), first);
       // A different token of the same user is checked on its own (a forged signature still fails).
       await assert.rejects(verifier.verify(`${token.slice(0, token.lastIndexOf('.'))}.AAAA`), IdentityError);
-      await new Promise((r) => setTimeout(r, exp * 1000 - Date.now() + 200));
+      clock = exp * 1000 - 1000;
+      assert.deepEqual(await verifier.verify(token), first, 'still valid a second before it expires');
+      clock = exp * 1000 + 1000;
       await assert.rejects(verifier.verify(token), IdentityError, 'expired: the cached entry ends with the token');
     } finally {
       await idp.stop();

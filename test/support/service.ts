@@ -248,6 +248,20 @@ export function uploadForm(filePath: string, metadata?: unknown, extra: Record<s
   return form;
 }
 
+/**
+ * Polls a call until it reaches a terminal status, however long the machine takes: no wall-clock
+ * deadline of its own. The service's stage limits end every call (COMPLETED or FAILED), and the
+ * test runner's timeout catches a hang; a fixed wait here only measured how busy the machine was.
+ */
+export async function waitForCallSettled(t: TestService, callId: string, token?: string): Promise<string> {
+  for (;;) {
+    const r = await t.request('GET', `/api/calls/${callId}`, { token });
+    if (r.status === 200 && (r.body.status === 'COMPLETED' || r.body.status === 'FAILED')) return r.body.status;
+    if (r.status !== 200) throw new Error(`call ${callId}: status ${r.status} while waiting`);
+    await new Promise((res) => setTimeout(res, 500));
+  }
+}
+
 /** Polls a call until it reaches a terminal status. */
 export async function waitForCall(t: TestService, callId: string, token?: string, timeoutMs = 240_000): Promise<string> {
   const deadline = Date.now() + timeoutMs;

@@ -64,6 +64,7 @@ const ORDINALS: Record<string, number> = {
   twentieth: 20, thirtieth: 30,
 };
 const REPEAT: Record<string, number> = { double: 2, triple: 3 };
+const HOMOPHONE_DIGITS: Record<string, string> = { for: '4', fore: '4', to: '2', too: '2', won: '1', ate: '8' };
 
 interface Tok {
   text: string;
@@ -136,6 +137,10 @@ function readGroup(toks: Tok[], i: number, inRun: boolean): NumGroup[] | null {
   // "o" of "o'clock" is not a zero.
   const apostrophe = toks[i + 1]?.text === "'" || toks[i + 1]?.text === '\u2019';
   if ((w === 'oh' || (w === 'o' && !apostrophe)) && inRun) return [{ digits: '0', from: i, to: i, ordinal: false }];
+  // A recogniser's homophone of a digit inside dictation ("two oh for eight"): read as the digit
+  // when a digit word follows too, as the embedded analyzer reads it (spoken.ts).
+  const next = toks[i + 1];
+  if (w in HOMOPHONE_DIGITS && inRun && next?.kind === 'word' && next.lower in UNITS) return [{ digits: HOMOPHONE_DIGITS[w], from: i, to: i, ordinal: false }];
   if (w in REPEAT) {
     const n = nextWord(toks, i);
     if (n !== null && toks[n].lower in UNITS) {

@@ -12,6 +12,7 @@ import type { DateMention } from './dates.js';
 import { callDay } from './dates.js';
 import { phoneDigits, toE164, type SpokenEmail, type SpokenNumber, type SpokenPhone } from './spoken.js';
 import { addresseeOf, capitalize, contentStems, overlap, type CallText, type Speaker, type Unit } from './text.js';
+import { isBelowConfidenceFloor } from './report.js';
 
 export interface Candidate {
   unit: Unit;
@@ -324,6 +325,11 @@ export function extractActions(ct: CallText): ActionResult {
     const isAction = (launchable && (asked || planned)) || (asked && g.intent === 'task');
     const best = pickBest(g.cands);
     const due = dueOf(ct, g.cands, day);
+    // The confidence floor: what the recogniser was unsure of is not turned into an item.
+    if (units.every(isBelowConfidenceFloor)) continue;
+    // A task needs something to do: a title with fewer than two content words ("Fall", "Invite
+    // him") is a fragment of misrecognised speech more often than a request.
+    if (g.intent === 'task' && contentStems(titleOf(best)).length < 2) continue;
     if (!isAction) {
       nextSteps.push({
         text: titleOf(best),

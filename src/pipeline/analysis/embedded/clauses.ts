@@ -168,7 +168,9 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
   let m: RegExpMatchArray | null;
   if ((m = text.match(NEED_YOU))) return mk('request', m[1]);
   if ((m = text.match(DESIRE))) return mk('desire', m[1] ?? m[2] ?? '');
-  if ((m = text.match(REMIND_ME))) return mk('request', `remind me to ${m[1]}`);
+  // "remind me to buy a card": a self-reminder (the spec's `reminder`) of the speaker, who is the
+  // one to be reminded, whoever else offers to help
+  if ((m = text.match(REMIND_ME))) return mk('commit', `set a reminder to ${m[1]}`);
   if ((m = text.match(WOULD_YOU_MIND))) return mk('request', `${nlp(m[1]).verbs().toInfinitive().out('text')} ${m[2]}`);
   if ((m = text.match(REQUEST_Q))) {
     if (INFO_REQUEST.test(m[1])) return mk('other', m[1]);

@@ -83,15 +83,26 @@ export function buildAnalysis(transcript: Transcript, context: AnalysisContext):
   const topics = phrases.slice(0, 2).map((p) => p.phrase);
   const first = actions.actionItems[0];
   const firstStep = actions.nextSteps[0];
-  const about = topics.length ? ` ${topics.join(' and ')}` : ' a short call';
-  let oneLine = `${user} and ${contact} discussed${about}`;
+  // Who called whom is a fact of the upload, not a reading of the recognised words.
+  const opener =
+    context.direction === 'INCOMING' ? `${contact} called ${user}` : context.direction === 'OUTGOING' ? `${user} called ${contact}` : `${user} and ${contact} spoke`;
+  const about = topics.length ? ` about ${topics.join(' and ')}` : '';
+  let oneLine = `${opener}${about}`;
   // titles address their owner ("when you decide"); in a third-person summary the owner is "they"
   const third = (t: string) => lowerFirst(t).replace(/\byou\b/g, 'they').replace(/\byour\b/g, 'their').replace(/\byourself\b/g, 'themselves');
   if (first) oneLine += `; ${first.ownerDisplayName ?? first.ownerSpeakerLabel} will ${third(first.title)}`;
-  else if (firstStep) oneLine += `; ${firstStep.ownerSpeaker} will ${lowerFirst(firstStep.text)}`;
+  // a next step is quoted as said (its text is the speaker's own sentence, not a verb phrase)
+  else if (firstStep && firstStep.text.split(/\s+/).length <= 15) oneLine += `; ${firstStep.ownerSpeaker}: "${firstStep.text.replace(/[.]+$/, '')}"`;
   oneLine = sentence(oneLine.replace(/[.]+(?=;|$)/g, ''));
+  // The executive summary is templated from the extracted facts (who called whom, about what, who
+  // will do what by when), then completed with well-recognised sentences quoted as said.
+  const facts = [sentence(`${opener}${about}`)];
+  for (const a of actions.actionItems.slice(0, 2)) {
+    const due = a.dueDate && !/\b(today|tonight|tomorrow|by|on|within|before|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/i.test(a.title) ? ` (due ${a.dueDate})` : '';
+    facts.push(sentence(`${a.ownerDisplayName ?? a.ownerSpeakerLabel} to ${third(a.title)}${due}`));
+  }
   const exec = executiveSentences(ranking, sections, actions.actionUnits, ct.duration);
-  const executiveSummary = exec.length >= 2 ? exec.join(' ') : [oneLine, ...exec].slice(0, 2).join(' ');
+  const executiveSummary = [...facts, ...exec.slice(0, Math.max(1, 4 - facts.length))].join(' ');
 
   const outcomeParts: string[] = [];
   if (actions.decisions.length) outcomeParts.push(`${actions.decisions.map((d) => d.text.replace(/[.]+$/, '')).join('; ')}.`);

@@ -274,7 +274,8 @@ function spokenOf(toks: Tok[], start: number, end: number): string {
 }
 
 /** Interprets one run of number words; returns the written text and any entity. */
-function interpretRun(toks: Tok[], run: Run): Replacement | null {
+function interpretRun(toks: Tok[], whole: Run): Replacement | null {
+  let run = whole;
   const { words } = run;
   // Context words are only read inside the same sentence.
   const prevTok = run.start > 0 ? toks[run.start - 1] : null;
@@ -315,14 +316,24 @@ function interpretRun(toks: Tok[], run: Run): Replacement | null {
   const singles = words.filter((w) => isDigitWord(w)).length;
   const card = cardinalValue(words);
   if (card === null || (run.breaks.length > 0 && singles >= 2)) {
-    const digits = digitString(words);
+    let digits = digitString(words);
+    // a misheard last word ("... one nine million") does not spoil the dictated digits before it
+    if (digits === null && singles >= 7) {
+      let k = words.length;
+      while (k > 0 && digitString(words.slice(0, k)) === null) k--;
+      const prefix = k > 0 ? digitString(words.slice(0, k)) : null;
+      if (prefix && prefix.length >= 7) {
+        digits = prefix;
+        run = { ...run, end: run.start + k, words: words.slice(0, k), breaks: run.breaks.filter((b) => b < k) };
+      }
+    }
     if (digits === null || digits.length < 2) return null;
     const international = prev === 'plus';
     if (digits.length >= 7) {
       const groups: string[] = [];
       let from = 0;
-      for (const b of [...run.breaks, words.length]) {
-        const g = digitString(words.slice(from, b));
+      for (const b of [...run.breaks, run.words.length]) {
+        const g = digitString(run.words.slice(from, b));
         if (g) groups.push(g);
         from = b;
       }
@@ -355,8 +366,30 @@ function interpretRun(toks: Tok[], run: Run): Replacement | null {
   };
 }
 
+// Words a recogniser writes for a digit it heard: "for" for four, "to"/"too" for two, "won" for
+// one, "ate" for eight. They are read as digits only inside dictation, between two digit words in a
+// run of at least five digits ("five five five two oh for eight eight"), never in running speech.
+const HOMOPHONE_DIGITS: Record<string, string> = { for: 'four', fore: 'four', to: 'two', too: 'two', won: 'one', ate: 'eight' };
+
+function readHomophoneDigits(toks: Tok[]): Tok[] {
+  const digitish = (t: Tok | undefined) => !!t && (isDigitWord(t.w) || t.w in HOMOPHONE_DIGITS);
+  const out = toks.map((t) => ({ ...t }));
+  for (let k = 1; k < out.length - 1; k++) {
+    const t = out[k];
+    if (!(t.w in HOMOPHONE_DIGITS) || !isDigitWord(out[k - 1].w) || !isDigitWord(out[k + 1].w) || /[.?!;]/.test(out[k - 1].post)) continue;
+    // the digit run around it, homophones included, must be dictation length
+    let a = k;
+    while (a > 0 && digitish(out[a - 1])) a--;
+    let b = k;
+    while (b < out.length - 1 && digitish(out[b + 1])) b++;
+    if (b - a + 1 < 5) continue;
+    t.w = HOMOPHONE_DIGITS[t.w];
+  }
+  return out;
+}
+
 /** E-mail addresses spoken as "<local> at <domain> dot <tld>". */
-function emailReplacements(toks: Tok[], taken: Set<number>): Replacement[] {
+function emailReplacements(toks: Tok[], taken: Set<number>, names: ReadonlySet<string>): Replacement[] {
   const out: Replacement[] = [];
   for (let k = 1; k < toks.length - 2; k++) {
     if (toks[k].w !== 'at' || taken.has(k)) continue;
@@ -400,6 +433,12 @@ function emailReplacements(toks: Tok[], taken: Set<number>): Replacement[] {
       parts.unshift(toks[s - 2].w + sep);
       s -= 2;
     }
+    // "tom baker at hotmail dot com": a first and last name of someone in the call (the per-call
+    // dictionary of names) said before "at" is one local part, as people dictate it
+    if (parts.length === 1 && names.has(first.w) && s - 1 >= 0 && names.has(toks[s - 1].w) && !toks[s - 1].post && !NOT_LOCAL.has(toks[s - 1].w)) {
+      s--;
+      parts.unshift(toks[s].w);
+    }
     const local = parts.join('');
     const domain = labels.map((l) => l.map(numberWordToDigit).join('')).join('.');
     const address = `${local.split(/([._-])/).map(numberWordToDigit).join('')}@${domain}`;
@@ -421,10 +460,10 @@ const WRITTEN_PHONE = /(?:\+\d[\d\s().-]{6,}\d|\b\d{3}[\s.-]\d{3}[\s.-]\d{4}\b|\
  * Rewrites one sentence from spoken to written form and lists the entities in it. Text that is
  * already written (digits, `x@y.com`) passes through and is reported too.
  */
-export function normalizeSpoken(text: string): Normalized {
-  const toks = tokenize(text);
+export function normalizeSpoken(text: string, names: ReadonlySet<string> = new Set()): Normalized {
+  const toks = readHomophoneDigits(tokenize(text));
   const taken = new Set<number>();
-  const reps: Replacement[] = emailReplacements(toks, taken);
+  const reps: Replacement[] = emailReplacements(toks, taken, names);
   for (const run of numberRuns(toks)) {
     if (run.start < toks.length && [...Array(run.end - run.start).keys()].some((i) => taken.has(run.start + i))) continue;
     const r = interpretRun(toks, run);

@@ -334,7 +334,7 @@ export function buildBullets(ct: CallText, ranking: Ranking, sections: SectionOu
  * that the summary covers the call rather than repeating its best-connected topic; in call order.
  */
 export function executiveSentences(ranking: Ranking, sections: SectionOut[], actionUnits: Set<number>, duration: number): string[] {
-  const candidates = ranking.substantive.filter((u) => ranking.reported[u.idx] && !/ asks: "/.test(ranking.reported[u.idx]!));
+  const candidates = ranking.substantive.filter((u) => ranking.reported[u.idx] && !/\?"$/.test(ranking.reported[u.idx]!));
   const want = candidates.length >= 12 ? 4 : candidates.length >= 5 ? 3 : 2;
   const max = Math.max(...candidates.map((u) => ranking.score[u.idx]), 1e-9);
   const sectionOf = (u: Unit) => sections.findIndex((s) => s.units.includes(u));

@@ -119,7 +119,8 @@ const LEADING_ACK = /^((?:no problem|got it|sure|okay|ok|great|perfect|yes|yeah|
 
 /** Sentence breaks for an unpunctuated recogniser turn; punctuated text is returned unchanged. */
 export function punctuateRunOn(text: string): string {
-  const t = text.trim();
+  // "Share I'll be there": the recogniser's "share" for "sure" before a subject is not a verb
+  const t = text.trim().replace(/^share(?=\s+(?:i|i'll|i will|we|we'll|that|that's|thing|no problem)\b)/i, 'Sure');
   if (/[.?!;,]/.test(t.replace(/[.?!]+$/, '')) || t.split(/\s+/).length < 6) return t;
   const end = t.match(/[.?!]+$/)?.[0] ?? '.';
   const body = t.replace(/[.?!]+$/, '');
@@ -156,6 +157,12 @@ export function buildCallText(transcript: Transcript, context: AnalysisContext):
   }
   const segments = [...transcript.segments].sort((a, b) => a.startSeconds - b.startSeconds || a.id.localeCompare(b.id));
   const units: Unit[] = [];
+  // The per-call dictionary of names (user, contact, speakers): dictated addresses are built from them.
+  const names = new Set(
+    [context.userDisplayName, context.contactName, ...transcript.speakers.map((s) => s.displayName)]
+      .flatMap((n) => (n ?? '').toLowerCase().split(/[^a-z]+/))
+      .filter((w) => w.length > 1),
+  );
   segments.forEach((seg, turn) => {
     // one parse per segment serves the sentence split and the tense of each sentence
     const trimmed = punctuateRunOn(seg.text);
@@ -167,7 +174,7 @@ export function buildCallText(transcript: Transcript, context: AnalysisContext):
     const span = Math.max(0, seg.endSeconds - seg.startSeconds);
     sentences.forEach((text, k) => {
       if (!text) return;
-      const { text: norm, entities } = normalizeSpoken(text);
+      const { text: norm, entities } = normalizeSpoken(text, names);
       const past = isPastSentence(norm, views[k]);
       const start = seg.startSeconds + (span * offset) / total;
       offset += text.length;

@@ -1,0 +1,93 @@
+// The pieces that published figures rest on: label-source scoring, the word alignment and the
+// logistic fit of the fitting scripts, headline markers, the degraded recogniser that shows the
+// end-to-end thresholds bite, and the recognition cache's key.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { checkLabelSources } from '../support/label-sources.js';
+import { degradedTranscriber, CORRUPT_WORD } from '../support/degraded-recogniser.js';
+import { recogniserVersion } from '../support/recognition-cache.js';
+import { rightWords } from '../../bench/support/word-alignment.js';
+import { fitLogistic } from '../../bench/fit-confidence.js';
+import { headlineMarker, readHeadlineMarkers, type HeadlineRow } from '../../bench/support/headline.js';
+import type { Transcriber } from '../../src/pipeline/types.js';
+
+const truth = (a: string[], b: string[]) => ({ expect: { naming: { expectedLabelSources: { A: a, B: b } } } });
+const score = (a: string | null, b: string | null) => ({ details: { roles: { A: { hypSpeaker: a }, B: { hypSpeaker: b } } } });
+
+describe('label sources against the corpus expectations', () => {
+  test('each truth speaker is checked through the scorer\'s mapping, not by position', () => {
+    const transcript = { speakers: [{ speakerId: 'spk_0', labelSource: 'GREETING_MATCH' }, { speakerId: 'spk_1', labelSource: 'BY_ELIMINATION' }] };
+    // The scorer mapped truth A to spk_1 and B to spk_0.
+    const r = checkLabelSources(truth(['BY_ELIMINATION'], ['GREETING_MATCH']), transcript, score('spk_1', 'spk_0'));
+    assert.equal(r.agree, 2);
+    assert.equal(r.of, 2);
+    assert.equal(r.positional, false);
+    const swapped = checkLabelSources(truth(['BY_ELIMINATION'], ['GREETING_MATCH']), transcript, score('spk_0', 'spk_1'));
+    assert.equal(swapped.agree, 0);
+  });
+
+  test('a positional guess is counted apart, and against evidence when the corpus expects evidence', () => {
+    const transcript = { speakers: [{ speakerId: 'spk_0', labelSource: 'POSITIONAL_FALLBACK' }, { speakerId: 'spk_1', labelSource: 'POSITIONAL_FALLBACK' }] };
+    const expected = checkLabelSources(truth(['POSITIONAL_FALLBACK'], ['POSITIONAL_FALLBACK']), transcript, score('spk_0', 'spk_1'));
+    assert.deepEqual([expected.agree, expected.positional, expected.positionalAgainstEvidence], [2, true, false]);
+    const against = checkLabelSources(truth(['BY_ELIMINATION'], ['NAME_MENTION', 'USER_PROFILE']), transcript, score('spk_0', 'spk_1'));
+    assert.deepEqual([against.agree, against.positional, against.positionalAgainstEvidence], [0, true, true]);
+  });
+
+  test('an unmapped truth speaker (one speaker found) disagrees', () => {
+    const r = checkLabelSources(truth(['GREETING_MATCH'], ['BY_ELIMINATION']), { speakers: [{ speakerId: 'spk_0', labelSource: 'GREETING_MATCH' }] }, score('spk_0', null));
+    assert.equal(r.agree, 1);
+    assert.equal(r.bySpeaker.B.got, null);
+  });
+});
+
+describe('fitting helpers', () => {
+  const normalize = (s: string) => s.toLowerCase().replace(/[^a-z0-9 ]/g, ' ').split(/\s+/).filter(Boolean);
+
+  test('recognised words are marked right by alignment to the truth text', () => {
+    assert.deepEqual(rightWords(['hello', 'there', 'word', 'friend'], 'hello there my friend', normalize), [true, true, false, true]);
+    // An insertion and a deletion.
+    assert.deepEqual(rightWords(['hello', 'extra', 'there'], 'hello there friend', normalize), [true, false, true]);
+  });
+
+  test('the logistic fit recovers the curve the data was drawn from', () => {
+    const xs: number[] = [];
+    const ys: boolean[] = [];
+    let seed = 7;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (let i = 0; i < 20000; i++) {
+      const x = -120000 + 140000 * rand();
+      xs.push(x);
+      ys.push(rand() < 1 / (1 + Math.exp(-(x + 60000) / 20000)));
+    }
+    const fit = fitLogistic(xs, ys);
+    assert.ok(Math.abs(fit.midpoint + 60000) < 3000, `midpoint ${fit.midpoint}`);
+    assert.ok(Math.abs(fit.scale - 20000) < 2000, `scale ${fit.scale}`);
+  });
+});
+
+test('headline markers survive the round trip through a report', () => {
+  const row: HeadlineRow = { figure: 'word error rate, mono16k.wav', value: '15.5 %', data: 'synthetic corpus -- 12 calls', sample: 'in-sample', voices: 'synthetic', section: 'speech.md#mono16kwav' };
+  const text = `| table |\n\n${headlineMarker(row)}\nmore text`;
+  assert.ok(!headlineMarker(row).slice(4, -3).includes('--'), 'no "--" inside an HTML comment');
+  const [back] = readHeadlineMarkers(text);
+  assert.equal(back.value, '15.5 %');
+  assert.equal(back.sample, 'in-sample');
+});
+
+test('the degraded recogniser replaces about the asked share of words, the same ones every time', async () => {
+  const words = Array.from({ length: 2000 }, (_, i) => ({ word: `w${i % 50}`, start: i, end: i + 0.5, confidence: 1 }));
+  const inner: Transcriber = { provider: 'fake', model: 'fake', transcribe: async () => ({ words, language: 'en', provider: 'fake', model: 'fake' }) };
+  const degraded = degradedTranscriber(inner, 0.2);
+  const a = await degraded.transcribe({ wavPath: '', durationSeconds: 0 });
+  const b = await degraded.transcribe({ wavPath: '', durationSeconds: 0 });
+  const share = a.words.filter((w) => w.word === CORRUPT_WORD).length / words.length;
+  assert.ok(share > 0.17 && share < 0.23, `share ${share}`);
+  assert.deepEqual(a.words, b.words);
+  assert.deepEqual(a.words.map((w) => w.start), words.map((w) => w.start), 'times unchanged');
+});
+
+test('the recognition cache key changes with the recogniser\'s settings', () => {
+  assert.notEqual(recogniserVersion(['-lw', '5']), recogniserVersion(['-lw', '6']));
+  assert.equal(recogniserVersion(['-lw', '5']), recogniserVersion(['-lw', '5']));
+});

@@ -1,0 +1,160 @@
+// The embedded analyzer on what an offline recogniser really writes (issue 28): digits heard as
+// "for"/"to", dictated addresses built from the call's names, summaries that quote rather than
+// rewrite, the confidence floor, and self-reminders owned by the one to be reminded.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { AnalysisContext } from '../../src/domain/analysis.js';
+import { cleanTextOf, type Transcript } from '../../src/domain/transcript.js';
+import { buildAnalysis, EmbeddedAnalyzer, groundingViolations } from '../../src/pipeline/analysis/embedded/index.js';
+import { normalizeSpoken, type SpokenPhone } from '../../src/pipeline/analysis/embedded/spoken.js';
+import { finalizeAnalysis } from '../../src/pipeline/analysis/finalize.js';
+import { groundAnalysis } from '../../src/pipeline/analysis/grounding.js';
+import { resolvedTwoSpeakers } from '../fixtures/seed.js';
+
+const recordedAt = '2025-06-11T16:05:00Z'; // a Wednesday
+
+function transcriptOf(turns: Array<[0 | 1, string, string?]>, names: [string, string]): Transcript {
+  let t = 0.3;
+  const segments = turns.map(([sp, text, confidence], i) => {
+    const dur = text.split(/\s+/).length / 2.6;
+    const seg = {
+      id: `seg_${String(i + 1).padStart(4, '0')}`,
+      speaker: `spk_${sp + 1}`,
+      speakerLabel: names[sp],
+      speakerDisplayName: names[sp],
+      speakerId: `spk_${sp + 1}`,
+      sourceSpeakerId: `S${sp}`,
+      role: sp === 0 ? ('USER' as const) : ('CONTACT' as const),
+      startSeconds: t,
+      endSeconds: t + dur,
+      text,
+      alignmentConfidence: confidence ?? 'HIGH',
+    };
+    t += dur + 0.5;
+    return seg;
+  });
+  return {
+    schemaVersion: 2,
+    callId: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f',
+    language: 'en',
+    durationSeconds: Math.round(t),
+    cleanText: cleanTextOf(segments),
+    speakers: names.map((n, i) => ({
+      speakerId: `spk_${i + 1}`,
+      sourceSpeakerId: `S${i}`,
+      label: n,
+      displayName: n,
+      role: i === 0 ? ('USER' as const) : ('CONTACT' as const),
+      confidence: 'HIGH' as const,
+      labelSource: 'MANUAL' as const,
+      voiceMatchScore: null,
+      voiceProfileMatched: null,
+    })),
+    segments,
+    ...resolvedTwoSpeakers(),
+    createdAt: recordedAt,
+  };
+}
+
+const context = (user: string, contact: string): AnalysisContext => ({
+  userDisplayName: user,
+  contactName: contact,
+  phoneNumber: '+1 555 204 0000',
+  direction: 'INCOMING',
+  recordedAt,
+  title: null,
+});
+
+describe('recognition errors in spoken numbers and addresses', () => {
+  it('reads "for" and "to" as digits inside dictation only', () => {
+    const phone = normalizeSpoken('My cell is five five five two oh for eight eight one six.').entities.find((e) => e.kind === 'phone') as SpokenPhone;
+    assert.equal(phone.digits, '5552048816');
+    assert.equal(normalizeSpoken('Call us on eight hundred five five five for one to oh.').entities.find((e) => e.kind === 'phone')?.kind, 'phone');
+    // running speech keeps its words
+    assert.equal(normalizeSpoken('I will go to five stores for two days.').entities.some((e) => e.kind === 'phone'), false);
+    // a misheard last word keeps the digits dictated before it
+    const cut = normalizeSpoken('Call me back at five five five for four to one nine million by Friday.').entities.find((e) => e.kind === 'phone') as SpokenPhone;
+    assert.equal(cut.digits, '55544219');
+  });
+
+  it('puts the heard number on the call item, and grounding accepts it', async () => {
+    const transcript = transcriptOf(
+      [
+        [1, 'Could you text me the gate code before Thursday'],
+        [0, 'Sure what number should I text'],
+        [1, 'My cell is five five five two oh for eight eight one six'],
+        [0, 'Got it I will text you the code tonight'],
+      ],
+      ['Mark Davis', 'Tony Baker'],
+    );
+    const ctx = context('Mark Davis', 'Tony Baker');
+    const raw = finalizeAnalysis(buildAnalysis(transcript, ctx), transcript);
+    assert.deepEqual(groundingViolations(raw, transcript, ctx), []);
+    const item = (raw.actionItems ?? []).find((i) => i.intent === 'message');
+    assert.ok(item, JSON.stringify(raw.actionItems));
+    assert.equal(item.ownerRole, 'USER');
+    assert.equal(item.intentMetadata?.phoneNumber, '+15552048816');
+    // the shared check for every analyzer reads the homophone too
+    const forged = structuredClone(raw);
+    forged.actionItems![0].intentMetadata = { ...forged.actionItems![0].intentMetadata, phoneNumber: '+15552048817' };
+    assert.equal(groundAnalysis(forged, transcript, recordedAt).violations.length, 1);
+  });
+
+  it('builds a dictated address from the names of the call', () => {
+    const names = new Set(['tom', 'baker']);
+    const withNames = normalizeSpoken("It's tom baker at hotmail dot com all one word.", names).entities.find((e) => e.kind === 'email');
+    assert.equal((withNames as { address: string }).address, 'tombaker@hotmail.com');
+    const without = normalizeSpoken("It's tom baker at hotmail dot com all one word.").entities.find((e) => e.kind === 'email');
+    assert.equal((without as { address: string }).address, 'baker@hotmail.com');
+  });
+});
+
+describe('summaries say only what was said', () => {
+  const transcript = transcriptOf(
+    [
+      [0, 'Right smiled and fill this is karen how can I help.', 'MEDIUM'],
+      [1, 'Hi karen I need to move my cleaning on thursday.'],
+      [0, 'No problem I have an opening next monday at four pm.'],
+      [1, 'Monday at four works.'],
+      [0, 'Please arrive ten minutes early to fill out a new form.'],
+      [1, 'They never cared about the bill and I will not pay it.', 'LOW'],
+      [0, 'Great see you monday.'],
+    ],
+    ['Karen Hill', 'Michael Jones'],
+  );
+  const ctx: AnalysisContext = { ...context('Karen Hill', 'Michael Jones'), direction: 'INCOMING' };
+
+  it('quotes sentences as recognised, attributed, and never below the confidence floor', async () => {
+    const a = await new EmbeddedAnalyzer().analyze(transcript, ctx);
+    const texts = transcript.segments.map((s) => s.text.toLowerCase().replace(/[^a-z0-9 ]/g, ''));
+    const quoted = [a.executiveSummary ?? '', ...(a.keyDiscussionPoints ?? []).map((p) => p.text)].flatMap((s) => [...s.matchAll(/"([^"]+)"/g)].map((m) => m[1]));
+    assert.ok(quoted.length > 0, a.executiveSummary ?? '');
+    for (const q of quoted) {
+      const plain = q.toLowerCase().replace(/[^a-z0-9 ]/g, '').replace(/\b10\b/g, 'ten').replace(/\b4\b/g, 'four');
+      assert.ok(texts.some((t) => t.includes(plain)), `"${q}" is not a transcript sentence`);
+    }
+    const everything = JSON.stringify(a);
+    assert.doesNotMatch(everything, /never cared/i, 'a LOW-confidence segment was quoted');
+    assert.doesNotMatch(a.executiveSummary ?? '', /\bsays\b/);
+    // who called whom comes from the upload, not from the words
+    assert.match(a.oneLineSummary ?? '', /^Michael Jones called Karen Hill/);
+  });
+});
+
+describe('one rule for reminders', () => {
+  it('"remind me to ..." is a reminder of the speaker, who is the one reminded', async () => {
+    const transcript = transcriptOf(
+      [
+        [0, "Let's meet for dinner on Sunday at six."],
+        [1, 'Great. Remind me to buy a card on Saturday.'],
+        [0, 'Ha, okay.'],
+      ],
+      ['Nick Foster', 'Amy Foster'],
+    );
+    const a = await new EmbeddedAnalyzer().analyze(transcript, { ...context('Nick Foster', 'Amy Foster'), recordedAt: '2025-10-07T17:30:00Z' });
+    const reminder = (a.actionItems ?? []).find((i) => i.intent === 'reminder');
+    assert.ok(reminder, JSON.stringify(a.actionItems));
+    assert.equal(reminder.ownerRole, 'CONTACT');
+    assert.equal(reminder.dueDate, '2025-10-11');
+  });
+});
