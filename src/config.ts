@@ -2,6 +2,7 @@
 // provider variables this implementation adds, validated at start. A bad value stops the process
 // with a message that names the variable (never its value: it may be a secret).
 import path from 'node:path';
+import { HOLD_POINTS, type HoldPoint } from './pipeline/stages/index.js';
 
 export class ConfigError extends Error {
   constructor(readonly variable: string, problem: string) {
@@ -27,9 +28,9 @@ export interface S3Settings {
   credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } | null;
 }
 
-/** Points of processing where a crash test can hold a job (see worker.testHoldAt). */
-export const HOLD_STAGES = ['decoded', 'transcribed', 'diarized', 'analyzed', 'committing'] as const;
-export type HoldStage = (typeof HOLD_STAGES)[number];
+/** Points of processing where a crash test can hold a job (see worker.testHoldAt): the stages' hold points, in order. */
+export const HOLD_STAGES: readonly HoldPoint[] = HOLD_POINTS;
+export type HoldStage = HoldPoint;
 
 function holdStage(env: Record<string, string | undefined>, serviceEnv: string): HoldStage | null {
   const v = env.TEST_HOLD_AT_STAGE?.trim();

@@ -1,8 +1,10 @@
 // Calls: repository functions take the owner id first, so every query is scoped to its owner and
 // a foreign call is indistinguishable from a missing one.
 import type { Executor as Q } from '../store/repos/executor.js';
-import { latestProcessingEvent } from '../store/repos/calls.js';
 import type { Call } from '../store/schema.js';
+import { listCallStages } from '../store/repos/call-stages.js';
+// Used inside callProgress only (stage modules import this module: no top-level use, no cycle at load).
+import { STAGES } from '../pipeline/stages/index.js';
 
 // The call rows' statements live in the calls repository; these names are the domain's API.
 export { findCall, updateCallFields, deleteCallRow, recordEvent } from '../store/repos/calls.js';
@@ -34,36 +36,32 @@ export function callDetailOf(call: Call) {
   };
 }
 
+/** The values of `progress.stage` (an API enum); each pipeline stage names the one it reports as (src/pipeline/stages/). */
 export const PROGRESS_STAGES = ['DECODE', 'TRANSCRIBE', 'DIARIZE', 'ANALYZE'] as const;
+export type ProgressStage = (typeof PROGRESS_STAGES)[number];
 export interface CallProgress {
-  stage: (typeof PROGRESS_STAGES)[number];
+  stage: ProgressStage;
   /** Share of the stage done, 0..100; null for stages that do not report it. */
   percent: number | null;
   updatedAt: string;
 }
 
 /**
- * Where a call in processing stands, read from its latest processing event: the stage now
- * running and, where the stage reports it (recognition in parts, analysis in parts), its percent.
- * Undefined for queued and finished calls.
+ * Where a call in processing stands, read from its stage state (call_stages, written by the stage
+ * runner): the first stage of the list that has not finished, shown as the progress stage it
+ * reports as, with its percent where the stage reports one (recognition, 0 until its first report;
+ * analysis in parts). Undefined for queued and finished calls, and before the first stage started.
  */
 export async function callProgress(db: Q, userId: string, call: Pick<Call, 'id' | 'status'>): Promise<CallProgress | undefined> {
   if (call.status !== 'PROCESSING' && call.status !== 'TRANSCRIBING' && call.status !== 'ANALYZING') return undefined;
-  const last = await latestProcessingEvent(db, userId, call.id);
-  if (!last) return undefined;
-  const detail = (typeof last.detail === 'string' ? JSON.parse(last.detail) : last.detail) as { percent?: unknown } | null;
-  const reported = typeof detail?.percent === 'number' ? Math.max(0, Math.min(100, Math.round(detail.percent))) : null;
-  const at = (last.createdAt instanceof Date ? last.createdAt : new Date(last.createdAt as unknown as string)).toISOString();
-  const key = `${last.step}/${last.outcome}`;
-  let stage: CallProgress['stage'];
-  let percent: number | null = null;
-  if (key === 'DECODE/COMPLETED') [stage, percent] = ['TRANSCRIBE', 0];
-  else if (key === 'TRANSCRIBE/PROGRESS') [stage, percent] = ['TRANSCRIBE', reported];
-  else if (key === 'TRANSCRIBE/COMPLETED') stage = 'DIARIZE';
-  else if (key === 'ANALYZE/PROGRESS') [stage, percent] = ['ANALYZE', reported];
-  else if (['DIARIZE/COMPLETED', 'RESOLVE/COMPLETED', 'TRANSCRIBE/REUSED'].includes(key) || call.status === 'ANALYZING') stage = 'ANALYZE';
-  else stage = 'DECODE';
-  return { stage, percent, updatedAt: at };
+  const rows = await listCallStages(db, userId, call.id);
+  if (rows.length === 0) return undefined;
+  const byName = new Map(rows.map((r) => [r.stage, r]));
+  const next = STAGES.find((s) => byName.get(s.name)?.outcome !== 'COMPLETED') ?? STAGES[STAGES.length - 1];
+  const row = byName.get(next.name);
+  const percent = row?.progress ?? (next.percentFromZero ? 0 : null);
+  const latest = Math.max(...rows.map((r) => r.updatedAt.getTime()));
+  return { stage: next.progress, percent, updatedAt: new Date(latest).toISOString() };
 }
 
 

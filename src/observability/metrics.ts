@@ -9,6 +9,7 @@
 // Metrics are process-wide, as Prometheus expects: several services started in one process (tests)
 // share them.
 import client from 'prom-client';
+import type { TimingName } from '../pipeline/stages/index.js';
 
 export const registry = new client.Registry();
 
@@ -172,14 +173,14 @@ const STAGE_NAME = /^[a-z_]{1,32}$/;
  * A completed call's stage timings (milliseconds by stage name, as the pipeline records them in
  * its PIPELINE COMPLETED event), its total time and its audio length.
  */
-export function observeCallProcessed(timingsMs: Record<string, number>, totalMs: number, audioSeconds: number): void {
+export function observeCallProcessed(timingsMs: Partial<Record<TimingName, number>>, totalMs: number, audioSeconds: number): void {
   const audio = audioSeconds > 0 ? audioSeconds : 0;
   const observe = (stage: string, ms: number) => {
     if (!STAGE_NAME.test(stage) || !Number.isFinite(ms) || ms < 0) return;
     stageDuration.observe({ stage }, ms / 1000);
     if (audio > 0) stageRealTimeFactor.observe({ stage }, ms / 1000 / audio);
   };
-  for (const [stage, ms] of Object.entries(timingsMs)) observe(stage, ms);
+  for (const [stage, ms] of Object.entries(timingsMs)) if (ms !== undefined) observe(stage, ms);
   observe('total', totalMs);
   processedAudio.inc(audio);
   callOutcomes.inc({ outcome: 'completed', reason: '' });

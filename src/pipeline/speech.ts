@@ -50,22 +50,28 @@ function checkAbort(signal?: AbortSignal) {
   if (signal?.aborted) throw new PipelineError('internal_error', 'processing interrupted by shutdown', true);
 }
 
-export async function transcribeCall(pipeline: Pipeline, input: SpeechInput): Promise<SpeechResult> {
-  const timings: Record<string, number> = {};
-  const time = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
-    const t0 = performance.now();
-    try {
-      return await fn();
-    } finally {
-      timings[name] = Math.round(performance.now() - t0);
-    }
-  };
+/** Decoding: the call's audio file to 16 kHz PCM in the work folder (stages/decode.ts and transcribeCall). */
+export function decodeCallAudio(input: Pick<SpeechInput, 'audioPath' | 'workDir' | 'maxAudioSeconds' | 'signal'>): Promise<DecodedAudio> {
+  return decodeAudio(input.audioPath, input.workDir, { timeoutMs: 10 * 60_000, maxSeconds: input.maxAudioSeconds, signal: input.signal });
+}
 
-  const audio = await time('decode', () => decodeAudio(input.audioPath, input.workDir, { timeoutMs: 10 * 60_000, maxSeconds: input.maxAudioSeconds, signal: input.signal }));
-  await input.onStage?.('decoded', { durationSeconds: Math.round(audio.durationSeconds), channels: audio.channels ? 2 : 1, ms: timings.decode });
-  checkAbort(input.signal);
-  const peaks = await time('peaks', () => computePeaks(audio.mono, input.signal));
+export interface RecognitionResult {
+  /** The recogniser's words after the word-time check. */
+  recognition: Recognition;
+  speechRegions: TimeRange[];
+  wordTimes: WordTimeCheck;
+}
 
+/**
+ * Recognition: the project's VAD cuts the call, the recogniser decodes it, and its word times are
+ * checked (word-times.ts). `time` records the sub-steps' timings (vad, transcribe).
+ */
+export async function recognizeSpeech(
+  pipeline: Pipeline,
+  audio: DecodedAudio,
+  input: Pick<SpeechInput, 'vocabulary' | 'signal' | 'onProgress'>,
+  time: <T>(name: 'vad' | 'transcribe', fn: () => Promise<T>) => Promise<T>,
+): Promise<RecognitionResult> {
   // The call cut as the project's VAD hears it: the embedded recogniser decodes these pieces with
   // known offsets, and every provider's word times are checked against them.
   const speechRegions = await time('vad', () => detectSpeech(audio.mono, audio.sampleRate));
@@ -95,49 +101,99 @@ export async function transcribeCall(pipeline: Pipeline, input: SpeechInput): Pr
   // and in its speech (word-times.ts).
   const wordTimes = checkWordTimes(rawRecognition.words, speechRegions, audio.durationSeconds);
   const recognition: Recognition = { ...rawRecognition, words: wordTimes.words };
-  await input.onStage?.('transcribed', {
-    words: recognition.words.length,
-    provider: recognition.provider,
-    ms: timings.transcribe,
-    ...(wordTimes.retimed + wordTimes.unverified > 0 ? { wordsRetimed: wordTimes.retimed, wordsUnverified: wordTimes.unverified } : {}),
-  });
+  return { recognition, speechRegions, wordTimes };
+}
+
+/** The TRANSCRIBE event's detail. */
+export function recognitionSummary(r: RecognitionResult, ms: number | undefined): Record<string, unknown> {
+  return {
+    words: r.recognition.words.length,
+    provider: r.recognition.provider,
+    ms,
+    ...(r.wordTimes.retimed + r.wordTimes.unverified > 0 ? { wordsRetimed: r.wordTimes.retimed, wordsUnverified: r.wordTimes.unverified } : {}),
+  };
+}
+
+export function assertSpeechFound(recognition: Recognition): void {
   if (recognition.words.length === 0) throw new PipelineError('no_speech_detected', 'the recogniser found no speech');
-  checkAbort(input.signal);
+}
 
-  const diarization = await time('diarize', async () => {
-    try {
-      return await pipeline.diarizer.diarize(audio, recognition.words);
-    } catch (err) {
-      if (err instanceof PipelineError) throw err;
-      throw new PipelineError('diarization_failed', (err as Error).message);
-    }
-  });
-  await input.onStage?.('diarized', { speakers: diarization.speakers.length, model: diarization.model, ms: timings.diarize });
+/** Diarization: the recognised words attributed to speakers. */
+export async function diarizeSpeech(pipeline: Pipeline, audio: DecodedAudio, recognition: Recognition): Promise<Diarization> {
+  try {
+    return await pipeline.diarizer.diarize(audio, recognition.words);
+  } catch (err) {
+    if (err instanceof PipelineError) throw err;
+    throw new PipelineError('diarization_failed', (err as Error).message);
+  }
+}
 
-  const voice = await time('voice', () => matchVoice(pipeline, input, audio, diarization));
-  const resolution = resolveSpeakers(groupUtterances(utterancesOf(diarization.words)), { ...input.context, voice });
+/** Naming: the speakers resolved (strategy 2) and the transcript built and validated. */
+export function nameSpeakers(args: {
+  callId: string;
+  context: SpeechInput['context'];
+  voice: ResolutionContext['voice'];
+  diarization: Diarization;
+  recognition: Recognition;
+  durationSeconds: number;
+  qualityWarnings: WordTimeCheck['warnings'];
+}): Transcript {
+  const resolution = resolveSpeakers(groupUtterances(utterancesOf(args.diarization.words)), { ...args.context, voice: args.voice });
   const transcript = buildTranscript({
-    callId: input.callId,
-    words: diarization.words,
-    diarization,
-    recognition,
+    callId: args.callId,
+    words: args.diarization.words,
+    diarization: args.diarization,
+    recognition: args.recognition,
     resolution,
-    durationSeconds: audio.durationSeconds,
+    durationSeconds: args.durationSeconds,
     createdAt: new Date().toISOString(),
     alignmentVersion: ALIGNMENT_VERSION,
-    qualityWarnings: wordTimes.warnings,
+    qualityWarnings: args.qualityWarnings,
   });
   if (!Value.Check(Transcript, transcript)) {
     const first = [...Value.Errors(Transcript, transcript)][0];
     throw new PipelineError('internal_error', `transcript failed validation at ${first?.path ?? '?'}`);
   }
+  return transcript;
+}
+
+/** The whole of speech processing in one call, without a database (benchmarks, tests). */
+export async function transcribeCall(pipeline: Pipeline, input: SpeechInput): Promise<SpeechResult> {
+  const timings: Record<string, number> = {};
+  const time = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
+    const t0 = performance.now();
+    try {
+      return await fn();
+    } finally {
+      timings[name] = Math.round(performance.now() - t0);
+    }
+  };
+
+  const audio = await time('decode', () => decodeCallAudio(input));
+  await input.onStage?.('decoded', { durationSeconds: Math.round(audio.durationSeconds), channels: audio.channels ? 2 : 1, ms: timings.decode });
+  checkAbort(input.signal);
+  const peaks = await time('peaks', () => computePeaks(audio.mono, input.signal));
+
+  const recognized = await recognizeSpeech(pipeline, audio, input, time);
+  const { recognition, speechRegions, wordTimes } = recognized;
+  await input.onStage?.('transcribed', recognitionSummary(recognized, timings.transcribe));
+  assertSpeechFound(recognition);
+  checkAbort(input.signal);
+
+  const diarization = await time('diarize', () => diarizeSpeech(pipeline, audio, recognition));
+  await input.onStage?.('diarized', { speakers: diarization.speakers.length, model: diarization.model, ms: timings.diarize });
+
+  const voice = await time('voice', () => matchVoice(pipeline, input, audio, diarization));
+  const transcript = nameSpeakers({ callId: input.callId, context: input.context, voice, diarization, recognition, durationSeconds: audio.durationSeconds, qualityWarnings: wordTimes.warnings });
   return { transcript, audio, recognition, diarization, timings, speechRegions, wordTimes, peaks };
 }
 
-async function matchVoice(pipeline: Pipeline, input: SpeechInput, audio: DecodedAudio, diarization: Diarization): Promise<ResolutionContext['voice']> {
+/** `audio` may be null when no comparison is made (the feature off or no profile): a resumed job then does not decode again. */
+export async function matchVoice(pipeline: Pipeline, input: Pick<SpeechInput, 'context' | 'voiceProfile'>, audio: DecodedAudio | null, diarization: Diarization): Promise<ResolutionContext['voice']> {
   const threshold = pipeline.voiceMatchThreshold;
   if (!input.context.voiceEmbeddingEnabled) return { status: 'DISABLED', scores: {}, threshold };
   if (!input.voiceProfile) return { status: 'NO_PROFILE', scores: {}, threshold };
+  if (!audio) throw new Error('matchVoice: a voice comparison needs the decoded audio');
   try {
     const embeddings = await embedCallSpeakers(pipeline.embedder, audio, diarization.speakerRegions);
     const norm = pipeline.embedder.normalization;

@@ -134,6 +134,21 @@ export interface ProcessingEventsTable {
   createdAt: Generated<Date>;
 }
 
+/** Per-call pipeline stage state (migration 010, src/store/repos/call-stages.ts). */
+export interface CallStagesTable {
+  callId: string;
+  userId: string;
+  stage: string;
+  attempt: Generated<number>;
+  outcome: 'RUNNING' | 'COMPLETED' | 'FAILED';
+  startedAt: Generated<Date>;
+  finishedAt: Date | null;
+  updatedAt: Generated<Date>;
+  progress: number | null;
+  detail: Json<Record<string, unknown> | null>;
+  output: Json<unknown>;
+}
+
 export interface VoiceProfilesTable {
   userId: string;
   status: Generated<string>;
@@ -242,6 +257,7 @@ export interface Database {
   actionItemTombstones: ActionItemTombstonesTable;
   callActionSummaries: CallActionSummariesTable;
   processingEvents: ProcessingEventsTable;
+  callStages: CallStagesTable;
   voiceProfiles: VoiceProfilesTable;
   featureFlags: FeatureFlagsTable;
   auditLog: AuditLogTable;

@@ -77,7 +77,7 @@ export async function sweepStrayVoiceSamples(blobs: BlobStore, minAgeMs = 3600_0
   return removed;
 }
 
-/** A job's work directory is named `<callId>-<jobId>` (see src/pipeline/process-call.ts). */
+/** A job's work directory is named `<callId>-<jobId>` (see src/pipeline/stages/run.ts). */
 const WORK_DIR = /^[0-9a-f-]{36}-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
 
 /**

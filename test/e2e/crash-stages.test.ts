@@ -16,6 +16,7 @@ import pg from 'pg';
 import { createExternalDatabase, dbModes, tempDir, uploadForm } from '../support/service.js';
 import { freePort, spawnService, waitHealthy, type ServiceProcess } from '../support/process.js';
 import { HOLD_STAGES, loadConfig } from '../../src/config.js';
+import { STAGES } from '../../src/pipeline/stages/index.js';
 
 /** Files in the blob store apart from its database binding marker (src/store/blob-binding.ts). */
 function callFiles(blobsDir: string): string[] {
@@ -146,6 +147,14 @@ for (const mode of modes) describe(`crash at every step of processing (${mode} d
     // the store's binding to its database (service/); the work folder is empty.
     const files = callFiles(path.join(dataDir, 'blobs'));
     assert.deepEqual(files.map((f) => path.basename(f)).sort(), ['audio.wav', 'waveform.peaks']);
+    // The stage state: every stage finished once, and the intermediate outputs are dropped. Each
+    // kill but the last came after its stage had finished, so the restart resumed at the next stage;
+    // the kill inside the completing transaction left `complete` to run again.
+    const sc = new pg.Client(conn);
+    await sc.connect();
+    const stageRows = (await sc.query('SELECT stage, attempt, outcome, output FROM call_stages WHERE call_id = $1', [callId]).finally(() => sc.end())).rows;
+    assert.ok(stageRows.every((r) => r.outcome === 'COMPLETED' && r.output === null), JSON.stringify(stageRows));
+    assert.deepEqual(Object.fromEntries(stageRows.map((r) => [r.stage, r.attempt])), Object.fromEntries(STAGES.map((st) => [st.name, st.name === 'complete' ? 2 : 1])));
     const workDir = path.join(dataDir, 'work');
     assert.deepEqual(fs.existsSync(workDir) ? fs.readdirSync(workDir) : [], []);
     ctx.diagnostic(`crash chain: ${HOLD_STAGES.length} kills, COMPLETED once after ${attempts} attempts, ${items.length} action items`);

@@ -43,6 +43,7 @@ const USER_TABLES: Array<[string, string]> = [
   ['action_items', 'user_id'],
   ['call_action_summaries', 'user_id'],
   ['processing_events', 'user_id'],
+  ['call_stages', 'user_id'],
   ['voice_profiles', 'user_id'],
   ['idempotency_keys', 'user_id'],
   ['usage_ledger', 'user_id'],
@@ -322,6 +323,9 @@ for (const mode of await dbModes()) {
       const otherBlob = path.join(t.dataDir, 'blobs', 'users', otherId, 'calls', otherCall, 'audio.wav');
       fs.mkdirSync(path.dirname(otherBlob), { recursive: true });
       fs.writeFileSync(otherBlob, 'x');
+      for (const [userId, call] of [[id, callId], [otherId, otherCall]]) {
+        await db().insertInto('callStages').values({ callId: call, userId, stage: 'decode', outcome: 'COMPLETED' }).execute();
+      }
 
       const count = async (table: string, column: string, userId: string) =>
         Number((await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.table(table)} WHERE ${sql.ref(column)} = ${userId}`.execute(db())).rows[0].n);

@@ -18,18 +18,6 @@ export async function findCallId(db: Q, userId: string, callId: string, lock?: '
   return (await q.executeTakeFirst())?.id;
 }
 
-/** The latest processing event of a call (progress is read from it). */
-export async function latestProcessingEvent(db: Q, userId: string, callId: string) {
-  return db
-    .selectFrom('processingEvents')
-    .select(['step', 'outcome', 'detail', 'createdAt'])
-    .where('userId', '=', userId)
-    .where('callId', '=', callId)
-    .orderBy('id', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-}
-
 export async function updateCallFields(db: Db, userId: string, callId: string, fields: { title?: string; summary?: string; notes?: string }): Promise<Call | undefined> {
   const set: Record<string, unknown> = { updatedAt: sql`now()` };
   // An empty string clears the field; a cleared title falls back to the upload or suggested one.
