@@ -16,6 +16,11 @@ import { decodeCallAudio } from '../speech.js';
 import { PipelineError, type DecodedAudio } from '../types.js';
 import { CallGone, type Deps, type Stage, type StageContext } from './stage.js';
 import { STAGES, type StageName, type TimingName } from './index.js';
+import { getArtifact } from '../../store/repos/artifacts.js';
+import type { Transcript } from '../../domain/transcript.js';
+
+/** The stages whose result is the stored transcript: the list up to `resolve`, which saves it. */
+const SPEECH_STAGES = new Set<string>(STAGES.slice(0, STAGES.findIndex((s) => s.name === 'resolve') + 1).map((s) => s.name));
 
 type AnyStage = Stage<StageName, unknown, string>;
 
@@ -118,7 +123,18 @@ export async function runStages(deps: Deps, call: Call, job: CallJobContext): Pr
 
   try {
     const state = new Map((await listCallStages(db, call.userId, call.id)).map((r) => [r.stage, r]));
+    // A transcript stored without a finished `resolve` stage (a call whose job began before the
+    // stage table existed, migration 010): the speech stages' result is that transcript, so the job
+    // goes on at analysis, as jobs did before.
+    const storedTranscript = state.get('resolve')?.outcome === 'COMPLETED' ? undefined : await getArtifact<Transcript>(db, call.userId, call.id, 'transcript');
+    if (storedTranscript) {
+      outputs.set('decode', { durationSeconds: call.durationSeconds ?? storedTranscript.durationSeconds, channels: 1 });
+      outputs.set('resolve', storedTranscript);
+      await ctx.fitTimeLimit(storedTranscript.durationSeconds);
+      await ctx.event('TRANSCRIBE', 'REUSED', { segments: storedTranscript.segments.length });
+    }
     for (const stage of STAGES as readonly AnyStage[]) {
+      if (storedTranscript && SPEECH_STAGES.has(stage.name)) continue;
       const earlier = state.get(stage.name);
       if (earlier?.outcome === 'COMPLETED') {
         outputs.set(stage.name, earlier.output);
