@@ -43,6 +43,10 @@ WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json package-lock.json tsconfig.json ./
 COPY src ./src
+COPY web ./web
+# The web console is bundled here, while /app is writable: at start the service finds the bundle for
+# these sources (dist/console/<hash>) and builds nothing (src/http/console.ts).
+RUN node --import tsx --input-type=module -e "await (await import('./src/http/console.ts')).buildConsole()"
 
 # DATA_DIR belongs to the unprivileged user: the embedded PostgreSQL refuses to run as root, and a
 # named volume takes this directory's owner on first use. A bind mount must be writable by uid 1000.
