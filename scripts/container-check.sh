@@ -48,6 +48,8 @@ bash scripts/container-base.sh
 audio=$(ls .cache/corpus/dentist-appointment/call.m4a 2>/dev/null || true)
 if [ -z "$audio" ]; then
   say "rendering a corpus call"
+  # The corpus renderer runs on the host (tsx, flite, sox): a clean clone has neither yet.
+  bash scripts/bootstrap.sh --test >&2
   audio=$(node --import tsx -e "import('node:path').then(async (p) => { const m = await import('./test/support/corpus.ts'); console.log(p.join(m.ensureCorpus(['dentist-appointment']), 'dentist-appointment', 'call.m4a')); })")
 fi
 [ -s "$audio" ] || fail "no corpus recording at $audio"
