@@ -93,6 +93,9 @@ export async function buildConsole(): Promise<ConsoleBuild> {
     fs.writeFileSync(`${p}.gz`, zlib.gzipSync(body, { level: 9 }));
   }
   fs.writeFileSync(path.join(building, 'manifest.json'), JSON.stringify({ script, style }));
+  // mkdtemp made the folder 0700: readable by every account, as the bundle is public (a container
+  // builds it as root at image build and serves it as a non-root user).
+  fs.chmodSync(building, 0o755);
   try {
     fs.renameSync(building, dir);
   } catch {
