@@ -9,10 +9,7 @@ import { createJobQueue, type JobQueue } from './store/queue.js';
 import { buildServer } from './http/server.js';
 import { buildOpsServer } from './http/ops-server.js';
 import { createIdentityVerifier } from './http/identity.js';
-import { sweepIdempotencyKeys } from './http/plugins/idempotency.js';
-import { sweepOrphanCallFiles, sweepStrayVoiceSamples, sweepWorkFiles } from './store/sweeps.js';
-import { sweepExpiredUploadSlots } from './domain/upload-slots.js';
-import { failStrandedCalls } from './domain/stranded-calls.js';
+import { runSweepNow, scheduleSweeps, startLocalSweeps } from './maintenance.js';
 import { bindAddressWarning } from './http/bind-address.js';
 import type { AppContext } from './context.js';
 import { createPipeline, type Pipeline } from './pipeline/index.js';
@@ -31,6 +28,8 @@ export interface Service {
   server: FastifyInstance | null;
   /** The bound address when HTTP is served. */
   url: string | null;
+  /** Runs one scheduled sweep (src/maintenance.ts) here and now, outside the queue: for tests. */
+  runSweep(name: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -104,29 +103,11 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       await queue.workAnalyses(createAnalysisProcessor({ db: database.db, analyzer: pipeline.analyzer, log: log.child({ component: 'analysis' }) }), config.worker.concurrency);
     }
 
-    const sweep = async () => {
-      await sweepIdempotencyKeys(database.db).catch(() => undefined);
-      await sweepExpiredUploadSlots(database.db).catch(() => undefined);
-      await blobs.sweepIncomplete().catch((err) => log.warn({ err: (err as Error).message }, 'incomplete upload sweep failed'));
-      await sweepStrayVoiceSamples(blobs).catch((err) => log.warn({ err: (err as Error).message }, 'voice sample sweep failed'));
-      await sweepOrphanCallFiles(database.db, blobs, 3600_000, log).catch((err) => log.warn({ err: (err as Error).message }, 'orphan file sweep failed'));
-      // A work directory is its job's for as long as the job is live, however long that is.
-      await sweepWorkFiles(config.dataDir, config.worker.jobTimeoutSeconds * 1000, (jobId) => queue.callJobLive(jobId)).catch((err) => log.warn({ err: (err as Error).message }, 'work file sweep failed'));
-    };
-    void sweep();
-    timers.push(setInterval(sweep, 3600_000).unref());
-    // A call whose job the queue ended without the handler (expired on every attempt, a failure
-    // that could not be recorded) would hold its active-call slot for ever: failed here, with
-    // its call.failed webhook. Every few minutes, as such a call holds a user's slot meanwhile.
-    const reconcile = async () => {
-      const failed = await failStrandedCalls(database.db, queue, { graceSeconds: 60 }).catch((err) => {
-        log.warn({ err: (err as Error).message }, 'stranded call sweep failed');
-        return [];
-      });
-      if (failed.length) log.warn({ calls: failed }, 'calls whose processing job was gone failed as internal_error');
-    };
-    void reconcile();
-    timers.push(setInterval(reconcile, 300_000).unref());
+    // The shared sweeps are scheduled jobs, run by one worker at a time across processes; the
+    // work-file sweep cleans this process's own DATA_DIR and so runs here (src/maintenance.ts).
+    const sweepDeps = { db: database.db, blobs, queue, log: log.child({ component: 'maintenance' }) };
+    await scheduleSweeps(sweepDeps, { work: opts.workers ?? config.worker.enabled });
+    timers.push(startLocalSweeps(config, queue, sweepDeps.log));
 
     let url: string | null = null;
     if (opts.http ?? true) {
@@ -151,6 +132,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       pipeline,
       server,
       url,
+      runSweep: (name) => runSweepNow(sweepDeps, name),
       async stop() {
         for (const t of timers) clearInterval(t);
         // Order matters: stop taking requests, let running jobs reach a safe point, close storage.

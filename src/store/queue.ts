@@ -14,7 +14,13 @@ import type { Logger } from 'pino';
 import type { Database } from './schema.js';
 
 export const CALL_QUEUE = 'call-process';
+/**
+ * The scheduled maintenance sweeps (src/maintenance.ts): each sweep is a queue of its own with a
+ * cron schedule in pg-boss, so that one worker of all the processes sharing the database runs it
+ * at a time, instead of a timer in every process.
+ */
 export const SWEEP_QUEUE = 'maintenance-sweep';
+export const STRANDED_CALLS_SWEEP_QUEUE = 'maintenance-stranded-calls';
 export const WEBHOOK_QUEUE = 'webhook-deliver';
 /**
  * The analysis of a stored transcript (after a speaker correction): its own queue, apart from the
@@ -137,6 +143,16 @@ export interface JobQueue {
    */
   enqueueAnalysis(trx: Transaction<Database>, data: AnalysisJobData): Promise<boolean>;
   workAnalyses(handler: AnalysisJobHandler, concurrency: number): Promise<void>;
+  /**
+   * Declares a maintenance sweep: its queue (policy `stately`: across every process at most one
+   * run waits and one runs; no retry, the next run is the retry) and its cron schedule (UTC),
+   * which pg-boss fires once per due minute whichever process notices first.
+   */
+  scheduleSweep(name: string, cron: string, opts: { expireInSeconds: number }): Promise<void>;
+  /** Asks for a run of the sweep now; coalesced with a run already waiting. */
+  requestSweep(name: string): Promise<void>;
+  /** This process runs the sweep's jobs (one at a time, and never beside another process's run). */
+  workSweep(name: string, handler: () => Promise<void>): Promise<void>;
   /** Stops taking jobs, waits up to `graceSeconds` for running ones, then aborts them. */
   stop(graceSeconds?: number): Promise<void>;
   /** Number of jobs of this process still running. */
@@ -161,6 +177,7 @@ export function createJobQueue(connection: pg.PoolConfig, log: Logger, opts: Que
   const webhookQueue = opts.webhooks;
   let workingWebhooks = false;
   let workingAnalyses = false;
+  const workingSweeps = new Set<string>();
 
   // Processes starting together on a fresh database race to create a queue: PostgreSQL may abort
   // one as a deadlock while the other's creation is not yet committed, so a failed attempt is
@@ -239,6 +256,28 @@ export function createJobQueue(connection: pg.PoolConfig, log: Logger, opts: Que
           }
         });
       }
+    },
+
+    async scheduleSweep(name, cron, options) {
+      await ensureQueue(name, { name, policy: 'stately', retryLimit: 0, expireInSeconds: options.expireInSeconds, retentionDays: 1 });
+      await boss.schedule(name, cron, {}, { tz: 'UTC' });
+    },
+
+    async requestSweep(name) {
+      // The stately policy makes a request while one run waits a no-op (send answers null).
+      await boss.send(name, {});
+    },
+
+    async workSweep(name, handler) {
+      workingSweeps.add(name);
+      await boss.work(name, { batchSize: 1, pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 2 }, async () => {
+        active++;
+        try {
+          await handler();
+        } finally {
+          active--;
+        }
+      });
     },
 
     async enqueueCall(trx, data, options) {
@@ -328,6 +367,7 @@ export function createJobQueue(connection: pg.PoolConfig, log: Logger, opts: Que
       await boss.offWork(CALL_QUEUE).catch(() => undefined);
       if (workingWebhooks) await boss.offWork(WEBHOOK_QUEUE).catch(() => undefined);
       if (workingAnalyses) await boss.offWork(ANALYSIS_QUEUE).catch(() => undefined);
+      for (const name of workingSweeps) await boss.offWork(name).catch(() => undefined);
       const deadline = Date.now() + graceSeconds * 1000;
       while (active > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
       if (active > 0) {
