@@ -2,9 +2,11 @@
 // that turns a stored audio file into a call. The call row, its usage-ledger entry, the contact
 // assignment and the processing job commit together, so a crash leaves either nothing (a stray
 // file is swept later) or a call that will be processed.
+import crypto from 'node:crypto';
 import type { Config } from '../config.js';
 import type { Db } from '../store/database.js';
 import type { JobQueue } from '../store/queue.js';
+import { callPrefix, type BlobStore } from '../store/blobs.js';
 import type { User } from '../store/schema.js';
 import { findCallIdByIdempotencyKey, insertCall } from '../store/repos/calls.js';
 import { lockKeyForTransaction } from '../store/repos/locks.js';
@@ -16,6 +18,8 @@ import { recordEvent } from './calls.js';
 import { audioSecondsUpperBound, callJobTimeLimitSeconds } from './job-time-limit.js';
 import { assertNoNul, NUL_MESSAGE } from './text-input.js';
 import { cutText } from './text-cut.js';
+import { claimUploadSlot } from './upload-slots.js';
+import { observeUpload } from '../observability/metrics.js';
 
 /** The metadata envelope after validation; absent and blank fields are left out. */
 export interface UploadMetadata {
@@ -200,4 +204,57 @@ export async function acceptUpload(deps: { db: Db; config: Config; queue: JobQue
     await deps.queue.enqueueCall(trx, { callId, userId, kind: 'process' }, { timeLimitSeconds });
     return { callId, duplicate: false };
   });
+}
+
+/** What an upload's body held, filled by the HTTP layer as parts arrive (so a failure leaves what was stored). */
+export interface UploadBody {
+  audio: StoredUploadAudio | null;
+  /** The metadata envelope as it arrived (see parseUploadMetadata). */
+  metadataRaw: unknown;
+  titlePart: string | undefined;
+  /** Set when the body was cut off (a time limit): a part may be half stored. */
+  interrupted: boolean;
+}
+
+export interface UploadCallRequest {
+  user: User;
+  idempotencyKey: string | null;
+  /** The body size the client declared, less the multipart framing. */
+  declaredBytes: number;
+  /** Reads the body, storing the audio under the new call's id; called once the upload may proceed. */
+  readBody(callId: string, body: UploadBody): Promise<void>;
+}
+
+/**
+ * The upload use case, POST /api/calls/analyze: an account that may upload, an idempotent replay
+ * answered before any byte is read, the plan's checks on the declared size, one of the user's
+ * upload slots held while the body arrives, then the call created from what was stored. Whatever
+ * was stored of an upload that fails, or loses an idempotency race, is removed.
+ */
+export async function uploadCall(deps: { db: Db; config: Config; queue: JobQueue; blobs: BlobStore }, req: UploadCallRequest): Promise<{ callId: string }> {
+  const userId = req.user.id;
+  assertAccountMayUpload(req.user);
+  const prior = await findUploadByKey(deps.db, userId, req.idempotencyKey);
+  if (prior) return { callId: prior };
+  const gate = await openUploadGate(deps.db, deps.config, userId, req.declaredBytes);
+  const { uploads } = deps.config;
+  const slot = await claimUploadSlot(deps.db, userId, { maxInFlight: uploads.maxInFlight, holdSeconds: uploads.timeoutSeconds + 120 });
+  const callId = crypto.randomUUID();
+  const removeStored = () => deps.blobs.deletePrefix(callPrefix(userId, callId)).catch(() => undefined);
+  const body: UploadBody = { audio: null, metadataRaw: undefined, titlePart: undefined, interrupted: false };
+  try {
+    await req.readBody(callId, body);
+    if (!body.audio) throw errors.validation({ fields: [{ path: '/file', message: 'is required' }] }, 'The file part is missing.');
+    const metadata = parseUploadMetadata(body.metadataRaw);
+    const title = uploadTitle(metadata, body.titlePart);
+    const accepted = await acceptUpload(deps, { userId, callId, audio: body.audio, metadata, title, idempotencyKey: req.idempotencyKey, gate });
+    if (accepted.duplicate) await removeStored();
+    else observeUpload('call', body.audio.bytes);
+    return { callId: accepted.callId };
+  } catch (err) {
+    if (body.audio || body.interrupted) await removeStored();
+    throw err;
+  } finally {
+    await slot.release();
+  }
 }

@@ -13,6 +13,7 @@ import { PipelineError, type SpeakerEmbedder } from '../pipeline/types.js';
 import { EmbeddingError, serializeEmbedding } from '../pipeline/voice/embedder.js';
 import { MIN_ENROLMENT_SPEECH_SECONDS, checkEnrolmentSample } from '../pipeline/voice/sample-check.js';
 import { ErrorCode, ServiceError, errors } from './errors.js';
+import { observeUpload } from '../observability/metrics.js';
 
 export interface VoiceEnrolmentDeps {
   db: Db;
@@ -84,6 +85,38 @@ export async function enrolVoice(deps: VoiceEnrolmentDeps, userId: string, sampl
     return { status: row.status, provider: row.provider, consentVersion: row.consentVersion, createdAt: row.createdAt.toISOString(), sampleDurationSeconds: row.sampleDurationSeconds };
   } finally {
     await fs.promises.rm(workDir, { recursive: true, force: true });
+  }
+}
+
+/** A stored sample, as the HTTP layer's reader reports it. */
+export interface StoredSample {
+  key: string;
+  bytes: number;
+}
+
+/**
+ * The enrolment use case, POST /api/users/me/voice-profile: the declared size is checked before
+ * any byte is read, `readSample` stores the sample under a folder of its own (with the size
+ * limit it is given), the profile is made from it, and the sample is deleted whatever the outcome,
+ * before the answer goes out. `declaredBytes`: the body size the client declared, less the
+ * multipart framing.
+ */
+export async function enrolVoiceSample(
+  deps: VoiceEnrolmentDeps,
+  userId: string,
+  req: { declaredBytes: number; readSample(keyFor: (format: string) => string, limits: { maxBytes: number; tooLarge: ServiceError }): Promise<StoredSample | null> },
+): Promise<EnrolledProfile> {
+  const maxBytes = deps.config.voice.sampleMaxSizeMb * 1024 * 1024;
+  const tooLarge = new ServiceError(ErrorCode.VoiceSampleTooLarge, { maxBytes });
+  if (req.declaredBytes > maxBytes) throw tooLarge;
+  const sampleDir = `users/${userId}/voice-samples/${crypto.randomUUID()}`;
+  try {
+    const stored = await req.readSample((format) => `${sampleDir}/sample.${format}`, { maxBytes, tooLarge });
+    if (!stored) throw errors.validation({ fields: [{ path: '/file', message: 'is required' }] }, 'The file part is missing.');
+    observeUpload('voice_sample', stored.bytes);
+    return await enrolVoice(deps, userId, stored.key);
+  } finally {
+    await deps.blobs.deletePrefix(sampleDir).catch(() => undefined);
   }
 }
 

@@ -12,6 +12,7 @@ import type { JobQueue } from '../store/queue.js';
 import type { Database, WebhookDelivery, WebhookEndpoint } from '../store/schema.js';
 import { ErrorCode, errors } from './errors.js';
 import { isLoopbackHost, literalAddressBlocked } from './network-guard.js';
+import { isUuid } from './ids.js';
 
 export const WEBHOOK_EVENTS = ['call.completed', 'call.failed'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
@@ -118,7 +119,7 @@ function encodeCursor(c: DeliveryCursor): string {
 
 export function decodeDeliveryCursor(s: string): DeliveryCursor | null {
   const [createdAt, id] = Buffer.from(s, 'base64url').toString().split('|');
-  if (!createdAt || !id || Number.isNaN(Date.parse(createdAt)) || !/^[0-9a-f-]{36}$/i.test(id)) return null;
+  if (!createdAt || !id || Number.isNaN(Date.parse(createdAt)) || !isUuid(id)) return null;
   return { createdAt, id };
 }
 

@@ -18,12 +18,12 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import type { Db } from './database.js';
 import type { BlobStore } from './blobs.js';
+import { isUuid, UUID_SOURCE } from '../domain/ids.js';
 
 /** Outside `users/`, so no user's prefix and no call sweep ever touches it. */
 export const BINDING_KEY = 'service/database-id.json';
 
-const CALL_FOLDER = /^users\/[0-9a-f-]{36}\/calls\/([0-9a-f-]{36})\//;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const CALL_FOLDER = new RegExp(`^users/${UUID_SOURCE}/calls/(${UUID_SOURCE})/`);
 
 export type BlobBinding =
   | { bound: true; databaseId: string; established?: 'first_start' | 'existing_calls' }
@@ -56,7 +56,7 @@ export async function readBindingMarker(blobs: BlobStore): Promise<string | null
     }
     try {
       const id = (JSON.parse(text) as { databaseId?: unknown }).databaseId;
-      return typeof id === 'string' && UUID.test(id) ? id : 'unreadable';
+      return typeof id === 'string' && isUuid(id) ? id : 'unreadable';
     } catch {
       return 'unreadable';
     }

@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { Db } from './database.js';
 import type { BlobStore } from './blobs.js';
 import { BINDING_KEY, ensureBlobBinding } from './blob-binding.js';
+import { UUID_SOURCE } from '../domain/ids.js';
 
 /** Where a sweep reports what it refused to do (a pino logger fits). */
 export interface SweepLog {
@@ -13,7 +14,7 @@ export interface SweepLog {
   info(obj: object, msg: string): void;
 }
 
-const CALL_FILE = /^users\/([0-9a-f-]{36})\/calls\/([0-9a-f-]{36})\//;
+const CALL_FILE = new RegExp(`^users/(${UUID_SOURCE})/calls/(${UUID_SOURCE})/`);
 
 /**
  * Deletes call files older than `minAgeMs` whose call row does not exist. Returns how many calls'
@@ -57,7 +58,7 @@ export async function sweepOrphanCallFiles(db: Db, blobs: BlobStore, minAgeMs = 
   return removed;
 }
 
-const VOICE_SAMPLE = /^users\/[0-9a-f-]{36}\/voice-samples\/[0-9a-f-]{36}\//;
+const VOICE_SAMPLE = new RegExp(`^users/${UUID_SOURCE}/voice-samples/${UUID_SOURCE}/`);
 
 /**
  * Deletes voice-profile samples older than `minAgeMs`. A sample lives only for its request (it is
@@ -78,7 +79,7 @@ export async function sweepStrayVoiceSamples(blobs: BlobStore, minAgeMs = 3600_0
 }
 
 /** A job's work directory is named `<callId>-<jobId>` (see src/pipeline/stages/run.ts). */
-const WORK_DIR = /^[0-9a-f-]{36}-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+const WORK_DIR = new RegExp(`^${UUID_SOURCE}-(${UUID_SOURCE})$`);
 
 /**
  * Removes entries of DATA_DIR/work older than `minAgeMs` (the least time any job may run): the

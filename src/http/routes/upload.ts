@@ -1,20 +1,17 @@
 // POST /api/calls/analyze: the upload. This file only reads the multipart request: the audio part
 // is streamed into the blob store as it arrives (sniffed, size-limited), the metadata envelope and
-// title are collected in whatever form and order the client sends them, and `acceptUpload`
-// (src/domain/uploads.ts) creates the call.
-import crypto from 'node:crypto';
+// title are collected in whatever form and order the client sends them, and `uploadCall`
+// (src/domain/uploads.ts) checks, holds the upload slot and creates the call.
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Multipart } from '@fastify/multipart';
 import type { AppContext } from '../../context.js';
 import { ErrorCode, ServiceError, errors } from '../../domain/errors.js';
-import { observeUpload } from '../../observability/metrics.js';
-import { acceptUpload, assertAccountMayUpload, findUploadByKey, metadataNotJson, openUploadGate, parseUploadMetadata, uploadTitle } from '../../domain/uploads.js';
+import { metadataNotJson, uploadCall, type UploadBody } from '../../domain/uploads.js';
 import { errorResponses, Uuid } from '../schemas.js';
-import { storeAudioPart, type StoredAudio } from '../audio-part.js';
+import { storeAudioPart } from '../audio-part.js';
 import { audioKey } from '../../store/blobs.js';
 import { AUDIO_FORMATS } from '../../pipeline/audio/sniff.js';
-import { claimUploadSlot } from '../../domain/upload-slots.js';
 import { guardUploadBody } from '../upload-body-guard.js';
 
 const MULTIPART_OVERHEAD = 256 * 1024;
@@ -76,64 +73,45 @@ export default async function uploadRoutes(app: FastifyInstance, ctx: AppContext
       },
     },
     async (req: FastifyRequest, reply) => {
-      const userId = req.user.id;
       if (!req.isMultipart()) throw errors.validation({ fields: [{ path: '/file', message: 'is required (multipart/form-data)' }] }, 'The upload must be multipart/form-data with a file part.');
-
-      assertAccountMayUpload(req.user.row);
-      const idempotencyKey = typeof req.headers['idempotency-key'] === 'string' ? req.headers['idempotency-key'] : null;
-      const prior = await findUploadByKey(db, userId, idempotencyKey);
-      if (prior) return reply.status(202).send({ callId: prior, status: 'QUEUED' });
-
       const declared = Number(req.headers['content-length'] ?? 0);
-      const gate = await openUploadGate(db, ctx.config, userId, Math.max(0, (Number.isFinite(declared) ? declared : 0) - MULTIPART_OVERHEAD));
-      // A slot of the user's uploads in flight, held until the request ends; the body must arrive
-      // within the idle and total limits.
-      const { uploads } = ctx.config;
-      const slot = await claimUploadSlot(db, userId, { maxInFlight: uploads.maxInFlight, holdSeconds: uploads.timeoutSeconds + 120 });
-      const bodyGuard = guardUploadBody(req, reply, { idleSeconds: uploads.idleTimeoutSeconds, totalSeconds: uploads.timeoutSeconds });
-
-      const callId = crypto.randomUUID();
-      const parts: UploadParts = { stored: null, metadataRaw: undefined, titlePart: undefined };
-      try {
-        await readUploadParts(req, ctx, audioKeyOf(userId, callId), parts);
-        bodyGuard.dispose();
-        const { stored, metadataRaw, titlePart } = parts;
-        if (!stored) throw errors.validation({ fields: [{ path: '/file', message: 'is required' }] }, 'The file part is missing.');
-        const metadata = parseUploadMetadata(metadataRaw);
-        const accepted = await acceptUpload(
-          { db, config: ctx.config, queue: ctx.queue },
-          { userId, callId, audio: stored, metadata, title: uploadTitle(metadata, titlePart), idempotencyKey, gate },
-        );
-        if (accepted.duplicate) await ctx.blobs.deletePrefix(`users/${userId}/calls/${callId}`).catch(() => undefined);
-        else observeUpload('call', stored.bytes);
-        return reply.status(202).send({ callId: accepted.callId, status: 'QUEUED' });
-      } catch (err) {
-        // Whatever was stored of this upload goes, a part cut off by a time limit included.
-        if (parts.stored || bodyGuard.timedOut) await ctx.blobs.deletePrefix(`users/${userId}/calls/${callId}`).catch(() => undefined);
-        throw err;
-      } finally {
-        bodyGuard.dispose();
-        await slot.release();
-      }
+      const { callId } = await uploadCall(
+        { db, config: ctx.config, queue: ctx.queue, blobs: ctx.blobs },
+        {
+          user: req.user.row,
+          idempotencyKey: typeof req.headers['idempotency-key'] === 'string' ? req.headers['idempotency-key'] : null,
+          declaredBytes: Math.max(0, (Number.isFinite(declared) ? declared : 0) - MULTIPART_OVERHEAD),
+          readBody: (newCallId, body) => readGuardedUpload(req, reply, ctx, audioKeyOf(req.user.id, newCallId), body),
+        },
+      );
+      return reply.status(202).send({ callId, status: 'QUEUED' });
     },
   );
 }
 
-/** What the multipart body of an upload holds; filled as parts arrive, so a failure leaves what was stored. */
-interface UploadParts {
-  stored: StoredAudio | null;
-  metadataRaw: unknown;
-  titlePart: string | undefined;
+/**
+ * Reads the upload's body within the upload time limits (idle and total; 408 request_timeout
+ * past them, with `interrupted` set so the use case removes what was half stored).
+ */
+async function readGuardedUpload(req: FastifyRequest, reply: FastifyReply, ctx: AppContext, keyOf: (format: string) => string, body: UploadBody): Promise<void> {
+  const { uploads } = ctx.config;
+  const bodyGuard = guardUploadBody(req, reply, { idleSeconds: uploads.idleTimeoutSeconds, totalSeconds: uploads.timeoutSeconds });
+  try {
+    await readUploadParts(req, ctx, keyOf, body);
+  } finally {
+    bodyGuard.dispose();
+    body.interrupted = bodyGuard.timedOut;
+  }
 }
 
 const audioKeyOf = (userId: string, callId: string) => (format: string) => audioKey(userId, callId, format);
 
 /** Reads the upload's parts: the first `file` into the blob store, `metadata` and `title` as text; other files are drained. */
-async function readUploadParts(req: FastifyRequest, ctx: AppContext, keyOf: (format: string) => string, out: UploadParts): Promise<void> {
+async function readUploadParts(req: FastifyRequest, ctx: AppContext, keyOf: (format: string) => string, out: UploadBody): Promise<void> {
   try {
     for await (const part of req.parts()) {
-      if (part.fieldname === 'file' && part.type === 'file' && !out.stored) {
-        out.stored = await storeAudioPart(part, ctx.blobs, keyOf, {
+      if (part.fieldname === 'file' && part.type === 'file' && !out.audio) {
+        out.audio = await storeAudioPart(part, ctx.blobs, keyOf, {
           allowed: AUDIO_FORMATS,
           tooLarge: new ServiceError(ErrorCode.PayloadTooLarge, { maxBytes: ctx.config.limits.maxFileSize }),
         });

@@ -1,19 +1,20 @@
 // The voice profile: one per user, made from a short sample of the user's voice. The route reads the
-// sample into the blob store; enrolment (decode, measure, embed, store) is domain/voice-enrolment.ts.
-// The sample is deleted whatever the outcome; only the opaque embedding is kept, never returned.
-import crypto from 'node:crypto';
+// sample into the blob store; the use case (size checks, decode, measure, embed, store, the sample
+// deleted whatever the outcome) is domain/voice-enrolment.ts. Only the opaque embedding is kept,
+// never returned.
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { ErrorCode, ServiceError, errors } from '../../domain/errors.js';
+import { errors, type ServiceError } from '../../domain/errors.js';
 import { DateTime, errorResponses } from '../schemas.js';
-import { storeAudioPart } from '../audio-part.js';
+import { storeAudioPart, type StoredAudio } from '../audio-part.js';
 import { guardUploadBody } from '../upload-body-guard.js';
-import { deleteVoiceProfile, enrolVoice, voiceProfileStatus } from '../../domain/voice-enrolment.js';
-import { observeUpload } from '../../observability/metrics.js';
+import { deleteVoiceProfile, enrolVoiceSample, voiceProfileStatus } from '../../domain/voice-enrolment.js';
 
 const tags = ['Voice profile'];
 const VOICE_FORMATS = ['wav', 'mp3', 'm4a'] as const;
+/** Room for the multipart framing around the sample in the declared body size. */
+const MULTIPART_OVERHEAD = 256 * 1024;
 
 const ProfileStatus = Type.Object({
   status: Type.String({ description: 'ACTIVE, MISSING, or REENROLLMENT_REQUIRED: the profile was made by another embedding provider or version than the one in use (`provider` names it); calls do not use it until the user records a new sample.' }),
@@ -51,33 +52,10 @@ export default async function voiceProfileRoutes(app: FastifyInstance, ctx: AppC
     },
     async (req, reply) => {
       if (!req.isMultipart()) throw errors.validation({ fields: [{ path: '/file', message: 'is required (multipart/form-data)' }] });
-      const maxBytes = voice.sampleMaxSizeMb * 1024 * 1024;
-      const tooLarge = new ServiceError(ErrorCode.VoiceSampleTooLarge, { maxBytes });
-      if (Number(req.headers['content-length'] ?? 0) > maxBytes + 256 * 1024) throw tooLarge;
-      const userId = req.user.id;
-      const sampleDir = `users/${userId}/voice-samples/${crypto.randomUUID()}`;
-      // The sample's body has the upload time limits (408 request_timeout past them).
-      const bodyGuard = guardUploadBody(req, reply, { idleSeconds: ctx.config.uploads.idleTimeoutSeconds, totalSeconds: ctx.config.uploads.timeoutSeconds });
-      let created;
-      try {
-        let stored = null;
-        for await (const part of req.parts({ limits: { fileSize: maxBytes, files: 1 } })) {
-          if (part.type !== 'file' || part.fieldname !== 'file' || stored) {
-            if (part.type === 'file') part.file.resume();
-            continue;
-          }
-          stored = await storeAudioPart(part, ctx.blobs, (format) => `${sampleDir}/sample.${format}`, { allowed: VOICE_FORMATS, tooLarge });
-        }
-        bodyGuard.dispose();
-        if (!stored) throw errors.validation({ fields: [{ path: '/file', message: 'is required' }] }, 'The file part is missing.');
-        observeUpload('voice_sample', stored.bytes);
-
-        created = await enrolVoice({ db, blobs: ctx.blobs, embedder: ctx.embedder, config: ctx.config, log: req.log }, userId, stored.key);
-      } finally {
-        bodyGuard.dispose();
-        // The sample is never kept, whatever the outcome; removed before the answer goes out.
-        await ctx.blobs.deletePrefix(sampleDir).catch(() => undefined);
-      }
+      const created = await enrolVoiceSample({ db, blobs: ctx.blobs, embedder: ctx.embedder, config: ctx.config, log: req.log }, req.user.id, {
+        declaredBytes: Number(req.headers['content-length'] ?? 0) - MULTIPART_OVERHEAD,
+        readSample: (keyFor, limits) => readGuardedSample(req, reply, ctx, keyFor, limits),
+      });
       return reply.status(201).send(created);
     },
   );
@@ -98,4 +76,31 @@ export default async function voiceProfileRoutes(app: FastifyInstance, ctx: AppC
       return reply.status(204).send();
     },
   );
+}
+
+/**
+ * Stores the request's `file` part (WAV, MP3 or M4A, sniffed) within the upload time limits (408
+ * request_timeout past them); other parts are drained. Null when there is no file part.
+ */
+async function readGuardedSample(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  ctx: AppContext,
+  keyFor: (format: string) => string,
+  limits: { maxBytes: number; tooLarge: ServiceError },
+): Promise<StoredAudio | null> {
+  const bodyGuard = guardUploadBody(req, reply, { idleSeconds: ctx.config.uploads.idleTimeoutSeconds, totalSeconds: ctx.config.uploads.timeoutSeconds });
+  try {
+    let stored: StoredAudio | null = null;
+    for await (const part of req.parts({ limits: { fileSize: limits.maxBytes, files: 1 } })) {
+      if (part.type !== 'file' || part.fieldname !== 'file' || stored) {
+        if (part.type === 'file') part.file.resume();
+        continue;
+      }
+      stored = await storeAudioPart(part, ctx.blobs, keyFor, { allowed: VOICE_FORMATS, tooLarge: limits.tooLarge });
+    }
+    return stored;
+  } finally {
+    bodyGuard.dispose();
+  }
 }
