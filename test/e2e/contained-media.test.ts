@@ -8,7 +8,6 @@
 // fault: the job is retried and the call completes once there is room.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,6 +19,7 @@ import { cachingTranscriber } from '../support/recognition-cache.js';
 import { ffconcatScript, hlsPlaylist, id3Tag } from '../support/hostile-audio.js';
 import { createTranscriber } from '../../src/pipeline/transcription/index.js';
 import { FileBlobStore } from '../../src/store/blobs.js';
+import { mountTmpfs, tmpfsSkip, type Tmpfs } from '../support/tmpfs.js';
 
 const dir = tempDir('cas-contained-media-');
 const write = (name: string, body: string): string => {
@@ -133,42 +133,19 @@ describe('an existing blobs folder with open modes', () => {
   });
 });
 
-function canMount(): boolean {
-  const probe = tempDir('cas-mount-probe-');
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', probe], { stdio: 'ignore' });
-    execFileSync('umount', [probe], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  } finally {
-    fs.rmSync(probe, { recursive: true, force: true });
-  }
-}
-const mountable = canMount();
-if (!mountable && process.env.CI) throw new Error('the disk-full test needs permission to mount a tmpfs (run as root)');
-
-describe('a disk full under the decoder (DATA_DIR/work on a 256 kB tmpfs)', { skip: !mountable && 'mounting a tmpfs is not permitted here' }, () => {
+describe('a disk full under the decoder (DATA_DIR/work on a 256 kB tmpfs)', { skip: tmpfsSkip('the disk-full test') }, () => {
   let t: TestService;
-  let work = '';
-  let mounted = false;
-  const unmount = () => {
-    if (mounted) execFileSync('umount', ['-l', work]);
-    mounted = false;
-  };
+  let disk: Tmpfs | undefined;
 
   before(async () => {
     ensureCorpus(['car-repair']);
     const transcriber = cachingTranscriber(await createTranscriber({ provider: 'pocketsphinx' }, pino({ level: 'silent' })));
     // Retries 5 s apart: time to make room before the next attempt.
     t = await startTestService({ env: { WORKER_ENABLED: 'true', WORKER_CONCURRENCY: '1', WORKER_RETRY_DELAY_SECONDS: '5' }, pipeline: { transcriber } });
-    work = path.join(t.dataDir, 'work');
-    fs.mkdirSync(work, { recursive: true });
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', work]);
-    mounted = true;
+    disk = mountTmpfs(path.join(t.dataDir, 'work'), '256k');
   });
   after(async () => {
-    unmount();
+    disk?.unmount();
     await t?.stop();
   });
 
@@ -187,7 +164,7 @@ describe('a disk full under the decoder (DATA_DIR/work on a 256 kB tmpfs)', { sk
       assert.ok(Date.now() < deadline, 'no retry was scheduled');
       await new Promise((res) => setTimeout(res, 200));
     }
-    unmount(); // room again
+    disk!.unmount(); // room again
     assert.equal(await waitForCall(t, callId, undefined, 300_000), 'COMPLETED');
     const d = await t.request('GET', `/api/calls/${callId}`);
     assert.ok(d.body.durationSeconds > 30, `decoded whole: ${d.body.durationSeconds} s`);

@@ -9,26 +9,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startTestService, tempDir, uploadForm, type TestService } from '../support/service.js';
 import { assertNothingHalfCreated } from '../support/invariants.js';
+import { mountTmpfs, tmpfsSkip, type Tmpfs } from '../support/tmpfs.js';
 
-function canMount(): boolean {
-  const probe = tempDir('cas-mount-probe-');
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', probe], { stdio: 'ignore' });
-    execFileSync('umount', [probe], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  } finally {
-    fs.rmSync(probe, { recursive: true, force: true });
-  }
-}
-
-const mountable = canMount();
-if (!mountable && process.env.CI) throw new Error('storage fault tests need permission to mount a tmpfs (run as root)');
-
-describe('storage faults during an upload', { skip: !mountable && 'mounting a tmpfs is not permitted here' }, () => {
+describe('storage faults during an upload', { skip: tmpfsSkip('storage fault tests') }, () => {
   let t: TestService;
   let blobsDir: string;
+  let disk: Tmpfs | undefined;
   const work = tempDir('cas-storage-');
   const big = path.join(work, 'big.wav');
   const small = path.join(work, 'small.wav');
@@ -38,18 +24,13 @@ describe('storage faults during an upload', { skip: !mountable && 'mounting a tm
     execFileSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'sine=frequency=300:duration=1', '-ar', '8000', '-ac', '1', small]); // 16 KB
     const dataDir = tempDir('cas-storage-data-');
     blobsDir = path.join(dataDir, 'blobs');
-    fs.mkdirSync(blobsDir);
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', blobsDir]);
+    disk = mountTmpfs(blobsDir, '256k');
     t = await startTestService({ dataDir, env: {} });
   });
 
   after(async () => {
     await t?.stop();
-    try {
-      execFileSync('umount', [blobsDir]);
-    } catch {
-      /* not mounted */
-    }
+    disk?.unmount();
     fs.rmSync(path.dirname(blobsDir), { recursive: true, force: true });
     fs.rmSync(work, { recursive: true, force: true });
   });
@@ -72,7 +53,7 @@ describe('storage faults during an upload', { skip: !mountable && 'mounting a tm
 
   test('read-only storage: 5xx with the error body, no call; uploads work again when writable', async () => {
     const before = await countCalls();
-    execFileSync('mount', ['-o', 'remount,ro', blobsDir]);
+    disk!.remount('ro');
     try {
       const r = await t.request('POST', '/api/calls/analyze', { form: uploadForm(small, { title: 'read-only' }) });
       assert.ok(r.status >= 500 && r.status < 600, `${r.status} ${r.text}`);
@@ -80,7 +61,7 @@ describe('storage faults during an upload', { skip: !mountable && 'mounting a tm
       assert.doesNotMatch(r.text, /EROFS|blobs|\/tmp/);
       assert.equal(await countCalls(), before);
     } finally {
-      execFileSync('mount', ['-o', 'remount,rw', blobsDir]);
+      disk!.remount('rw');
     }
     const ok = await t.request('POST', '/api/calls/analyze', { form: uploadForm(small, { title: 'writable again' }) });
     assert.equal(ok.status, 202, ok.text);

@@ -1,6 +1,7 @@
 // Building blocks of "audio" files an attacker crafts to make ffmpeg read something other than
 // the upload: an ID3 tag to put in front (ffmpeg's probe skips it), and the playlists and scripts
 // that name other files or hosts. Shared by the decoder's tests and the HTTP attack tests.
+import { wavHeader } from './wav.js';
 
 /** An ID3v2.4 tag with `padding` zero bytes of body (what a tagger leaves as padding). */
 export function id3Tag(padding = 0): Buffer {
@@ -35,19 +36,5 @@ export function sdpDescription(): string {
 export function slowWav(sampleRate: number, dataBytes: number): Buffer {
   const data = Buffer.alloc(dataBytes);
   for (let i = 0; i < dataBytes; i++) data[i] = i % 2 ? 188 : 68;
-  const h = Buffer.alloc(44);
-  h.write('RIFF', 0, 'latin1');
-  h.writeUInt32LE(36 + dataBytes, 4);
-  h.write('WAVE', 8, 'latin1');
-  h.write('fmt ', 12, 'latin1');
-  h.writeUInt32LE(16, 16);
-  h.writeUInt16LE(1, 20);
-  h.writeUInt16LE(1, 22);
-  h.writeUInt32LE(sampleRate, 24);
-  h.writeUInt32LE(sampleRate, 28);
-  h.writeUInt16LE(1, 32);
-  h.writeUInt16LE(8, 34);
-  h.write('data', 36, 'latin1');
-  h.writeUInt32LE(dataBytes, 40);
-  return Buffer.concat([h, data]);
+  return Buffer.concat([wavHeader(dataBytes, { sampleRate, bitsPerSample: 8 }), data]);
 }

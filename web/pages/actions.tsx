@@ -2,18 +2,7 @@
 // status control, its due date and priority are edited in place (PUT keeps every other field).
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
-
-interface Item {
-  id: string;
-  callRecordId: string;
-  title: string;
-  description: string | null;
-  dueDate: string | null;
-  status: string;
-  priority: string | null;
-  source: string | null;
-  intent: string | null;
-}
+import type { ActionItem } from '../types.js';
 
 const COLUMNS: Array<[string, string]> = [
   ['OPEN', 'Open'],
@@ -23,16 +12,16 @@ const COLUMNS: Array<[string, string]> = [
 ];
 
 export function ActionsPage() {
-  const [items, setItems] = useState<Item[]>([]);
+  const [items, setItems] = useState<ActionItem[]>([]);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
-    api<Item[]>('GET', '/api/actions').then(setItems, (e) => setError((e as Error).message));
+    api<ActionItem[]>('GET', '/api/actions').then(setItems, (e) => setError((e as Error).message));
   }, []);
 
-  async function save(item: Item, change: Partial<Item>) {
+  async function save(item: ActionItem, change: Partial<ActionItem>) {
     const next = { ...item, ...change };
     try {
-      const updated = await api<Item>('PUT', `/api/action-items/${item.id}`, {
+      const updated = await api<ActionItem>('PUT', `/api/action-items/${item.id}`, {
         title: next.title,
         description: next.description,
         dueDate: next.dueDate || null,
@@ -45,7 +34,7 @@ export function ActionsPage() {
       setError((err as Error).message);
     }
   }
-  async function remove(item: Item) {
+  async function remove(item: ActionItem) {
     if (!confirm(`Delete the action item "${item.title}"?`)) return;
     try {
       await api('DELETE', `/api/action-items/${item.id}`);

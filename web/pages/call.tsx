@@ -5,6 +5,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { api, ApiError, ensureMediaSession, formatClock, formatDate } from '../api.js';
 import { settings } from '../settings.js';
 import { navigate, useLocation } from '../router.js';
+import type { ActionItem } from '../types.js';
 
 interface Segment {
   id: string;
@@ -38,17 +39,6 @@ interface Detail {
   progress?: { stage: string; percent: number | null };
   analysisPending?: boolean;
   [k: string]: unknown;
-}
-interface Item {
-  id: string;
-  title: string;
-  description: string | null;
-  dueDate: string | null;
-  status: string;
-  priority: string | null;
-  source: string | null;
-  intent: string | null;
-  sourceSegmentIds: string[];
 }
 interface Pointed {
   text: string;
@@ -388,16 +378,16 @@ function AnalysisView({ analysis, momentOf, seek }: { analysis: Analysis; moment
 }
 
 function ActionItems({ callId, version, momentOf, seek }: { callId: string; version: number; momentOf: (ids?: string[]) => number | null; seek: (t: number) => void }) {
-  const [items, setItems] = useState<Item[]>([]);
+  const [items, setItems] = useState<ActionItem[]>([]);
   const [title, setTitle] = useState('');
   const [error, setError] = useState<string | null>(null);
-  const load = () => api<Item[]>('GET', `/api/calls/${callId}/action-items`).then(setItems, (e) => setError((e as Error).message));
+  const load = () => api<ActionItem[]>('GET', `/api/calls/${callId}/action-items`).then(setItems, (e) => setError((e as Error).message));
   useEffect(() => {
     void load();
   }, [callId, version]);
-  async function setDone(item: Item, done: boolean) {
+  async function setDone(item: ActionItem, done: boolean) {
     try {
-      const updated = await api<Item>('PATCH', `/api/actions/${item.id}`, { status: done ? 'DONE' : 'OPEN' });
+      const updated = await api<ActionItem>('PATCH', `/api/actions/${item.id}`, { status: done ? 'DONE' : 'OPEN' });
       setItems((list) => list.map((i) => (i.id === item.id ? updated : i)));
     } catch (err) {
       setError((err as Error).message);
