@@ -14,3 +14,12 @@ export interface ActionItem {
   intent: string | null;
   sourceSegmentIds: string[];
 }
+
+/** A contact of the user's (GET /api/contacts). */
+export interface Contact {
+  id: string;
+  name: string;
+  phoneNumber: string | null;
+  email: string | null;
+  notes: string | null;
+}

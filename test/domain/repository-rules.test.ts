@@ -1,14 +1,9 @@
 // Domain rules through the repositories against a real PostgreSQL (a fresh, migrated database on
 // the external server): no HTTP, no pipeline. Each rule is one the routes rely on.
-import { after, before, describe, test } from 'node:test';
-import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
 import crypto from 'node:crypto';
-import pino from 'pino';
-import { loadConfig } from '../../src/config.js';
-import { openDatabase, type DatabaseHandle } from '../../src/store/database.js';
-import { createExternalDatabase, externalDbAvailable, tempDir } from '../support/service.js';
-import { findOrCreateUser } from '../../src/store/repos/users.js';
-import { insertCall } from '../../src/store/repos/calls.js';
+import assert from 'node:assert/strict';
+import { domainDatabase, skipWithoutDatabase } from '../support/domain-db.js';
 import { createManual, deleteActionItem, replaceAiActionItems, setActionItemStatus, listForCall } from '../../src/domain/action-items.js';
 import { autoAssignContact } from '../../src/domain/contact-assignment.js';
 import { toggleFlag } from '../../src/domain/admin.js';
@@ -20,55 +15,8 @@ import type { UsageLimits } from '../../src/domain/usage.js';
 import { ErrorCode, ServiceError } from '../../src/domain/errors.js';
 import type { Analysis } from '../../src/domain/analysis.js';
 
-const available = await externalDbAvailable();
-
-describe('domain rules through the repositories (external database)', { skip: available ? false : 'no external PostgreSQL' }, () => {
-  let handle: DatabaseHandle;
-  let drop: () => Promise<void>;
-  const db = () => handle.db;
-
-  before(async () => {
-    const created = await createExternalDatabase();
-    drop = created.drop;
-    const config = loadConfig({ SERVICE_ENV: 'test', DATABASE_URL: created.url, DATA_DIR: tempDir('cas-domain-') });
-    handle = await openDatabase(config, pino({ level: 'silent' }), { migrate: true });
-  });
-  after(async () => {
-    await handle?.close();
-    await drop?.();
-  });
-
-  async function user(tag: string) {
-    return findOrCreateUser(db(), { externalUserId: `${tag}-${crypto.randomUUID()}`, email: null, name: tag, picture: null });
-  }
-  async function call(userId: string): Promise<string> {
-    const id = crypto.randomUUID();
-    await insertCall(db(), userId, {
-      id,
-      status: 'COMPLETED',
-      title: null,
-      uploadTitle: null,
-      suggestedTitle: null,
-      direction: null,
-      contactName: null,
-      legacyContactId: null,
-      phoneNumber: null,
-      organization: null,
-      durationSeconds: 60,
-      recordedAt: null,
-      updatedAt: new Date(),
-      completedAt: new Date(),
-      errorReason: null,
-      summary: null,
-      notes: null,
-      serviceContactId: null,
-      audioKey: `k/${id}`,
-      audioFormat: 'wav',
-      audioBytes: 1,
-      idempotencyKey: null,
-    });
-    return id;
-  }
+describe('domain rules through the repositories (external database)', { skip: skipWithoutDatabase }, () => {
+  const { db, user, call } = domainDatabase();
   const codeOf = (code: ErrorCode) => (err: unknown) => err instanceof ServiceError && err.code === code;
 
   test("another user's action item is answered exactly like a missing one, and is left unchanged", async () => {

@@ -90,13 +90,30 @@ describe('console, local development mode', () => {
     await shot(page, '01-calls-empty');
   });
 
-  test('a person uploads a call, sees it processed and opens it', async () => {
-    await page.getByLabel('Upload a call').setInputFiles(audio.wavPath);
+  test('a person uploads a call with its contact (picked from their contacts) and direction, sees it processed and opens it', async () => {
+    // A contact of the user's, offered by the form's contact field, whose number comes along.
+    const made = await page.evaluate(async () => (await fetch('/api/contacts', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Maple Street Nursery', phoneNumber: '+1 555 0100' }) })).status);
+    assert.equal(made, 201);
+    await page.reload();
+    const form = page.getByRole('form', { name: 'New call' });
+    await form.locator('datalist option[value="Maple Street Nursery"]').waitFor({ state: 'attached' });
+    await form.getByLabel('Recording').setInputFiles(audio.wavPath);
+    await form.getByLabel('Contact (optional)').fill('Maple Street Nursery');
+    assert.equal(await form.getByLabel('Phone number (optional)').inputValue(), '+1 555 0100');
+    await form.getByRole('radio', { name: 'Outgoing' }).check();
+    assert.deepEqual(await axeViolations(page), []);
+    await shot(page, '01b-upload-form');
+    await form.getByRole('button', { name: 'Upload' }).click();
     await page.getByRole('status').filter({ hasText: 'Uploaded' }).waitFor();
     const link = page.locator('ul.calls a').first();
     await link.waitFor();
     callId = (await link.getAttribute('href'))!.split('/').pop()!;
     assert.match(callId, /^[0-9a-f-]{36}$/);
+    const detail = (await page.evaluate(async (id) => (await fetch(`/api/calls/${id}`)).json(), callId)) as Record<string, unknown>;
+    assert.equal(detail.direction, 'OUTGOING');
+    assert.equal(detail.contactName, 'Maple Street Nursery');
+    assert.equal(detail.phoneNumber, '+1 555 0100');
+    await page.locator('ul.calls .meta', { hasText: 'Maple Street Nursery · outgoing' }).waitFor();
     // The list polls until the call is completed.
     await page.locator('li.call .badge', { hasText: 'Completed' }).waitFor({ timeout: 240_000 });
     await shot(page, '02-calls-completed');

@@ -1,7 +1,8 @@
-// The calls page: upload with a progress bar, the list with each call's status (and progress or
+// The calls page: upload (with the call's contact and direction) with a progress bar, the list with each call's status (and progress or
 // failure reason), polling while calls are processed, and bulk delete.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, formatClock, formatDate, upload } from '../api.js';
+import type { Contact } from '../types.js';
 
 interface CallItem {
   callId: string;
@@ -42,46 +43,112 @@ const REASONS: Record<string, string> = {
   internal_error: 'An internal error stopped processing.',
 };
 
+type Direction = '' | 'INCOMING' | 'OUTGOING';
+const DIRECTIONS: Array<[Direction, string]> = [
+  ['', 'Not given'],
+  ['INCOMING', 'Incoming'],
+  ['OUTGOING', 'Outgoing'],
+];
+
+/**
+ * The upload form: the recording and the optional fields of the spec's metadata envelope a person
+ * knows at hand: a title (the file's name when left empty), the other party (one of the user's
+ * contacts, picked by name, or any name and phone number typed in; the service assigns the contact
+ * of that name, or creates one) and the direction.
+ */
 function Upload({ onUploaded }: { onUploaded: () => void }) {
   const [progress, setProgress] = useState<number | null>(null);
   const [message, setMessage] = useState<string | null>(null);
+  const [contacts, setContacts] = useState<Contact[]>([]);
+  const [file, setFile] = useState<File | null>(null);
+  const [title, setTitle] = useState('');
+  const [contactName, setContactName] = useState('');
+  const [phoneNumber, setPhoneNumber] = useState('');
+  const [direction, setDirection] = useState<Direction>('');
   const input = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    // Suggestions only: without them the fields still take any name.
+    api<Contact[]>('GET', '/api/contacts').then(setContacts, () => undefined);
+  }, []);
 
-  async function send(file: File) {
+  /** A name picked from the contacts brings that contact's number along, unless one was typed. */
+  function pickName(name: string) {
+    setContactName(name);
+    const known = contacts.find((c) => c.name.toLowerCase() === name.trim().toLowerCase());
+    if (known?.phoneNumber && !phoneNumber.trim()) setPhoneNumber(known.phoneNumber);
+  }
+
+  async function send(e: Event) {
+    e.preventDefault();
+    if (!file) return;
     setMessage(null);
     setProgress(0);
+    const metadata: Record<string, string> = { title: title.trim() || file.name.replace(/\.[^.]+$/, '') };
+    if (contactName.trim()) metadata.contactName = contactName.trim();
+    if (phoneNumber.trim()) metadata.phoneNumber = phoneNumber.trim();
+    if (direction) metadata.direction = direction;
     const form = new FormData();
-    form.append('metadata', new Blob([JSON.stringify({ title: file.name.replace(/\.[^.]+$/, '') })], { type: 'application/json' }), 'metadata.json');
+    form.append('metadata', new Blob([JSON.stringify(metadata)], { type: 'application/json' }), 'metadata.json');
     form.append('file', file, file.name);
     try {
       await upload('/api/calls/analyze', form, setProgress);
       setMessage(`Uploaded "${file.name}". It is processed now.`);
+      setFile(null);
+      setTitle('');
+      setContactName('');
+      setPhoneNumber('');
+      setDirection('');
+      if (input.current) input.current.value = '';
       onUploaded();
     } catch (err) {
       setMessage(err instanceof ApiError ? `Upload failed: ${err.message}` : 'Upload failed.');
     } finally {
       setProgress(null);
-      if (input.current) input.current.value = '';
     }
   }
 
+  const busy = progress !== null;
   return (
     <section class="upload" aria-labelledby="upload-heading">
       <h2 id="upload-heading">New call</h2>
-      <label class="file">
-        Upload a call
-        <input
-          ref={input}
-          type="file"
-          accept=".m4a,.mp3,.wav,.aac,.ogg,audio/*"
-          disabled={progress !== null}
-          onChange={(e) => {
-            const f = e.currentTarget.files?.[0];
-            if (f) void send(f);
-          }}
-        />
-      </label>
-      {progress !== null && (
+      <form onSubmit={send} aria-labelledby="upload-heading">
+        <label class="file">
+          Recording
+          <input ref={input} type="file" required accept=".m4a,.mp3,.wav,.aac,.ogg,audio/*" disabled={busy} onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)} />
+        </label>
+        <label>
+          Title (optional)
+          <input type="text" maxLength={500} value={title} disabled={busy} placeholder={file ? file.name.replace(/\.[^.]+$/, '') : ''} onInput={(e) => setTitle(e.currentTarget.value)} />
+        </label>
+        <label>
+          Contact (optional)
+          <input type="text" list="upload-contacts" maxLength={200} autoComplete="off" value={contactName} disabled={busy} onInput={(e) => pickName(e.currentTarget.value)} />
+        </label>
+        <datalist id="upload-contacts">
+          {contacts.map((c) => (
+            <option key={c.id} value={c.name}>
+              {c.phoneNumber ?? ''}
+            </option>
+          ))}
+        </datalist>
+        <label>
+          Phone number (optional)
+          <input type="tel" maxLength={50} autoComplete="off" value={phoneNumber} disabled={busy} onInput={(e) => setPhoneNumber(e.currentTarget.value)} />
+        </label>
+        <fieldset class="choices" disabled={busy}>
+          <legend>Direction</legend>
+          {DIRECTIONS.map(([value, text]) => (
+            <label key={value || 'none'} class="inline">
+              <input type="radio" name="direction" value={value} checked={direction === value} onChange={() => setDirection(value)} />
+              {text}
+            </label>
+          ))}
+        </fieldset>
+        <button type="submit" disabled={busy || !file}>
+          Upload
+        </button>
+      </form>
+      {busy && (
         <progress max={1} value={progress} aria-label="Upload progress">
           {Math.round(progress * 100)} %
         </progress>

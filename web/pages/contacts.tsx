@@ -1,14 +1,8 @@
 // Contacts: list (sorted by name), add, edit and delete.
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
+import type { Contact } from '../types.js';
 
-interface Contact {
-  id: string;
-  name: string;
-  phoneNumber: string | null;
-  email: string | null;
-  notes: string | null;
-}
 const EMPTY = { name: '', phoneNumber: '', email: '', notes: '' };
 
 export function ContactsPage() {
