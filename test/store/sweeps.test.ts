@@ -149,7 +149,8 @@ test('voice samples left by a crash mid-request are removed by the next start; a
     fs.utimesSync(blobs.localPath(stray), old, old);
     await svc.service.stop(); // keeps the DATA_DIR, as a killed process does
 
-    svc = await startTestService({ dataDir });
+    // The start asks for a sweep on the durable queue; a worker (here the restarted process) runs it.
+    svc = await startTestService({ dataDir, env: { WORKER_ENABLED: 'true' } });
     const restarted = svc.service.ctx.blobs;
     // The start-up sweep runs in the background.
     for (let i = 0; i < 100 && (await restarted.exists(stray)); i++) await new Promise((r) => setTimeout(r, 100));
