@@ -16,6 +16,7 @@ import { sweepIdempotencyKeys } from './http/plugins/idempotency.js';
 import { sweepOrphanCallFiles, sweepStrayVoiceSamples, sweepWorkFiles } from './store/sweeps.js';
 import { sweepExpiredUploadSlots } from './domain/upload-slots.js';
 import { failStrandedCalls } from './domain/stranded-calls.js';
+import { BINDING_KEY, ensureBlobBinding } from './store/blob-binding.js';
 
 export interface SweepDeps {
   db: Db;
@@ -71,10 +72,16 @@ export const SCHEDULED_SWEEPS: readonly ScheduledSweep[] = [
 ];
 
 /**
- * Declares every sweep's queue and schedule, works them when this process runs workers, and asks
- * for one run of each now.
+ * Binds the blob store, declares every sweep's queue and schedule, works them when this process
+ * runs workers, and asks for one run of each now.
  */
 export async function scheduleSweeps(deps: SweepDeps, opts: { work: boolean }): Promise<void> {
+  // Every process binds the blob store to its database at start (blob-binding.ts), whether or not
+  // it runs the orphan sweep: a new store is bound while it is still empty, the safe case. Left to
+  // a worker's first sweep, it might by then hold an orphan (a file whose call never committed),
+  // and stay unbound. A store that cannot be bound is reported by the sweep, which deletes nothing.
+  const binding = await ensureBlobBinding(deps.db, deps.blobs).catch(warnFailed(deps.log, 'blob store binding'));
+  if (binding?.bound && binding.established) deps.log.info({ databaseId: binding.databaseId, how: binding.established, marker: BINDING_KEY }, 'blob store bound to this database');
   for (const sweep of SCHEDULED_SWEEPS) {
     await deps.queue.scheduleSweep(sweep.name, sweep.cron, { expireInSeconds: sweep.expireInSeconds });
     if (opts.work) await deps.queue.workSweep(sweep.name, () => sweep.run(deps));

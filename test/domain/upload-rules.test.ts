@@ -13,6 +13,7 @@ import { sweepExpiredUploadSlots } from '../../src/domain/upload-slots.js';
 import { ErrorCode, ServiceError } from '../../src/domain/errors.js';
 import { callPrefix, type BlobStore } from '../../src/store/blobs.js';
 import type { JobQueue } from '../../src/store/queue.js';
+import type { User } from '../../src/store/schema.js';
 
 const codeOf = (code: ErrorCode) => (err: unknown) => err instanceof ServiceError && err.code === code;
 const fieldsOf = (fn: () => unknown): string[] => {
@@ -112,6 +113,9 @@ describe('the upload use case (external database)', { skip: skipWithoutDatabase 
   const blobs = { deletePrefix: async (prefix: string) => void removed.push(prefix) } as unknown as BlobStore;
   const queue = { enqueueCall: async () => void enqueued++ } as unknown as JobQueue;
   const deps = () => ({ db: db(), config: config(), queue, blobs });
+  /** An upload by `u` declaring 100 bytes, whose body `readBody` reads. */
+  const upload = (u: User, readBody: (callId: string, body: UploadBody) => Promise<void>, idempotencyKey: string | null = null) =>
+    uploadCall(deps(), { user: u, idempotencyKey, declaredBytes: 100, readBody });
   const audio = (callId: string) => ({ key: `${callId}/audio.wav`, format: 'wav', bytes: 100 });
   const slotsOf = async (userId: string) => (await db().selectFrom('uploadsInFlight').select('id').where('userId', '=', userId).execute()).length;
   const callRow = (id: string) => db().selectFrom('calls').selectAll().where('id', '=', id).executeTakeFirst();
@@ -124,7 +128,7 @@ describe('the upload use case (external database)', { skip: skipWithoutDatabase 
   test('an upload creates the call with its metadata and queues it once; its slot is freed; a replay of its key reads no body', async () => {
     const u = await user('up-ok');
     const before = enqueued;
-    const { callId } = await uploadCall(deps(), { user: u, idempotencyKey: 'k1', declaredBytes: 100, readBody: sends(JSON.stringify({ direction: 'OUTGOING', contactName: 'Iris Kell' })) });
+    const { callId } = await upload(u, sends(JSON.stringify({ direction: 'OUTGOING', contactName: 'Iris Kell' })), 'k1');
     const row = await callRow(callId);
     assert.deepEqual([row?.status, row?.direction, row?.contactName, row?.idempotencyKey], ['QUEUED', 'OUTGOING', 'Iris Kell', 'k1']);
     assert.ok(row?.serviceContactId, 'the contact of that name is assigned');
@@ -132,7 +136,7 @@ describe('the upload use case (external database)', { skip: skipWithoutDatabase 
     assert.equal(await slotsOf(u.id), 0);
     assert.ok(!removed.includes(callPrefix(u.id, callId)));
 
-    const replay = await uploadCall(deps(), { user: u, idempotencyKey: 'k1', declaredBytes: 100, readBody: async () => assert.fail('a replay reads no body') });
+    const replay = await upload(u, async () => assert.fail('a replay reads no body'), 'k1');
     assert.equal(replay.callId, callId);
     assert.equal(enqueued, before + 1);
   });
@@ -141,15 +145,10 @@ describe('the upload use case (external database)', { skip: skipWithoutDatabase 
     const u = await user('up-fail');
     let stored = '';
     await assert.rejects(
-      uploadCall(deps(), {
-        user: u,
-        idempotencyKey: null,
-        declaredBytes: 100,
-        readBody: async (callId, body) => {
+      upload(u, async (callId, body) => {
           stored = callId;
           await sends('{not json')(callId, body);
-        },
-      }),
+        }),
       codeOf(ErrorCode.ValidationFailed),
     );
     assert.ok(removed.includes(callPrefix(u.id, stored)));
@@ -160,35 +159,25 @@ describe('the upload use case (external database)', { skip: skipWithoutDatabase 
     let cut = '';
     const timeout = new ServiceError(ErrorCode.RequestTimeout);
     await assert.rejects(
-      uploadCall(deps(), {
-        user: u,
-        idempotencyKey: null,
-        declaredBytes: 100,
-        readBody: async (callId, body) => {
+      upload(u, async (callId, body) => {
           cut = callId;
           body.interrupted = true;
           throw timeout;
-        },
-      }),
+        }),
       (err) => err === timeout,
     );
     assert.ok(removed.includes(callPrefix(u.id, cut)));
 
     let refused = '';
     await assert.rejects(
-      uploadCall(deps(), {
-        user: u,
-        idempotencyKey: null,
-        declaredBytes: 100,
-        readBody: async (callId) => {
+      upload(u, async (callId) => {
           refused = callId;
           throw new ServiceError(ErrorCode.UnsupportedMediaType);
-        },
-      }),
+        }),
       codeOf(ErrorCode.UnsupportedMediaType),
     );
     assert.ok(!removed.includes(callPrefix(u.id, refused)));
-    await assert.rejects(uploadCall(deps(), { user: u, idempotencyKey: null, declaredBytes: 100, readBody: async () => undefined }), codeOf(ErrorCode.ValidationFailed), 'no file part');
+    await assert.rejects(upload(u, async () => undefined), codeOf(ErrorCode.ValidationFailed), 'no file part');
     assert.equal(await slotsOf(u.id), 0);
   });
 
@@ -198,26 +187,21 @@ describe('the upload use case (external database)', { skip: skipWithoutDatabase 
     const held = new Promise<void>((r) => (release = r));
     let reading!: () => void;
     const started = new Promise<void>((r) => (reading = r));
-    const first = uploadCall(deps(), {
-      user: u,
-      idempotencyKey: null,
-      declaredBytes: 100,
-      readBody: async (callId, body) => {
+    const first = upload(u, async (callId, body) => {
         reading();
         await held;
         await sends(undefined)(callId, body);
-      },
-    });
+      });
     await started;
-    await assert.rejects(uploadCall(deps(), { user: u, idempotencyKey: null, declaredBytes: 100, readBody: sends(undefined) }), codeOf(ErrorCode.UploadsInFlightLimit));
-    await uploadCall(deps(), { user: other, idempotencyKey: null, declaredBytes: 100, readBody: sends(undefined) });
+    await assert.rejects(upload(u, sends(undefined)), codeOf(ErrorCode.UploadsInFlightLimit));
+    await upload(other, sends(undefined));
     release();
     await first;
-    await uploadCall(deps(), { user: u, idempotencyKey: null, declaredBytes: 100, readBody: sends(undefined) });
+    await upload(u, sends(undefined));
 
     // A slot left by a process that died mid-upload counts until it expires, then is swept.
     await db().insertInto('uploadsInFlight').values({ id: crypto.randomUUID(), userId: u.id, expiresAt: sql<Date>`now() - interval '1 second'` }).execute();
-    await uploadCall(deps(), { user: u, idempotencyKey: null, declaredBytes: 100, readBody: sends(undefined) });
+    await upload(u, sends(undefined));
     assert.ok((await sweepExpiredUploadSlots(db())) >= 1);
     assert.equal(await slotsOf(u.id), 0);
   });

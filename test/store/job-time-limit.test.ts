@@ -10,14 +10,13 @@ import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import pino from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { audioSecondsUpperBound, callJobTimeLimitSeconds, maxJobTimeLimitSeconds } from '../../src/domain/job-time-limit.js';
 import { createCallProcessor } from '../../src/pipeline/process-call.js';
 import { PipelineError, type Transcriber } from '../../src/pipeline/types.js';
-import { CALL_QUEUE, createJobQueue, JobTimeLimitReached, reachedTimeLimit, type CallJobContext } from '../../src/store/queue.js';
+import { CALL_QUEUE, JobTimeLimitReached, reachedTimeLimit, type CallJobContext } from '../../src/store/queue.js';
 import { sweepWorkFiles } from '../../src/store/sweeps.js';
-import { startTestService, tempDir, uploadForm, waitForCall, type TestService } from '../support/service.js';
+import { anotherQueue, startTestService, tempDir, uploadForm, waitForCall, type TestService } from '../support/service.js';
 
 test('the time limit grows with the audio, between the floor and the limit for MAX_AUDIO_SECONDS', () => {
   const worker = loadConfig({ SERVICE_ENV: 'test' }).worker;
@@ -87,13 +86,7 @@ describe('per-call job time limits on a running service', () => {
 
   test('a job aborts itself before its time limit, and a lowered limit is written to the queue', async () => {
     // A second queue on the same database stands for another worker process.
-    const queue = createJobQueue(t.service.database.connection, pino({ level: 'silent' }), {
-      retryLimit: 0,
-      defaultCallJobSeconds: 3600,
-      webhooks: { retryLimit: 0, retryDelaySeconds: 1, expireInSeconds: 60 },
-      pollingIntervalSeconds: 0.5,
-    });
-    await queue.start();
+    const queue = await anotherQueue(t.service);
     const callId = crypto.randomUUID();
     let runs = 0;
     const seen = new Promise<{ ctx: CallJobContext; lowered: number; stored: number; reason: unknown }>((resolve, reject) => {

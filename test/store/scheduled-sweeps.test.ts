@@ -7,10 +7,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import pino from 'pino';
 import { sql } from 'kysely';
-import { startTestService, type TestService } from '../support/service.js';
-import { createJobQueue, STRANDED_CALLS_SWEEP_QUEUE, SWEEP_QUEUE, type JobQueue } from '../../src/store/queue.js';
+import { anotherQueue, startTestService, type TestService } from '../support/service.js';
+import { STRANDED_CALLS_SWEEP_QUEUE, SWEEP_QUEUE, type JobQueue } from '../../src/store/queue.js';
 import { SCHEDULED_SWEEPS } from '../../src/maintenance.js';
 
 async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
@@ -25,6 +24,15 @@ describe('maintenance sweeps run as scheduled jobs, one worker at a time', () =>
   let t: TestService;
   const extra: JobQueue[] = [];
   const db = () => t.service.database.db;
+  /** A half-written upload in the blob store, last written `hoursAgo` hours ago. */
+  const partialFile = (name: string, hoursAgo: number) => {
+    const file = path.join(t.dataDir, 'blobs', 'users', 'sweep-test', name);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, 'x');
+    const at = new Date(Date.now() - hoursAgo * 3600_000);
+    fs.utimesSync(file, at, at);
+    return file;
+  };
 
   before(async () => {
     t = await startTestService({ env: { WORKER_ENABLED: 'true' } });
@@ -57,31 +65,23 @@ describe('maintenance sweeps run as scheduled jobs, one worker at a time', () =>
   });
 
   test('a requested run sweeps what is due: a half-written upload older than an hour goes, a recent one stays', async () => {
-    const dir = path.join(t.dataDir, 'blobs', 'users', 'sweep-test');
-    fs.mkdirSync(dir, { recursive: true });
-    const old = path.join(dir, 'old.partial');
-    const recent = path.join(dir, 'recent.partial');
-    fs.writeFileSync(old, 'x');
-    fs.writeFileSync(recent, 'x');
-    const twoHoursAgo = new Date(Date.now() - 2 * 3600_000);
-    fs.utimesSync(old, twoHoursAgo, twoHoursAgo);
+    const old = partialFile('old.partial', 2);
+    const recent = partialFile('recent.partial', 0);
     await t.service.queue.requestSweep(SWEEP_QUEUE);
     await waitFor('the old partial file swept', async () => !fs.existsSync(old));
     assert.ok(fs.existsSync(recent), 'a recent partial file (an upload in flight) is kept');
   });
 
+  test('a test can run a sweep here and now, outside the queue; an unknown sweep is an error', async () => {
+    const stale = partialFile('now.partial', 2);
+    await t.service.runSweep(SWEEP_QUEUE);
+    assert.equal(fs.existsSync(stale), false);
+    await assert.rejects(t.service.runSweep('no-such-sweep'), /no sweep named/);
+  });
+
   test('two processes on one database never run a sweep at once, and requests while a run waits coalesce into it', async () => {
     const name = 'maintenance-test-sweep';
-    for (let i = 0; i < 2; i++) {
-      const q = createJobQueue(t.service.database.connection, pino({ level: 'silent' }), {
-        retryLimit: 0,
-        defaultCallJobSeconds: 3600,
-        webhooks: { retryLimit: 0, retryDelaySeconds: 1, expireInSeconds: 60 },
-        pollingIntervalSeconds: 0.5,
-      });
-      await q.start();
-      extra.push(q);
-    }
+    for (let i = 0; i < 2; i++) extra.push(await anotherQueue(t.service));
     // A schedule that is not due during the test: the runs come from the requests alone.
     await extra[0].scheduleSweep(name, '0 0 1 1 *', { expireInSeconds: 60 });
     await extra[1].scheduleSweep(name, '0 0 1 1 *', { expireInSeconds: 60 });

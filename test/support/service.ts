@@ -11,6 +11,7 @@ import pg from 'pg';
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
 import { loadConfig } from '../../src/config.js';
 import { startService, type Service, type StartOptions } from '../../src/app.js';
+import { createJobQueue, type JobQueue } from '../../src/store/queue.js';
 import pino from 'pino';
 
 export type DbMode = 'embedded' | 'external';
@@ -271,4 +272,19 @@ export async function waitForCall(t: TestService, callId: string, token?: string
     if (Date.now() > deadline) throw new Error(`call ${callId} did not finish (last status ${r.body?.status})`);
     await new Promise((res) => setTimeout(res, 500));
   }
+}
+
+/**
+ * A started job queue of its own on the service's database: another worker process, as far as
+ * the queue can tell (no retries, short polling). The caller stops it.
+ */
+export async function anotherQueue(service: Service): Promise<JobQueue> {
+  const queue = createJobQueue(service.database.connection, pino({ level: 'silent' }), {
+    retryLimit: 0,
+    defaultCallJobSeconds: 3600,
+    webhooks: { retryLimit: 0, retryDelaySeconds: 1, expireInSeconds: 60 },
+    pollingIntervalSeconds: 0.5,
+  });
+  await queue.start();
+  return queue;
 }
