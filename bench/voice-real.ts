@@ -18,12 +18,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { readWavMono } from '../src/pipeline/audio/decode.js';
-import { MfccStatsEmbedder, ProjectedStatsEmbedder, speakerStatistics, projectStatistics } from '../src/pipeline/voice/embedder.js';
+import { MfccStatsEmbedder, featuresToEmbedding, projectStatistics, speechFrames, summariseFrames, v1Features } from '../src/pipeline/voice/embedder.js';
 import { DEFAULT_VOICE_MATCH_MARGIN, DEFAULT_VOICE_MATCH_THRESHOLD, matchUserVoice, normalizedScores, scoreSpeakers } from '../src/pipeline/voice/match.js';
 import { VOICE_MODEL } from '../src/pipeline/voice/voice-model.js';
 import { projectRoot } from '../test/support/corpus.js';
 import { REAL_VOICE_CALLS, loadRealVoiceTruth, realVoiceFile, type RealVoiceFile } from '../test/support/real-voices.js';
 import { provenanceLine, startProvenance } from './support/provenance.js';
+import { cachedFrames, type CachedFrames } from './support/voice-frames.js';
 import { ENCODINGS, HELD_OUT_SPEAKERS, MIC_NAMES, SR, TRAINING_SPEAKERS, encode, takeSpeech, throughMic, utteranceFiles, type Encoding, type Mic } from './support/real-speakers.js';
 
 const ENROL_MICS: Mic[] = ['studio', 'handset'];
@@ -37,15 +38,24 @@ type Method = 'v1' | 'v2';
 interface Emb { v1: Float32Array; v2: Float32Array }
 
 const v1 = new MfccStatsEmbedder();
-const v2 = new ProjectedStatsEmbedder();
+
+/** Both embeddings from one frame analysis: what MfccStatsEmbedder and ProjectedStatsEmbedder compute. */
+function embedFrames(fr: CachedFrames): Emb {
+  return { v1: featuresToEmbedding(v1Features(fr)), v2: projectStatistics(summariseFrames(fr, VOICE_MODEL.statistics ?? 'msp'), VOICE_MODEL) };
+}
 
 async function embedBoth(pcm: Float32Array, regions?: Array<{ start: number; end: number }>): Promise<Emb | null> {
   try {
-    const { statistics } = await speakerStatistics(pcm, SR, regions);
-    return { v1: await v1.embed(pcm, SR, regions), v2: projectStatistics(statistics, VOICE_MODEL) };
+    return embedFrames(await speechFrames(pcm, SR, regions));
   } catch {
     return null; // too little speech: left out, as the pipeline leaves such a party out
   }
+}
+
+/** A rendering of a held-out stretch; its frames are cached (the analysis does not depend on the fitted model). */
+async function embedRendering(key: string, render: () => Float32Array): Promise<Emb | null> {
+  const fr = await cachedFrames(`heldout-${key}`, render, SR);
+  return fr ? embedFrames(fr) : null;
 }
 
 function decide(method: Method, profile: Emb, parties: Record<string, Emb>): string | null {
@@ -81,7 +91,7 @@ async function main(): Promise<void> {
       const { pcm, next, speechSeconds } = takeSpeech(files, at, profileSeconds);
       at = next;
       for (const mic of ENROL_MICS) {
-        const emb = await embedBoth(throughMic(pcm, mic));
+        const emb = await embedRendering(`${speaker}-p${i}-${mic}`, () => throughMic(pcm, mic));
         if (emb) profiles.push({ id: `${speaker}/${mic}#${i}`, speaker, emb, seconds: speechSeconds });
       }
     }
@@ -91,9 +101,9 @@ async function main(): Promise<void> {
       if (speechSeconds < 2) break;
       const mic = MIC_NAMES[(HELD_OUT_SPEAKERS.indexOf(speaker) + k) % MIC_NAMES.length];
       const party = { id: `${speaker}#${k}`, speaker, mic, seconds: speechSeconds, emb: {} as Partial<Record<Encoding, Emb>> };
-      const miced = throughMic(pcm, mic);
+      let miced: Float32Array | null = null;
       for (const enc of ENCODINGS) {
-        const e = await embedBoth(encode(miced, enc, 1000 + k));
+        const e = await embedRendering(`${speaker}-c${k}-${mic}-${enc}`, () => encode((miced ??= throughMic(pcm, mic)), enc, 1000 + k));
         if (e) party.emb[enc] = e;
       }
       parties.push(party);

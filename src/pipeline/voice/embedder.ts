@@ -81,13 +81,27 @@ function percentile(sorted: ArrayLike<number>, q: number): number {
 /** Cepstral coefficients c1..c<count> (orthonormal DCT-II of a log mel row; c0 is level, not voice). */
 function dct(row: Float32Array, count: number): Float64Array {
   const n = row.length;
+  const table = dctTable(n, count);
   const out = new Float64Array(count);
   for (let k = 1; k <= count; k++) {
+    const cos = table[k - 1];
     let s = 0;
-    for (let i = 0; i < n; i++) s += row[i] * Math.cos((Math.PI * k * (i + 0.5)) / n);
+    for (let i = 0; i < n; i++) s += row[i] * cos[i];
     out[k - 1] = s * Math.sqrt(2 / n);
   }
   return out;
+}
+
+/** The cosines of `dct`, computed once per size (the same values as computing them inline). */
+const dctTables = new Map<string, Float64Array[]>();
+function dctTable(n: number, count: number): Float64Array[] {
+  const key = `${n}x${count}`;
+  let t = dctTables.get(key);
+  if (!t) {
+    t = Array.from({ length: count }, (_, j) => Float64Array.from({ length: n }, (_, i) => Math.cos((Math.PI * (j + 1) * (i + 0.5)) / n)));
+    dctTables.set(key, t);
+  }
+  return t;
 }
 
 /** The speech within `spans`: the detector's regions inside each span, when it finds enough. */
@@ -172,29 +186,21 @@ export interface SpeechFrames {
   speechSeconds: number;
 }
 
-/** Sums over frames: what both embedders summarise. */
-async function frameStatistics(samples: Float32Array, sampleRate: number, regions?: Span[]): Promise<{ frames: number; cepSum: Float64Array; cepSq: Float64Array; logF0: number[]; speechSeconds: number }> {
-  const fr = await speechFrames(samples, sampleRate, regions);
-  const cepSum = new Float64Array(FRAME_CEPSTRA);
-  const cepSq = new Float64Array(FRAME_CEPSTRA);
-  for (const c of fr.cep) {
-    for (let k = 0; k < FRAME_CEPSTRA; k++) {
-      cepSum[k] += c[k];
-      cepSq[k] += c[k] * c[k];
-    }
-  }
-  return { frames: fr.cep.length, cepSum, cepSq, logF0: fr.logF0, speechSeconds: fr.speechSeconds };
-}
-
 /**
  * The raw (unstandardised) v1 feature vector of the speech in `samples`, restricted to `regions`
  * when given. Exposed for calibration; callers normally want `MfccStatsEmbedder.embed`.
  */
 export async function speakerFeatures(samples: Float32Array, sampleRate: number, regions?: Span[]): Promise<{ features: Float64Array; speechSeconds: number }> {
-  const { frames, cepSum, logF0, speechSeconds } = await frameStatistics(samples, sampleRate, regions);
+  const fr = await speechFrames(samples, sampleRate, regions);
+  return { features: v1Features(fr), speechSeconds: fr.speechSeconds };
+}
+
+/** The raw v1 feature vector of analysed frames: mean c1-c16 and the median pitch. */
+export function v1Features(fr: Pick<SpeechFrames, 'cep' | 'logF0'>): Float64Array {
+  const sum = new Float64Array(CEPSTRA);
+  for (const c of fr.cep) for (let k = 0; k < CEPSTRA; k++) sum[k] += c[k];
   // The median, not the mean: robust to the pitch tracker's occasional octave errors.
-  const features = Float64Array.from([...Array.from(cepSum.subarray(0, CEPSTRA), (v) => v / frames), percentile(logF0, 0.5)]);
-  return { features, speechSeconds };
+  return Float64Array.from([...Array.from(sum, (v) => v / fr.cep.length), percentile(fr.logF0, 0.5)]);
 }
 
 /**
