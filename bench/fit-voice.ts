@@ -1,16 +1,20 @@
 // Fits the embedded voice model (src/pipeline/voice/voice-model.ts) on the TRAINING speakers of
-// bench/support/real-speakers.ts only: standardisation and LDA projection of the statistics vector,
-// the score-normalisation cohort, and the decision threshold and margin. The held-out speakers are
-// never read here; bench/voice-real.ts scores them.
+// bench/support/real-speakers.ts only: standardisation and projection (WCCN, or LDA) of the
+// statistics vector, the score-normalisation cohort, and the decision threshold and margin. The
+// held-out speakers are never read here; bench/voice-real.ts scores them.
 //
 //   node --import tsx bench/fit-voice.ts            # fit, print the cross-validation, write the model
 //   node --import tsx bench/fit-voice.ts --no-write # print only
+//   node --import tsx bench/fit-voice.ts --sweep    # cross-validate statistics, projection, shrinkage, cohort size
+//     (SWEEP_KIND, SWEEP_DIMS (0 = WCCN), SWEEP_SHRINK, SWEEP_TOPK, SWEEP_WEIGHT: comma lists)
 //
 // Training material: each training speaker's recordings cut into stretches of 4, 8 and 15 s of
-// speech, each rendered twice through different microphone chains and encodings (16 kHz, m4a,
-// 8 kHz telephone), so that what varies within one speaker (microphone, codec, words) is what the
-// projection learns to ignore. Threshold and margin come from a speaker-wise cross-validation:
-// projection and cohort fitted without a fold's speakers, trials scored on that fold only.
+// speech, each rendered through microphone chains and encodings (16 kHz, m4a, 8 kHz telephone; see
+// `renderings`), so that what varies within one speaker (microphone, level, codec, bandwidth, words)
+// is what the projection learns to ignore. Analysed frames are cached under .cache/voice27-frames-v1
+// (bench/support/voice-frames.ts), so refits and sweeps take about a minute. Constants and threshold
+// come from a speaker-wise cross-validation: projection and cohort fitted without a fold's speakers,
+// trials scored on that fold only.
 import fs from 'node:fs';
 import path from 'node:path';
 import { STATISTICS_DIMS, projectStatistics, summariseFrames, type StatisticsKind, type VoiceModel } from '../src/pipeline/voice/embedder.js';
