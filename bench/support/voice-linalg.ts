@@ -70,6 +70,11 @@ export function symmetricEigen(m: Mat): { values: number[]; vectors: Mat } {
  * keeps directions seen in few speakers from being trusted too much.
  */
 export function lda(xs: number[][], labels: string[], dims: number, shrink = 0.05): Mat {
+  return ldaWithValues(xs, labels, dims, shrink).projection;
+}
+
+/** `lda` and the between-speaker variance along each kept direction (the within-speaker one is 1 there). */
+export function ldaWithValues(xs: number[][], labels: string[], dims: number, shrink = 0.05): { projection: Mat; values: number[] } {
   const d = xs[0].length;
   const classes = [...new Set(labels)];
   const mean = new Array<number>(d).fill(0);
@@ -91,5 +96,26 @@ export function lda(xs: number[][], labels: string[], dims: number, shrink = 0.0
   const whiten = transpose(w.vectors).map((row, k) => row.map((x) => x / Math.sqrt(Math.max(w.values[k], 1e-12))));
   const b = matmul(matmul(whiten, sb), transpose(whiten));
   const e = symmetricEigen(b);
-  return matmul(transpose(e.vectors).slice(0, dims), whiten);
+  return { projection: matmul(transpose(e.vectors).slice(0, dims), whiten), values: e.values.slice(0, dims) };
+}
+
+/**
+ * Within-class covariance normalisation: the whitening of the within-speaker scatter (shrunk as in
+ * `lda`), keeping every dimension. Unlike LDA it learns only what varies within a speaker
+ * (microphone, codec, words), which many renderings of few speakers estimate well, and trusts no
+ * between-speaker direction seen in those few speakers.
+ */
+export function wccn(xs: number[][], labels: string[], shrink = 0.05): Mat {
+  const d = xs[0].length;
+  const sw = zeros(d, d);
+  for (const c of new Set(labels)) {
+    const members = xs.filter((_, i) => labels[i] === c);
+    const mc = new Array<number>(d).fill(0);
+    for (const x of members) for (let i = 0; i < d; i++) mc[i] += x[i] / members.length;
+    for (const x of members) for (let i = 0; i < d; i++) for (let j = 0; j < d; j++) sw[i][j] += ((x[i] - mc[i]) * (x[j] - mc[j])) / xs.length;
+  }
+  const avg = sw.reduce((a, r, i) => a + r[i], 0) / d;
+  for (let i = 0; i < d; i++) sw[i][i] += shrink * avg;
+  const w = symmetricEigen(sw);
+  return transpose(w.vectors).map((row, k) => row.map((x) => x / Math.sqrt(Math.max(w.values[k], 1e-12))));
 }

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEFAULT_VOICE_MATCH_MARGIN, DEFAULT_VOICE_MATCH_THRESHOLD, normalizedMatch, normalizedScores } from '../../src/pipeline/voice/match.js';
-import { EMBEDDED_PROVIDER, ProjectedStatsEmbedder, createSpeakerEmbedder, projectStatistics } from '../../src/pipeline/voice/embedder.js';
+import { EMBEDDED_PROVIDER, ProjectedStatsEmbedder, STATISTICS_DIMS, createSpeakerEmbedder, projectStatistics, summariseFrames, v1Features } from '../../src/pipeline/voice/embedder.js';
 import { VOICE_MODEL } from '../../src/pipeline/voice/voice-model.js';
 
 const unit = (...xs: number[]) => {
@@ -66,6 +66,27 @@ test('the shipped model: fitted, versioned, and its embeddings unit length', () 
   assert.equal(v.length, VOICE_MODEL.projection.length);
   assert.ok(Math.abs(Math.hypot(...v) - 1) < 1e-5);
   for (const c of VOICE_MODEL.cohort) assert.equal(c.length, v.length);
+  assert.equal(VOICE_MODEL.center.length, STATISTICS_DIMS[VOICE_MODEL.statistics ?? 'msp'], 'the model projects the statistics it names');
+});
+
+test('frame summaries: cepstral means and deviations, delta deviations, pitch median and range', () => {
+  // Two frames: c_k = k and c_k = k + 2 (mean k + 1, deviation 1); deltas +-k (deviation k); pitch 0..10 semitones.
+  const cep = [Float64Array.from({ length: 20 }, (_, k) => k), Float64Array.from({ length: 20 }, (_, k) => k + 2)];
+  const delta = [Float64Array.from({ length: 20 }, (_, k) => k), Float64Array.from({ length: 20 }, (_, k) => -k)];
+  const logF0 = Array.from({ length: 11 }, (_, i) => i);
+  const msp = summariseFrames({ cep, delta, logF0 }, 'msp');
+  const mspd = summariseFrames({ cep, delta, logF0 }, 'mspd');
+  assert.equal(msp.length, STATISTICS_DIMS.msp);
+  assert.equal(mspd.length, STATISTICS_DIMS.mspd);
+  for (let k = 0; k < 20; k++) {
+    assert.ok(Math.abs(msp[k] - (k + 1)) < 1e-9 && Math.abs(msp[20 + k] - 1) < 1e-9, `c${k + 1} mean and deviation`);
+    assert.ok(Math.abs(mspd[40 + k] - k) < 1e-9, `delta c${k + 1} deviation`);
+  }
+  assert.deepEqual([...msp.slice(40)], [5, 8]);
+  assert.deepEqual([...mspd.slice(0, 40)], [...msp.slice(0, 40)], 'mspd extends msp');
+  assert.deepEqual([...mspd.slice(60)], [5, 8]);
+  // The default embedder's raw features: mean c1-c16 and the median pitch.
+  assert.deepEqual([...v1Features({ cep, logF0 })], [...Array.from({ length: 16 }, (_, k) => k + 1), 5]);
 });
 
 test("VOICE_EMBEDDING_PROVIDER=embedded-lda selects the fitted model; 'embedded' stays the statistics embedder", async () => {

@@ -81,13 +81,27 @@ function percentile(sorted: ArrayLike<number>, q: number): number {
 /** Cepstral coefficients c1..c<count> (orthonormal DCT-II of a log mel row; c0 is level, not voice). */
 function dct(row: Float32Array, count: number): Float64Array {
   const n = row.length;
+  const table = dctTable(n, count);
   const out = new Float64Array(count);
   for (let k = 1; k <= count; k++) {
+    const cos = table[k - 1];
     let s = 0;
-    for (let i = 0; i < n; i++) s += row[i] * Math.cos((Math.PI * k * (i + 0.5)) / n);
+    for (let i = 0; i < n; i++) s += row[i] * cos[i];
     out[k - 1] = s * Math.sqrt(2 / n);
   }
   return out;
+}
+
+/** The cosines of `dct`, computed once per size (the same values as computing them inline). */
+const dctTables = new Map<string, Float64Array[]>();
+function dctTable(n: number, count: number): Float64Array[] {
+  const key = `${n}x${count}`;
+  let t = dctTables.get(key);
+  if (!t) {
+    t = Array.from({ length: count }, (_, j) => Float64Array.from({ length: n }, (_, i) => Math.cos((Math.PI * (j + 1) * (i + 0.5)) / n)));
+    dctTables.set(key, t);
+  }
+  return t;
 }
 
 /** The speech within `spans`: the detector's regions inside each span, when it finds enough. */
@@ -109,12 +123,16 @@ async function speechSpans(samples: Float32Array, sampleRate: number, spans: Spa
 /** Cepstra computed per frame: v1 uses c1-c16, the statistics of v2 c1-c20. */
 const FRAME_CEPSTRA = 20;
 
+/** Frames on each side of a frame that its delta (slope of each cepstral coefficient) is fitted over. */
+const DELTA_SPAN = 2;
+
 /**
- * Frame statistics of the speech in `samples` (restricted to `regions` when given): per cepstral
- * coefficient c1..c20 the sum and sum of squares over the loud frames, and the pitch (semitones re
- * 100 Hz) of the voiced ones. Both embedders summarise these.
+ * The loud frames of the speech in `samples` (restricted to `regions` when given): per frame the
+ * cepstral coefficients c1..c20 and their deltas (slope over +-2 frames of the same stretch), and
+ * the pitch (semitones re 100 Hz) of the voiced ones. Both embedders summarise these; the fitting
+ * scripts cache them so that summaries can be compared without analysing audio again.
  */
-async function frameStatistics(samples: Float32Array, sampleRate: number, regions?: Span[]): Promise<{ frames: number; cepSum: Float64Array; cepSq: Float64Array; logF0: number[]; speechSeconds: number }> {
+export async function speechFrames(samples: Float32Array, sampleRate: number, regions?: Span[]): Promise<SpeechFrames> {
   const duration = samples.length / sampleRate;
   // Turns of one speaker a breath apart are analysed as one stretch, so the detector sees context.
   const spans = normalizeSpans(regions ?? [{ start: 0, end: duration }], duration, 0.3);
@@ -129,28 +147,43 @@ async function frameStatistics(samples: Float32Array, sampleRate: number, region
   const levels = Float64Array.from(analyses.flatMap((a) => Array.from(a.logEnergy))).sort();
   const gate = percentile(levels, 0.95) - (GATE_DB / 10) * Math.LN10; // natural-log power units
 
-  const cepSum = new Float64Array(FRAME_CEPSTRA);
-  const cepSq = new Float64Array(FRAME_CEPSTRA);
+  const cep: Float64Array[] = [];
+  const delta: Float64Array[] = [];
   const logF0: number[] = [];
-  let frames = 0;
+  const D = DELTA_SPAN;
+  const norm = (2 * Array.from({ length: D }, (_, i) => (i + 1) ** 2).reduce((a, x) => a + x, 0));
   for (const fa of analyses) {
-    for (let f = 0; f < fa.logEnergy.length; f++) {
+    const n = fa.logEnergy.length;
+    const all = Array.from({ length: n }, (_, f) => dct(fa.logMel[0][f], FRAME_CEPSTRA));
+    for (let f = 0; f < n; f++) {
       if (fa.logEnergy[f] < gate) continue;
-      const cep = dct(fa.logMel[0][f], FRAME_CEPSTRA);
-      for (let k = 0; k < FRAME_CEPSTRA; k++) {
-        cepSum[k] += cep[k];
-        cepSq[k] += cep[k] * cep[k];
+      cep.push(all[f]);
+      const d = new Float64Array(FRAME_CEPSTRA);
+      for (let t = 1; t <= D; t++) {
+        const ahead = all[Math.min(n - 1, f + t)];
+        const behind = all[Math.max(0, f - t)];
+        for (let k = 0; k < FRAME_CEPSTRA; k++) d[k] += (t * (ahead[k] - behind[k])) / norm;
       }
-      frames++;
+      delta.push(d);
       if (fa.f0[f] > 0) logF0.push(12 * Math.log2(fa.f0[f] / 100)); // semitones re 100 Hz
     }
   }
-  const speechSeconds = frames * (analyses[0]?.hopSeconds ?? 0);
+  const speechSeconds = cep.length * (analyses[0]?.hopSeconds ?? 0);
   if (speechSeconds < MIN_SPEECH_SECONDS || logF0.length < 10) {
     throw new EmbeddingError('not_enough_speech', `not enough speech for a voice embedding (${speechSeconds.toFixed(1)} s, ${MIN_SPEECH_SECONDS} s needed)`);
   }
   logF0.sort((a, b) => a - b);
-  return { frames, cepSum, cepSq, logF0, speechSeconds };
+  return { cep, delta, logF0, speechSeconds };
+}
+
+export interface SpeechFrames {
+  /** c1..c20 of each loud frame. */
+  cep: Float64Array[];
+  /** Their deltas. */
+  delta: Float64Array[];
+  /** Pitch of the voiced loud frames, semitones re 100 Hz, ascending. */
+  logF0: number[];
+  speechSeconds: number;
 }
 
 /**
@@ -158,26 +191,58 @@ async function frameStatistics(samples: Float32Array, sampleRate: number, region
  * when given. Exposed for calibration; callers normally want `MfccStatsEmbedder.embed`.
  */
 export async function speakerFeatures(samples: Float32Array, sampleRate: number, regions?: Span[]): Promise<{ features: Float64Array; speechSeconds: number }> {
-  const { frames, cepSum, logF0, speechSeconds } = await frameStatistics(samples, sampleRate, regions);
-  // The median, not the mean: robust to the pitch tracker's occasional octave errors.
-  const features = Float64Array.from([...Array.from(cepSum.subarray(0, CEPSTRA), (v) => v / frames), percentile(logF0, 0.5)]);
-  return { features, speechSeconds };
+  const fr = await speechFrames(samples, sampleRate, regions);
+  return { features: v1Features(fr), speechSeconds: fr.speechSeconds };
 }
 
-/** Length of the v2 statistics vector: cepstral means and deviations c1-c20, pitch median and spread. */
-export const STATISTICS_DIM = 2 * FRAME_CEPSTRA + 2;
+/** The raw v1 feature vector of analysed frames: mean c1-c16 and the median pitch. */
+export function v1Features(fr: Pick<SpeechFrames, 'cep' | 'logF0'>): Float64Array {
+  const sum = new Float64Array(CEPSTRA);
+  for (const c of fr.cep) for (let k = 0; k < CEPSTRA; k++) sum[k] += c[k];
+  // The median, not the mean: robust to the pitch tracker's occasional octave errors.
+  return Float64Array.from([...Array.from(sum, (v) => v / fr.cep.length), percentile(fr.logF0, 0.5)]);
+}
 
 /**
- * The v2 statistics vector (what the learned projection of `voice-model.ts` is applied to):
- * cepstral mean c1-c20 (vocal tract shape), cepstral standard deviation c1-c20 (how it moves),
- * pitch median and the 10-90 % pitch range, in semitones.
+ * Which summary of the frames the fitted model projects: `msp` cepstral means and deviations
+ * c1-c20 with pitch median and 10-90 % range (42 numbers, `embedded-lda-snorm-v2`); `mspd` the same
+ * and the deviations of the cepstral deltas, how fast the vocal tract moves (62 numbers).
  */
-export async function speakerStatistics(samples: Float32Array, sampleRate: number, regions?: Span[]): Promise<{ statistics: Float64Array; speechSeconds: number }> {
-  const { frames, cepSum, cepSq, logF0, speechSeconds } = await frameStatistics(samples, sampleRate, regions);
-  const mean = Array.from(cepSum, (v) => v / frames);
-  const sd = Array.from(cepSq, (v, k) => Math.sqrt(Math.max(0, v / frames - mean[k] * mean[k])));
-  const statistics = Float64Array.from([...mean, ...sd, percentile(logF0, 0.5), percentile(logF0, 0.9) - percentile(logF0, 0.1)]);
-  return { statistics, speechSeconds };
+export type StatisticsKind = 'msp' | 'mspd';
+export const STATISTICS_DIMS: Record<StatisticsKind, number> = { msp: 2 * FRAME_CEPSTRA + 2, mspd: 3 * FRAME_CEPSTRA + 2 };
+/** Length of the v2 statistics vector: cepstral means and deviations c1-c20, pitch median and spread. */
+export const STATISTICS_DIM = STATISTICS_DIMS.msp;
+
+/** The statistics vector of analysed frames (see StatisticsKind). */
+export function summariseFrames(fr: Pick<SpeechFrames, 'cep' | 'delta' | 'logF0'>, kind: StatisticsKind = 'msp'): Float64Array {
+  const n = fr.cep.length;
+  const moments = (rows: ArrayLike<number>[]) => {
+    const sum = new Float64Array(FRAME_CEPSTRA);
+    const sq = new Float64Array(FRAME_CEPSTRA);
+    for (const c of rows) {
+      for (let k = 0; k < FRAME_CEPSTRA; k++) {
+        sum[k] += c[k];
+        sq[k] += c[k] * c[k];
+      }
+    }
+    const mean = Array.from(sum, (v) => v / n);
+    const sd = Array.from(sq, (v, k) => Math.sqrt(Math.max(0, v / n - mean[k] * mean[k])));
+    return { mean, sd };
+  };
+  const c = moments(fr.cep);
+  const pitch = [percentile(fr.logF0, 0.5), percentile(fr.logF0, 0.9) - percentile(fr.logF0, 0.1)];
+  if (kind === 'msp') return Float64Array.from([...c.mean, ...c.sd, ...pitch]);
+  return Float64Array.from([...c.mean, ...c.sd, ...moments(fr.delta).sd, ...pitch]);
+}
+
+/**
+ * The statistics vector (what the learned projection of `voice-model.ts` is applied to):
+ * cepstral mean c1-c20 (vocal tract shape), cepstral standard deviation c1-c20 (how it moves),
+ * for `mspd` the deviation of the deltas, pitch median and the 10-90 % pitch range, in semitones.
+ */
+export async function speakerStatistics(samples: Float32Array, sampleRate: number, regions?: Span[], kind: StatisticsKind = 'msp'): Promise<{ statistics: Float64Array; speechSeconds: number }> {
+  const fr = await speechFrames(samples, sampleRate, regions);
+  return { statistics: summariseFrames(fr, kind), speechSeconds: fr.speechSeconds };
 }
 
 /** Standardise with the background statistics, weight the blocks, L2-normalise. */
@@ -220,6 +285,8 @@ export class MfccStatsEmbedder implements SpeakerEmbedder {
  */
 export interface VoiceModel {
   id: string;
+  /** The summary of the frames that `center`, `scale` and `projection` apply to (absent: `msp`). */
+  statistics?: StatisticsKind;
   center: readonly number[];
   scale: readonly number[];
   /** Rows: output dimensions; columns: standardised statistics. */
@@ -260,7 +327,7 @@ export class ProjectedStatsEmbedder implements SpeakerEmbedder {
   }
 
   async embed(samples: Float32Array, sampleRate: number, regions?: Span[]): Promise<Float32Array> {
-    const { statistics } = await speakerStatistics(samples, sampleRate, regions);
+    const { statistics } = await speakerStatistics(samples, sampleRate, regions, this.model.statistics ?? 'msp');
     return projectStatistics(statistics, this.model);
   }
 }
