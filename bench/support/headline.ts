@@ -39,3 +39,56 @@ export function readHeadlineMarkers(text: string): HeadlineRow[] {
   }
   return rows;
 }
+
+/** The cells of one Markdown table row. */
+function cells(row: string): string[] {
+  return row.split('|').slice(1, -1).map((c) => c.trim());
+}
+
+/** "52.6 (10/19)" -> "52.6 % (10/19)"; "n/a" stays. */
+function withPercent(cell: string): string {
+  return cell.replace(/^(\d+(?:\.\d+)?)(?=\s|$)/, '$1 %');
+}
+
+/**
+ * Headline lines of the analyzer from a summary row of bench/analysis-heldout.ts (tier | recall |
+ * precision | intent | due | meeting | e-mails | phones | roles | naming | ...) or of bench/analysis.ts
+ * (transcript | recall | precision | ...): built from the printed row, so the headline says exactly
+ * what the table says (and can be rebuilt from a report without re-running it).
+ */
+export function analysisHeadlines(row: string, opts: { data: string; sample: SampleKind; section: string; rolesColumns: boolean }): string[] {
+  const c = cells(row);
+  const label = c[0];
+  const text = /dialogue text|ground truth/.test(label);
+  const tier = text ? 'exact dialogue text (no recognition)' : (label.match(/[\w-]+\.(?:wav|m4a|mp3|ogg)/)?.[0] ?? label);
+  const base = { data: opts.data, sample: opts.sample, voices: text ? ('none' as const) : ('synthetic' as const), section: opts.section };
+  const out = [headlineMarker({ ...base, figure: `analysis: action-item recall / precision, ${tier}`, value: `${withPercent(c[1])} / ${withPercent(c[2])}` })];
+  if (opts.rolesColumns && !text) out.push(headlineMarker({ ...base, figure: `analysis calls with roles / naming right (speech stage), ${tier}`, value: `${c[8]} / ${c[9]}` }));
+  return out;
+}
+
+/** bench/voice-real.ts's encodings under the variant names of bench/voice.ts, so they share a line. */
+const VOICE_ENCODING: Record<string, string> = { '16 kHz': 'mono16k', m4a: 'm4a', '8 kHz phone': 'phone8k' };
+
+/**
+ * The headline line of a real-voice table row of bench/voice-real.ts (encoding | owner present:
+ * named | wrong party named | owner absent: a party named), as the figure bench/voice.ts publishes
+ * for synthetic voices: decisions right over every trial, false matches when the owner is absent.
+ */
+export function voiceHeadline(row: string, opts: { data: string; sample: SampleKind; section: string; embedder: string }): string {
+  const c = cells(row);
+  const [named, present] = (c[1].match(/^(\d+)\/(\d+)/) ?? []).slice(1).map(Number);
+  const [falseNamed, absent] = (c[3].match(/^(\d+)\/(\d+)/) ?? []).slice(1).map(Number);
+  const right = named + (absent - falseNamed);
+  const variant = VOICE_ENCODING[c[0]] ?? c[0];
+  return headlineMarker({
+    figure: `voice match decisions right, ${variant} (false matches when the owner is absent)`,
+    // Decisions right weighs absent-owner trials three to one here (one in one in voice.md): the
+    // owner-named share is given too.
+    value: `${((100 * right) / (present + absent)).toFixed(1)} % (${falseNamed}/${absent}; owner named ${named}/${present}), ${opts.embedder}`,
+    data: opts.data,
+    sample: opts.sample,
+    voices: 'real',
+    section: opts.section,
+  });
+}
