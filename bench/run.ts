@@ -236,7 +236,7 @@ function runPrinting(b: PrintingBench): void {
 
 const SPEED_INTRO = `## Speed: request path, growth, upload and pipeline
 
-Written by \`bench/run.ts\`. The speed benchmarks below (\`npm run bench -- --only http,growth,upload,pipeline,search,object-storage,long-calls\`)
+Written by \`bench/run.ts\`. The speed benchmarks below (\`npm run bench -- --only ${BENCHES.filter((b) => b.kind === 'writes' && b.speed).map((b) => b.name).join(',')}\`)
 are not part of \`npm test\`; each writes its own section, stamped with the commit it measured and
 the machine's load average at its start and end. They mean something only on a quiet machine:
 with other jobs on the same cores a run measures the other jobs. Compare the rows of one run (a
@@ -263,8 +263,25 @@ the diarizer's speaker-count thresholds on the real-voice set too. In-sample fig
 component fits that data, not how it does on new calls. The scripts that refit the tuned constants
 are \`bench/fit-*.ts\` (see each file's header).`;
 
+/**
+ * The files of docs/bench/ no benchmark writes: a hand-kept file would not come back when the folder
+ * is deleted and regenerated, so run.ts names them (and the lead removes them or gives them a script).
+ */
+function unowned(): string[] {
+  const owned = new Set(['README.md', 'speed.md', ...BENCHES.map((b) => b.report)]);
+  // long-calls.ts keeps one part per tier and recogniser in long-calls/ and assembles long-calls.md from them.
+  const ownedDirs = new Set(['long-calls']);
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .filter((e) => (e.isDirectory() ? !ownedDirs.has(e.name) : !owned.has(e.name)))
+    .map((e) => e.name + (e.isDirectory() ? '/' : ''));
+}
+
 function assemble(): void {
   fs.mkdirSync(dir, { recursive: true });
+  const stray = unowned();
+  if (stray.length) console.error(`docs/bench/ holds files no benchmark writes (they would not come back from an empty folder): ${stray.join(', ')}`);
   fs.writeFileSync(path.join(dir, 'speed.md'), `${SPEED_INTRO}\n`);
   const rows: Array<HeadlineRow & { report: string }> = [];
   for (const f of ORDER) {
