@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from '../test/support/corpus.js';
 import { provenanceLine, startProvenance, type SampleKind } from './support/provenance.js';
-import { headlineMarker, readHeadlineMarkers, type HeadlineRow } from './support/headline.js';
+import { headlineMarker, headlineTable, readHeadlineMarkers, type HeadlineRow } from './support/headline.js';
 
 /** A script that writes its own report. */
 interface WritingBench {
@@ -302,34 +302,7 @@ function assemble(): void {
     if (!fs.existsSync(file)) continue;
     for (const r of readHeadlineMarkers(fs.readFileSync(file, 'utf8'))) rows.push({ ...r, report: f });
   }
-  // One line per figure: the real-voice value beside the synthetic one, each value with its sample
-  // kind when the line mixes them (a held-out real-voice figure beside an in-sample synthetic one);
-  // lines with a held-out value first, then in the order of the reports.
-  interface Line { figure: string; samples: HeadlineRow['sample'][]; real: HeadlineRow[]; synthetic: HeadlineRow[]; data: string[]; sections: string[] }
-  const merged = new Map<string, Line>();
-  for (const r of rows) {
-    const m = merged.get(r.figure) ?? { figure: r.figure, samples: [], real: [], synthetic: [], data: [], sections: [] };
-    (r.voices === 'real' ? m.real : m.synthetic).push(r);
-    if (!m.samples.includes(r.sample)) m.samples.push(r.sample);
-    if (!m.data.includes(r.data)) m.data.push(r.data);
-    if (!m.sections.includes(r.section)) m.sections.push(r.section);
-    merged.set(r.figure, m);
-  }
-  const rank = (sample: HeadlineRow['sample']) => (sample === 'held-out' ? 0 : sample === 'in-sample' ? 1 : 2);
-  const lines = [...merged.values()].map((m) => ({ ...m, samples: [...m.samples].sort((a, b) => rank(a) - rank(b)) }));
-  lines.sort((a, b) => rank(a.samples[0]) - rank(b.samples[0]));
-  const cell = (m: Line, values: HeadlineRow[]) =>
-    values.length === 0
-      ? '-'
-      : [...values]
-          .sort((a, b) => rank(a.sample) - rank(b.sample))
-          .map((v) => (m.samples.length > 1 ? `${v.sample === 'held-out' ? '**held-out**' : v.sample}: ${v.value}` : v.value))
-          .join('; ');
-  const table = [
-    '| | figure | real voices | synthetic voices (or text) | data | report |',
-    '|---|---|---|---|---|---|',
-    ...lines.map((m) => `| ${m.samples.map((x) => (x === 'held-out' ? '**held-out**' : x)).join(' / ')} | ${m.figure} | ${cell(m, m.real)} | ${cell(m, m.synthetic)} | ${m.data.join('; ')} | ${m.sections.map((x) => `[${x.split('#')[0]}](${x})`).join(', ')} |`),
-  ];
+  const table = headlineTable(rows);
   const missing = ORDER.filter((f) => f !== 'speed.md' && !fs.existsSync(path.join(dir, f)));
   const unmarked = ORDER.filter((f) => f !== 'speed.md' && fs.existsSync(path.join(dir, f)) && !rows.some((r) => r.report === f));
   const headline = `## Headline
