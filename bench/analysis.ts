@@ -353,14 +353,16 @@ async function asrTranscripts(ids: string[]): Promise<Map<string, Transcript> | 
     const config = loadConfig({ ...process.env, DATA_DIR: path.join(os.tmpdir(), 'cas-bench-analysis') });
     const created = await createPipeline(config, pino({ level: 'warn' }));
     // recognitions are shared with the tests' cache (audio bytes + recogniser provider and model)
-    const { cachingTranscriber } = await import('../test/support/recognition-cache.js');
+    const { cachingTranscriber, speechPipelineVersion } = await import('../test/support/recognition-cache.js');
     const pipeline = { ...created, transcriber: cachingTranscriber(created.transcriber) };
     const res = new Map<string, Transcript>();
-    // Recognition is the slow part; transcripts are kept between runs unless --fresh is given.
+    // Recognition is the slow part; transcripts are kept between runs unless --fresh is given, keyed
+    // by the speech stage's version (its sources and decoder settings), so a pipeline change misses.
     const cacheDir = path.join(projectRoot, '.cache/bench-analysis-asr');
     fs.mkdirSync(cacheDir, { recursive: true });
+    const version = speechPipelineVersion();
     for (const id of ids) {
-      const cached = path.join(cacheDir, `${id}.json`);
+      const cached = path.join(cacheDir, `${id}.${version}.json`);
       if (!process.argv.includes('--fresh') && fs.existsSync(cached)) {
         res.set(id, JSON.parse(fs.readFileSync(cached, 'utf8')) as Transcript);
         continue;
