@@ -31,6 +31,7 @@ import { cachingTranscriber } from '../test/support/recognition-cache.js';
 import { contextOf, scoreCall, table, totals, truthTranscript, type CallScore, type Totals } from './analysis.js';
 import { analysisDialoguesDir, devIds, HELD_OUT_IDS } from './support/analysis-sets.js';
 import { provenanceLine, startProvenance } from './support/provenance.js';
+import { analysisHeadlines } from './support/headline.js';
 
 const outDir = path.join(projectRoot, '.cache/analysis-dialogues');
 const TIERS = { m4a: 'call.m4a', phone8k: 'phone8k.wav', text: null } as const;
@@ -145,6 +146,9 @@ function summaryRows(label: string, tier: Tier, t: Totals, r: TierResult): strin
   return `| ${label} | ${t.recall} (${t.raw.tp}/${t.raw.required}) | ${t.precision} (${t.raw.fp} extra) | ${t.intent} | ${t.due} | ${t.meet} | ${t.email} | ${t.phone} | ${roles} | ${naming} | ${t.violations} | ${r.warned}/${n} | ${t.valid} |`;
 }
 
+/** The anchor of the block's heading in docs/bench/analysis.md. */
+const HEADLINE_SECTION = 'analysis.md#new-calls-held-out-and-dev-parts-benchanalysis-heldoutts';
+
 const HEADER = [
   '| tier | action-item recall % | precision % | intent accuracy % | due dates | meeting times | dictated e-mails | phone numbers | roles right | naming right | grounding violations | calls with qualityWarnings | valid |',
   '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
@@ -181,6 +185,7 @@ async function main() {
     const rows = [...HEADER];
     const details: string[] = [];
     const gates: string[] = [];
+    const markers: string[] = [];
     // --dev-tiers limits the dev part's tiers (its recognitions are the slow part; it is only tuned on)
     const partTiers = part.name === 'dev' && arg('--dev-tiers') ? (arg('--dev-tiers')!.split(',') as Tier[]) : tiers;
     for (const tier of partTiers) {
@@ -188,6 +193,8 @@ async function main() {
       const t = totals(r.scores);
       const label = tier === 'text' ? 'dialogue text (no recognition)' : tier === 'm4a' ? 'call.m4a (AAC 32 kbit/s)' : 'phone8k.wav (8 kHz telephone)';
       rows.push(summaryRows(label, tier, t, r));
+      // Headline lines (bench/run.ts) for the held-out part; a --baseline block is history, not headline.
+      if (part.sample === 'held-out' && !process.argv.includes('--baseline')) markers.push(...analysisHeadlines(rows.at(-1)!, { data: `bench/dialogues: ${part.ids.length} held-out calls (flite voices), never tuned on`, sample: 'held-out', section: HEADLINE_SECTION, rolesColumns: true }));
       details.push(`#### ${part.name}, ${label}`, '', ...table(r.scores), '');
       if (r.namingNotes.length) details.push('Roles or naming wrong:', '', ...r.namingNotes.map((n) => `- ${n}`), '');
       if (tier === 'm4a') {
@@ -203,21 +210,23 @@ async function main() {
     }
     const p = prov.finish();
     const title = part.sample === 'held-out' ? `### Held-out part (${part.ids.length} calls, never tuned on) — analyzer ${analyzerName}` : `### Dev part (${part.ids.length} calls, tuned on: in-sample) — analyzer ${analyzerName}`;
-    doc.push(title, '', ...rows, '', provenanceLine(p, 'npx tsx bench/analysis-heldout.ts'), '', ...(part.sample === 'held-out' ? ['Acceptance (issue 28):', '', ...gates, ''] : []), '<details><summary>Per call</summary>', '', ...details, '</details>', '');
+    doc.push(title, '', ...rows, '', provenanceLine(p, ['npx tsx bench/analysis-heldout.ts', ...process.argv.slice(2)].join(' ')), ...markers, '', ...(part.sample === 'held-out' ? ['Acceptance (issue 28):', '', ...gates, ''] : []), '<details><summary>Per call</summary>', '', ...details, '</details>', '');
   }
   await mock?.stop();
   const text = doc.join('\n');
   console.log(`\n${text}`);
   if (!process.argv.includes('--no-write') && !process.argv.includes('--openai-mock')) {
     const file = path.join(projectRoot, 'docs/bench/analysis.md');
-    const existing = fs.readFileSync(file, 'utf8');
+    // bench/run.ts writes the file's frame when it is missing; run alone, the block is appended.
+    const existing = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
     // --baseline records the figures before an analyzer change in a block of its own, kept below.
     const name = process.argv.includes('--baseline') ? 'heldout-baseline' : 'heldout';
     const heading = name === 'heldout' ? '## New calls: held-out and dev parts (bench/analysis-heldout.ts)' : '## Baseline on the new calls, before the issue 28 analyzer changes';
     const block = [`<!-- ${name} -->`, '', heading, '', text, `<!-- /${name} -->`].join('\n');
     const re = new RegExp(`<!-- ${name} -->[\\s\\S]*<!-- /${name} -->`);
     const before = existing.includes('<!-- heldout-baseline -->') ? '<!-- heldout-baseline -->' : '\n## ';
-    const updated = re.test(existing) ? existing.replace(re, block) : existing.replace(before, `${before.startsWith('\n') ? '\n' : ''}${block}\n\n${before.trimStart()}`);
+    const updated = re.test(existing) ? existing.replace(re, block) : existing.includes(before) ? existing.replace(before, `${before.startsWith('\n') ? '\n' : ''}${block}\n\n${before.trimStart()}`) : `${existing}${existing ? '\n' : ''}${block}\n`;
+    fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, updated);
   }
 }

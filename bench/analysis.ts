@@ -19,6 +19,8 @@ import { contentStems } from '../src/pipeline/analysis/embedded/text.js';
 import { finalizeAnalysis } from '../src/pipeline/analysis/finalize.js';
 import { validateAnalysis } from '../src/pipeline/analysis/validate.js';
 import { corpusIds, loadScorer, loadTruth, projectRoot, type Truth, transcribeCorpusCall } from '../test/support/corpus.js';
+import { analysisHeadlines } from './support/headline.js';
+import { provenanceLine, startProvenance } from './support/provenance.js';
 
 type Scorer = Awaited<ReturnType<typeof loadScorer>>;
 
@@ -351,14 +353,16 @@ async function asrTranscripts(ids: string[]): Promise<Map<string, Transcript> | 
     const config = loadConfig({ ...process.env, DATA_DIR: path.join(os.tmpdir(), 'cas-bench-analysis') });
     const created = await createPipeline(config, pino({ level: 'warn' }));
     // recognitions are shared with the tests' cache (audio bytes + recogniser provider and model)
-    const { cachingTranscriber } = await import('../test/support/recognition-cache.js');
+    const { cachingTranscriber, speechPipelineVersion } = await import('../test/support/recognition-cache.js');
     const pipeline = { ...created, transcriber: cachingTranscriber(created.transcriber) };
     const res = new Map<string, Transcript>();
-    // Recognition is the slow part; transcripts are kept between runs unless --fresh is given.
+    // Recognition is the slow part; transcripts are kept between runs unless --fresh is given, keyed
+    // by the speech stage's version (its sources and decoder settings), so a pipeline change misses.
     const cacheDir = path.join(projectRoot, '.cache/bench-analysis-asr');
     fs.mkdirSync(cacheDir, { recursive: true });
+    const version = speechPipelineVersion();
     for (const id of ids) {
-      const cached = path.join(cacheDir, `${id}.json`);
+      const cached = path.join(cacheDir, `${id}.${version}.json`);
       if (!process.argv.includes('--fresh') && fs.existsSync(cached)) {
         res.set(id, JSON.parse(fs.readFileSync(cached, 'utf8')) as Transcript);
         continue;
@@ -382,6 +386,7 @@ async function main() {
   const ids = arg('--ids')?.split(',') ?? corpusIds();
   const verbose = process.argv.includes('--verbose');
   const scorer = await loadScorer();
+  const prov = startProvenance(`corpus calls (${ids.length}, flite voices)`, 'in-sample');
   const truthScores: CallScore[] = [];
   for (const id of ids) {
     const truth = loadTruth(id);
@@ -428,7 +433,10 @@ async function main() {
   const doc = path.join(projectRoot, 'docs/bench/analysis.md');
   const existing = fs.existsSync(doc) ? fs.readFileSync(doc, 'utf8') : '';
   const marker = '<!-- results -->';
-  const results = [marker, '', `Run: \`npm run bench:analysis${process.argv.includes('--asr') ? ' -- --asr' : ''}\` (${ids.length} calls).`, '', ...summary, '', 'Targets on ground-truth transcripts:', '', ...targets, '', ...sections, '<!-- /results -->'].join('\n');
+  const command = `node --import tsx bench/analysis.ts${process.argv.includes('--asr') ? ' --asr' : ''}${arg('--ids') ? ` --ids ${arg('--ids')}` : ''}`;
+  // Headline lines (bench/run.ts): in-sample, the analyzer's rules were written on these calls.
+  const markers = summary.slice(2).flatMap((row) => analysisHeadlines(row, { data: `corpus (${ids.length} calls), analyzer tuned on them`, sample: 'in-sample', section: 'analysis.md#corpus-calls-in-sample-benchanalysists', rolesColumns: false }));
+  const results = [marker, '', `Run: \`npm run bench:analysis${process.argv.includes('--asr') ? ' -- --asr' : ''}\` (${ids.length} calls).`, '', ...summary, '', provenanceLine(prov.finish(), command), ...markers, '', 'Targets on ground-truth transcripts:', '', ...targets, '', ...sections, '<!-- /results -->'].join('\n');
   const updated = existing.includes(marker)
     ? existing.replace(/<!-- results -->[\s\S]*<!-- \/results -->/, results)
     : `${existing}${existing ? '\n' : ''}${results}\n`;

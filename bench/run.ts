@@ -15,14 +15,22 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from '../test/support/corpus.js';
 import { provenanceLine, startProvenance, type SampleKind } from './support/provenance.js';
-import { headlineMarker, readHeadlineMarkers, type HeadlineRow } from './support/headline.js';
+import { headlineMarker, headlineTable, readHeadlineMarkers, type HeadlineRow } from './support/headline.js';
 
 /** A script that writes its own report. */
 interface WritingBench {
   name: string;
   kind: 'writes';
   args: string[];
+  /** More runs after `args` whose parts land in the same report (e.g. one file per variant). */
+  moreArgs?: string[][];
   report: string;
+  /**
+   * For a report that several scripts write a block of each (analysis.md): the text of the file
+   * around the blocks, written when the file is missing, so the report regenerates from an empty
+   * folder with the same shape.
+   */
+  frame?: string;
   /** Speed benchmarks: meaningless on a loaded machine. */
   speed?: boolean;
   /** For the provenance line run.ts adds when the script's report carries none of its own. */
@@ -64,12 +72,37 @@ const TIER_FILES: Record<string, string> = { mono: 'mono16k.wav', mono16k: 'mono
 function attributionHeadlines(stdout: string, data: string, sample: SampleKind, voices: 'real' | 'synthetic', what: string): HeadlineRow[] {
   const rows: HeadlineRow[] = [];
   for (const [tier, values] of meanAttribution(stdout)) {
+    // The headline keeps the four tiers the speech report has; mp3, ogg and the variants are in the report.
+    if (!['mono16k.wav', 'stereo.wav', 'call.m4a', 'phone8k.wav'].includes(TIER_FILES[tier] ?? tier)) continue;
     const mean = values.reduce((a, b) => a + b, 0) / values.length;
     const file = TIER_FILES[tier] ?? tier;
     rows.push({ figure: `diarizer word attribution, ${file} (${what})`, value: `${mean.toFixed(1)} % (min ${Math.min(...values).toFixed(1)})`, data, sample, voices, section: 'diarization.md' });
   }
   return rows;
 }
+
+/**
+ * docs/bench/analysis.md around the blocks bench/analysis-heldout.ts (`<!-- heldout -->`) and
+ * bench/analysis.ts (`<!-- results -->`) write. How the analyzer works and what each measure means is
+ * in docs/analysis.md (no figures there).
+ */
+const ANALYSIS_FRAME = `# Analysis: action items, dictated details, roles
+
+The analyzer (\`src/pipeline/analysis/\`, provider \`embedded\` unless \`ANALYSIS_PROVIDER\` says otherwise)
+scored on calls it was never tuned on (**held-out**: the fixed list of \`bench/support/analysis-sets.ts\`),
+on the calls it was tuned on (the dev part of \`bench/dialogues/\` and the twelve corpus calls,
+**in-sample**), through the speech stage and on the exact dialogue text. What each measure means,
+how the calls were written and how the analyzer works: [docs/analysis.md](../analysis.md). Written
+by \`npm run bench -- --only analysis-heldout,analysis\`; each table carries its provenance.
+
+<!-- heldout -->
+<!-- /heldout -->
+
+## Corpus calls (in-sample): \`bench/analysis.ts\`
+
+<!-- results -->
+<!-- /results -->
+`;
 
 const BENCHES: Bench[] = [
   { name: 'speech', kind: 'writes', args: ['bench/speech.ts', '--tiers', 'mono16k.wav,stereo.wav,call.m4a,phone8k.wav'], report: 'speech.md', dataset: SYNTHETIC, sample: 'in-sample' },
@@ -83,11 +116,22 @@ const BENCHES: Bench[] = [
     runs: [
       {
         heading: 'Synthetic corpus, truth words',
-        args: ['bench/diarization-dev.ts', '--tiers', 'mono,stereo,m4a,phone', '--truth-words'],
+        args: ['bench/diarization-dev.ts', '--tiers', 'mono,stereo,m4a,ogg,mp3,phone', '--truth-words'],
         dataset: SYNTHETIC,
         sample: 'in-sample',
         headline: (out) => attributionHeadlines(out, SYNTHETIC, 'in-sample', 'synthetic', 'truth words'),
       },
+      // The stress variants of docs/diarization.md ("How it is measured"), truth words.
+      ...(
+        [
+          ['gapless', 'every turn butted against the next: changes found by voice alone'],
+          ['single', 'speaker A alone, the left channel of stereo.wav'],
+          ['single-phone', 'speaker A alone, telephone band'],
+          ['three', 'four turns of a third voice spliced in'],
+          ['long-single', 'every turn of speaker A across the corpus: minutes of one voice'],
+          ['long-pair', 'the calls of one voice pair in a row'],
+        ] as const
+      ).map(([variant, what]) => ({ heading: `Synthetic corpus, variant ${variant} (${what})`, args: ['bench/diarization-dev.ts', '--variant', variant], dataset: SYNTHETIC, sample: 'in-sample' as const })),
       {
         heading: 'Real voices, truth words',
         args: ['bench/diarization-real.ts', '--truth-words'],
@@ -116,11 +160,25 @@ const BENCHES: Bench[] = [
     runs: [{ heading: 'Synthetic corpus', args: ['bench/names.ts', '--tiers', 'mono16k,m4a'], dataset: SYNTHETIC, sample: 'in-sample' }],
   },
   { name: 'e2e-thresholds', kind: 'writes', args: ['bench/e2e-thresholds.ts'], report: 'e2e-thresholds.md', dataset: SYNTHETIC, sample: 'in-sample' },
-  { name: 'analysis-heldout', kind: 'writes', args: ['bench/analysis-heldout.ts'], report: 'analysis.md', dataset: 'bench/dialogues: 16 held-out calls (and 26 dev calls, in-sample)', sample: 'held-out' },
-  { name: 'analysis', kind: 'writes', args: ['bench/analysis.ts', '--asr'], report: 'analysis.md', dataset: 'corpus dialogues and the dialogue sets of bench/analysis.ts', sample: 'in-sample' },
-  { name: 'voice', kind: 'writes', args: ['bench/voice.ts'], report: 'voice.md', dataset: SYNTHETIC, sample: 'in-sample' },
+  // Held-out before in-sample: the held-out block of analysis.md and voice-real.md first.
+  { name: 'analysis-heldout', kind: 'writes', args: ['bench/analysis-heldout.ts', '--dev-tiers', 'text'], report: 'analysis.md', frame: ANALYSIS_FRAME, dataset: 'bench/dialogues: 16 held-out calls (and 26 dev calls, in-sample)', sample: 'held-out' },
+  { name: 'analysis', kind: 'writes', args: ['bench/analysis.ts', '--asr'], report: 'analysis.md', frame: ANALYSIS_FRAME, dataset: 'corpus dialogues and the dialogue sets of bench/analysis.ts', sample: 'in-sample' },
   { name: 'voice-real', kind: 'writes', args: ['bench/voice-real.ts'], report: 'voice-real.md', dataset: 'real-voice recordings (bench/voice-real.ts)', sample: 'held-out' },
-  { name: 'long-calls', kind: 'writes', args: ['bench/long-calls.ts'], report: 'long-calls.md', speed: true, dataset: 'long calls assembled from corpus audio', sample: 'not-applicable' },
+  { name: 'voice', kind: 'writes', args: ['bench/voice.ts'], report: 'voice.md', dataset: SYNTHETIC, sample: 'in-sample' },
+  {
+    name: 'long-calls',
+    kind: 'writes',
+    // One file per tier and recogniser in docs/bench/long-calls/, assembled by the script into long-calls.md.
+    args: ['bench/long-calls.ts', '--minutes', '10,60,180', '--tier', 'mono16k.wav', '--recognizer', 'mock'],
+    moreArgs: [
+      ['bench/long-calls.ts', '--minutes', '10,60,180', '--tier', 'stereo.wav', '--recognizer', 'mock'],
+      ['bench/long-calls.ts', '--minutes', '10', '--tier', 'mono16k.wav', '--recognizer', 'embedded'],
+    ],
+    report: 'long-calls.md',
+    speed: true,
+    dataset: 'long calls assembled from corpus audio',
+    sample: 'not-applicable',
+  },
   { name: 'search', kind: 'writes', args: ['bench/search.ts'], report: 'search.md', speed: true, dataset: 'seeded calls (bench/search.ts)', sample: 'not-applicable' },
   { name: 'http', kind: 'writes', args: ['bench/http.ts'], report: 'http.md', speed: true, dataset: 'seeded database (bench/http.ts)', sample: 'not-applicable' },
   { name: 'growth', kind: 'writes', args: ['bench/growth.ts'], report: 'growth.md', speed: true, dataset: 'seeded databases of 10 to 100,000 calls', sample: 'not-applicable' },
@@ -132,7 +190,7 @@ const BENCHES: Bench[] = [
 ];
 
 /** Order of the sections in docs/benchmarks.md (speed.md is prose that introduces the speed reports). */
-const ORDER = ['speech.md', 'e2e-thresholds.md', 'diarization.md', 'diarization-asr.md', 'names.md', 'analysis.md', 'voice.md', 'voice-real.md', 'speed.md', 'http.md', 'growth.md', 'upload.md', 'pipeline.md', 'search.md', 'object-storage.md', 'long-calls.md', 'analysis-stall.md', 'console.md'];
+const ORDER = ['speech.md', 'e2e-thresholds.md', 'diarization.md', 'diarization-asr.md', 'names.md', 'analysis.md', 'voice-real.md', 'voice.md', 'speed.md', 'http.md', 'growth.md', 'upload.md', 'pipeline.md', 'search.md', 'object-storage.md', 'long-calls.md', 'analysis-stall.md', 'console.md'];
 
 const dir = path.join(projectRoot, 'docs/bench');
 
@@ -162,11 +220,15 @@ function tablesOf(stdout: string): string {
  */
 function runWriting(b: WritingBench): void {
   const p = startProvenance(b.dataset, b.sample);
-  runScript(b.args, false);
   const file = path.join(dir, b.report);
+  // Scripts write into docs/bench/ without creating it (it may have been deleted to regenerate).
+  fs.mkdirSync(dir, { recursive: true });
+  if (b.frame && !fs.existsSync(file)) fs.writeFileSync(file, b.frame);
+  const runs = [b.args, ...(b.moreArgs ?? [])];
+  for (const args of runs) runScript(args, false);
   if (!fs.existsSync(file)) throw new Error(`${b.args.join(' ')} did not write docs/bench/${b.report}`);
   const text = fs.readFileSync(file, 'utf8');
-  if (!text.includes('_Measured by `')) fs.writeFileSync(file, `${text.trimEnd()}\n\n${provenanceLine(p.finish(), `node --import tsx ${b.args.join(' ')}`)}\n`);
+  if (!text.includes('_Measured by `')) fs.writeFileSync(file, `${text.trimEnd()}\n\n${provenanceLine(p.finish(), runs.map((a) => `node --import tsx ${a.join(' ')}`).join('; '))}\n`);
 }
 
 function runPrinting(b: PrintingBench): void {
@@ -187,7 +249,7 @@ function runPrinting(b: PrintingBench): void {
 
 const SPEED_INTRO = `## Speed: request path, growth, upload and pipeline
 
-Written by \`bench/run.ts\`. The speed benchmarks below (\`npm run bench -- --only http,growth,upload,pipeline,search,object-storage,long-calls\`)
+Written by \`bench/run.ts\`. The speed benchmarks below (\`npm run bench -- --only ${BENCHES.filter((b) => b.kind === 'writes' && b.speed).map((b) => b.name).join(',')}\`)
 are not part of \`npm test\`; each writes its own section, stamped with the commit it measured and
 the machine's load average at its start and end. They mean something only on a quiet machine:
 with other jobs on the same cores a run measures the other jobs. Compare the rows of one run (a
@@ -214,8 +276,25 @@ the diarizer's speaker-count thresholds on the real-voice set too. In-sample fig
 component fits that data, not how it does on new calls. The scripts that refit the tuned constants
 are \`bench/fit-*.ts\` (see each file's header).`;
 
+/**
+ * The files of docs/bench/ no benchmark writes: a hand-kept file would not come back when the folder
+ * is deleted and regenerated, so run.ts names them (and the lead removes them or gives them a script).
+ */
+function unowned(): string[] {
+  const owned = new Set(['README.md', 'speed.md', ...BENCHES.map((b) => b.report)]);
+  // long-calls.ts keeps one part per tier and recogniser in long-calls/ and assembles long-calls.md from them.
+  const ownedDirs = new Set(['long-calls']);
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .filter((e) => (e.isDirectory() ? !ownedDirs.has(e.name) : !owned.has(e.name)))
+    .map((e) => e.name + (e.isDirectory() ? '/' : ''));
+}
+
 function assemble(): void {
   fs.mkdirSync(dir, { recursive: true });
+  const stray = unowned();
+  if (stray.length) console.error(`docs/bench/ holds files no benchmark writes (they would not come back from an empty folder): ${stray.join(', ')}`);
   fs.writeFileSync(path.join(dir, 'speed.md'), `${SPEED_INTRO}\n`);
   const rows: Array<HeadlineRow & { report: string }> = [];
   for (const f of ORDER) {
@@ -223,23 +302,7 @@ function assemble(): void {
     if (!fs.existsSync(file)) continue;
     for (const r of readHeadlineMarkers(fs.readFileSync(file, 'utf8'))) rows.push({ ...r, report: f });
   }
-  // One line per figure and sample kind, the real-voice value beside the synthetic one.
-  const merged = new Map<string, { sample: HeadlineRow['sample']; figure: string; real: string[]; synthetic: string[]; data: string[]; sections: string[] }>();
-  for (const r of rows) {
-    const key = `${r.sample}\n${r.figure}`;
-    const m = merged.get(key) ?? { sample: r.sample, figure: r.figure, real: [], synthetic: [], data: [], sections: [] };
-    (r.voices === 'real' ? m.real : m.synthetic).push(r.value);
-    if (!m.data.includes(r.data)) m.data.push(r.data);
-    if (!m.sections.includes(r.section)) m.sections.push(r.section);
-    merged.set(key, m);
-  }
-  const rank = (sample: HeadlineRow['sample']) => (sample === 'held-out' ? 0 : sample === 'in-sample' ? 1 : 2);
-  const lines = [...merged.values()].sort((a, b) => rank(a.sample) - rank(b.sample));
-  const table = [
-    '| | figure | real voices | synthetic voices | data | report |',
-    '|---|---|---|---|---|---|',
-    ...lines.map((m) => `| ${m.sample} | ${m.figure} | ${m.real.join('; ') || '-'} | ${m.synthetic.join('; ') || '-'} | ${m.data.join('; ')} | ${m.sections.map((x) => `[${x}](${x})`).join(', ')} |`),
-  ];
+  const table = headlineTable(rows);
   const missing = ORDER.filter((f) => f !== 'speed.md' && !fs.existsSync(path.join(dir, f)));
   const unmarked = ORDER.filter((f) => f !== 'speed.md' && fs.existsSync(path.join(dir, f)) && !rows.some((r) => r.report === f));
   const headline = `## Headline

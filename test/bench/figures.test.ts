@@ -8,7 +8,11 @@ import { degradedTranscriber, CORRUPT_WORD } from '../support/degraded-recognise
 import { recogniserVersion } from '../support/recognition-cache.js';
 import { rightWords } from '../../bench/support/word-alignment.js';
 import { fitLogistic } from '../../bench/fit-confidence.js';
-import { headlineMarker, readHeadlineMarkers, type HeadlineRow } from '../../bench/support/headline.js';
+import { analysisHeadlines, headlineMarker, headlineTable, readHeadlineMarkers, voiceHeadline, type HeadlineRow } from '../../bench/support/headline.js';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { projectRoot } from '../support/corpus.js';
 import type { Transcriber } from '../../src/pipeline/types.js';
 
 const truth = (a: string[], b: string[]) => ({ expect: { naming: { expectedLabelSources: { A: a, B: b } } } });
@@ -73,6 +77,52 @@ test('headline markers survive the round trip through a report', () => {
   const [back] = readHeadlineMarkers(text);
   assert.equal(back.value, '15.5 %');
   assert.equal(back.sample, 'in-sample');
+});
+
+describe('headline', () => {
+  const row = (over: Partial<HeadlineRow>): HeadlineRow => ({ figure: 'f', value: 'v', data: 'd', sample: 'in-sample', voices: 'synthetic', section: 's.md', ...over });
+
+  test('held-out lines come first, and a real-voice value sits beside the synthetic one of the same figure', () => {
+    const table = headlineTable([
+      row({ figure: 'word error rate', value: '15 %' }),
+      row({ figure: 'voice decisions', value: '100 %', section: 'voice.md' }),
+      row({ figure: 'voice decisions', value: '77 %', sample: 'held-out', voices: 'real', section: 'voice-real.md' }),
+    ]);
+    assert.equal(table.length, 4);
+    const [first, second] = table.slice(2).map((l) => l.split('|').map((c) => c.trim()));
+    assert.equal(first[2], 'voice decisions');
+    assert.equal(first[1], '**held-out** / in-sample');
+    assert.equal(first[3], '**held-out**: 77 %', 'real-voice column');
+    assert.equal(first[4], 'in-sample: 100 %', 'synthetic column');
+    assert.equal(second[2], 'word error rate');
+    assert.equal(second[4], '15 %', 'one sample kind: no label on the value');
+  });
+
+  test('analysis and voice lines are read from the printed table rows', () => {
+    const heldout = '| call.m4a (AAC 32 kbit/s) | 52.6 (10/19) | 71.4 (4 extra) | 83.3 | 6/18 | 0/2 | 0/6 | 1/3 | 13/16 | 16/16 | 0 | 2/16 | 16/16 |';
+    const rows = analysisHeadlines(heldout, { data: 'd', sample: 'held-out', section: 'a.md', rolesColumns: true }).flatMap((m) => readHeadlineMarkers(m));
+    assert.deepEqual(rows.map((r) => [r.figure, r.value, r.voices]), [
+      ['analysis: action-item recall / precision, call.m4a', '52.6 % (10/19) / 71.4 % (4 extra)', 'synthetic'],
+      ['analysis calls with roles / naming right (speech stage), call.m4a', '13/16 / 16/16', 'synthetic'],
+    ]);
+    const text = analysisHeadlines('| ground truth | 100.0 (11/11) | 100.0 (0 extra) | 100.0 |', { data: 'd', sample: 'in-sample', section: 'a.md', rolesColumns: false }).flatMap((m) => readHeadlineMarkers(m));
+    assert.deepEqual(text.map((r) => [r.figure, r.voices]), [['analysis: action-item recall / precision, exact dialogue text (no recognition)', 'none']]);
+    const [voice] = readHeadlineMarkers(voiceHeadline('| 16 kHz | 1273/2016 (63.1 %) | 28 | 1118/6048 (18.5 %) |', { data: 'd', sample: 'held-out', section: 'v.md', embedder: 'e' }));
+    assert.equal(voice.figure, 'voice match decisions right, mono16k (false matches when the owner is absent)');
+    // (1273 named + 6048 - 1118 rightly unnamed) / 8064 trials
+    assert.equal(voice.value, '76.9 % (1118/6048; owner named 1273/2016), e');
+    assert.equal(voice.voices, 'real');
+  });
+});
+
+test('every file in docs/bench/ is written by a benchmark of bench/run.ts', () => {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'bench/run.ts', '--list'], { cwd: projectRoot, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const owned = new Set(['README.md', 'speed.md', 'long-calls/', ...[...r.stdout.matchAll(/-> docs\/bench\/(\S+)/g)].map((m) => m[1])]);
+  const dir = path.join(projectRoot, 'docs/bench');
+  const present = fs.readdirSync(dir, { withFileTypes: true }).map((e) => e.name + (e.isDirectory() ? '/' : ''));
+  assert.ok(present.length > 5, 'docs/bench/ has its reports');
+  assert.deepEqual(present.filter((f) => !owned.has(f)), [], 'files no benchmark writes would not come back from an empty folder');
 });
 
 test('the degraded recogniser replaces about the asked share of words, the same ones every time', async () => {

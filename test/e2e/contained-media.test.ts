@@ -165,7 +165,7 @@ describe('a disk full under the decoder (DATA_DIR/work on a 256 kB tmpfs)', { sk
       await new Promise((res) => setTimeout(res, 200));
     }
     disk!.unmount(); // room again
-    assert.equal(await waitForCall(t, callId, undefined, 300_000), 'COMPLETED');
+    assert.equal(await waitForCall(t, callId), 'COMPLETED');
     const d = await t.request('GET', `/api/calls/${callId}`);
     assert.ok(d.body.durationSeconds > 30, `decoded whole: ${d.body.durationSeconds} s`);
     const events = await db.selectFrom('processingEvents').select(['outcome', 'detail']).where('callId', '=', callId).where('outcome', '=', 'RETRY_SCHEDULED').execute();

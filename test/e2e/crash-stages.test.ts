@@ -58,10 +58,16 @@ async function api(port: number, method: string, p: string, body?: FormData): Pr
   return { status: r.status, body: await r.json().catch(() => null) };
 }
 
-async function waitFor(what: string, check: () => Promise<boolean> | boolean, timeoutMs: number, proc?: ServiceProcess): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+/**
+ * Waits for `check` as long as the service process runs: the process reaching the held stage (a
+ * cooperative hold, TEST_HOLD_AT_STAGE) or finishing the call, however slow the machine. A process
+ * that exits first fails the wait with its output; the runner's timeout catches a hang.
+ */
+async function waitFor(what: string, check: () => Promise<boolean> | boolean, proc: ServiceProcess): Promise<void> {
+  let exited: number | null | undefined;
+  void proc.exited.then((code) => (exited = code));
   while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what} did not happen in time${proc ? `: ${proc.output().slice(-1500)}` : ''}`);
+    if (exited !== undefined) throw new Error(`${what}: the service exited (${exited}) first: ${proc.output().slice(-1500)}`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }
@@ -108,7 +114,7 @@ for (const mode of modes) describe(`crash at every step of processing (${mode} d
         callId = up.body.callId;
       }
       const marker = path.join(dataDir, `held-${stage}-${callId}`);
-      await waitFor(`holding at ${stage}`, () => fs.existsSync(marker), 180_000, proc);
+      await waitFor(`holding at ${stage}`, () => fs.existsSync(marker), proc);
       await proc.kill('SIGKILL');
       fs.rmSync(marker);
       ctx.diagnostic(`killed while held at ${stage}`);
@@ -117,7 +123,7 @@ for (const mode of modes) describe(`crash at every step of processing (${mode} d
     procs.push(last);
     await waitHealthy(port, last);
     assert.equal(await expireRunningCallJobs(conn), 1, 'the killed job is still running in the queue');
-    await waitFor('completion', async () => ['COMPLETED', 'FAILED'].includes((await api(port, 'GET', `/api/calls/${callId}`)).body?.status), 240_000, last);
+    await waitFor('completion', async () => ['COMPLETED', 'FAILED'].includes((await api(port, 'GET', `/api/calls/${callId}`)).body?.status), last);
     const detail = await api(port, 'GET', `/api/calls/${callId}`);
     assert.equal(detail.body.status, 'COMPLETED', `${detail.body.errorReason} ${last.output().slice(-1500)}`);
 
@@ -185,7 +191,7 @@ describe('crash during an upload (embedded database)', () => {
     req.write(wav.subarray(0, Math.floor(wav.length / 2)));
     const blobsDir = path.join(dataDir, 'blobs');
     const partials = () => (fs.existsSync(blobsDir) ? fs.readdirSync(blobsDir, { recursive: true }).map(String).filter((f) => f.endsWith('.partial')) : []);
-    await waitFor('the upload streaming to a partial file', () => partials().length > 0, 30_000, first);
+    await waitFor('the upload streaming to a partial file', () => partials().length > 0, first);
     await first.kill('SIGKILL');
     req.destroy();
     const left = partials();
@@ -201,7 +207,7 @@ describe('crash during an upload (embedded database)', () => {
     const list = await api(port, 'GET', '/api/calls');
     assert.equal(list.status, 200);
     assert.deepEqual(list.body.items, [], 'an interrupted upload leaves no call');
-    await waitFor('the partial file swept', () => partials().length === 0, 30_000, second);
+    await waitFor('the partial file swept', () => partials().length === 0, second);
     assert.deepEqual(callFiles(blobsDir), [], 'no half-written blob remains');
     assert.equal(await second.kill('SIGTERM'), 0, 'graceful stop');
     fs.rmSync(dataDir, { recursive: true, force: true });

@@ -89,14 +89,11 @@ for (const mode of await dbModes()) {
       }
       ctx.diagnostic(`outage: ${statuses.length} requests, all 503, slowest ${slowest} ms`);
       assert.ok(slowest < BOUNDED_MS, `a request took ${slowest} ms during the outage`);
-      // Recovery without a restart.
-      const deadline = Date.now() + 60_000;
-      while ((await t.request('GET', '/api/health')).status !== 200) {
-        assert.ok(Date.now() < deadline, 'health did not recover');
-        await new Promise((r) => setTimeout(r, 250));
-      }
+      // Recovery without a restart (no deadline of its own: the runner's timeout catches a service
+      // that never recovers; a fixed wait would measure the machine's load).
+      while ((await t.request('GET', '/api/health')).status !== 200) await new Promise((r) => setTimeout(r, 250));
       // The upload accepted before the outage is processed to its end (a 2 s tone: no speech).
-      assert.equal(await waitForCall(t, accepted.body.callId, undefined, 180_000), 'FAILED');
+      assert.equal(await waitForCall(t, accepted.body.callId), 'FAILED');
       assert.equal((await t.request('GET', `/api/calls/${accepted.body.callId}`)).body.errorReason, 'no_speech_detected');
       const calls = await t.request('GET', '/api/calls');
       assert.deepEqual(calls.body.items.map((c: { title: string }) => c.title), ['accepted before the outage'], 'uploads refused during the outage left no call');
@@ -106,7 +103,7 @@ for (const mode of await dbModes()) {
       // And it takes new work again.
       const afterwards = await t.request('POST', '/api/calls/analyze', { form: uploadForm(tone, { title: 'after the outage' }) });
       assert.equal(afterwards.status, 202);
-      assert.equal(await waitForCall(t, afterwards.body.callId, undefined, 180_000), 'FAILED');
+      assert.equal(await waitForCall(t, afterwards.body.callId), 'FAILED');
     });
   });
 }

@@ -96,7 +96,7 @@ describe('hostile media', () => {
       accepted.push({ c, callId: r.body.callId });
     }
     for (const { c, callId } of accepted) {
-      assert.equal(await waitForCall(t, callId, undefined, 300_000), 'FAILED', c.name);
+      assert.equal(await waitForCall(t, callId), 'FAILED', c.name);
       const d = await t.request('GET', `/api/calls/${callId}`);
       assert.ok(DOCUMENTED_REASONS.includes(d.body.errorReason), `${c.name}: ${d.body.errorReason}`);
       assert.equal(d.body.errorReason, (c.expect as { reason: string }).reason, c.name);

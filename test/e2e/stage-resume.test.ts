@@ -111,11 +111,9 @@ describe('stage state and resume', () => {
     const r = await t.request('POST', '/api/calls/analyze', { form: uploadForm(AUDIO, { title: 'slow analysis' }) });
     const callId = r.body.callId;
     const progress = async () => (await t.request('GET', `/api/calls/${callId}`)).body.progress;
-    const deadline = Date.now() + 240_000;
-    while (!(analyzer.release && (await progress())?.percent === 25)) {
-      assert.ok(Date.now() < deadline, 'analysis reported its first part');
-      await new Promise((res) => setTimeout(res, 200));
-    }
+    // The analyzer holds at 25 % until released (a cooperative hold): wait for it however long
+    // recognition takes on this machine; the runner's timeout catches a call that never gets there.
+    while (!(analyzer.release && (await progress())?.percent === 25)) await new Promise((res) => setTimeout(res, 200));
     const s = await stages(callId);
     assert.equal(s.analyze.outcome, 'RUNNING');
     assert.equal(s.analyze.progress, 25);
