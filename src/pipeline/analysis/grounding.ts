@@ -137,10 +137,19 @@ function readGroup(toks: Tok[], i: number, inRun: boolean): NumGroup[] | null {
   // "o" of "o'clock" is not a zero.
   const apostrophe = toks[i + 1]?.text === "'" || toks[i + 1]?.text === '\u2019';
   if ((w === 'oh' || (w === 'o' && !apostrophe)) && inRun) return [{ digits: '0', from: i, to: i, ordinal: false }];
-  // A recogniser's homophone of a digit inside dictation ("two oh for eight"): read as the digit
-  // when a digit word follows too, as the embedded analyzer reads it (spoken.ts).
+  // A recogniser's homophone of a digit inside dictation ("two oh for eight", "is for one five
+  // ...", "... seven for."): read as the digit when a digit word (or another homophone before one)
+  // follows, or at the end of a run of digits. The embedded analyzer's reading (spoken.ts) is
+  // stricter; this check only has to find the digits somewhere in what was said.
   const next = toks[i + 1];
-  if (w in HOMOPHONE_DIGITS && inRun && next?.kind === 'word' && next.lower in UNITS) return [{ digits: HOMOPHONE_DIGITS[w], from: i, to: i, ordinal: false }];
+  const nextIsDigit = (k: number) => toks[k]?.kind === 'word' && (toks[k].lower in UNITS || toks[k].lower === 'oh');
+  // outside a run, only before dictation ("for one five oh ..."), never before one number ("for two days")
+  const digitish = (k: number) => nextIsDigit(k) || (toks[k]?.kind === 'word' && toks[k].lower in HOMOPHONE_DIGITS);
+  const dictationAhead = nextIsDigit(i + 1) && digitish(i + 2) && digitish(i + 3) && digitish(i + 4);
+  const homophoneThenDigit = next?.kind === 'word' && next.lower in HOMOPHONE_DIGITS && nextIsDigit(i + 2);
+  if (w in HOMOPHONE_DIGITS && (inRun ? nextIsDigit(i + 1) || homophoneThenDigit || next?.kind !== 'word' : dictationAhead)) {
+    return [{ digits: HOMOPHONE_DIGITS[w], from: i, to: i, ordinal: false }];
+  }
   if (w in REPEAT) {
     const n = nextWord(toks, i);
     if (n !== null && toks[n].lower in UNITS) {

@@ -76,6 +76,12 @@ const UNIT_WORDS = new RegExp(
 /** Words after which a lone small number is a clock time or quantity, not the pronoun "one". */
 const NUMBER_CONTEXT = new Set(['at', 'after', 'before', 'around', 'about', 'by', 'until', 'till', 'from', 'to', 'between', 'number', 'apartment', 'room', 'suite', 'unit', 'page', 'line', 'option', 'extension', 'gate', 'platform']);
 
+/** Words before a clock time ("at ten thirty") and after one ("ten thirty works"). */
+const TIME_PREV = new Set(['at', 'by', 'around', 'about', 'from', 'until', 'till', 'before', 'after', 'between', 'say', 'to', 'and', 'or', 'maybe', 'like', 'than', 'past', 'earliest', 'latest']);
+const TIME_NEXT = new Set(['am', 'pm', 'a.m.', 'p.m.', 'a.m', 'p.m', "o'clock", 'tomorrow', 'today', 'tonight', 'this', 'on', 'in', 'works', 'work', 'sounds', 'would', 'then', 'is', 'suits', 'sharp']);
+/** Nouns before digits that make them an identifier, never a time ("invoice twelve fifteen"). */
+const ID_NOUNS = new Set(['number', 'account', 'invoice', 'order', 'reference', 'policy', 'claim', 'case', 'ticket', 'code', 'room', 'apartment', 'suite', 'unit', 'flight', 'extension', 'pin', 'id', 'member', 'routing', 'card', 'confirmation', 'tracking', 'booking', 'permit', 'file', 'badge', 'seat', 'gate', 'platform', 'bus', 'route', 'lot', 'box', 'street', 'avenue']);
+
 interface Tok {
   /** Original characters of the token, including attached punctuation. */
   raw: string;
@@ -303,8 +309,12 @@ function interpretRun(toks: Tok[], whole: Run): Replacement | null {
     return { start: run.start, end: run.end, text: `${v}${suffix}` };
   }
 
-  // "ten thirty", "eleven fifteen", "twelve oh five": an hour followed by minutes.
-  if (run.breaks.length === 0 && words.length >= 2 && words.length <= 3) {
+  // "ten thirty", "eleven fifteen", "twelve oh five": an hour followed by minutes, only where the
+  // words around say a time ("at ten thirty", "Thursday ten thirty", "ten thirty works", or said
+  // on its own); "invoice twelve fifteen" or "the balance is ten fifty" is not a time of day.
+  const timeCue =
+    !ID_NOUNS.has(prev) && (prev === '' || TIME_PREV.has(prev) || WEEKDAYS.includes(prev) || /^(today|tomorrow|tonight|morning|afternoon|evening|noon)$/.test(prev) || TIME_NEXT.has(next));
+  if (timeCue && run.breaks.length === 0 && words.length >= 2 && words.length <= 3) {
     const h = hourValue(words[0]);
     const m = isTimeMinutes(words.slice(1));
     if (h !== null && m !== null && !(next in CURRENCIES) && !['percent', 'people', 'years', 'dollars'].includes(next)) {
@@ -367,23 +377,50 @@ function interpretRun(toks: Tok[], whole: Run): Replacement | null {
 }
 
 // Words a recogniser writes for a digit it heard: "for" for four, "to"/"too" for two, "won" for
-// one, "ate" for eight. They are read as digits only inside dictation, between two digit words in a
-// run of at least five digits ("five five five two oh for eight eight"), never in running speech.
+// one, "ate" for eight. They are read as digits only inside dictation, never in running speech:
+// - between two digits of a run of at least five digit words ("five five five two oh for eight");
+// - at the start of a run of at least six digits when a word that introduces a number comes just
+//   before ("my number is for one five ...");
+// - at the end of a run of at least six digits when the sentence or phrase ends there
+//   ("... six seven for.");
+// - before "hundred"/"thousand", where neither "for" nor "to" is English ("for hundred dollars").
 const HOMOPHONE_DIGITS: Record<string, string> = { for: 'four', fore: 'four', to: 'two', too: 'two', won: 'one', ate: 'eight' };
+const DICTATION_CUE = new Set(['is', 'on', 'at', 'number', 'cell', 'mobile', 'phone', 'line', 'extension', 'ext', 'code', 'direct', 'dial', 'reach', 'was', 'number\'s', 'it\'s', 'its']);
 
 function readHomophoneDigits(toks: Tok[]): Tok[] {
-  const digitish = (t: Tok | undefined) => !!t && (isDigitWord(t.w) || t.w in HOMOPHONE_DIGITS);
+  const homophone = (t: Tok | undefined) => !!t && t.w in HOMOPHONE_DIGITS;
+  const digitish = (t: Tok | undefined) => !!t && (isDigitWord(t.w) || homophone(t));
+  const endsSentence = (t: Tok) => /[.?!;]/.test(t.post);
   const out = toks.map((t) => ({ ...t }));
-  for (let k = 1; k < out.length - 1; k++) {
-    const t = out[k];
-    if (!(t.w in HOMOPHONE_DIGITS) || !isDigitWord(out[k - 1].w) || !isDigitWord(out[k + 1].w) || /[.?!;]/.test(out[k - 1].post)) continue;
-    // the digit run around it, homophones included, must be dictation length
-    let a = k;
-    while (a > 0 && digitish(out[a - 1])) a--;
-    let b = k;
-    while (b < out.length - 1 && digitish(out[b + 1])) b++;
-    if (b - a + 1 < 5) continue;
-    t.w = HOMOPHONE_DIGITS[t.w];
+  for (let k = 0; k < out.length - 1; k++) {
+    if (homophone(out[k]) && (out[k + 1].w === 'hundred' || out[k + 1].w === 'thousand') && !out[k].post && !isDigitWord(out[k - 1]?.w ?? '')) out[k].w = HOMOPHONE_DIGITS[out[k].w];
+  }
+  let i = 0;
+  while (i < out.length) {
+    if (!digitish(out[i])) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j + 1 < out.length && digitish(out[j + 1]) && !endsSentence(out[j])) j++;
+    // the run i..j of digit words and homophones; its first and last real digits
+    let a = i;
+    while (a <= j && homophone(out[a])) a++;
+    let b = j;
+    while (b >= a && homophone(out[b])) b--;
+    const real = out.slice(i, j + 1).filter((t) => isDigitWord(t.w)).length;
+    if (a <= b && real >= 4 && j - i + 1 >= 5) {
+      for (let k = a + 1; k < b; k++) if (homophone(out[k])) out[k].w = HOMOPHONE_DIGITS[out[k].w];
+      const prev = out[i - 1];
+      if (a > i && real >= 6 && a - i <= 2 && prev && !endsSentence(prev) && DICTATION_CUE.has(prev.w)) {
+        for (let k = i; k < a; k++) out[k].w = HOMOPHONE_DIGITS[out[k].w];
+      }
+      const after = out[j + 1];
+      if (b < j && real >= 6 && j - b <= 2 && (!after || out[j].post !== '')) {
+        for (let k = b + 1; k <= j; k++) out[k].w = HOMOPHONE_DIGITS[out[k].w];
+      }
+    }
+    i = j + 1;
   }
   return out;
 }
