@@ -280,6 +280,18 @@ export function extractActions(ct: CallText): ActionResult {
         continue;
       }
     }
+    // "Can you call Uncle Bill and invite him?": a second verb whose object points back to the
+    // first one's is the same request ("ask your doctor to fax it, and call us back" stays two)
+    const sibling = groups[groups.length - 1];
+    const lastCand = sibling?.cands[sibling.cands.length - 1];
+    if (
+      lastCand && lastCand.unit === c.unit && lastCand.clause.kind === 'request' && c.clause.kind === 'request' &&
+      sibling.owner.speakerId === c.owner.speakerId && /^\w+\s+(him|her|them)\b/i.test(c.clause.vp) && (c.intent === 'task' || sibling.intent === 'task' || c.intent === sibling.intent)
+    ) {
+      sibling.cands.push(c);
+      if (SPECIFICITY[c.intent] > SPECIFICITY[sibling.intent]) sibling.intent = c.intent;
+      continue;
+    }
     const match = [...groups].reverse().find((g) => {
       if (g.owner.speakerId !== c.owner.speakerId || c.unit.turn - lastTurn(g) > 3) return false;
       const kinds = new Set(g.cands.map((x) => x.clause.kind));
@@ -287,7 +299,9 @@ export function extractActions(ct: CallText): ActionResult {
       if (!pair) return false;
       if (g.intent === c.intent && g.intent !== 'task') return true;
       const sim = Math.max(...g.cands.map((x) => overlap(x.stems, c.stems)));
-      const pronoun = PRONOUN_OBJECT.test(c.clause.vp);
+      // "Can you call Uncle Bill and invite him?" - "Sure, I'll call him tomorrow": a person named
+      // by a pronoun in the very next turn is the one the request was about
+      const pronoun = PRONOUN_OBJECT.test(c.clause.vp) || (c.clause.kind !== 'request' && /^\w+\s+(him|her|them)\b/i.test(c.clause.vp) && c.unit.turn - lastTurn(g) <= 1);
       return (g.intent === 'task' || c.intent === 'task' || g.intent === c.intent) && (sim >= 0.15 || pronoun);
     });
     if (match) {
@@ -481,7 +495,9 @@ function metadataFor(ct: CallText, g: Group, best: Candidate, units: Unit[], due
         }
       }
       const named = best.clause.vp.match(/^(?:call|ring|phone)\s+((?:the|a)\s+[\w\s]+?)(?:\s+(?:back|on|at|if|when|about|by|within|tomorrow|today|tonight)\b|$)/i);
-      md.contactName = named ? named[1] : otherName;
+      // "call him": a third party the words do not name here; the other party is not the one called
+      const thirdParty = g.cands.some((c) => /^(?:call|ring|phone)\s+(him|her|them)\b/i.test(c.clause.vp));
+      md.contactName = named ? named[1] : thirdParty ? null : otherName;
       break;
     }
     case 'message': {
