@@ -147,6 +147,10 @@ function readGroup(toks: Tok[], i: number, inRun: boolean): NumGroup[] | null {
   const digitish = (k: number) => nextIsDigit(k) || (toks[k]?.kind === 'word' && toks[k].lower in HOMOPHONE_DIGITS);
   const dictationAhead = nextIsDigit(i + 1) && digitish(i + 2) && digitish(i + 3) && digitish(i + 4);
   const homophoneThenDigit = next?.kind === 'word' && next.lower in HOMOPHONE_DIGITS && nextIsDigit(i + 2);
+  // "or" for "oh" only between two digits on each side ("five six or seven one"), never "five or six"
+  if (w === 'or' && inRun && nextIsDigit(i + 1) && nextIsDigit(i + 2) && i >= 2 && toks[i - 2]?.kind === 'word' && toks[i - 2].lower in UNITS) {
+    return [{ digits: '0', from: i, to: i, ordinal: false }];
+  }
   if (w in HOMOPHONE_DIGITS && (inRun ? nextIsDigit(i + 1) || homophoneThenDigit || next?.kind !== 'word' : dictationAhead)) {
     return [{ digits: HOMOPHONE_DIGITS[w], from: i, to: i, ordinal: false }];
   }

@@ -63,7 +63,8 @@ const GENERIC_VP = /^(do (that|it|this|so)|will do|handle (that|it)|take care of
 export function providerOf(text: string): Candidate['provider'] {
   if (/\bzoom\b/i.test(text)) return 'zoom';
   if (/\bmicrosoft teams\b|\bTeams\b|\bteams (call|meeting|invite|link|chat)\b/.test(text)) return 'teams';
-  if (/\bgoogle meet\b/i.test(text) || /\bMeet (link|invite|call)\b/.test(text)) return 'meet';
+  // "google me", "google meat": how an offline recogniser writes Google Meet
+  if (/\bgoogle (?:meet|meets|me|meat|mate)\b/i.test(text) || /\bMeet (link|invite|call)\b/.test(text)) return 'meet';
   if (/\b(phone call|by phone|over the phone|conference call|phone meeting)\b/i.test(text)) return 'phone';
   return null;
 }
@@ -79,7 +80,7 @@ export function channelOf(text: string, verb: string): Candidate['channel'] {
 const PRONOUN_OBJECT = /^(\w+(?:\s+(?:back|over|up|out|on|off))?)\s+(it|them|that|this|those|these)\b/i;
 /** Verbs whose pronoun object is a thing handed over, worth naming in a title ("send it"). */
 const TRANSFER_VERB = /^(send|resend|forward|email|mail|share|bring|return|ship|drop|give|sign|pay|post|upload|print|fax|text|whatsapp|message|deliver|submit|pick|check|review|fix|look)$/i;
-const NOT_ANTECEDENT = /^(i|you|we|they|he|she|it|me|us|them|him|her|that|this|what|something|anything|everything|nothing|someone|anyone|everyone|minute|second|moment|problem|way|time|day|morning|afternoon|evening|night|week|month|year|lot|bit|thing|things|sure|okay|address|number|same|other|end|relief|pleasure|news|call|phone|line)$/i;
+const NOT_ANTECEDENT = /^(i|you|we|they|he|she|it|me|us|them|him|her|that|this|what|email|e-mail|mail|something|anything|everything|nothing|someone|anyone|everyone|minute|second|moment|problem|way|time|day|morning|afternoon|evening|night|week|month|year|lot|bit|thing|things|sure|okay|address|number|same|other|end|relief|pleasure|news|call|phone|line)$/i;
 const CHUNK_STOP = 'on|in|at|by|to|for|from|with|and|or|but|when|if|tonight|today|tomorrow|this|next|after|before|until|again|back|is|are|was|were|will|would|should|can|could|up|out|over|that|which|who|as|so|right|too|first|of|about|into|onto|off|now|then|here|there|please|instead|anymore|yet|already|every|each|has|have|had|does|do|did|works|work';
 const CHUNK = new RegExp(`\\b(?:the|a|an|your|my|our|their|his|her)\\s+((?:[A-Za-z0-9'-]+\\s+){0,3}?[A-Za-z0-9'-]+)(?=\\s+(?:${CHUNK_STOP})\\b|\\s*[,.?!;:]|\\s*$)`, 'gi');
 
@@ -132,7 +133,15 @@ function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecede
     if (provider && provider !== 'phone') return { intent: 'meeting', channel: null, provider };
     return { intent: 'call', channel: null, provider: null };
   }
+  // A reminder is the owner's own (spec: reminder); one sent to the other party ("can you send me
+  // a reminder the day before?") is a message to them.
+  if (/^(send|resend|give|drop)$/.test(verb) && /\breminder\b/i.test(vp) && /^\w+\s+(me|us|you|him|her|them|[A-Z][a-z]+)\b/.test(vp)) return { intent: 'message', channel, provider: null };
   if (verb === 'remind' || /\b(reminder|alarm)\b/i.test(vp) || /\bmake a note\b/i.test(vp)) return { intent: 'reminder', channel: null, provider: null };
+  // "What's your email?" - "tom baker at hotmail dot com" - "I'll send them this afternoon": sending
+  // "it/them" right after an address was dictated is an e-mail, whatever the pronoun stands for
+  if (/^(send|resend|forward|share|mail)$/.test(verb) && !/\bback\b/i.test(vp) && PRONOUN_OBJECT.test(vp)) {
+    if (ct.units.some((u) => u.turn >= unit.turn - 2 && u.turn <= unit.turn && u.idx <= unit.idx && u.entities.some((e) => e.kind === 'email'))) return { intent: 'email', channel: null, provider: null };
+  }
   if (/^(send|resend|forward|share|mail)$/.test(verb) && !/\bback\b/i.test(vp) && DOCUMENTISH.test(withAnte)) {
     // A document goes by e-mail when an address was given around this point of the call.
     const near = ct.units.filter((u) => Math.abs(u.turn - unit.turn) <= 4);
@@ -194,8 +203,14 @@ function titleOf(c: Candidate): string {
       .replace(/\b(my|our)\b/g, c.owner.role === 'USER' ? '$1' : 'their');
   }
   vp = vp.replace(/\s+/g, ' ').replace(/\s+([,.])/g, '$1').trim();
+  // A recogniser's run-on turn goes on after the item ("email you the offer letter today is sam
+  // not the ..."): a title ends at the time it names when more words follow it.
+  const timed = vp.match(TITLE_TIME_END);
+  if (timed && vp.split(/\s+/).length > 8) vp = timed[1];
   return capitalize(vp.replace(/[,;:]+$/, ''));
 }
+
+const TITLE_TIME_END = /^(.*?\b(?:today|tonight|tomorrow(?: morning| afternoon| evening| night)?|this (?:morning|afternoon|evening|week)|(?:on|by|before|next) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|the \d+(?:st|nd|rd|th))(?: (?:morning|afternoon|evening))?)\b)(?:\s+\S+){2,}$/i;
 
 function sentenceOf(u: Unit): string {
   return u.text.trim();

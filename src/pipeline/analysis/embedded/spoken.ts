@@ -384,7 +384,10 @@ function interpretRun(toks: Tok[], whole: Run): Replacement | null {
 // - at the end of a run of at least six digits when the sentence or phrase ends there
 //   ("... six seven for.");
 // - before "hundred"/"thousand", where neither "for" nor "to" is English ("for hundred dollars").
-const HOMOPHONE_DIGITS: Record<string, string> = { for: 'four', fore: 'four', to: 'two', too: 'two', won: 'one', ate: 'eight' };
+// "or" for "oh" is read only inside dictation, with at least two digits on each side ("five five
+// five six or seven one two"), never "five or six".
+const HOMOPHONE_DIGITS: Record<string, string> = { for: 'four', fore: 'four', to: 'two', too: 'two', won: 'one', ate: 'eight', or: 'oh' };
+const INTERIOR_ONLY = new Set(['or']);
 const DICTATION_CUE = new Set(['is', 'on', 'at', 'number', 'cell', 'mobile', 'phone', 'line', 'extension', 'ext', 'code', 'direct', 'dial', 'reach', 'was', 'number\'s', 'it\'s', 'its']);
 
 function readHomophoneDigits(toks: Tok[]): Tok[] {
@@ -393,7 +396,7 @@ function readHomophoneDigits(toks: Tok[]): Tok[] {
   const endsSentence = (t: Tok) => /[.?!;]/.test(t.post);
   const out = toks.map((t) => ({ ...t }));
   for (let k = 0; k < out.length - 1; k++) {
-    if (homophone(out[k]) && (out[k + 1].w === 'hundred' || out[k + 1].w === 'thousand') && !out[k].post && !isDigitWord(out[k - 1]?.w ?? '')) out[k].w = HOMOPHONE_DIGITS[out[k].w];
+    if (homophone(out[k]) && !INTERIOR_ONLY.has(out[k].w) && (out[k + 1].w === 'hundred' || out[k + 1].w === 'thousand') && !out[k].post && !isDigitWord(out[k - 1]?.w ?? '')) out[k].w = HOMOPHONE_DIGITS[out[k].w];
   }
   let i = 0;
   while (i < out.length) {
@@ -405,12 +408,17 @@ function readHomophoneDigits(toks: Tok[]): Tok[] {
     while (j + 1 < out.length && digitish(out[j + 1]) && !endsSentence(out[j])) j++;
     // the run i..j of digit words and homophones; its first and last real digits
     let a = i;
-    while (a <= j && homophone(out[a])) a++;
+    while (a <= j && homophone(out[a]) && !INTERIOR_ONLY.has(out[a].w)) a++;
     let b = j;
-    while (b >= a && homophone(out[b])) b--;
+    while (b >= a && homophone(out[b]) && !INTERIOR_ONLY.has(out[b].w)) b--;
     const real = out.slice(i, j + 1).filter((t) => isDigitWord(t.w)).length;
     if (a <= b && real >= 4 && j - i + 1 >= 5) {
-      for (let k = a + 1; k < b; k++) if (homophone(out[k])) out[k].w = HOMOPHONE_DIGITS[out[k].w];
+      const realDigits = (from: number, to: number) => out.slice(from, to + 1).filter((t) => isDigitWord(t.w)).length;
+      for (let k = a + 1; k < b; k++) {
+        if (!homophone(out[k])) continue;
+        if (INTERIOR_ONLY.has(out[k].w) && (realDigits(i, k - 1) < 2 || realDigits(k + 1, j) < 2)) continue;
+        out[k].w = HOMOPHONE_DIGITS[out[k].w];
+      }
       const prev = out[i - 1];
       if (a > i && real >= 6 && a - i <= 2 && prev && !endsSentence(prev) && DICTATION_CUE.has(prev.w)) {
         for (let k = i; k < a; k++) out[k].w = HOMOPHONE_DIGITS[out[k].w];
