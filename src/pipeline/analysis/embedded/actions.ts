@@ -55,7 +55,7 @@ export interface ActionResult {
 
 const MEETING_NOUN = /\b(meeting|demo|demonstration|interview|video call|conference call|zoom call|teams call|webinar|consultation|session|catch-up|catch up|sync|walkthrough|walk-through|presentation|call with|screening)\b/i;
 const INVITE = /\b(invite|invitation|calendar (?:invite|invitation|hold|event)|meeting link|zoom link|teams link|meet link|video link)\b/i;
-const DOCUMENTISH = /\b(quote|quotation|estimate|invoice|receipt|document|documents|file|files|report|form|forms|contract|proposal|details|info|information|link|slides|deck|agenda|resume|cv|photo|photos|pictures?|summary|notes|statement|copy|pdf|spreadsheet|sheet|brochure|offer|letter|paperwork|confirmation|itinerary|times|schedule|address|list)\b/i;
+const DOCUMENTISH = /\b(quote|quotation|estimate|invoice|receipt|document|documents|file|files|report|form|forms|contract|proposal|details|info|information|link|slides|deck|agenda|resume|cv|photo|photos|pictures?|summary|notes|statement|copy|pdf|spreadsheet|sheet|brochure|offer|letter|paperwork|confirmation|itinerary|times|schedule|address|list|drawings?|plans|designs?|sketch(?:es)?|measurements|references?|transcripts?|records|results)\b/i;
 const URGENT = /\b(urgent|urgently|asap|as soon as possible|right away|immediately|straight away|today|tonight|this (?:morning|afternoon|evening)|within the hour)\b/i;
 const GENERIC_VP = /^(do (that|it|this|so)|will do|handle (that|it)|take care of (that|it)|get (on|onto) (that|it))\b/i;
 
@@ -125,7 +125,10 @@ function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecede
     return { intent: 'message', channel, provider: null };
   }
   const meetingVerb = /^(schedule|book|set|arrange|organi[sz]e|plan|put|send|resend|forward|share|join|meet|host|hold|have|do|reschedule|move|confirm)$/.test(verb);
-  if (meetingVerb && (INVITE.test(withAnte) || (verb !== 'send' && verb !== 'resend' && verb !== 'forward' && verb !== 'share' && (MEETING_NOUN.test(withAnte) || (ante && MEETING_NOUN.test(ante.unit.norm)) || (provider && provider !== 'phone'))))) {
+  // "Can we do it on Google Meet?" ... "I'll send you the link": a link sent after a video
+  // platform was named is the meeting's
+  const platformNamed = /\blink\b/i.test(withAnte) && ct.units.some((u) => u.idx <= unit.idx && u.turn >= unit.turn - 6 && !!providerOf(u.norm) && providerOf(u.norm) !== 'phone');
+  if (meetingVerb && (INVITE.test(withAnte) || platformNamed || (verb !== 'send' && verb !== 'resend' && verb !== 'forward' && verb !== 'share' && (MEETING_NOUN.test(withAnte) || (ante && MEETING_NOUN.test(ante.unit.norm)) || (provider && provider !== 'phone'))))) {
     if (!(verb === 'meet' && !provider && !MEETING_NOUN.test(withAnte))) return { intent: 'meeting', channel: null, provider };
   }
   if (verb === 'email' || verb === 'mail' && hasEmail || /\be-?mail\b/i.test(vp) || hasEmail) return { intent: 'email', channel: null, provider: null };

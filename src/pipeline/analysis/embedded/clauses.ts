@@ -69,7 +69,7 @@ const MAKE_SURE = /^(?:make sure|be sure|remember|do not forget|don't forget|ple
 const REMIND_ME = /^remind me\s+(?:to|about|that)?\s*(.+)$/i;
 const DESIRE = /^(?:I|we)\s+(?:would|will)\s+(?:like|love)\s+to\s+(.+)$|^(?:I|we)\s+(?:want|wanted|hope|hoped|was hoping|were hoping)\s+to\s+(.+)$/i;
 const ACCEPT = /^(?:(?:that|it|this|that time|the time|the price|the plan|the date|(?:[\w:.]+\s+){0,5}?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|today|tonight|morning|afternoon|evening|\d{1,2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?|noon)(?:\s+[\w:.]+){0,3}?)\s+(?:works|would work|sounds good|sounds great|sounds fair|sounds perfect|is good|is fine|is perfect|suits me|is great)(?:\s+for\s+(?:me|us))?|will do|deal|agreed|sure thing|no problem|sounds good|perfect|okay|ok|great|fine|yes|sure|of course|absolutely|got it|that works|works for me)[.!]*$/i;
-const PROPOSAL = /^(?:would|does|do|will|is|could|can)\s+(?:a|an|the|that|this|it|[\w:.]+day|next|tomorrow|[\w\s:.]{0,30}?)\b.*\b(?:work|suit|be (?:ok|okay|good|fine|possible))\b|^(?:how|what)\s+about\b|^(?:are|would)\s+you\s+(?:be\s+)?(?:free|available)\b|^shall we\b|^should we\b/i;
+const PROPOSAL = /^(?:would|does|do|will|is|could|can)\s+(?:a|an|the|that|this|it|[\w:.]+day|next|tomorrow|[\w\s:.]{0,30}?)\b.*\b(?:work|suit|be (?:ok|okay|good|fine|possible))\b|^(?:how|what)\s+about\b|^(?:are|would)\s+you\s+(?:be\s+)?(?:free|available)\b|^shall we\b|^should we\b|^(?:can|could) we\b/i;
 const FUTURE_MARKER = /\b(will|should|shall|can|could|is going to|are going to|gets in|get in|arrives?|starts?|comes|is coming|are coming|is due|until|scheduled|expected)\b/i;
 
 // Verbs people use for bare imperatives on a call ("call me back", "send it back", "bring your ID").
