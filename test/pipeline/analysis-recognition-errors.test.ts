@@ -222,3 +222,39 @@ describe('who called whom when no role is resolved', () => {
     assert.doesNotMatch(`${a.oneLineSummary} ${a.executiveSummary}`, /Local User/);
   });
 });
+
+describe('a dictated address as the recogniser heard it (issue 28)', () => {
+  it('rebuilds it around the call\'s names, and grounding finds it spelled out', () => {
+    const names = new Set(['omar', 'haddad', 'nina', 'cole']);
+    const heard = normalizeSpoken('Yes it is omar got haddad and nail dot com.', names).entities.find((e) => e.kind === 'email');
+    assert.equal((heard as { address: string } | undefined)?.address, 'omar.haddad@gmail.com');
+    const two = normalizeSpoken('Sure nina cole had hot male dot calm works.', names).entities.find((e) => e.kind === 'email');
+    assert.equal((two as { address: string } | undefined)?.address, 'ninacole@hotmail.com');
+    // not around the call's names, or not a webmail domain as heard: nothing is made up
+    assert.equal(normalizeSpoken('I went there and nail dot com.', names).entities.some((e) => e.kind === 'email'), false);
+    assert.equal(normalizeSpoken('Omar got haddad and the shop dot com.', names).entities.some((e) => e.kind === 'email'), false);
+  });
+
+  it('puts the rebuilt address on the e-mail item without a grounding violation', () => {
+    const transcript = transcriptOf(
+      [
+        [1, 'Could you send me the floor plan tonight'],
+        [0, 'Sure what is your email'],
+        [1, 'It is nina got cole and g mail dot com'],
+        [0, 'Great I will send it tonight'],
+      ],
+      ['Omar Haddad', 'Nina Cole'],
+    );
+    const ctx = context('Omar Haddad', 'Nina Cole');
+    const raw = finalizeAnalysis(buildAnalysis(transcript, ctx), transcript);
+    assert.deepEqual(groundingViolations(raw, transcript, ctx), []);
+    const email = (raw.actionItems ?? []).find((i) => i.intent === 'email');
+    assert.ok(email, JSON.stringify(raw.actionItems));
+    assert.equal(email.intentMetadata?.toEmail, 'nina.cole@gmail.com');
+    // an address the words do not spell is still a violation
+    const forged = structuredClone(raw);
+    const k = forged.actionItems!.findIndex((i) => i.intent === 'email');
+    forged.actionItems![k].intentMetadata = { ...forged.actionItems![k].intentMetadata, toEmail: 'nina.cole@yahoo.com' };
+    assert.equal(groundAnalysis(forged, transcript, recordedAt).violations.length, 1);
+  });
+});

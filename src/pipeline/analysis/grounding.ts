@@ -36,6 +36,7 @@
 // that shared the extractor's parser would also share its mistakes.
 import * as chrono from 'chrono-node';
 import type { Analysis } from '../../domain/analysis.js';
+import { HEARD_AT, HEARD_DOMAIN, HEARD_DOT, HEARD_TLD } from './heard.js';
 import type { Transcript } from '../../domain/transcript.js';
 import { filterSegmentIds } from './finalize.js';
 
@@ -289,6 +290,8 @@ const EMAIL_WORDS: Record<string, string> = {
 const EMAIL_PUNCT = new Set(['@', '.', '_', '-', '+']);
 
 /** Token streams of a transcript text in which an email is looked for (see the header). */
+const HEARD_DOMAIN_LONGEST_FIRST = [...HEARD_DOMAIN].sort((a, b) => b[0].length - a[0].length);
+
 function emailStreams(text: string): string[][] {
   const toks = tokenize(text);
   const plain = toks.map((t) => (t.kind === 'word' ? EMAIL_WORDS[t.lower] ?? t.lower : t.kind === 'digits' ? t.text : EMAIL_PUNCT.has(t.text) ? t.text : '\u0000'));
@@ -301,7 +304,17 @@ function emailStreams(text: string): string[][] {
       for (let k = g.from + 1; k <= g.to; k++) withDigits[k] = '';
     }
   }
-  return [plain, withDigits.filter((x, k) => x !== '' || plain[k] === '')];
+  // Third: the words a recogniser writes for "dot", "at", the domain and "com" (heard.ts), so an
+  // address rebuilt from "linda got green and nail dot com" is found spelled out in order
+  const heard = toks.map((t, k) => (t.kind === 'word' ? (HEARD_DOT.has(t.lower) ? '.' : HEARD_AT.has(t.lower) ? '@' : HEARD_TLD[t.lower] ?? t.lower) : plain[k]));
+  for (let k = 0; k < toks.length; k++) {
+    const found = HEARD_DOMAIN_LONGEST_FIRST.find(([words]) => words.every((w, j) => toks[k + j]?.kind === 'word' && toks[k + j].lower === w));
+    if (!found) continue;
+    heard[k] = found[1];
+    for (let j = 1; j < found[0].length; j++) heard[k + j] = '';
+    k += found[0].length - 1;
+  }
+  return [plain, withDigits.filter((x, k) => x !== '' || plain[k] === ''), heard.filter((x) => x !== '')];
 }
 
 function streamSpells(stream: string[], target: string): boolean {

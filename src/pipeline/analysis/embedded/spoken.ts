@@ -7,6 +7,8 @@
 // compromise's number parser reads "eight hundred, five five five" as one cardinal and "ten thirty"
 // as 0, so the digit-by-digit and clock readings are decided here from the shape of the run.
 
+import { HEARD_AT, HEARD_DOMAIN, HEARD_DOT, HEARD_TLD } from '../heard.js';
+
 export interface SpokenPhone {
   kind: 'phone';
   /** The digits as said, without country code unless one was spoken. */
@@ -494,6 +496,57 @@ function emailReplacements(toks: Tok[], taken: Set<number>, names: ReadonlySet<s
   return out;
 }
 
+/**
+ * An address as an offline recogniser writes it ("linda got green and nail dot com"): rebuilt only
+ * when the local part is made of the call's own names (the per-call dictionary: user, contact,
+ * speakers), the domain is a webmail domain as heard (heard.ts) and a heard "dot com" ends it.
+ */
+const HEARD_DOMAIN_LONGEST_FIRST = [...HEARD_DOMAIN].sort((a, b) => b[0].length - a[0].length);
+
+function heardEmailReplacements(toks: Tok[], taken: Set<number>, names: ReadonlySet<string>): Replacement[] {
+  const out: Replacement[] = [];
+  if (!names.size) return out;
+  for (let k = 4; k < toks.length; k++) {
+    if (!(toks[k].w in HEARD_TLD) || !HEARD_DOT.has(toks[k - 1].w) || taken.has(k)) continue;
+    // the domain, one or two words, ending just before the "dot"
+    let domain: string | null = null;
+    let d = -1;
+    for (const [words, label] of HEARD_DOMAIN_LONGEST_FIRST) {
+      const from = k - 1 - words.length;
+      if (from >= 0 && words.every((w, j) => toks[from + j].w === w)) {
+        domain = label;
+        d = from;
+        break;
+      }
+    }
+    if (!domain || d < 2 || !HEARD_AT.has(toks[d - 1].w)) continue;
+    // the local part: names of the call, joined by a heard "dot" or run together
+    let s = d - 1;
+    const parts: string[] = [];
+    while (s - 1 >= 0 && parts.length < 3) {
+      const w = toks[s - 1].w;
+      if (names.has(w) && !toks[s - 1].post) {
+        parts.unshift(w);
+        s--;
+        continue;
+      }
+      if (parts.length && HEARD_DOT.has(w) && s - 2 >= 0 && names.has(toks[s - 2].w)) {
+        parts.unshift('.');
+        s--;
+        continue;
+      }
+      break;
+    }
+    if (!parts.length || parts[0] === '.') continue;
+    if ([...Array(k + 1 - s).keys()].some((x) => taken.has(s + x))) continue;
+    const address = `${parts.join('')}@${domain}.${HEARD_TLD[toks[k].w]}`;
+    if (!/^[a-z0-9._-]+@[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(address)) continue;
+    out.push({ start: s, end: k + 1, text: address, entity: { kind: 'email', address, spoken: spokenOf(toks, s, k + 1) } });
+    for (let x = s; x <= k; x++) taken.add(x);
+  }
+  return out;
+}
+
 function numberWordToDigit(w: string): string {
   return w in UNITS && w !== 'o' ? String(UNITS[w]) : w;
 }
@@ -508,7 +561,7 @@ const WRITTEN_PHONE = /(?:\+\d[\d\s().-]{6,}\d|\b\d{3}[\s.-]\d{3}[\s.-]\d{4}\b|\
 export function normalizeSpoken(text: string, names: ReadonlySet<string> = new Set()): Normalized {
   const toks = readHomophoneDigits(tokenize(text));
   const taken = new Set<number>();
-  const reps: Replacement[] = emailReplacements(toks, taken, names);
+  const reps: Replacement[] = [...emailReplacements(toks, taken, names), ...heardEmailReplacements(toks, taken, names)];
   for (const run of numberRuns(toks)) {
     if (run.start < toks.length && [...Array(run.end - run.start).keys()].some((i) => taken.has(run.start + i))) continue;
     const r = interpretRun(toks, run);
