@@ -64,6 +64,7 @@ const REQUEST_Q = /^(?:can|could|would|will)\s+you\s+(?:please\s+|kindly\s+|mayb
 const WOULD_YOU_MIND = /^would you mind\s+(\w+ing)\b\s*(.*?)[?.!]*$/i;
 const PLEASE = /^(?:please|kindly)\s*,?\s+(.+)$/i;
 const NEED_YOU = /^(?:I|we)\s+(?:need|want|would like|would love|will need)\s+you\s+to\s+(.+)$/i;
+const NEED_THING = /^(?:I|we)\s+(?:will\s+|would\s+|also\s+|just\s+|still\s+)?need\s+((?:a|an|the|your)\s+(?!(?:minute|moment|second|bit|word|favor|favour)\b).+)$/i;
 const YOU_NEED = /^you\s+(?:will\s+|would\s+|might\s+|may\s+)?(?:need to|have to|must|should|want to|ought to|will want to|are going to need to|will need to)\s+(.+)$/i;
 const MAKE_SURE = /^(?:make sure|be sure|remember|do not forget|don't forget|please remember)\s+(?:that\s+)?(?:to\s+|you\s+)?(.+)$/i;
 const REMIND_ME = /^remind me\s+(?:to|about|that)?\s*(.+)$/i;
@@ -167,6 +168,12 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
 
   let m: RegExpMatchArray | null;
   if ((m = text.match(NEED_YOU))) return mk('request', m[1]);
+  // "We need a deposit of 300 dollars by Friday": something the speaker needs from the other party
+  // by a deadline is a request to provide it (pay it, when it is money)
+  if ((m = text.match(NEED_THING)) && unit.dates.some((d) => d.date !== null && text.toLowerCase().includes(d.text.toLowerCase()))) {
+    const thing = m[1];
+    return mk('request', `${/\b(deposit|payment|fee|balance|dollars|amount|check|cheque|rent)\b/i.test(thing) ? 'pay' : 'send'} ${thing}`);
+  }
   if ((m = text.match(DESIRE))) return mk('desire', m[1] ?? m[2] ?? '');
   // "remind me to buy a card": a self-reminder (the spec's `reminder`) of the speaker, who is the
   // one to be reminded, whoever else offers to help
@@ -225,9 +232,13 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
   return mk('other', text);
 }
 
+// Request openers as an offline recogniser writes them: "could use email me ..." for "could you
+// email me ...". Repaired for reading the speech act only; quotes keep the words as recognised.
+const HEARD_REQUEST = /\b(can|could|would|will)\s+(?:use|ya|yeah)\s+(?=(?:please\s+|just\s+|also\s+)?(?:email|e-mail|send|text|call|give|bring|check|tell|forward|pick|mail|sign|pay|fax|drop|share|book|let|make|get|come|confirm|remind)\b)/gi;
+
 /** The speech acts of one sentence, in order. */
 export function clausesOf(unit: Unit): Clause[] {
-  const expanded = expand(unit.norm);
+  const expanded = expand(unit.norm).replace(HEARD_REQUEST, '$1 you ');
   const out: Clause[] = [];
   let inherited: string | null = null;
   for (const part of splitClauses(expanded)) {

@@ -114,7 +114,7 @@ export function isPastSentence(norm: string, parsed?: View): boolean {
 // line when you decide I'll call you back within the hour"). Speech acts are read from the start of
 // a sentence, so a run is cut before the openings that begin a new one in conversation: a subject
 // with a modal, a request or question opener, and a leading acknowledgement.
-const RUN_ON_CUT = /\s+(?=(?:I'll|I will|I'm|I am|I'd like|I would like|we'll|we will|we can|we could|we're|we'd like|you'll need|let me|let's|let us|please|can you|could you|would you|will you|do you|did you|are you|is it|is this|what's|what is|where should|where do|how much|how about|thanks|thank you|sounds good|no problem)\b)/gi;
+const RUN_ON_CUT = /\s+(?=(?:I'll|I will|I'm|I am|I'd like|I would like|we'll|we will|we can|we could|we're|we'd like|you'll need|let me|let's|let us|please|can you|could you|would you|will you|could use|can use|do you|did you|are you|is it|is this|what's|what is|where should|where do|how much|how about|thanks|thank you|sounds good|no problem)\b)/gi;
 const LEADING_ACK = /^((?:no problem|got it|sure|okay|ok|great|perfect|yes|yeah|fine|sounds good|of course|hello|hi|thanks|thank you|understood|right|alright)(?:\s+(?:no problem|got it|sure|okay|ok|great|perfect|yes|yeah|fine|sounds good|of course|thanks|thank you))*)\s+(?=\w)/i;
 
 const SHORT_ACK = /^((?:no problem|got it|sure|okay|ok|great|perfect|yes|yeah|fine|sounds good|of course|thanks|thank you|alright|absolutely|definitely|certainly)(?:\s+(?:no problem|got it|sure|okay|ok|great|perfect|yes|yeah|fine|thanks|thank you))*)\s+(?=(?:I|I'll|I'm|I've|I'd|we|we'll|we're|let's|let me|please|can|could|will|would|you|you'll|that|that's|it's)\b)/i;
