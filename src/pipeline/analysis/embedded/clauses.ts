@@ -110,7 +110,8 @@ function splitClauses(expanded: string): Array<{ text: string; offset: number; j
     const cut = m.index!;
     const next = expanded.slice(cut + m[0].length);
     // "and" followed by a noun ("the rotors and the pads") is not a new clause.
-    if (/^\s*and\s/.test(m[0]) && !/,/.test(m[0]) && !startsWithVerb(next.replace(/^then\s+/, ''))) continue;
+    // A subject with a modal after it does start one, comma or not (recognisers write none).
+    if (/^\s*and\s/.test(m[0]) && !/,/.test(m[0]) && !startsWithVerb(next.replace(/^then\s+/, '')) && !/^(I|we|you|he|she|they)\s+(will|can|could|would|should|shall|must|need|have|am|are|do|may|might)\b/i.test(next)) continue;
     // ", I keep forgetting": a comma before a new subject starts a clause, unless what precedes is
     // a subordinate clause ("if you are late, could you text me")
     if (/^,\s+$/.test(m[0]) && /^\s*(if|when|once|unless|as soon as|before|after|because|since|while|in case)\b/i.test(expanded.slice(last, cut))) continue;
