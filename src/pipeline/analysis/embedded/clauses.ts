@@ -52,7 +52,7 @@ const VOCATIVE_END = /,\s*[A-Z][a-z]+\s*[.?!]?$/;
 
 const PLEASANTRY = /^(have a|see you|talk (to you )?soon|speak soon|take care|thank|bye|goodbye|enjoy|hang on|hold on|excuse|sorry|welcome|good (morning|afternoon|evening|night|luck)|congrat|guess|imagine|mind you|wait|look forward|looking forward|keep me posted|be well|stay safe|happy to help)/i;
 const PURPOSE_OF_CALL = /^(calling|phoning|ringing|reaching out|writing|following up|checking in) (about|from|with|to|because|regarding|back|on behalf|for|in)\b|^(speaking|looking forward|sorry|glad|happy|afraid|here|fine|good|okay)\b/i;
-const INFO_REQUEST = /^(hear|repeat|say|spell|hold|explain|confirm|clarify|tell me (more|about|what|how|if|whether|why|when|where|who)|give me a (second|moment|minute|sec)|see|imagine|believe|understand)\b/i;
+const INFO_REQUEST = /^(hear|repeat|say|spell|hold|explain|describe|confirm|clarify|tell me (more|about|what|how|if|whether|why|when|where|who)|give me a (second|moment|minute|sec)|see|imagine|believe|understand)\b/i;
 
 const SUBJECT_MODAL =
   /^(I|we|We)\s+(will|shall|am going to|are going to|am gonna|are gonna|plan to|intend to|promise to|am happy to|are happy to|would be happy to|will be happy to|am about to|will make sure to|will be sure to|can|could|may|might|need to|have to|must|should|will try to|am planning to|are planning to|will have to)\s+(.+)$/i;
@@ -163,6 +163,8 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
 
   if (!text) return mk('other', '');
   if (PLEASANTRY.test(text)) return mk('other', text);
+  // "Okay, go ahead with the repair": consent to what the other party offered, not a new task
+  if (/^go ahead\b/i.test(text)) return mk('accept', text);
 
   // Bare verb phrase after "and": it shares the subject and modal of the clause before it.
   if (inherited && startsWithVerb(text) && !PLEASE.test(text)) return mk(inherited as ClauseKind, text);

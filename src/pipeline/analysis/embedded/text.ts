@@ -122,7 +122,12 @@ const SHORT_ACK = /^((?:no problem|got it|sure|okay|ok|great|perfect|yes|yeah|fi
 /** Sentence breaks for an unpunctuated recogniser turn; punctuated text is returned unchanged. */
 export function punctuateRunOn(text: string): string {
   // "Share I'll be there": the recogniser's "share" for "sure" before a subject is not a verb
-  const t = text.trim().replace(/^share(?=\s+(?:i|i'll|i will|we|we'll|that|that's|thing|no problem)\b)/i, 'Sure');
+  // and before anything that cannot be what is shared ("Share health x p a reminder": "Sure, I'll
+  // text you a reminder"); a real "share" takes an object: the, it, your, with ...
+  const t = text
+    .trim()
+    .replace(/^share(?=\s+(?:i|i'll|i will|we|we'll|that|that's|thing|no problem)\b)/i, 'Sure')
+    .replace(/^share\s+(?!(?:the|a|an|it|this|that|these|those|your|my|our|their|them|with|me|him|her|us|some|all|any|what|how|details|photos?|pictures?|screen|link|file|files|document|documents)\b)(?=\w)/i, 'Sure. ');
   if (/[.?!;,]/.test(t.replace(/[.?!]+$/, ''))) return t;
   // A short turn is one sentence, but an acknowledgement before a subject still opens it without
   // the comma a recogniser never writes ("Sure I'll call him tomorrow").
