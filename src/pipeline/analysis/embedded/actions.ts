@@ -64,7 +64,7 @@ export function providerOf(text: string): Candidate['provider'] {
   if (/\bzoom\b/i.test(text)) return 'zoom';
   if (/\bmicrosoft teams\b|\bTeams\b|\bteams (call|meeting|invite|link|chat)\b/.test(text)) return 'teams';
   // "google me", "google meat": how an offline recogniser writes Google Meet
-  if (/\bgoogle (?:meet|meets|me|meat|mate)\b/i.test(text) || /\bMeet (link|invite|call)\b/.test(text)) return 'meet';
+  if (/\bgoogle (?:meet|meets|me|meat|mate|mean|weak|week)\b/i.test(text) || /\bMeet (link|invite|call)\b/.test(text)) return 'meet';
   if (/\b(phone call|by phone|over the phone|conference call|phone meeting)\b/i.test(text)) return 'phone';
   return null;
 }
@@ -632,6 +632,13 @@ function meetingItem(
       .flatMap((u) => timed(u).filter((d) => /\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|december|\d+(st|nd|rd|th))\b/i.test(d.text)))
       .pop();
     if (named) when = named;
+  }
+  // "every Tuesday at five pm starting next Tuesday": the day is known, and a clock time was said
+  // for that weekday around the meeting
+  if (when?.date && !when.explicitTime) {
+    const weekday = new Date(`${when.date}T00:00:00Z`).getUTCDay();
+    const clock = window.flatMap((u) => u.dates).find((d) => d.explicitTime && d.time && d.date && new Date(`${d.date}T00:00:00Z`).getUTCDay() === weekday);
+    if (clock) when = { ...when, time: clock.time, explicitTime: true, datetime: `${when.date}T${clock.time}:00`, granularity: 'time' };
   }
   const provider = [...g.cands.map((c) => c.provider), ...props.map((p) => providerOf(p.clause.text))].find(Boolean) ?? null;
 
