@@ -100,7 +100,9 @@ export function buildAnalysis(transcript: Transcript, context: AnalysisContext):
   const firstStep = actions.nextSteps[0];
   // Who called whom is a fact of the upload, not a reading of the recognised words.
   const opener = openerOf(ct);
-  const about = topics.length ? ` about ${topics.join(' and ')}` : '';
+  // topics are keyphrases of the recognised words: not stated when the recognition was poor
+  const poor = !transcript.segments.some((s) => s.alignmentConfidence === 'HIGH');
+  const about = topics.length && !poor ? ` about ${topics.join(' and ')}` : '';
   let oneLine = `${opener}${about}`;
   // titles address their owner ("when you decide"); in a third-person summary the owner is "they"
   const third = (t: string) => lowerFirst(t).replace(/\byou\b/g, 'they').replace(/\byour\b/g, 'their').replace(/\byourself\b/g, 'themselves');
@@ -115,7 +117,12 @@ export function buildAnalysis(transcript: Transcript, context: AnalysisContext):
     const due = a.dueDate && !/\b(today|tonight|tomorrow|by|on|within|before|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/i.test(a.title) ? ` (due ${a.dueDate})` : '';
     facts.push(sentence(`${a.ownerDisplayName ?? a.ownerSpeakerLabel} to ${third(a.title)}${due}`));
   }
-  const exec = executiveSentences(ranking, sections, actions.actionUnits, ct.duration);
+  // Only well-recognised sentences (HIGH confidence) are quoted in the executive summary: a
+  // misrecognised sentence quoted there reads as a statement of the call. With none, the summary is
+  // the extracted facts alone and says why (qualityWarnings: low_transcription_confidence).
+  const wellRecognised = !poor;
+  const exec = wellRecognised ? executiveSentences(ranking, sections, actions.actionUnits, ct.duration, (u) => u.confidence === 'HIGH') : [];
+  if (!wellRecognised && transcript.segments.length) facts.push('The recording was hard to recognise, so no sentence of it is quoted here.');
   const executiveSummary = [...facts, ...exec.slice(0, Math.max(1, 4 - facts.length))].join(' ');
 
   const outcomeParts: string[] = [];
