@@ -419,6 +419,21 @@ function dueOf(ct: CallText, cands: Candidate[], day: string): Due | null {
     const d = c.dates.find((x) => x.date && x.date >= day);
     if (d) return { date: d.date!, text: d.text, mention: d };
   }
+  // "The inspection is on Friday at one. Please be on site.": an item with no date of its own is
+  // for the day said just before it in the same turn, or the day the two parties just agreed on
+  // ("Monday at four works." - "Please arrive ten minutes early.")
+  const firstUnit = [...cands].sort((a, b) => a.unit.idx - b.unit.idx)[0]?.unit;
+  if (firstUnit) {
+    for (let k = firstUnit.idx - 1; k >= 0 && firstUnit.turn - ct.units[k].turn <= 2; k--) {
+      const u = ct.units[k];
+      const sameTurn = u.turn === firstUnit.turn;
+      if (!sameTurn && !clausesOf(u).some((c) => c.kind === 'accept')) continue;
+      const d = u.dates.find((x) => x.date && x.date > day && !u.past);
+      if (d) return { date: d.date!, text: d.text, mention: d };
+      if (sameTurn) continue;
+      break;
+    }
+  }
   // "I'll text you when the technician is on the way": the event was scheduled by the same
   // speaker shortly before ("the boiler company can't come until Wednesday morning").
   const tied = cands.find((c) => c.clause.whenClause);
