@@ -15,6 +15,7 @@
 //   npx tsx bench/analysis-heldout.ts --no-write           # print only
 //   npx tsx bench/analysis-heldout.ts --dev-tiers text     # dev part on the dialogue text only
 import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -27,7 +28,7 @@ import { finalizeAnalysis } from '../src/pipeline/analysis/finalize.js';
 import { validateAnalysis } from '../src/pipeline/analysis/validate.js';
 import type { Pipeline } from '../src/pipeline/index.js';
 import { corpusDir, loadScorer, projectRoot, transcribeTruthAudio, type Truth } from '../test/support/corpus.js';
-import { cachingTranscriber } from '../test/support/recognition-cache.js';
+import { cachingTranscriber, speechPipelineVersion } from '../test/support/recognition-cache.js';
 import { contextOf, scoreCall, table, totals, truthTranscript, type CallScore, type Totals } from './analysis.js';
 import { analysisDialoguesDir, devIds, HELD_OUT_IDS } from './support/analysis-sets.js';
 import { provenanceLine, startProvenance } from './support/provenance.js';
@@ -78,6 +79,32 @@ async function makePipeline(env: NodeJS.ProcessEnv): Promise<Pipeline> {
   return { ...pipeline, transcriber: cachingTranscriber(transcriber) };
 }
 
+// Finished transcripts of the speech stage, cached by the audio's bytes and the version of the
+// whole speech stage (everything under src/pipeline but the analysis folder, and the decoder
+// settings): tuning the analyzer re-runs only the analysis, and any change to recognition,
+// diarization or naming misses the cache.
+const transcriptCacheDir = path.join(projectRoot, '.cache/analysis-transcripts', speechPipelineVersion());
+
+async function speechTranscript(pipeline: Pipeline, id: string, tier: Tier, truth: Truth): Promise<Transcript> {
+  const audio = path.join(outDir, id, TIERS[tier]!);
+  const key = crypto.createHash('sha256').update(fs.readFileSync(audio)).update(pipeline.transcriber.provider).update(pipeline.transcriber.model).digest('hex').slice(0, 16);
+  const file = path.join(transcriptCacheDir, `${id}.${tier}.${key}.json`);
+  if (fs.existsSync(file)) return JSON.parse(fs.readFileSync(file, 'utf8')) as Transcript;
+  let speech: Awaited<ReturnType<typeof transcribeTruthAudio>> | null = null;
+  for (let attempt = 1; !speech; attempt++) {
+    try {
+      speech = await transcribeTruthAudio(pipeline, audio, truth);
+    } catch (err) {
+      if (attempt >= 3) throw err;
+      process.stdout.write(`${tier} ${id}: speech stage failed (${(err as Error).message}), retrying\n`);
+    }
+  }
+  fs.mkdirSync(transcriptCacheDir, { recursive: true });
+  fs.writeFileSync(`${file}.tmp`, JSON.stringify(speech.transcript));
+  fs.renameSync(`${file}.tmp`, file);
+  return speech.transcript;
+}
+
 interface TierResult {
   scores: CallScore[];
   rolesRight: number;
@@ -95,16 +122,7 @@ async function runTier(pipeline: Pipeline, ids: string[], tier: Tier, verbose: b
     if (tier === 'text') {
       transcript = truthTranscript(truth, scorer);
     } else {
-      let speech: Awaited<ReturnType<typeof transcribeTruthAudio>> | null = null;
-      for (let attempt = 1; !speech; attempt++) {
-        try {
-          speech = await transcribeTruthAudio(pipeline, path.join(outDir, id, TIERS[tier]!), truth);
-        } catch (err) {
-          if (attempt >= 3) throw err;
-          process.stdout.write(`${tier} ${id}: speech stage failed (${(err as Error).message}), retrying\n`);
-        }
-      }
-      transcript = speech.transcript;
+      transcript = await speechTranscript(pipeline, id, tier, truth);
       const s = scorer.scoreTranscript(truth, transcript);
       if (s.roleAccuracy === 1) res.rolesRight++;
       if (s.naming === 1) res.namingRight++;

@@ -158,3 +158,103 @@ describe('one rule for reminders', () => {
     assert.equal(reminder.dueDate, '2025-10-11');
   });
 });
+
+describe('dictation at the edges of a run, amounts and clock times (issue 28)', () => {
+  const phoneOf = (s: string, names?: Set<string>) => (normalizeSpoken(s, names).entities.find((e) => e.kind === 'phone') as SpokenPhone | undefined)?.digits;
+
+  it('reads a homophone that opens dictation after a number cue, closes it, or comes twice', () => {
+    assert.equal(phoneOf('Her direct line is for two six, nine oh one, three three eight seven.'), '4269013387');
+    assert.equal(phoneOf('You can text me on seven one three eight eight oh two five six for.'), '7138802564');
+    assert.equal(phoneOf('Dial three oh to for six six one nine two eight.'), '3024661928');
+    // not dictation: a preposition before a short number, or a run of fewer digits
+    assert.equal(phoneOf('I looked for two hours and nine minutes.'), undefined);
+    assert.equal(normalizeSpoken('We drove for one five minute stretch to get there.').text.includes('4'), false);
+    // no cue before the run: the leading "for" stays a word
+    assert.equal(phoneOf('They paid for six two three five five one nine oh oh.')?.startsWith('4'), false);
+  });
+
+  it('reads "for hundred" as an amount', () => {
+    const amount = normalizeSpoken('The new tires came to for hundred dollars in total.').entities.find((e) => e.kind === 'number');
+    assert.equal((amount as { value: number } | undefined)?.value, 400);
+    assert.equal((amount as { currency: string | null } | undefined)?.currency, 'USD');
+  });
+
+  it('says a clock time only where the words say a time', () => {
+    assert.match(normalizeSpoken('Can we do Tuesday eleven forty five?').text, /11:45/);
+    assert.match(normalizeSpoken('The shop opens at nine thirty.').text, /9:30/);
+    assert.doesNotMatch(normalizeSpoken('Your order twelve fifteen shipped.').text, /12:15/);
+    assert.doesNotMatch(normalizeSpoken('I paid ten twenty five for the parts.').text, /10:25/);
+  });
+
+  it('grounding finds the digits of dictation that opens or closes with a homophone', () => {
+    const transcript = transcriptOf(
+      [
+        [1, 'Please call the warehouse back about the pallet'],
+        [0, 'Sure what is their number'],
+        [1, 'It is for two six nine oh one three three eight seven'],
+        [0, 'Okay I will call them this afternoon'],
+      ],
+      ['Joan Price', 'Victor Lane'],
+    );
+    const ctx = context('Joan Price', 'Victor Lane');
+    const raw = finalizeAnalysis(buildAnalysis(transcript, ctx), transcript);
+    assert.deepEqual(groundingViolations(raw, transcript, ctx), []);
+    const call = (raw.actionItems ?? []).find((i) => i.intent === 'call');
+    assert.ok(call, JSON.stringify(raw.actionItems));
+    assert.equal(call.intentMetadata?.phoneNumber, '+14269013387');
+  });
+});
+
+describe('who called whom when no role is resolved', () => {
+  it('names the voices and the direction, never the user paired with one voice', async () => {
+    const transcript = transcriptOf(
+      [
+        [0, 'Good morning, front desk.'],
+        [1, 'Hi, I would like to book a table for four on Saturday.'],
+        [0, 'Sure, I will send you a confirmation text tonight.'],
+      ],
+      ['Speaker 1', 'Speaker 2'],
+    );
+    for (const s of transcript.speakers) s.role = 'UNKNOWN';
+    for (const s of transcript.segments) s.role = 'UNKNOWN';
+    const a = await new EmbeddedAnalyzer().analyze(transcript, { ...context('Local User', 'Harbor Grill'), direction: 'OUTGOING' });
+    assert.match(a.oneLineSummary ?? '', /^Speaker 1 and Speaker 2 spoke on an outgoing call/);
+    assert.doesNotMatch(`${a.oneLineSummary} ${a.executiveSummary}`, /Local User/);
+  });
+});
+
+describe('a dictated address as the recogniser heard it (issue 28)', () => {
+  it('rebuilds it around the call\'s names, and grounding finds it spelled out', () => {
+    const names = new Set(['omar', 'haddad', 'nina', 'cole']);
+    const heard = normalizeSpoken('Yes it is omar got haddad and nail dot com.', names).entities.find((e) => e.kind === 'email');
+    assert.equal((heard as { address: string } | undefined)?.address, 'omar.haddad@gmail.com');
+    const two = normalizeSpoken('Sure nina cole had hot male dot calm works.', names).entities.find((e) => e.kind === 'email');
+    assert.equal((two as { address: string } | undefined)?.address, 'ninacole@hotmail.com');
+    // not around the call's names, or not a webmail domain as heard: nothing is made up
+    assert.equal(normalizeSpoken('I went there and nail dot com.', names).entities.some((e) => e.kind === 'email'), false);
+    assert.equal(normalizeSpoken('Omar got haddad and the shop dot com.', names).entities.some((e) => e.kind === 'email'), false);
+  });
+
+  it('puts the rebuilt address on the e-mail item without a grounding violation', () => {
+    const transcript = transcriptOf(
+      [
+        [1, 'Could you send me the floor plan tonight'],
+        [0, 'Sure what is your email'],
+        [1, 'It is nina got cole and g mail dot com'],
+        [0, 'Great I will send it tonight'],
+      ],
+      ['Omar Haddad', 'Nina Cole'],
+    );
+    const ctx = context('Omar Haddad', 'Nina Cole');
+    const raw = finalizeAnalysis(buildAnalysis(transcript, ctx), transcript);
+    assert.deepEqual(groundingViolations(raw, transcript, ctx), []);
+    const email = (raw.actionItems ?? []).find((i) => i.intent === 'email');
+    assert.ok(email, JSON.stringify(raw.actionItems));
+    assert.equal(email.intentMetadata?.toEmail, 'nina.cole@gmail.com');
+    // an address the words do not spell is still a violation
+    const forged = structuredClone(raw);
+    const k = forged.actionItems!.findIndex((i) => i.intent === 'email');
+    forged.actionItems![k].intentMetadata = { ...forged.actionItems![k].intentMetadata, toEmail: 'nina.cole@yahoo.com' };
+    assert.equal(groundAnalysis(forged, transcript, recordedAt).violations.length, 1);
+  });
+});

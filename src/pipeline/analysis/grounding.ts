@@ -36,6 +36,7 @@
 // that shared the extractor's parser would also share its mistakes.
 import * as chrono from 'chrono-node';
 import type { Analysis } from '../../domain/analysis.js';
+import { HEARD_AT, HEARD_DOMAIN, HEARD_DOT, HEARD_TLD } from './heard.js';
 import type { Transcript } from '../../domain/transcript.js';
 import { filterSegmentIds } from './finalize.js';
 
@@ -137,10 +138,23 @@ function readGroup(toks: Tok[], i: number, inRun: boolean): NumGroup[] | null {
   // "o" of "o'clock" is not a zero.
   const apostrophe = toks[i + 1]?.text === "'" || toks[i + 1]?.text === '\u2019';
   if ((w === 'oh' || (w === 'o' && !apostrophe)) && inRun) return [{ digits: '0', from: i, to: i, ordinal: false }];
-  // A recogniser's homophone of a digit inside dictation ("two oh for eight"): read as the digit
-  // when a digit word follows too, as the embedded analyzer reads it (spoken.ts).
+  // A recogniser's homophone of a digit inside dictation ("two oh for eight", "is for one five
+  // ...", "... seven for."): read as the digit when a digit word (or another homophone before one)
+  // follows, or at the end of a run of digits. The embedded analyzer's reading (spoken.ts) is
+  // stricter; this check only has to find the digits somewhere in what was said.
   const next = toks[i + 1];
-  if (w in HOMOPHONE_DIGITS && inRun && next?.kind === 'word' && next.lower in UNITS) return [{ digits: HOMOPHONE_DIGITS[w], from: i, to: i, ordinal: false }];
+  const nextIsDigit = (k: number) => toks[k]?.kind === 'word' && (toks[k].lower in UNITS || toks[k].lower === 'oh');
+  // outside a run, only before dictation ("for one five oh ..."), never before one number ("for two days")
+  const digitish = (k: number) => nextIsDigit(k) || (toks[k]?.kind === 'word' && toks[k].lower in HOMOPHONE_DIGITS);
+  const dictationAhead = nextIsDigit(i + 1) && digitish(i + 2) && digitish(i + 3) && digitish(i + 4);
+  const homophoneThenDigit = next?.kind === 'word' && next.lower in HOMOPHONE_DIGITS && nextIsDigit(i + 2);
+  // "or" for "oh" only between two digits on each side ("five six or seven one"), never "five or six"
+  if (w === 'or' && inRun && nextIsDigit(i + 1) && nextIsDigit(i + 2) && i >= 2 && toks[i - 2]?.kind === 'word' && toks[i - 2].lower in UNITS) {
+    return [{ digits: '0', from: i, to: i, ordinal: false }];
+  }
+  if (w in HOMOPHONE_DIGITS && (inRun ? nextIsDigit(i + 1) || homophoneThenDigit || next?.kind !== 'word' : dictationAhead)) {
+    return [{ digits: HOMOPHONE_DIGITS[w], from: i, to: i, ordinal: false }];
+  }
   if (w in REPEAT) {
     const n = nextWord(toks, i);
     if (n !== null && toks[n].lower in UNITS) {
@@ -276,6 +290,8 @@ const EMAIL_WORDS: Record<string, string> = {
 const EMAIL_PUNCT = new Set(['@', '.', '_', '-', '+']);
 
 /** Token streams of a transcript text in which an email is looked for (see the header). */
+const HEARD_DOMAIN_LONGEST_FIRST = [...HEARD_DOMAIN].sort((a, b) => b[0].length - a[0].length);
+
 function emailStreams(text: string): string[][] {
   const toks = tokenize(text);
   const plain = toks.map((t) => (t.kind === 'word' ? EMAIL_WORDS[t.lower] ?? t.lower : t.kind === 'digits' ? t.text : EMAIL_PUNCT.has(t.text) ? t.text : '\u0000'));
@@ -288,7 +304,17 @@ function emailStreams(text: string): string[][] {
       for (let k = g.from + 1; k <= g.to; k++) withDigits[k] = '';
     }
   }
-  return [plain, withDigits.filter((x, k) => x !== '' || plain[k] === '')];
+  // Third: the words a recogniser writes for "dot", "at", the domain and "com" (heard.ts), so an
+  // address rebuilt from "linda got green and nail dot com" is found spelled out in order
+  const heard = toks.map((t, k) => (t.kind === 'word' ? (HEARD_DOT.has(t.lower) ? '.' : HEARD_AT.has(t.lower) ? '@' : HEARD_TLD[t.lower] ?? t.lower) : plain[k]));
+  for (let k = 0; k < toks.length; k++) {
+    const found = HEARD_DOMAIN_LONGEST_FIRST.find(([words]) => words.every((w, j) => toks[k + j]?.kind === 'word' && toks[k + j].lower === w));
+    if (!found) continue;
+    heard[k] = found[1];
+    for (let j = 1; j < found[0].length; j++) heard[k + j] = '';
+    k += found[0].length - 1;
+  }
+  return [plain, withDigits.filter((x, k) => x !== '' || plain[k] === ''), heard.filter((x) => x !== '')];
 }
 
 function streamSpells(stream: string[], target: string): boolean {

@@ -55,7 +55,7 @@ export interface ActionResult {
 
 const MEETING_NOUN = /\b(meeting|demo|demonstration|interview|video call|conference call|zoom call|teams call|webinar|consultation|session|catch-up|catch up|sync|walkthrough|walk-through|presentation|call with|screening)\b/i;
 const INVITE = /\b(invite|invitation|calendar (?:invite|invitation|hold|event)|meeting link|zoom link|teams link|meet link|video link)\b/i;
-const DOCUMENTISH = /\b(quote|quotation|estimate|invoice|receipt|document|documents|file|files|report|form|forms|contract|proposal|details|info|information|link|slides|deck|agenda|resume|cv|photo|photos|pictures?|summary|notes|statement|copy|pdf|spreadsheet|sheet|brochure|offer|letter|paperwork|confirmation|itinerary|times|schedule|address|list)\b/i;
+const DOCUMENTISH = /\b(quote|quotation|estimate|invoice|receipt|document|documents|file|files|report|form|forms|contract|proposal|details|info|information|link|slides|deck|agenda|resume|cv|photo|photos|pictures?|summary|notes|statement|copy|pdf|spreadsheet|sheet|brochure|offer|letter|paperwork|confirmation|itinerary|times|schedule|address|list|drawings?|plans|designs?|sketch(?:es)?|measurements|references?|transcripts?|records|results)\b/i;
 const URGENT = /\b(urgent|urgently|asap|as soon as possible|right away|immediately|straight away|today|tonight|this (?:morning|afternoon|evening)|within the hour)\b/i;
 const GENERIC_VP = /^(do (that|it|this|so)|will do|handle (that|it)|take care of (that|it)|get (on|onto) (that|it))\b/i;
 
@@ -63,7 +63,8 @@ const GENERIC_VP = /^(do (that|it|this|so)|will do|handle (that|it)|take care of
 export function providerOf(text: string): Candidate['provider'] {
   if (/\bzoom\b/i.test(text)) return 'zoom';
   if (/\bmicrosoft teams\b|\bTeams\b|\bteams (call|meeting|invite|link|chat)\b/.test(text)) return 'teams';
-  if (/\bgoogle meet\b/i.test(text) || /\bMeet (link|invite|call)\b/.test(text)) return 'meet';
+  // "google me", "google meat": how an offline recogniser writes Google Meet
+  if (/\bgoogle (?:meet|meets|me|meat|mate|mean|weak|week)\b/i.test(text) || /\bMeet (link|invite|call)\b/.test(text)) return 'meet';
   if (/\b(phone call|by phone|over the phone|conference call|phone meeting)\b/i.test(text)) return 'phone';
   return null;
 }
@@ -79,7 +80,7 @@ export function channelOf(text: string, verb: string): Candidate['channel'] {
 const PRONOUN_OBJECT = /^(\w+(?:\s+(?:back|over|up|out|on|off))?)\s+(it|them|that|this|those|these)\b/i;
 /** Verbs whose pronoun object is a thing handed over, worth naming in a title ("send it"). */
 const TRANSFER_VERB = /^(send|resend|forward|email|mail|share|bring|return|ship|drop|give|sign|pay|post|upload|print|fax|text|whatsapp|message|deliver|submit|pick|check|review|fix|look)$/i;
-const NOT_ANTECEDENT = /^(i|you|we|they|he|she|it|me|us|them|him|her|that|this|what|something|anything|everything|nothing|someone|anyone|everyone|minute|second|moment|problem|way|time|day|morning|afternoon|evening|night|week|month|year|lot|bit|thing|things|sure|okay|address|number|same|other|end|relief|pleasure|news|call|phone|line)$/i;
+const NOT_ANTECEDENT = /^(i|you|we|they|he|she|it|me|us|them|him|her|that|this|what|email|e-mail|mail|something|anything|everything|nothing|someone|anyone|everyone|minute|second|moment|problem|way|time|day|morning|afternoon|evening|night|week|month|year|lot|bit|thing|things|sure|okay|address|number|same|other|end|relief|pleasure|news|call|phone|line)$/i;
 const CHUNK_STOP = 'on|in|at|by|to|for|from|with|and|or|but|when|if|tonight|today|tomorrow|this|next|after|before|until|again|back|is|are|was|were|will|would|should|can|could|up|out|over|that|which|who|as|so|right|too|first|of|about|into|onto|off|now|then|here|there|please|instead|anymore|yet|already|every|each|has|have|had|does|do|did|works|work';
 const CHUNK = new RegExp(`\\b(?:the|a|an|your|my|our|their|his|her)\\s+((?:[A-Za-z0-9'-]+\\s+){0,3}?[A-Za-z0-9'-]+)(?=\\s+(?:${CHUNK_STOP})\\b|\\s*[,.?!;:]|\\s*$)`, 'gi');
 
@@ -124,7 +125,10 @@ function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecede
     return { intent: 'message', channel, provider: null };
   }
   const meetingVerb = /^(schedule|book|set|arrange|organi[sz]e|plan|put|send|resend|forward|share|join|meet|host|hold|have|do|reschedule|move|confirm)$/.test(verb);
-  if (meetingVerb && (INVITE.test(withAnte) || (verb !== 'send' && verb !== 'resend' && verb !== 'forward' && verb !== 'share' && (MEETING_NOUN.test(withAnte) || (ante && MEETING_NOUN.test(ante.unit.norm)) || (provider && provider !== 'phone'))))) {
+  // "Can we do it on Google Meet?" ... "I'll send you the link": a link sent after a video
+  // platform was named is the meeting's
+  const platformNamed = /\blink\b/i.test(withAnte) && ct.units.some((u) => u.idx <= unit.idx && u.turn >= unit.turn - 6 && !!providerOf(u.norm) && providerOf(u.norm) !== 'phone');
+  if (meetingVerb && (INVITE.test(withAnte) || platformNamed || (verb !== 'send' && verb !== 'resend' && verb !== 'forward' && verb !== 'share' && (MEETING_NOUN.test(withAnte) || (ante && MEETING_NOUN.test(ante.unit.norm)) || (provider && provider !== 'phone'))))) {
     if (!(verb === 'meet' && !provider && !MEETING_NOUN.test(withAnte))) return { intent: 'meeting', channel: null, provider };
   }
   if (verb === 'email' || verb === 'mail' && hasEmail || /\be-?mail\b/i.test(vp) || hasEmail) return { intent: 'email', channel: null, provider: null };
@@ -132,7 +136,15 @@ function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecede
     if (provider && provider !== 'phone') return { intent: 'meeting', channel: null, provider };
     return { intent: 'call', channel: null, provider: null };
   }
+  // A reminder is the owner's own (spec: reminder); one sent to the other party ("can you send me
+  // a reminder the day before?") is a message to them.
+  if (/^(send|resend|give|drop)$/.test(verb) && /\breminder\b/i.test(vp) && /^\w+\s+(me|us|you|him|her|them|[A-Z][a-z]+)\b/.test(vp)) return { intent: 'message', channel, provider: null };
   if (verb === 'remind' || /\b(reminder|alarm)\b/i.test(vp) || /\bmake a note\b/i.test(vp)) return { intent: 'reminder', channel: null, provider: null };
+  // "What's your email?" - "tom baker at hotmail dot com" - "I'll send them this afternoon": sending
+  // "it/them" right after an address was dictated is an e-mail, whatever the pronoun stands for
+  if (/^(send|resend|forward|share|mail)$/.test(verb) && !/\bback\b/i.test(vp) && PRONOUN_OBJECT.test(vp)) {
+    if (ct.units.some((u) => u.turn >= unit.turn - 2 && u.turn <= unit.turn && u.idx <= unit.idx && u.entities.some((e) => e.kind === 'email'))) return { intent: 'email', channel: null, provider: null };
+  }
   if (/^(send|resend|forward|share|mail)$/.test(verb) && !/\bback\b/i.test(vp) && DOCUMENTISH.test(withAnte)) {
     // A document goes by e-mail when an address was given around this point of the call.
     const near = ct.units.filter((u) => Math.abs(u.turn - unit.turn) <= 4);
@@ -194,8 +206,14 @@ function titleOf(c: Candidate): string {
       .replace(/\b(my|our)\b/g, c.owner.role === 'USER' ? '$1' : 'their');
   }
   vp = vp.replace(/\s+/g, ' ').replace(/\s+([,.])/g, '$1').trim();
+  // A recogniser's run-on turn goes on after the item ("email you the offer letter today is sam
+  // not the ..."): a title ends at the time it names when more words follow it.
+  const timed = vp.match(TITLE_TIME_END);
+  if (timed && vp.split(/\s+/).length > 8) vp = timed[1];
   return capitalize(vp.replace(/[,;:]+$/, ''));
 }
+
+const TITLE_TIME_END = /^(.*?\b(?:today|tonight|tomorrow(?: morning| afternoon| evening| night)?|this (?:morning|afternoon|evening|week)|(?:on|by|before|next) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|the \d+(?:st|nd|rd|th))(?: (?:morning|afternoon|evening))?)\b)(?:\s+\S+){2,}$/i;
 
 function sentenceOf(u: Unit): string {
   return u.text.trim();
@@ -280,6 +298,18 @@ export function extractActions(ct: CallText): ActionResult {
         continue;
       }
     }
+    // "Can you call Uncle Bill and invite him?": a second verb whose object points back to the
+    // first one's is the same request ("ask your doctor to fax it, and call us back" stays two)
+    const sibling = groups[groups.length - 1];
+    const lastCand = sibling?.cands[sibling.cands.length - 1];
+    if (
+      lastCand && lastCand.unit === c.unit && lastCand.clause.kind === 'request' && c.clause.kind === 'request' &&
+      sibling.owner.speakerId === c.owner.speakerId && /^\w+\s+(him|her|them)\b/i.test(c.clause.vp) && (c.intent === 'task' || sibling.intent === 'task' || c.intent === sibling.intent)
+    ) {
+      sibling.cands.push(c);
+      if (SPECIFICITY[c.intent] > SPECIFICITY[sibling.intent]) sibling.intent = c.intent;
+      continue;
+    }
     const match = [...groups].reverse().find((g) => {
       if (g.owner.speakerId !== c.owner.speakerId || c.unit.turn - lastTurn(g) > 3) return false;
       const kinds = new Set(g.cands.map((x) => x.clause.kind));
@@ -287,7 +317,9 @@ export function extractActions(ct: CallText): ActionResult {
       if (!pair) return false;
       if (g.intent === c.intent && g.intent !== 'task') return true;
       const sim = Math.max(...g.cands.map((x) => overlap(x.stems, c.stems)));
-      const pronoun = PRONOUN_OBJECT.test(c.clause.vp);
+      // "Can you call Uncle Bill and invite him?" - "Sure, I'll call him tomorrow": a person named
+      // by a pronoun in the very next turn is the one the request was about
+      const pronoun = PRONOUN_OBJECT.test(c.clause.vp) || (c.clause.kind !== 'request' && /^\w+\s+(him|her|them)\b/i.test(c.clause.vp) && c.unit.turn - lastTurn(g) <= 1);
       return (g.intent === 'task' || c.intent === 'task' || g.intent === c.intent) && (sim >= 0.15 || pronoun);
     });
     if (match) {
@@ -387,6 +419,21 @@ function dueOf(ct: CallText, cands: Candidate[], day: string): Due | null {
     const d = c.dates.find((x) => x.date && x.date >= day);
     if (d) return { date: d.date!, text: d.text, mention: d };
   }
+  // "The inspection is on Friday at one. Please be on site.": an item with no date of its own is
+  // for the day said just before it in the same turn, or the day the two parties just agreed on
+  // ("Monday at four works." - "Please arrive ten minutes early.")
+  const firstUnit = [...cands].sort((a, b) => a.unit.idx - b.unit.idx)[0]?.unit;
+  if (firstUnit) {
+    for (let k = firstUnit.idx - 1; k >= 0 && firstUnit.turn - ct.units[k].turn <= 2; k--) {
+      const u = ct.units[k];
+      const sameTurn = u.turn === firstUnit.turn;
+      if (!sameTurn && !clausesOf(u).some((c) => c.kind === 'accept')) continue;
+      const d = u.dates.find((x) => x.date && x.date > day && !u.past);
+      if (d) return { date: d.date!, text: d.text, mention: d };
+      if (sameTurn) continue;
+      break;
+    }
+  }
   // "I'll text you when the technician is on the way": the event was scheduled by the same
   // speaker shortly before ("the boiler company can't come until Wednesday morning").
   const tied = cands.find((c) => c.clause.whenClause);
@@ -481,7 +528,9 @@ function metadataFor(ct: CallText, g: Group, best: Candidate, units: Unit[], due
         }
       }
       const named = best.clause.vp.match(/^(?:call|ring|phone)\s+((?:the|a)\s+[\w\s]+?)(?:\s+(?:back|on|at|if|when|about|by|within|tomorrow|today|tonight)\b|$)/i);
-      md.contactName = named ? named[1] : otherName;
+      // "call him": a third party the words do not name here; the other party is not the one called
+      const thirdParty = g.cands.some((c) => /^(?:call|ring|phone)\s+(him|her|them)\b/i.test(c.clause.vp));
+      md.contactName = named ? named[1] : thirdParty ? null : otherName;
       break;
     }
     case 'message': {
@@ -598,6 +647,13 @@ function meetingItem(
       .flatMap((u) => timed(u).filter((d) => /\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|december|\d+(st|nd|rd|th))\b/i.test(d.text)))
       .pop();
     if (named) when = named;
+  }
+  // "every Tuesday at five pm starting next Tuesday": the day is known, and a clock time was said
+  // for that weekday around the meeting
+  if (when?.date && !when.explicitTime) {
+    const weekday = new Date(`${when.date}T00:00:00Z`).getUTCDay();
+    const clock = window.flatMap((u) => u.dates).find((d) => d.explicitTime && d.time && d.date && new Date(`${d.date}T00:00:00Z`).getUTCDay() === weekday);
+    if (clock) when = { ...when, time: clock.time, explicitTime: true, datetime: `${when.date}T${clock.time}:00`, granularity: 'time' };
   }
   const provider = [...g.cands.map((c) => c.provider), ...props.map((p) => providerOf(p.clause.text))].find(Boolean) ?? null;
 

@@ -52,7 +52,7 @@ const VOCATIVE_END = /,\s*[A-Z][a-z]+\s*[.?!]?$/;
 
 const PLEASANTRY = /^(have a|see you|talk (to you )?soon|speak soon|take care|thank|bye|goodbye|enjoy|hang on|hold on|excuse|sorry|welcome|good (morning|afternoon|evening|night|luck)|congrat|guess|imagine|mind you|wait|look forward|looking forward|keep me posted|be well|stay safe|happy to help)/i;
 const PURPOSE_OF_CALL = /^(calling|phoning|ringing|reaching out|writing|following up|checking in) (about|from|with|to|because|regarding|back|on behalf|for|in)\b|^(speaking|looking forward|sorry|glad|happy|afraid|here|fine|good|okay)\b/i;
-const INFO_REQUEST = /^(hear|repeat|say|spell|hold|explain|confirm|clarify|tell me (more|about|what|how|if|whether|why|when|where|who)|give me a (second|moment|minute|sec)|see|imagine|believe|understand)\b/i;
+const INFO_REQUEST = /^(hear|repeat|say|spell|hold|explain|describe|confirm|clarify|tell me (more|about|what|how|if|whether|why|when|where|who)|give me a (second|moment|minute|sec)|see|imagine|believe|understand)\b/i;
 
 const SUBJECT_MODAL =
   /^(I|we|We)\s+(will|shall|am going to|are going to|am gonna|are gonna|plan to|intend to|promise to|am happy to|are happy to|would be happy to|will be happy to|am about to|will make sure to|will be sure to|can|could|may|might|need to|have to|must|should|will try to|am planning to|are planning to|will have to)\s+(.+)$/i;
@@ -64,12 +64,13 @@ const REQUEST_Q = /^(?:can|could|would|will)\s+you\s+(?:please\s+|kindly\s+|mayb
 const WOULD_YOU_MIND = /^would you mind\s+(\w+ing)\b\s*(.*?)[?.!]*$/i;
 const PLEASE = /^(?:please|kindly)\s*,?\s+(.+)$/i;
 const NEED_YOU = /^(?:I|we)\s+(?:need|want|would like|would love|will need)\s+you\s+to\s+(.+)$/i;
+const NEED_THING = /^(?:I|we)\s+(?:will\s+|would\s+|also\s+|just\s+|still\s+)?need\s+((?:a|an|the|your)\s+(?!(?:minute|moment|second|bit|word|favor|favour)\b).+)$/i;
 const YOU_NEED = /^you\s+(?:will\s+|would\s+|might\s+|may\s+)?(?:need to|have to|must|should|want to|ought to|will want to|are going to need to|will need to)\s+(.+)$/i;
 const MAKE_SURE = /^(?:make sure|be sure|remember|do not forget|don't forget|please remember)\s+(?:that\s+)?(?:to\s+|you\s+)?(.+)$/i;
 const REMIND_ME = /^remind me\s+(?:to|about|that)?\s*(.+)$/i;
 const DESIRE = /^(?:I|we)\s+(?:would|will)\s+(?:like|love)\s+to\s+(.+)$|^(?:I|we)\s+(?:want|wanted|hope|hoped|was hoping|were hoping)\s+to\s+(.+)$/i;
 const ACCEPT = /^(?:(?:that|it|this|that time|the time|the price|the plan|the date|(?:[\w:.]+\s+){0,5}?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|today|tonight|morning|afternoon|evening|\d{1,2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?|noon)(?:\s+[\w:.]+){0,3}?)\s+(?:works|would work|sounds good|sounds great|sounds fair|sounds perfect|is good|is fine|is perfect|suits me|is great)(?:\s+for\s+(?:me|us))?|will do|deal|agreed|sure thing|no problem|sounds good|perfect|okay|ok|great|fine|yes|sure|of course|absolutely|got it|that works|works for me)[.!]*$/i;
-const PROPOSAL = /^(?:would|does|do|will|is|could|can)\s+(?:a|an|the|that|this|it|[\w:.]+day|next|tomorrow|[\w\s:.]{0,30}?)\b.*\b(?:work|suit|be (?:ok|okay|good|fine|possible))\b|^(?:how|what)\s+about\b|^(?:are|would)\s+you\s+(?:be\s+)?(?:free|available)\b|^shall we\b|^should we\b/i;
+const PROPOSAL = /^(?:would|does|do|will|is|could|can)\s+(?:a|an|the|that|this|it|[\w:.]+day|next|tomorrow|[\w\s:.]{0,30}?)\b.*\b(?:work|suit|be (?:ok|okay|good|fine|possible))\b|^(?:how|what)\s+about\b|^(?:are|would)\s+you\s+(?:be\s+)?(?:free|available)\b|^shall we\b|^should we\b|^(?:can|could) we\b/i;
 const FUTURE_MARKER = /\b(will|should|shall|can|could|is going to|are going to|gets in|get in|arrives?|starts?|comes|is coming|are coming|is due|until|scheduled|expected)\b/i;
 
 // Verbs people use for bare imperatives on a call ("call me back", "send it back", "bring your ID").
@@ -109,7 +110,8 @@ function splitClauses(expanded: string): Array<{ text: string; offset: number; j
     const cut = m.index!;
     const next = expanded.slice(cut + m[0].length);
     // "and" followed by a noun ("the rotors and the pads") is not a new clause.
-    if (/^\s*and\s/.test(m[0]) && !/,/.test(m[0]) && !startsWithVerb(next.replace(/^then\s+/, ''))) continue;
+    // A subject with a modal after it does start one, comma or not (recognisers write none).
+    if (/^\s*and\s/.test(m[0]) && !/,/.test(m[0]) && !startsWithVerb(next.replace(/^then\s+/, '')) && !/^(I|we|you|he|she|they)\s+(will|can|could|would|should|shall|must|need|have|am|are|do|may|might)\b/i.test(next)) continue;
     // ", I keep forgetting": a comma before a new subject starts a clause, unless what precedes is
     // a subordinate clause ("if you are late, could you text me")
     if (/^,\s+$/.test(m[0]) && /^\s*(if|when|once|unless|as soon as|before|after|because|since|while|in case)\b/i.test(expanded.slice(last, cut))) continue;
@@ -161,12 +163,20 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
 
   if (!text) return mk('other', '');
   if (PLEASANTRY.test(text)) return mk('other', text);
+  // "Okay, go ahead with the repair": consent to what the other party offered, not a new task
+  if (/^go ahead\b/i.test(text)) return mk('accept', text);
 
   // Bare verb phrase after "and": it shares the subject and modal of the clause before it.
   if (inherited && startsWithVerb(text) && !PLEASE.test(text)) return mk(inherited as ClauseKind, text);
 
   let m: RegExpMatchArray | null;
   if ((m = text.match(NEED_YOU))) return mk('request', m[1]);
+  // "We need a deposit of 300 dollars by Friday": something the speaker needs from the other party
+  // by a deadline is a request to provide it (pay it, when it is money)
+  if ((m = text.match(NEED_THING)) && unit.dates.some((d) => d.date !== null && text.toLowerCase().includes(d.text.toLowerCase()))) {
+    const thing = m[1];
+    return mk('request', `${/\b(deposit|payment|fee|balance|dollars|amount|check|cheque|rent)\b/i.test(thing) ? 'pay' : 'send'} ${thing}`);
+  }
   if ((m = text.match(DESIRE))) return mk('desire', m[1] ?? m[2] ?? '');
   // "remind me to buy a card": a self-reminder (the spec's `reminder`) of the speaker, who is the
   // one to be reminded, whoever else offers to help
@@ -225,9 +235,13 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
   return mk('other', text);
 }
 
+// Request openers as an offline recogniser writes them: "could use email me ..." for "could you
+// email me ...". Repaired for reading the speech act only; quotes keep the words as recognised.
+const HEARD_REQUEST = /\b(can|could|would|will)\s+(?:use|ya|yeah)\s+(?=(?:please\s+|just\s+|also\s+)?(?:email|e-mail|send|text|call|give|bring|check|tell|forward|pick|mail|sign|pay|fax|drop|share|book|let|make|get|come|confirm|remind)\b)/gi;
+
 /** The speech acts of one sentence, in order. */
 export function clausesOf(unit: Unit): Clause[] {
-  const expanded = expand(unit.norm);
+  const expanded = expand(unit.norm).replace(HEARD_REQUEST, '$1 you ');
   const out: Clause[] = [];
   let inherited: string | null = null;
   for (const part of splitClauses(expanded)) {

@@ -62,7 +62,8 @@ export function qualityWarnings(transcript: Transcript, ct: CallText): string[] 
   const segs = transcript.segments;
   if (!segs.length) return ['no_speech_detected'];
   const low = segs.filter((s) => /^(LOW|VERY_LOW)$/i.test(s.alignmentConfidence)).length;
-  if (low / segs.length >= 0.3) out.push('low_transcription_confidence');
+  // too little to summarise: many segments the recogniser was unsure of, or none it was sure of
+  if (low / segs.length >= 0.3 || !segs.some((s) => s.alignmentConfidence === 'HIGH')) out.push('low_transcription_confidence');
   const words = ct.units.reduce((a, u) => a + u.words, 0);
   if (ct.duration < 15 || words < 25) out.push('very_short_call');
   if (new Set(segs.map((s) => s.speakerId)).size < 2) out.push('single_speaker');

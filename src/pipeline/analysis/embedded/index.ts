@@ -44,14 +44,30 @@ export function groundingViolations(a: Analysis, transcript: Transcript, context
   return groundAnalysis(a, transcript, context.recordedAt).violations;
 }
 
-function names(ct: CallText): { user: string; contact: string } {
+function names(ct: CallText): { user: string; contact: string; resolved: boolean; labels: string[] } {
   const user = ct.speakers.find((s) => s.role === 'USER');
   const contact = ct.speakers.find((s) => s.role === 'CONTACT');
   const other = ct.speakers.filter((s) => s !== user);
   return {
     user: user?.displayName || ct.context.userDisplayName || 'The user',
     contact: contact?.displayName || other[0]?.displayName || ct.context.contactName || 'the caller',
+    // Neither speaker holds a role: the upload's direction says who called whom, but not which
+    // voice is which, so a summary must not pair the user's name with one of the voices.
+    resolved: !!(user || contact),
+    labels: ct.speakers.map((s) => s.displayName || s.label).filter(Boolean),
   };
+}
+
+/** Who called whom, as far as the upload and the speaker roles say it. */
+export function openerOf(ct: CallText): string {
+  const { user, contact, resolved, labels } = names(ct);
+  const direction = ct.context.direction;
+  if (!resolved) {
+    const who = labels.length >= 2 ? `${labels.slice(0, -1).join(', ')} and ${labels[labels.length - 1]}` : labels[0] ?? 'Two speakers';
+    const kind = direction === 'INCOMING' ? ' on an incoming call' : direction === 'OUTGOING' ? ' on an outgoing call' : '';
+    return `${who} spoke${kind}`;
+  }
+  return direction === 'INCOMING' ? `${contact} called ${user}` : direction === 'OUTGOING' ? `${user} called ${contact}` : `${user} and ${contact} spoke`;
 }
 
 function lowerFirst(s: string): string {
@@ -77,16 +93,16 @@ export function buildAnalysis(transcript: Transcript, context: AnalysisContext):
   const affects = scoreUnits(ct);
   const sentiment = buildSentiment(ct, affects, planUnits);
   const tone = buildTone(ct, affects, sentiment.overall, { USER: sentiment.userSentiment.overall, CONTACT: sentiment.contactSentiment.overall });
-  const { user, contact } = names(ct);
 
   // Summaries
   const topics = phrases.slice(0, 2).map((p) => p.phrase);
   const first = actions.actionItems[0];
   const firstStep = actions.nextSteps[0];
   // Who called whom is a fact of the upload, not a reading of the recognised words.
-  const opener =
-    context.direction === 'INCOMING' ? `${contact} called ${user}` : context.direction === 'OUTGOING' ? `${user} called ${contact}` : `${user} and ${contact} spoke`;
-  const about = topics.length ? ` about ${topics.join(' and ')}` : '';
+  const opener = openerOf(ct);
+  // topics are keyphrases of the recognised words: not stated when the recognition was poor
+  const poor = !transcript.segments.some((s) => s.alignmentConfidence === 'HIGH');
+  const about = topics.length && !poor ? ` about ${topics.join(' and ')}` : '';
   let oneLine = `${opener}${about}`;
   // titles address their owner ("when you decide"); in a third-person summary the owner is "they"
   const third = (t: string) => lowerFirst(t).replace(/\byou\b/g, 'they').replace(/\byour\b/g, 'their').replace(/\byourself\b/g, 'themselves');
@@ -101,7 +117,12 @@ export function buildAnalysis(transcript: Transcript, context: AnalysisContext):
     const due = a.dueDate && !/\b(today|tonight|tomorrow|by|on|within|before|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/i.test(a.title) ? ` (due ${a.dueDate})` : '';
     facts.push(sentence(`${a.ownerDisplayName ?? a.ownerSpeakerLabel} to ${third(a.title)}${due}`));
   }
-  const exec = executiveSentences(ranking, sections, actions.actionUnits, ct.duration);
+  // Only well-recognised sentences (HIGH confidence) are quoted in the executive summary: a
+  // misrecognised sentence quoted there reads as a statement of the call. With none, the summary is
+  // the extracted facts alone and says why (qualityWarnings: low_transcription_confidence).
+  const wellRecognised = !poor;
+  const exec = wellRecognised ? executiveSentences(ranking, sections, actions.actionUnits, ct.duration, (u) => u.confidence === 'HIGH') : [];
+  if (!wellRecognised && transcript.segments.length) facts.push('The recording was hard to recognise, so no sentence of it is quoted here.');
   const executiveSummary = [...facts, ...exec.slice(0, Math.max(1, 4 - facts.length))].join(' ');
 
   const outcomeParts: string[] = [];

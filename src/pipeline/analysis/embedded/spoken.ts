@@ -7,6 +7,8 @@
 // compromise's number parser reads "eight hundred, five five five" as one cardinal and "ten thirty"
 // as 0, so the digit-by-digit and clock readings are decided here from the shape of the run.
 
+import { HEARD_AT, HEARD_DOMAIN, HEARD_DOT, HEARD_TLD } from '../heard.js';
+
 export interface SpokenPhone {
   kind: 'phone';
   /** The digits as said, without country code unless one was spoken. */
@@ -75,6 +77,12 @@ const UNIT_WORDS = new RegExp(
 );
 /** Words after which a lone small number is a clock time or quantity, not the pronoun "one". */
 const NUMBER_CONTEXT = new Set(['at', 'after', 'before', 'around', 'about', 'by', 'until', 'till', 'from', 'to', 'between', 'number', 'apartment', 'room', 'suite', 'unit', 'page', 'line', 'option', 'extension', 'gate', 'platform']);
+
+/** Words before a clock time ("at ten thirty") and after one ("ten thirty works"). */
+const TIME_PREV = new Set(['at', 'by', 'around', 'about', 'from', 'until', 'till', 'before', 'after', 'between', 'say', 'to', 'and', 'or', 'maybe', 'like', 'than', 'past', 'earliest', 'latest']);
+const TIME_NEXT = new Set(['am', 'pm', 'a.m.', 'p.m.', 'a.m', 'p.m', "o'clock", 'tomorrow', 'today', 'tonight', 'this', 'on', 'in', 'works', 'work', 'sounds', 'would', 'then', 'is', 'suits', 'sharp']);
+/** Nouns before digits that make them an identifier, never a time ("invoice twelve fifteen"). */
+const ID_NOUNS = new Set(['number', 'account', 'invoice', 'order', 'reference', 'policy', 'claim', 'case', 'ticket', 'code', 'room', 'apartment', 'suite', 'unit', 'flight', 'extension', 'pin', 'id', 'member', 'routing', 'card', 'confirmation', 'tracking', 'booking', 'permit', 'file', 'badge', 'seat', 'gate', 'platform', 'bus', 'route', 'lot', 'box', 'street', 'avenue']);
 
 interface Tok {
   /** Original characters of the token, including attached punctuation. */
@@ -303,8 +311,12 @@ function interpretRun(toks: Tok[], whole: Run): Replacement | null {
     return { start: run.start, end: run.end, text: `${v}${suffix}` };
   }
 
-  // "ten thirty", "eleven fifteen", "twelve oh five": an hour followed by minutes.
-  if (run.breaks.length === 0 && words.length >= 2 && words.length <= 3) {
+  // "ten thirty", "eleven fifteen", "twelve oh five": an hour followed by minutes, only where the
+  // words around say a time ("at ten thirty", "Thursday ten thirty", "ten thirty works", or said
+  // on its own); "invoice twelve fifteen" or "the balance is ten fifty" is not a time of day.
+  const timeCue =
+    !ID_NOUNS.has(prev) && (prev === '' || TIME_PREV.has(prev) || WEEKDAYS.includes(prev) || /^(today|tomorrow|tonight|morning|afternoon|evening|noon)$/.test(prev) || TIME_NEXT.has(next));
+  if (timeCue && run.breaks.length === 0 && words.length >= 2 && words.length <= 3) {
     const h = hourValue(words[0]);
     const m = isTimeMinutes(words.slice(1));
     if (h !== null && m !== null && !(next in CURRENCIES) && !['percent', 'people', 'years', 'dollars'].includes(next)) {
@@ -367,23 +379,58 @@ function interpretRun(toks: Tok[], whole: Run): Replacement | null {
 }
 
 // Words a recogniser writes for a digit it heard: "for" for four, "to"/"too" for two, "won" for
-// one, "ate" for eight. They are read as digits only inside dictation, between two digit words in a
-// run of at least five digits ("five five five two oh for eight eight"), never in running speech.
-const HOMOPHONE_DIGITS: Record<string, string> = { for: 'four', fore: 'four', to: 'two', too: 'two', won: 'one', ate: 'eight' };
+// one, "ate" for eight. They are read as digits only inside dictation, never in running speech:
+// - between two digits of a run of at least five digit words ("five five five two oh for eight");
+// - at the start of a run of at least six digits when a word that introduces a number comes just
+//   before ("my number is for one five ...");
+// - at the end of a run of at least six digits when the sentence or phrase ends there
+//   ("... six seven for.");
+// - before "hundred"/"thousand", where neither "for" nor "to" is English ("for hundred dollars").
+// "or" for "oh" is read only inside dictation, with at least two digits on each side ("five five
+// five six or seven one two"), never "five or six".
+const HOMOPHONE_DIGITS: Record<string, string> = { for: 'four', fore: 'four', to: 'two', too: 'two', won: 'one', ate: 'eight', or: 'oh' };
+const INTERIOR_ONLY = new Set(['or']);
+const DICTATION_CUE = new Set(['is', 'on', 'at', 'number', 'cell', 'mobile', 'phone', 'line', 'extension', 'ext', 'code', 'direct', 'dial', 'reach', 'was', 'number\'s', 'it\'s', 'its']);
 
 function readHomophoneDigits(toks: Tok[]): Tok[] {
-  const digitish = (t: Tok | undefined) => !!t && (isDigitWord(t.w) || t.w in HOMOPHONE_DIGITS);
+  const homophone = (t: Tok | undefined) => !!t && t.w in HOMOPHONE_DIGITS;
+  const digitish = (t: Tok | undefined) => !!t && (isDigitWord(t.w) || homophone(t));
+  const endsSentence = (t: Tok) => /[.?!;]/.test(t.post);
   const out = toks.map((t) => ({ ...t }));
-  for (let k = 1; k < out.length - 1; k++) {
-    const t = out[k];
-    if (!(t.w in HOMOPHONE_DIGITS) || !isDigitWord(out[k - 1].w) || !isDigitWord(out[k + 1].w) || /[.?!;]/.test(out[k - 1].post)) continue;
-    // the digit run around it, homophones included, must be dictation length
-    let a = k;
-    while (a > 0 && digitish(out[a - 1])) a--;
-    let b = k;
-    while (b < out.length - 1 && digitish(out[b + 1])) b++;
-    if (b - a + 1 < 5) continue;
-    t.w = HOMOPHONE_DIGITS[t.w];
+  for (let k = 0; k < out.length - 1; k++) {
+    if (homophone(out[k]) && !INTERIOR_ONLY.has(out[k].w) && (out[k + 1].w === 'hundred' || out[k + 1].w === 'thousand') && !out[k].post && !isDigitWord(out[k - 1]?.w ?? '')) out[k].w = HOMOPHONE_DIGITS[out[k].w];
+  }
+  let i = 0;
+  while (i < out.length) {
+    if (!digitish(out[i])) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j + 1 < out.length && digitish(out[j + 1]) && !endsSentence(out[j])) j++;
+    // the run i..j of digit words and homophones; its first and last real digits
+    let a = i;
+    while (a <= j && homophone(out[a]) && !INTERIOR_ONLY.has(out[a].w)) a++;
+    let b = j;
+    while (b >= a && homophone(out[b]) && !INTERIOR_ONLY.has(out[b].w)) b--;
+    const real = out.slice(i, j + 1).filter((t) => isDigitWord(t.w)).length;
+    if (a <= b && real >= 4 && j - i + 1 >= 5) {
+      const realDigits = (from: number, to: number) => out.slice(from, to + 1).filter((t) => isDigitWord(t.w)).length;
+      for (let k = a + 1; k < b; k++) {
+        if (!homophone(out[k])) continue;
+        if (INTERIOR_ONLY.has(out[k].w) && (realDigits(i, k - 1) < 2 || realDigits(k + 1, j) < 2)) continue;
+        out[k].w = HOMOPHONE_DIGITS[out[k].w];
+      }
+      const prev = out[i - 1];
+      if (a > i && real >= 6 && a - i <= 2 && prev && !endsSentence(prev) && DICTATION_CUE.has(prev.w)) {
+        for (let k = i; k < a; k++) out[k].w = HOMOPHONE_DIGITS[out[k].w];
+      }
+      const after = out[j + 1];
+      if (b < j && real >= 6 && j - b <= 2 && (!after || out[j].post !== '')) {
+        for (let k = b + 1; k <= j; k++) out[k].w = HOMOPHONE_DIGITS[out[k].w];
+      }
+    }
+    i = j + 1;
   }
   return out;
 }
@@ -449,6 +496,57 @@ function emailReplacements(toks: Tok[], taken: Set<number>, names: ReadonlySet<s
   return out;
 }
 
+/**
+ * An address as an offline recogniser writes it ("linda got green and nail dot com"): rebuilt only
+ * when the local part is made of the call's own names (the per-call dictionary: user, contact,
+ * speakers), the domain is a webmail domain as heard (heard.ts) and a heard "dot com" ends it.
+ */
+const HEARD_DOMAIN_LONGEST_FIRST = [...HEARD_DOMAIN].sort((a, b) => b[0].length - a[0].length);
+
+function heardEmailReplacements(toks: Tok[], taken: Set<number>, names: ReadonlySet<string>): Replacement[] {
+  const out: Replacement[] = [];
+  if (!names.size) return out;
+  for (let k = 4; k < toks.length; k++) {
+    if (!(toks[k].w in HEARD_TLD) || !HEARD_DOT.has(toks[k - 1].w) || taken.has(k)) continue;
+    // the domain, one or two words, ending just before the "dot"
+    let domain: string | null = null;
+    let d = -1;
+    for (const [words, label] of HEARD_DOMAIN_LONGEST_FIRST) {
+      const from = k - 1 - words.length;
+      if (from >= 0 && words.every((w, j) => toks[from + j].w === w)) {
+        domain = label;
+        d = from;
+        break;
+      }
+    }
+    if (!domain || d < 2 || !HEARD_AT.has(toks[d - 1].w)) continue;
+    // the local part: names of the call, joined by a heard "dot" or run together
+    let s = d - 1;
+    const parts: string[] = [];
+    while (s - 1 >= 0 && parts.length < 3) {
+      const w = toks[s - 1].w;
+      if (names.has(w) && !toks[s - 1].post) {
+        parts.unshift(w);
+        s--;
+        continue;
+      }
+      if (parts.length && HEARD_DOT.has(w) && s - 2 >= 0 && names.has(toks[s - 2].w)) {
+        parts.unshift('.');
+        s--;
+        continue;
+      }
+      break;
+    }
+    if (!parts.length || parts[0] === '.') continue;
+    if ([...Array(k + 1 - s).keys()].some((x) => taken.has(s + x))) continue;
+    const address = `${parts.join('')}@${domain}.${HEARD_TLD[toks[k].w]}`;
+    if (!/^[a-z0-9._-]+@[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(address)) continue;
+    out.push({ start: s, end: k + 1, text: address, entity: { kind: 'email', address, spoken: spokenOf(toks, s, k + 1) } });
+    for (let x = s; x <= k; x++) taken.add(x);
+  }
+  return out;
+}
+
 function numberWordToDigit(w: string): string {
   return w in UNITS && w !== 'o' ? String(UNITS[w]) : w;
 }
@@ -463,7 +561,7 @@ const WRITTEN_PHONE = /(?:\+\d[\d\s().-]{6,}\d|\b\d{3}[\s.-]\d{3}[\s.-]\d{4}\b|\
 export function normalizeSpoken(text: string, names: ReadonlySet<string> = new Set()): Normalized {
   const toks = readHomophoneDigits(tokenize(text));
   const taken = new Set<number>();
-  const reps: Replacement[] = emailReplacements(toks, taken, names);
+  const reps: Replacement[] = [...emailReplacements(toks, taken, names), ...heardEmailReplacements(toks, taken, names)];
   for (const run of numberRuns(toks)) {
     if (run.start < toks.length && [...Array(run.end - run.start).keys()].some((i) => taken.has(run.start + i))) continue;
     const r = interpretRun(toks, run);

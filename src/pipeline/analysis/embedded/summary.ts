@@ -333,8 +333,8 @@ export function buildBullets(ct: CallText, ranking: Ranking, sections: SectionOu
  * relevance (rank, minus overlap with what is already chosen, minus a same-section penalty) so
  * that the summary covers the call rather than repeating its best-connected topic; in call order.
  */
-export function executiveSentences(ranking: Ranking, sections: SectionOut[], actionUnits: Set<number>, duration: number): string[] {
-  const candidates = ranking.substantive.filter((u) => ranking.reported[u.idx] && !/\?"$/.test(ranking.reported[u.idx]!));
+export function executiveSentences(ranking: Ranking, sections: SectionOut[], actionUnits: Set<number>, duration: number, quotable: (u: Unit) => boolean = () => true): string[] {
+  const candidates = ranking.substantive.filter((u) => ranking.reported[u.idx] && !/\?"$/.test(ranking.reported[u.idx]!) && quotable(u));
   const want = candidates.length >= 12 ? 4 : candidates.length >= 5 ? 3 : 2;
   const max = Math.max(...candidates.map((u) => ranking.score[u.idx]), 1e-9);
   const sectionOf = (u: Unit) => sections.findIndex((s) => s.units.includes(u));

@@ -114,14 +114,27 @@ export function isPastSentence(norm: string, parsed?: View): boolean {
 // line when you decide I'll call you back within the hour"). Speech acts are read from the start of
 // a sentence, so a run is cut before the openings that begin a new one in conversation: a subject
 // with a modal, a request or question opener, and a leading acknowledgement.
-const RUN_ON_CUT = /\s+(?=(?:I'll|I will|I'm|I am|I'd like|I would like|we'll|we will|we can|we could|we're|we'd like|you'll need|let me|let's|let us|please|can you|could you|would you|will you|do you|did you|are you|is it|is this|what's|what is|where should|where do|how much|how about|thanks|thank you|sounds good|no problem)\b)/gi;
+const RUN_ON_CUT = /\s+(?=(?:I'll|I will|I'm|I am|I'd like|I would like|we'll|we will|we can|we could|we're|we'd like|you'll need|let me|let's|let us|please|can you|could you|would you|will you|could use|can use|do you|did you|are you|is it|is this|what's|what is|where should|where do|how much|how about|thanks|thank you|sounds good|no problem)\b)/gi;
 const LEADING_ACK = /^((?:no problem|got it|sure|okay|ok|great|perfect|yes|yeah|fine|sounds good|of course|hello|hi|thanks|thank you|understood|right|alright)(?:\s+(?:no problem|got it|sure|okay|ok|great|perfect|yes|yeah|fine|sounds good|of course|thanks|thank you))*)\s+(?=\w)/i;
+
+const SHORT_ACK = /^((?:no problem|got it|sure|okay|ok|great|perfect|yes|yeah|fine|sounds good|of course|thanks|thank you|alright|absolutely|definitely|certainly)(?:\s+(?:no problem|got it|sure|okay|ok|great|perfect|yes|yeah|fine|thanks|thank you))*)\s+(?=(?:I|I'll|I'm|I've|I'd|we|we'll|we're|let's|let me|please|can|could|will|would|you|you'll|that|that's|it's)\b)/i;
 
 /** Sentence breaks for an unpunctuated recogniser turn; punctuated text is returned unchanged. */
 export function punctuateRunOn(text: string): string {
   // "Share I'll be there": the recogniser's "share" for "sure" before a subject is not a verb
-  const t = text.trim().replace(/^share(?=\s+(?:i|i'll|i will|we|we'll|that|that's|thing|no problem)\b)/i, 'Sure');
-  if (/[.?!;,]/.test(t.replace(/[.?!]+$/, '')) || t.split(/\s+/).length < 6) return t;
+  // and before anything that cannot be what is shared ("Share health x p a reminder": "Sure, I'll
+  // text you a reminder"); a real "share" takes an object: the, it, your, with ...
+  const t = text
+    .trim()
+    .replace(/^share(?=\s+(?:i|i'll|i will|we|we'll|that|that's|thing|no problem)\b)/i, 'Sure')
+    .replace(/^share\s+(?!(?:the|a|an|it|this|that|these|those|your|my|our|their|them|with|me|him|her|us|some|all|any|what|how|details|photos?|pictures?|screen|link|file|files|document|documents)\b)(?=\w)/i, 'Sure. ');
+  if (/[.?!;,]/.test(t.replace(/[.?!]+$/, ''))) return t;
+  // A short turn is one sentence, but an acknowledgement before a subject still opens it without
+  // the comma a recogniser never writes ("Sure I'll call him tomorrow").
+  if (t.split(/\s+/).length < 6) {
+    const m = t.match(SHORT_ACK);
+    return m ? `${capitalize(m[1])}. ${capitalize(t.slice(m[0].length))}` : t;
+  }
   const end = t.match(/[.?!]+$/)?.[0] ?? '.';
   const body = t.replace(/[.?!]+$/, '');
   const parts = body
