@@ -1,5 +1,5 @@
 // The database: one pg pool and one Kysely instance over it, embedded or external, one dialect.
-import { CamelCasePlugin, Kysely, Migrator, PostgresDialect, sql, type Migration, type MigrationProvider } from 'kysely';
+import { CamelCasePlugin, Kysely, Migrator, PostgresDialect, sql, type Migration, type MigrationProvider, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
@@ -23,6 +23,8 @@ pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number(v));
 pg.types.setTypeParser(pg.types.builtins.DATE, (v) => v);
 
 export type Db = Kysely<Database>;
+/** An open transaction: what a use case passes to repository functions that must commit together. */
+export type Tx = Transaction<Database>;
 
 const migrations: Record<string, Migration> = {
   '001_initial': m001,
