@@ -131,7 +131,9 @@ export async function runStages(deps: Deps, call: Call, job: CallJobContext, par
 
   await countProcessingAttempt(db, call.userId, call.id);
   await setStatus(firstPending.status);
-  await recordEvent(db, call.userId, call.id, 'PIPELINE', 'STARTED', { attempt: job.retryCount + 1, ...(part === 'call' ? {} : { job: part }) });
+  // PIPELINE/STARTED marks an attempt of the call's processing (its call job), as before the
+  // analysis had a job of its own; the analysis job's attempts show in calls.attempts.
+  if (part === 'call') await recordEvent(db, call.userId, call.id, 'PIPELINE', 'STARTED', { attempt: job.retryCount + 1 });
   const user = await getDisplayName(db, call.userId);
 
   const ctx: StageContext<StageName, StageStep> = {
