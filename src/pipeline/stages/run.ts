@@ -129,10 +129,12 @@ export async function runStages(deps: Deps, call: Call, job: CallJobContext, par
     return ctx.time('decode', () => decodeCallAudio({ audioPath: audioFile!.path, workDir, maxAudioSeconds: config.worker.maxAudioSeconds, signal: job.signal }));
   }
 
-  await countProcessingAttempt(db, call.userId, call.id);
+  // calls.attempts counts the call's processing attempts: every run of its call job, and every
+  // retry of its analysis job (whose first run goes on with the attempt that handed it over).
+  if (part === 'call' || job.retryCount > 0) await countProcessingAttempt(db, call.userId, call.id);
   await setStatus(firstPending.status);
-  // PIPELINE/STARTED marks an attempt of the call's processing (its call job), as before the
-  // analysis had a job of its own; the analysis job's attempts show in calls.attempts.
+  // PIPELINE/STARTED marks a run of the call job, as before the analysis had a job of its own
+  // (an analysis job's retry shows in calls.attempts and its RETRY_SCHEDULED event).
   if (part === 'call') await recordEvent(db, call.userId, call.id, 'PIPELINE', 'STARTED', { attempt: job.retryCount + 1 });
   const user = await getDisplayName(db, call.userId);
 
