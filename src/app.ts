@@ -99,8 +99,9 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         allowPrivateNetworks: config.webhooks.allowPrivateNetworks,
       });
       await queue.workWebhooks(deliverer, 2);
-      // Analyses of corrected transcripts, apart from the speech work of call jobs.
-      await queue.workAnalyses(createAnalysisProcessor({ db: database.db, analyzer: pipeline.analyzer, log: log.child({ component: 'analysis' }) }), config.worker.concurrency);
+      // Analyses (a call's first, handed over by its call job, and those of corrected
+      // transcripts), apart from the speech work of call jobs.
+      await queue.workAnalyses(createAnalysisProcessor({ ...ctx, pipeline }), config.worker.concurrency);
     }
 
     // The shared sweeps are scheduled jobs, run by one worker at a time across processes; the

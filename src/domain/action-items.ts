@@ -14,9 +14,8 @@
 // transcript change; it is null when no cited segment could be found.
 import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import type { Transaction } from 'kysely';
-import type { Db } from '../store/database.js';
-import type { ActionItem, ActionItemStatus, Database } from '../store/schema.js';
+import type { Db, Tx } from '../store/database.js';
+import type { ActionItem, ActionItemStatus } from '../store/schema.js';
 import * as items from '../store/repos/action-items.js';
 import { findCallId } from '../store/repos/calls.js';
 import type { Executor } from '../store/repos/executor.js';
@@ -140,7 +139,7 @@ export interface ReplaceItemInput {
  * (or it for the edit) instead of being lost in between. Call row first, then the item, the order
  * re-analysis takes too.
  */
-async function editItem<T>(db: Db, userId: string, id: string, edit: (trx: Transaction<Database>) => Promise<T | undefined>): Promise<T> {
+async function editItem<T>(db: Db, userId: string, id: string, edit: (trx: Tx) => Promise<T | undefined>): Promise<T> {
   return db.transaction().execute(async (trx) => {
     const callId = await items.itemCallId(trx, userId, id);
     if (!callId) throw errors.actionItemNotFound();
@@ -294,7 +293,7 @@ const segmentIdsOf = (v: unknown): string[] => (Array.isArray(v) ? v.filter((s):
  * - MANUAL items (and legacy rows without a source) are never touched.
  * Returns the number of items inserted.
  */
-export async function replaceAiActionItems(trx: Transaction<Database>, userId: string, callId: string, analysis: Analysis): Promise<number> {
+export async function replaceAiActionItems(trx: Tx, userId: string, callId: string, analysis: Analysis): Promise<number> {
   const existing = await items.aiItemsOfCall(trx, userId, callId);
   const tombstones = await items.tombstonesOfCall(trx, userId, callId);
   const deletedPrints = new Set(tombstones.map((t) => t.fingerprint));

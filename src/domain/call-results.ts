@@ -2,14 +2,14 @@
 // and deletions survive, see replaceAiActionItems) and the call's suggested title and summary, all
 // in the caller's transaction, which holds the call row locked. Shared by the pipeline's completion
 // step, re-analysis and the analysis of speaker corrections, so all have the same side effects.
-import type { Transaction } from 'kysely';
+import type { Tx } from '../store/database.js';
 import { ANALYSIS_SCHEMA_VERSION, type Analysis, type AnalysisContext } from './analysis.js';
 import { replaceAiActionItems } from './action-items.js';
-import type { Call, Database, User } from '../store/schema.js';
+import type { Call, User } from '../store/schema.js';
 import { saveArtifact } from '../store/repos/artifacts.js';
 import { setAnalysisSummary } from '../store/repos/calls.js';
 
-export async function storeAnalysis(trx: Transaction<Database>, userId: string, callId: string, analysis: Analysis): Promise<void> {
+export async function storeAnalysis(trx: Tx, userId: string, callId: string, analysis: Analysis): Promise<void> {
   await saveArtifact(trx, userId, callId, 'analysis', analysis.schemaVersion ?? ANALYSIS_SCHEMA_VERSION, analysis);
   await replaceAiActionItems(trx, userId, callId, analysis);
   // The one-line summary mirrors the analysis until the user edits it.

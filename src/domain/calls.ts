@@ -4,12 +4,22 @@ import type { Executor as Q } from '../store/repos/executor.js';
 import type { Call } from '../store/schema.js';
 import { listCallStages } from '../store/repos/call-stages.js';
 // Used inside callProgress only (stage modules import this module: no top-level use, no cycle at load).
-import { STAGES } from '../pipeline/stages/index.js';
+import { STAGES, type StageStep } from '../pipeline/stages/index.js';
+import { recordEvent as insertEvent } from '../store/repos/calls.js';
 
 // The call rows' statements live in the calls repository; these names are the domain's API.
-export { findCall, updateCallFields, deleteCallRow, recordEvent } from '../store/repos/calls.js';
+export { findCall, updateCallFields, deleteCallRow } from '../store/repos/calls.js';
 // The polled reads (status, list) and their prepared statements: src/store/repos/call-reads.ts.
 export { CallListReader, CallStatusReader, decodeCursor } from '../store/repos/call-reads.js';
+
+/** The steps of a call's processing events (an API field): the pipeline stages' steps, and the upload's and corrections'. */
+export type ProcessingStep = StageStep | 'UPLOAD' | 'SPEAKERS';
+export type ProcessingOutcome = 'ACCEPTED' | 'STARTED' | 'PROGRESS' | 'REUSED' | 'COMPLETED' | 'RETRY_SCHEDULED' | 'FAILED' | 'CORRECTED';
+
+/** One processing event of the call (no personal data in `detail`: ids, counts, reasons, timings). */
+export function recordEvent(db: Q, userId: string, callId: string, step: ProcessingStep, outcome: ProcessingOutcome, detail: Record<string, unknown> | null = null): Promise<void> {
+  return insertEvent(db, userId, callId, step, outcome, detail);
+}
 
 /** The title shown: the user's edit, else the upload's, else the analysis's suggestion. */
 export function effectiveTitle(call: Pick<Call, 'title' | 'uploadTitle' | 'suggestedTitle'>): string | null {

@@ -2,13 +2,12 @@
 // keeps it; no contact name, no assignment; otherwise the user's contact with the same name
 // (case-insensitive) is linked, or a new one is created from the name and phone number. Matching
 // is by name only, never by phone number.
-import type { Transaction } from 'kysely';
-import type { Database } from '../store/schema.js';
+import type { Tx } from '../store/database.js';
 import { findContactIdByName, insertContactId } from '../store/repos/contacts.js';
 import { lockKeyForTransaction } from '../store/repos/locks.js';
 
 export async function autoAssignContact(
-  trx: Transaction<Database>,
+  trx: Tx,
   userId: string,
   call: { serviceContactId: string | null; contactName: string | null; phoneNumber: string | null },
 ): Promise<string | null> {

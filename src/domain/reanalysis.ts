@@ -1,6 +1,8 @@
-// Running the analysis again on a stored (possibly corrected) transcript: the analysis stage that
+// Running the analysis again on a stored (possibly corrected) transcript: the analysis that
 // speaker corrections enqueue (ANALYSIS_QUEUE, run by src/pipeline/analyze-call.ts) and that
-// re-analysis (non-production) runs within its request. The model runs outside any transaction
+// re-analysis (non-production) runs within its request. Both run the analyze stage's core
+// (analyzeTranscript, src/pipeline/stages/analyze.ts), as a call's first analysis does: one
+// analysis path. The model runs outside any transaction
 // (it can take long and must not hold locks); the embedded analyzer runs in a worker thread
 // (src/pipeline/analysis/threaded.ts), so neither blocks the event loop.
 //
@@ -9,20 +11,19 @@
 // analysis never overwrites a newer one. calls.analysis_requested_revision is the revision waiting
 // for its analysis (the call detail's analysisPending); storing the current revision's analysis
 // clears it.
-import type { Transaction } from 'kysely';
 import type { Analysis } from './analysis.js';
 import type { Transcript } from './transcript.js';
-import type { Call, Database, User } from '../store/schema.js';
-import type { Db } from '../store/database.js';
+import type { Call, User } from '../store/schema.js';
+import type { Db, Tx } from '../store/database.js';
 import { getArtifact } from '../store/repos/artifacts.js';
 import { bumpTranscriptRevision, clearAnalysisRequest, lockCallRevision } from '../store/repos/calls.js';
 import { getDisplayName } from '../store/repos/users.js';
 import type { JobQueue } from '../store/queue.js';
-import { analysisContextOf, storeAnalysis } from './call-results.js';
+import { storeAnalysis } from './call-results.js';
 import { findCall, recordEvent } from './calls.js';
 import { ErrorCode, ServiceError } from './errors.js';
 import { PipelineError, type Analyzer } from '../pipeline/types.js';
-import { validateAnalysis } from '../pipeline/analysis/validate.js';
+import { analyzeTranscript } from '../pipeline/stages/analyze.js';
 
 /** Only warn is used, so a request logger or a pino instance will do. */
 type WarnLogger = { warn(obj: object, msg: string): void };
@@ -43,10 +44,7 @@ export class AnalysisFailed extends ServiceError {
 /** The analysis of `transcript`, or an AnalysisFailed: 503 when the provider may recover, else 500. */
 export async function analyzeAgain(analyzer: Analyzer, transcript: Transcript, call: Call, user: Pick<User, 'displayName'>, log: WarnLogger, signal?: AbortSignal): Promise<Analysis> {
   try {
-    const analysis = await analyzer.analyze(transcript, analysisContextOf(call, user), signal);
-    const checked = validateAnalysis(analysis);
-    if (!checked.ok) throw new PipelineError('analysis_failed', 'analysis failed validation');
-    return checked.value;
+    return await analyzeTranscript(analyzer, transcript, call, user, { signal });
   } catch (err) {
     // The reason only: a provider message may quote transcript content.
     const reason = err instanceof PipelineError ? err.reason : 'analysis_failed';
@@ -59,7 +57,7 @@ export async function analyzeAgain(analyzer: Analyzer, transcript: Transcript, c
  * Marks the call's transcript as rewritten and its analysis as due, inside the transaction that
  * stores the corrected transcript, and enqueues the analysis job with it (coalesced per call).
  */
-export async function requestAnalysis(trx: Transaction<Database>, queue: Pick<JobQueue, 'enqueueAnalysis'>, userId: string, callId: string): Promise<number> {
+export async function requestAnalysis(trx: Tx, queue: Pick<JobQueue, 'enqueueAnalysis'>, userId: string, callId: string): Promise<number> {
   const revision = await bumpTranscriptRevision(trx, userId, callId);
   await queue.enqueueAnalysis(trx, { userId, callId });
   return revision;

@@ -5,11 +5,10 @@
 //
 // Every function takes the owner id first; a foreign endpoint is the same 404 as a missing one.
 import crypto from 'node:crypto';
-import type { Transaction } from 'kysely';
-import type { Db } from '../store/database.js';
+import type { Db, Tx } from '../store/database.js';
 import * as repo from '../store/repos/webhooks.js';
 import type { JobQueue } from '../store/queue.js';
-import type { Database, WebhookDelivery, WebhookEndpoint } from '../store/schema.js';
+import type { WebhookDelivery, WebhookEndpoint } from '../store/schema.js';
 import { ErrorCode, errors } from './errors.js';
 import { isLoopbackHost, literalAddressBlocked } from './network-guard.js';
 import { isUuid } from './ids.js';
@@ -157,7 +156,7 @@ export function callEventPayload(event: WebhookEvent, call: { id: string; status
  * the caller's transaction (the one that sets the call's terminal status).
  */
 export async function enqueueCallEvent(
-  trx: Transaction<Database>,
+  trx: Tx,
   queue: Pick<JobQueue, 'enqueueWebhook'>,
   userId: string,
   call: { id: string; status: 'COMPLETED' | 'FAILED'; errorReason: string | null },

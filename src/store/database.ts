@@ -1,5 +1,5 @@
 // The database: one pg pool and one Kysely instance over it, embedded or external, one dialect.
-import { CamelCasePlugin, Kysely, Migrator, PostgresDialect, sql, type Migration, type MigrationProvider } from 'kysely';
+import { CamelCasePlugin, Kysely, Migrator, PostgresDialect, sql, type Migration, type MigrationProvider, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
@@ -14,6 +14,7 @@ import * as m007 from './migrations/007_service_secrets.js';
 import * as m008 from './migrations/008_analysis_revisions_and_item_edits.js';
 import * as m009 from './migrations/009_containment.js';
 import * as m010 from './migrations/010_call_stages.js';
+import * as m011 from './migrations/011_analysis_pending_index.js';
 import type { Database } from './schema.js';
 
 // pg returns int8 and numeric as strings; every count here fits in a double.
@@ -23,6 +24,8 @@ pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number(v));
 pg.types.setTypeParser(pg.types.builtins.DATE, (v) => v);
 
 export type Db = Kysely<Database>;
+/** An open transaction: what a use case passes to repository functions that must commit together. */
+export type Tx = Transaction<Database>;
 
 const migrations: Record<string, Migration> = {
   '001_initial': m001,
@@ -35,6 +38,7 @@ const migrations: Record<string, Migration> = {
   '008_analysis_revisions_and_item_edits': m008,
   '009_containment': m009,
   '010_call_stages': m010,
+  '011_analysis_pending_index': m011,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

@@ -23,9 +23,10 @@ export const SWEEP_QUEUE = 'maintenance-sweep';
 export const STRANDED_CALLS_SWEEP_QUEUE = 'maintenance-stranded-calls';
 export const WEBHOOK_QUEUE = 'webhook-deliver';
 /**
- * The analysis of a stored transcript (after a speaker correction): its own queue, apart from the
- * CPU-bound speech work of CALL_QUEUE. Policy `short`: at most one job per call waits (a new
- * request while one waits is that same job), one may run beside it.
+ * The analysis of a call's transcript: the first one (the pipeline's analysis stages, handed over
+ * by the call job) and those of corrected transcripts (speaker corrections). Its own queue, apart
+ * from the CPU-bound speech work of CALL_QUEUE. Policy `short`: at most one job per call waits (a
+ * new request while one waits is that same job), one may run beside it.
  */
 export const ANALYSIS_QUEUE = 'call-analyze';
 
@@ -34,13 +35,8 @@ export interface AnalysisJobData {
   userId: string;
 }
 
-export interface AnalysisJobContext {
-  /** 0 on the first attempt. */
-  retryCount: number;
-  retryLimit: number;
-  /** Aborted when the process shuts down. */
-  signal: AbortSignal;
-}
+/** An analysis job runs under the same rules as a call job: its time limit, its signal. */
+export type AnalysisJobContext = CallJobContext;
 
 export type AnalysisJobHandler = (data: AnalysisJobData, ctx: AnalysisJobContext) => Promise<void>;
 
@@ -132,7 +128,7 @@ export interface JobQueue {
    * Whether the call job is waiting, running or due for a retry (its work directory is in use or
    * will be); false once it is done, failed for good or gone.
    */
-  callJobLive(jobId: string): Promise<boolean>;
+  callJobLive(jobId: string): Promise<boolean>;  // a call job's or an analysis job's id
   work(handler: CallJobHandler, concurrency: number): Promise<void>;
   /** Enqueues one webhook delivery as part of the caller's transaction. */
   enqueueWebhook(trx: Transaction<Database>, data: WebhookJobData): Promise<void>;
@@ -141,7 +137,7 @@ export interface JobQueue {
    * Enqueues the analysis of a call's stored transcript as part of the caller's transaction;
    * coalesced: while one waits for the call, the request is that job (false), else true.
    */
-  enqueueAnalysis(trx: Transaction<Database>, data: AnalysisJobData): Promise<boolean>;
+  enqueueAnalysis(trx: Transaction<Database>, data: AnalysisJobData, opts?: { timeLimitSeconds?: number }): Promise<boolean>;
   workAnalyses(handler: AnalysisJobHandler, concurrency: number): Promise<void>;
   /**
    * Declares a maintenance sweep: its queue (policy `stately`: across every process at most one
@@ -153,6 +149,11 @@ export interface JobQueue {
   requestSweep(name: string): Promise<void>;
   /** This process runs the sweep's jobs (one at a time, and never beside another process's run). */
   workSweep(name: string, handler: () => Promise<void>): Promise<void>;
+  /**
+   * This process's analysis workers look for a job now rather than at their next poll: called
+   * after a commit that enqueued one (the call job's hand-over), so analysis follows speech at once.
+   */
+  wakeAnalyses(): void;
   /** Stops taking jobs, waits up to `graceSeconds` for running ones, then aborts them. */
   stop(graceSeconds?: number): Promise<void>;
   /** Number of jobs of this process still running. */
@@ -178,6 +179,7 @@ export function createJobQueue(connection: pg.PoolConfig, log: Logger, opts: Que
   let workingWebhooks = false;
   let workingAnalyses = false;
   const workingSweeps = new Set<string>();
+  const analysisWorkers: string[] = [];
 
   // Processes starting together on a fresh database race to create a queue: PostgreSQL may abort
   // one as a deadlock while the other's creation is not yet committed, so a failed attempt is
@@ -204,6 +206,57 @@ export function createJobQueue(connection: pg.PoolConfig, log: Logger, opts: Que
         return { rows: result.rows as unknown[] };
       },
     };
+  }
+
+  /**
+   * Runs one job of a queue with a time limit (call and analysis jobs): pg-boss fails the job in
+   * this process after the limit it was fetched with, whatever the handler does, and its
+   * maintenance after the limit stored on the job: both are anticipated by aborting the job's own
+   * signal a margin before.
+   */
+  async function runTimed<D>(queueName: string, job: PgBoss.JobWithMetadata<D>, handler: (data: D, ctx: CallJobContext) => Promise<void>): Promise<void> {
+    active++;
+    const started = Date.now();
+    let limit = Number(job.expireInSeconds);
+    const jobAbort = new AbortController();
+    const onShutdown = () => jobAbort.abort(abort.signal.reason);
+    if (abort.signal.aborted) onShutdown();
+    else abort.signal.addEventListener('abort', onShutdown, { once: true });
+    let timer: NodeJS.Timeout | undefined;
+    const arm = () => {
+      clearTimeout(timer);
+      const at = started + (limit - abortMarginSeconds(limit)) * 1000;
+      const reached = limit;
+      timer = setTimeout(() => jobAbort.abort(new JobTimeLimitReached(reached)), Math.max(0, at - Date.now()));
+      timer.unref(); // a stopping process does not wait for it
+    };
+    arm();
+    const lowerTimeLimit = async (seconds: number) => {
+      const elapsed = (Date.now() - started) / 1000;
+      // Never so low that the job would be aborted at once for time it has already spent.
+      const target = Math.max(Math.ceil(seconds), Math.ceil(elapsed + abortMarginSeconds(seconds)) + 5);
+      if (target >= limit || jobAbort.signal.aborted) return limit;
+      await boss
+        .getDb()
+        .executeSql(`UPDATE pgboss.job SET expire_in = $1::int * interval '1 second' WHERE name = $2 AND id = $3 AND state = 'active'`, [target, queueName, job.id]);
+      limit = target;
+      arm();
+      return limit;
+    };
+    try {
+      await handler(job.data, {
+        jobId: job.id,
+        retryCount: job.retryCount,
+        retryLimit: job.retryLimit,
+        signal: jobAbort.signal,
+        timeLimitSeconds: () => limit,
+        lowerTimeLimit,
+      });
+    } finally {
+      clearTimeout(timer);
+      abort.signal.removeEventListener('abort', onShutdown);
+      active--;
+    }
   }
 
   return {
@@ -237,24 +290,21 @@ export function createJobQueue(connection: pg.PoolConfig, log: Logger, opts: Que
       });
     },
 
-    async enqueueAnalysis(trx, data) {
+    async enqueueAnalysis(trx, data, options) {
       // singletonKey with the `short` policy: the unique index on waiting jobs makes a second
       // request for the call a no-op (send answers null) while the first has not started.
-      const id = await boss.send(ANALYSIS_QUEUE, data, { db: inTransaction(trx), singletonKey: data.callId });
+      const expireInSeconds = options?.timeLimitSeconds === undefined ? undefined : Math.max(1, Math.ceil(options.timeLimitSeconds));
+      const id = await boss.send(ANALYSIS_QUEUE, data, { db: inTransaction(trx), singletonKey: data.callId, ...(expireInSeconds ? { expireInSeconds } : {}) });
       return id !== null;
     },
 
     async workAnalyses(handler, concurrency) {
       workingAnalyses = true;
       for (let i = 0; i < concurrency; i++) {
-        await boss.work<AnalysisJobData>(ANALYSIS_QUEUE, { batchSize: 1, includeMetadata: true, pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 1 }, async ([job]) => {
-          active++;
-          try {
-            await handler(job.data, { retryCount: job.retryCount, retryLimit: job.retryLimit, signal: abort.signal });
-          } finally {
-            active--;
-          }
+        const id = await boss.work<AnalysisJobData>(ANALYSIS_QUEUE, { batchSize: 1, includeMetadata: true, pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 1 }, async ([job]) => {
+          await runTimed(ANALYSIS_QUEUE, job, handler);
         });
+        analysisWorkers.push(id);
       }
     },
 
@@ -280,6 +330,10 @@ export function createJobQueue(connection: pg.PoolConfig, log: Logger, opts: Que
       });
     },
 
+    wakeAnalyses() {
+      if (started) for (const id of analysisWorkers) boss.notifyWorker(id);
+    },
+
     async enqueueCall(trx, data, options) {
       // singletonKey: one live job per call even when an upload is retried or a job re-sent.
       const expireInSeconds = Math.max(1, Math.ceil(options?.timeLimitSeconds ?? opts.defaultCallJobSeconds));
@@ -287,7 +341,8 @@ export function createJobQueue(connection: pg.PoolConfig, log: Logger, opts: Que
     },
 
     async callJobLive(jobId) {
-      const job = await boss.getJobById<CallJobData>(CALL_QUEUE, jobId);
+      // Work folders are named by the job's id, whichever of the two queues ran it.
+      const job = (await boss.getJobById(CALL_QUEUE, jobId)) ?? (await boss.getJobById(ANALYSIS_QUEUE, jobId));
       return job !== null && (job.state === 'created' || job.state === 'retry' || job.state === 'active');
     },
 
@@ -312,51 +367,7 @@ export function createJobQueue(connection: pg.PoolConfig, log: Logger, opts: Que
     async work(handler, concurrency) {
       for (let i = 0; i < concurrency; i++) {
         await boss.work<CallJobData>(CALL_QUEUE, { batchSize: 1, includeMetadata: true, pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 1 }, async ([job]) => {
-          active++;
-          const started = Date.now();
-          // pg-boss fails the job in this process after the limit it was fetched with, whatever
-          // the handler does, and its maintenance after the limit stored on the job: both are
-          // anticipated by aborting the job's own signal a margin before.
-          let limit = Number(job.expireInSeconds);
-          const jobAbort = new AbortController();
-          const onShutdown = () => jobAbort.abort(abort.signal.reason);
-          if (abort.signal.aborted) onShutdown();
-          else abort.signal.addEventListener('abort', onShutdown, { once: true });
-          let timer: NodeJS.Timeout | undefined;
-          const arm = () => {
-            clearTimeout(timer);
-            const at = started + (limit - abortMarginSeconds(limit)) * 1000;
-            const reached = limit;
-            timer = setTimeout(() => jobAbort.abort(new JobTimeLimitReached(reached)), Math.max(0, at - Date.now()));
-            timer.unref(); // a stopping process does not wait for it
-          };
-          arm();
-          const lowerTimeLimit = async (seconds: number) => {
-            const elapsed = (Date.now() - started) / 1000;
-            // Never so low that the job would be aborted at once for time it has already spent.
-            const target = Math.max(Math.ceil(seconds), Math.ceil(elapsed + abortMarginSeconds(seconds)) + 5);
-            if (target >= limit || jobAbort.signal.aborted) return limit;
-            await boss
-              .getDb()
-              .executeSql(`UPDATE pgboss.job SET expire_in = $1::int * interval '1 second' WHERE name = $2 AND id = $3 AND state = 'active'`, [target, CALL_QUEUE, job.id]);
-            limit = target;
-            arm();
-            return limit;
-          };
-          try {
-            await handler(job.data, {
-              jobId: job.id,
-              retryCount: job.retryCount,
-              retryLimit: job.retryLimit,
-              signal: jobAbort.signal,
-              timeLimitSeconds: () => limit,
-              lowerTimeLimit,
-            });
-          } finally {
-            clearTimeout(timer);
-            abort.signal.removeEventListener('abort', onShutdown);
-            active--;
-          }
+          await runTimed(CALL_QUEUE, job, handler);
         });
       }
     },

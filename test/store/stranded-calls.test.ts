@@ -11,7 +11,7 @@ import { sql } from 'kysely';
 import { dbModes, tempDir, uploadForm } from '../support/service.js';
 import { withIdpService } from '../support/two-users.js';
 import { failStrandedCalls } from '../../src/domain/stranded-calls.js';
-import { CALL_QUEUE } from '../../src/store/queue.js';
+import { ANALYSIS_QUEUE, CALL_QUEUE } from '../../src/store/queue.js';
 
 const work = tempDir('cas-stranded-');
 const wavPath = path.join(work, 'call.wav');
@@ -84,6 +84,72 @@ for (const mode of await dbModes()) {
       await sql`UPDATE calls SET updated_at = now() WHERE id = ${callId}`.execute(db());
       assert.deepEqual(await failStrandedCalls(db(), t.service.queue, { graceSeconds: 60 }), []);
       assert.equal((await t.request('GET', `/api/calls/${callId}`, { token })).body.status, 'TRANSCRIBING');
+    });
+
+    /** Enqueues the call's analysis job (as the call job's hand-over or a correction does) and puts it in `state`. */
+    async function analysisJob(callId: string, userId: string, state: 'created' | 'active' | 'retry' | 'failed' | 'completed' | 'deleted') {
+      await db().transaction().execute((trx) => t.service.queue.enqueueAnalysis(trx, { userId, callId }));
+      if (state === 'deleted') await sql`DELETE FROM pgboss.job WHERE name = ${ANALYSIS_QUEUE} AND singleton_key = ${callId}`.execute(db());
+      else await sql`UPDATE pgboss.job SET state = ${state}::pgboss.job_state WHERE name = ${ANALYSIS_QUEUE} AND singleton_key = ${callId}`.execute(db());
+    }
+
+    test('a call ANALYZING after its call job handed it over is failed only when its analysis job is gone too', async () => {
+      const token = await t.idp.token({ sub: 'stranded-c', email: 'stranded-c@example.test' });
+      const userId = await t.userIdOf(token);
+      const ids: Record<string, string> = {};
+      for (const state of ['created', 'active', 'retry', 'failed', 'deleted'] as const) {
+        ids[state] = await uploadCall(token);
+        // The call job finished (it handed the call over); the analysis job is where the test puts it.
+        await strand(ids[state], 'completed', 'ANALYZING');
+        await analysisJob(ids[state], userId, state);
+      }
+      const failed = await failStrandedCalls(db(), t.service.queue, { graceSeconds: 60 });
+      assert.deepEqual([...failed].sort(), [ids.failed, ids.deleted].sort());
+      for (const state of ['failed', 'deleted']) {
+        const call = (await t.request('GET', `/api/calls/${ids[state]}`, { token })).body;
+        assert.equal(call.status, 'FAILED', state);
+        const ev = await db().selectFrom('processingEvents').select('detail').where('callId', '=', ids[state]).where('step', '=', 'PIPELINE').where('outcome', '=', 'FAILED').execute();
+        assert.equal(ev.length, 1);
+        const detail = (typeof ev[0].detail === 'string' ? JSON.parse(ev[0].detail) : ev[0].detail) as Record<string, unknown>;
+        // The latest job of the call is the analysis job (or, once that is gone, the call job).
+        assert.deepEqual([detail.cause, detail.jobState, detail.statusBefore], ['job_lost', state === 'deleted' ? 'completed' : 'failed', 'ANALYZING']);
+      }
+      for (const state of ['created', 'active', 'retry']) {
+        assert.equal((await t.request('GET', `/api/calls/${ids[state]}`, { token })).body.status, 'ANALYZING', `an analysis job ${state} keeps the call`);
+      }
+    });
+
+    test('a pending analysis whose job is gone is given up: analysisPending cleared, the failure recorded; a live or recent one is kept', async () => {
+      const token = await t.idp.token({ sub: 'stranded-d', email: 'stranded-d@example.test' });
+      const userId = await t.userIdOf(token);
+      const ids: Record<string, string> = {};
+      for (const state of ['created', 'active', 'failed', 'completed', 'deleted', 'recent'] as const) {
+        ids[state] = await uploadCall(token);
+        await strand(ids[state], 'completed', 'COMPLETED');
+        // A correction asked for the analysis of revision 1 (the call's events are old but for 'recent').
+        await sql`UPDATE calls SET transcript_revision = 1, analysis_requested_revision = 1 WHERE id = ${ids[state]}`.execute(db());
+        if (state !== 'recent') await sql`UPDATE processing_events SET created_at = now() - interval '10 minutes' WHERE call_id = ${ids[state]}`.execute(db());
+        await analysisJob(ids[state], userId, state === 'recent' ? 'failed' : state);
+      }
+      for (const id of Object.values(ids)) assert.equal((await t.request('GET', `/api/calls/${id}`, { token })).body.analysisPending, true);
+
+      assert.deepEqual(await failStrandedCalls(db(), t.service.queue, { graceSeconds: 60 }), [], 'completed calls are not failed');
+      for (const state of ['failed', 'completed', 'deleted']) {
+        const call = (await t.request('GET', `/api/calls/${ids[state]}`, { token })).body;
+        assert.equal(call.status, 'COMPLETED', state);
+        assert.equal(call.analysisPending, undefined, `the pending mark of an analysis whose job is ${state} is cleared`);
+        const ev = await db().selectFrom('processingEvents').select('detail').where('callId', '=', ids[state]).where('step', '=', 'ANALYZE').where('outcome', '=', 'FAILED').execute();
+        assert.equal(ev.length, 1, state);
+        const detail = (typeof ev[0].detail === 'string' ? JSON.parse(ev[0].detail) : ev[0].detail) as Record<string, unknown>;
+        assert.deepEqual([detail.cause, detail.jobState, detail.revision], ['job_lost', state === 'deleted' ? 'gone' : state, 1]);
+      }
+      for (const state of ['created', 'active', 'recent']) {
+        assert.equal((await t.request('GET', `/api/calls/${ids[state]}`, { token })).body.analysisPending, true, `${state}: still pending`);
+      }
+      // Another process's sweep: nothing more happens.
+      await failStrandedCalls(db(), t.service.queue, { graceSeconds: 60 });
+      const failures = await db().selectFrom('processingEvents').select('id').where('userId', '=', userId).where('step', '=', 'ANALYZE').where('outcome', '=', 'FAILED').execute();
+      assert.equal(failures.length, 3);
     });
   });
 }

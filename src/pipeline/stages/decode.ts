@@ -1,7 +1,7 @@
 // Decode: the stored audio to PCM in the job's work folder (ctx.audio()), its length on the call,
 // the job's time limit fitted to it, and the waveform peaks stored for the player.
 import { Readable } from 'node:stream';
-import { sql } from 'kysely';
+import { setCallDuration } from '../../store/repos/calls.js';
 import { computePeaks } from '../audio/peaks.js';
 import { waveformKey } from '../../store/blobs.js';
 import { defineStage } from './stage.js';
@@ -13,6 +13,7 @@ export interface Decoded {
 
 export const decode = defineStage({
   name: 'decode',
+  job: 'call',
   step: 'DECODE',
   status: 'PROCESSING',
   progress: 'DECODE',
@@ -27,12 +28,7 @@ export const decode = defineStage({
     return { output: decoded, event: { durationSeconds: Math.round(decoded.durationSeconds), channels: decoded.channels, ms: ctx.timings.decode } };
   },
   async save(ctx, decoded, trx) {
-    await trx
-      .updateTable('calls')
-      .set({ durationSeconds: Math.round(decoded.durationSeconds), updatedAt: sql`now()` })
-      .where('id', '=', ctx.call.id)
-      .where('userId', '=', ctx.call.userId)
-      .execute();
+    await setCallDuration(trx, ctx.call.userId, ctx.call.id, Math.round(decoded.durationSeconds));
   },
   async reuse(ctx, decoded) {
     await ctx.fitTimeLimit(decoded.durationSeconds);

@@ -6,6 +6,7 @@ import { transcribe } from './transcribe.js';
 
 export const diarize = defineStage({
   name: 'diarize',
+  job: 'call',
   step: 'DIARIZE',
   status: 'TRANSCRIBING',
   progress: 'DIARIZE',

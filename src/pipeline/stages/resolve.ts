@@ -11,6 +11,7 @@ import { resolutionContextOf, voice } from './voice.js';
 
 export const resolve = defineStage({
   name: 'resolve',
+  job: 'call',
   step: 'RESOLVE',
   status: 'TRANSCRIBING',
   progress: 'ANALYZE',

@@ -1,12 +1,14 @@
 // Transcribe: the VAD's speech regions, the recogniser's words (the expensive step: kept in the
 // stage's output so a retry never recognises the audio again), their times checked.
 import { assertSpeechFound, recognitionSummary, recognizeSpeech, type RecognitionResult } from '../speech.js';
+import { recentContactNames } from '../../store/repos/contacts.js';
 import { defineStage } from './stage.js';
 
 export type Recognized = Omit<RecognitionResult, 'wordTimes'> & { wordTimes: Omit<RecognitionResult['wordTimes'], 'words'> };
 
 export const transcribe = defineStage({
   name: 'transcribe',
+  job: 'call',
   step: 'TRANSCRIBE',
   status: 'TRANSCRIBING',
   progress: 'TRANSCRIBE',
@@ -16,8 +18,8 @@ export const transcribe = defineStage({
     const { call, deps, db } = ctx;
     const audio = await ctx.audio();
     // Names the recogniser should be able to hear: this call's and the user's contacts'.
-    const contacts = await db.selectFrom('contacts').select('name').where('userId', '=', call.userId).orderBy('updatedAt', 'desc').limit(200).execute();
-    const vocabulary = [ctx.user.displayName, call.contactName, call.organization, ...contacts.map((c) => c.name)].filter((n): n is string => !!n);
+    const contacts = await recentContactNames(db, call.userId, 200);
+    const vocabulary = [ctx.user.displayName, call.contactName, call.organization, ...contacts].filter((n): n is string => !!n);
     let lastPercent = -1;
     const recognized = await recognizeSpeech(
       deps.pipeline,

@@ -2,6 +2,7 @@
 import type { ResolutionContext } from '../types.js';
 import { matchVoice } from '../speech.js';
 import { deserializeEmbedding } from '../voice/embedder.js';
+import { activeVoiceProfile } from '../../store/repos/voice-profiles.js';
 import { defineStage, type StageContext } from './stage.js';
 import { diarize } from './diarize.js';
 
@@ -20,6 +21,7 @@ export function resolutionContextOf(ctx: StageContext): Omit<ResolutionContext, 
 
 export const voice = defineStage({
   name: 'voice',
+  job: 'call',
   step: null,
   status: 'TRANSCRIBING',
   progress: 'ANALYZE',
@@ -27,9 +29,7 @@ export const voice = defineStage({
   async run(ctx) {
     const { call, deps, db } = ctx;
     const diarization = ctx.output(diarize);
-    const profile = deps.config.voice.enabled
-      ? await db.selectFrom('voiceProfiles').select(['embedding', 'provider']).where('userId', '=', call.userId).where('status', '=', 'ACTIVE').executeTakeFirst()
-      : undefined;
+    const profile = deps.config.voice.enabled ? await activeVoiceProfile(db, call.userId) : undefined;
     // A profile made by another embedding provider is not comparable; it is treated as absent.
     const voiceProfile = profile && profile.provider === deps.pipeline.embedder.provider ? deserializeEmbedding(profile.embedding) : null;
     const context = resolutionContextOf(ctx);

@@ -105,3 +105,38 @@ export async function failCall(db: Q, userId: string, callId: string, errorReaso
     .where('userId', '=', userId)
     .execute();
 }
+
+/**
+ * The processing job moves the call to `status`, unless it ended meanwhile (COMPLETED, FAILED) or
+ * was deleted: false then.
+ */
+export async function setProcessingStatus(db: Q, userId: string, callId: string, status: Call['status']): Promise<boolean> {
+  const r = await db
+    .updateTable('calls')
+    .set({ status, updatedAt: sql`now()` })
+    .where('id', '=', callId)
+    .where('userId', '=', userId)
+    .where('status', 'not in', ['COMPLETED', 'FAILED'])
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+/** One more processing attempt of the call (a job started on it). */
+export async function countProcessingAttempt(db: Q, userId: string, callId: string): Promise<void> {
+  await db.updateTable('calls').set({ attempts: sql`attempts + 1` }).where('id', '=', callId).where('userId', '=', userId).execute();
+}
+
+/** The decoded audio's length, in whole seconds. */
+export async function setCallDuration(db: Q, userId: string, callId: string, durationSeconds: number): Promise<void> {
+  await db.updateTable('calls').set({ durationSeconds, updatedAt: sql`now()` }).where('id', '=', callId).where('userId', '=', userId).execute();
+}
+
+/** The call COMPLETED with its measured length (in the transaction that stores its analysis). */
+export async function completeCall(db: Q, userId: string, callId: string, durationSeconds: number): Promise<void> {
+  await db
+    .updateTable('calls')
+    .set({ status: 'COMPLETED', errorReason: null, durationSeconds, completedAt: sql`now()`, updatedAt: sql`now()` })
+    .where('id', '=', callId)
+    .where('userId', '=', userId)
+    .execute();
+}

@@ -75,3 +75,9 @@ export async function insertContactId(db: Executor, userId: string, v: ContactFi
     .executeTakeFirstOrThrow();
   return created.id;
 }
+
+/** The names of the user's most recently changed contacts (the recogniser's vocabulary hints). */
+export async function recentContactNames(db: Executor, userId: string, limit: number): Promise<string[]> {
+  const rows = await db.selectFrom('contacts').select('name').where('userId', '=', userId).orderBy('updatedAt', 'desc').limit(limit).execute();
+  return rows.map((r) => r.name);
+}

@@ -1,6 +1,4 @@
 // What a repository function runs on: the database handle or an open transaction.
-import type { Transaction } from 'kysely';
-import type { Db } from '../database.js';
-import type { Database } from '../schema.js';
+import type { Db, Tx } from '../database.js';
 
-export type Executor = Db | Transaction<Database>;
+export type Executor = Db | Tx;

@@ -29,3 +29,8 @@ export async function voiceProfileSummary(db: Db, userId: string) {
 export async function deleteVoiceProfileRow(db: Db, userId: string): Promise<void> {
   await db.deleteFrom('voiceProfiles').where('userId', '=', userId).execute();
 }
+
+/** The user's active profile's embedding and the provider that made it, if any. */
+export async function activeVoiceProfile(db: Db, userId: string): Promise<{ embedding: Buffer; provider: string } | undefined> {
+  return db.selectFrom('voiceProfiles').select(['embedding', 'provider']).where('userId', '=', userId).where('status', '=', 'ACTIVE').executeTakeFirst();
+}
