@@ -3,6 +3,7 @@
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger, startService } from './app.js';
 import { DataDirLockedError, DataDirNotEnterableError } from './store/embedded-postgres.js';
+import { isDatabaseUnavailable } from './store/database.js';
 
 async function main() {
   const workerOnly = process.argv.includes('--worker-only');
@@ -17,6 +18,19 @@ async function main() {
     throw err;
   }
   const log = createLogger(config);
+  // pg-boss 10 records the outcome of its internal jobs (the cron sender's) without awaiting it:
+  // a database outage at that moment surfaces here, and is the database's fault, not a defect of
+  // this process, so the service goes on (the queue's maintenance expires and retries that job; our
+  // own jobs record their outcome themselves, src/store/queue.ts). Anything else unhandled is a
+  // defect and ends the process, as Node would.
+  process.on('unhandledRejection', (reason) => {
+    if (reason instanceof Error && isDatabaseUnavailable(reason)) {
+      log.warn({ err: reason.message }, 'a background database write failed while the database was unavailable');
+      return;
+    }
+    log.fatal({ err: reason }, 'unhandled rejection');
+    process.exit(1);
+  });
   if (workerOnly && !config.databaseUrl) {
     log.warn('worker-only mode on the embedded database: other processes cannot share this queue (set DATABASE_URL)');
   } else if (workerOnly && config.blobStore.kind === 'fs') {

@@ -23,6 +23,22 @@ pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number(v));
 // `date` columns stay plain YYYY-MM-DD strings instead of local-midnight Date objects.
 pg.types.setTypeParser(pg.types.builtins.DATE, (v) => v);
 
+const UNREACHABLE_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+
+/**
+ * Whether an error means the database cannot be reached right now (503, retry later) rather than a
+ * fault of this request: network errors, PostgreSQL connection exceptions (class 08), operator
+ * intervention (57P0x: shutdown, starting up), too many connections, and the driver's own
+ * connection failures, which carry no code (pool and connect timeouts, a lost connection).
+ */
+export function isDatabaseUnavailable(err: { code?: unknown; message?: unknown }): boolean {
+  const code = typeof err.code === 'string' ? err.code : '';
+  const message = String(err.message ?? '');
+  if (UNREACHABLE_ERRNO.has(code) || /^08/.test(code) || /^57P0/.test(code) || code === '53300') return true;
+  if (code === 'ENOENT' && /connect/i.test(message)) return true; // the Unix socket of a stopped server
+  return /timeout exceeded when trying to connect|Connection terminated|is not queryable/i.test(message);
+}
+
 export type Db = Kysely<Database>;
 /** An open transaction: what a use case passes to repository functions that must commit together. */
 export type Tx = Transaction<Database>;

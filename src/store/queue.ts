@@ -14,6 +14,8 @@ import type { Logger } from 'pino';
 import type { Database } from './schema.js';
 
 export const CALL_QUEUE = 'call-process';
+/** Time left before a job's limit when its outcome has to be recorded (pg-boss gives up on the handler at the limit). */
+const OUTCOME_MARGIN_MS = 2_000;
 /**
  * The scheduled maintenance sweeps (src/maintenance.ts): each sweep is a queue of its own with a
  * cron schedule in pg-boss, so that one worker of all the processes sharing the database runs it
@@ -244,18 +246,53 @@ export function createJobQueue(connection: pg.PoolConfig, log: Logger, opts: Que
       return limit;
     };
     try {
-      await handler(job.data, {
-        jobId: job.id,
-        retryCount: job.retryCount,
-        retryLimit: job.retryLimit,
-        signal: jobAbort.signal,
-        timeLimitSeconds: () => limit,
-        lowerTimeLimit,
-      });
+      await recordOutcome(queueName, job.id, started + limit * 1000, () =>
+        handler(job.data, {
+          jobId: job.id,
+          retryCount: job.retryCount,
+          retryLimit: job.retryLimit,
+          signal: jobAbort.signal,
+          timeLimitSeconds: () => limit,
+          lowerTimeLimit,
+        }),
+      );
     } finally {
       clearTimeout(timer);
       abort.signal.removeEventListener('abort', onShutdown);
       active--;
+    }
+  }
+
+  /**
+   * Runs a job's handler and records its outcome before pg-boss does. pg-boss 10 records the
+   * outcome of a worker's job without awaiting it: with the database away at that moment the
+   * rejection is unhandled (it ends the process) and the job stays active until it expires, so a
+   * call would wait out its whole time limit. Recorded here, retried until the database answers
+   * (up to `deadline`, after which pg-boss's expiry retries the job anyway), the outcome survives
+   * an outage; the record pg-boss makes afterwards finds the job no longer active and changes
+   * nothing. Never throws: a handler's failure is recorded as the job's failure (and retried by
+   * the queue's retry policy).
+   */
+  async function recordOutcome(queueName: string, jobId: string, deadline: number, run: () => Promise<void>): Promise<void> {
+    let failure: { error: unknown } | null = null;
+    try {
+      await run();
+    } catch (error) {
+      failure = { error };
+    }
+    for (let attempt = 0; ; attempt++) {
+      try {
+        if (failure) await boss.fail(queueName, jobId, failure.error as object);
+        else await boss.complete(queueName, jobId);
+        return;
+      } catch (err) {
+        const pause = Math.min(5_000, 250 * 2 ** attempt);
+        if (abort.signal.aborted || Date.now() + pause >= deadline - OUTCOME_MARGIN_MS) {
+          log.warn({ err: (err as Error).message, queue: queueName, jobId }, 'job outcome not recorded; the job is retried after its time limit');
+          return;
+        }
+        await new Promise((r) => setTimeout(r, pause));
+      }
     }
   }
 
@@ -320,10 +357,10 @@ export function createJobQueue(connection: pg.PoolConfig, log: Logger, opts: Que
 
     async workSweep(name, handler) {
       workingSweeps.add(name);
-      await boss.work(name, { batchSize: 1, pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 2 }, async () => {
+      await boss.work(name, { batchSize: 1, includeMetadata: true, pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 2 }, async ([job]) => {
         active++;
         try {
-          await handler();
+          await recordOutcome(name, job.id, Date.now() + Number(job.expireInSeconds) * 1000, handler);
         } finally {
           active--;
         }
@@ -356,7 +393,8 @@ export function createJobQueue(connection: pg.PoolConfig, log: Logger, opts: Que
         await boss.work<WebhookJobData>(WEBHOOK_QUEUE, { batchSize: 1, includeMetadata: true, pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 1 }, async ([job]) => {
           active++;
           try {
-            await handler(job.data, { retryCount: job.retryCount, retryLimit: job.retryLimit });
+            const deadline = Date.now() + Number(job.expireInSeconds) * 1000;
+            await recordOutcome(WEBHOOK_QUEUE, job.id, deadline, () => handler(job.data, { retryCount: job.retryCount, retryLimit: job.retryLimit }));
           } finally {
             active--;
           }

@@ -2,7 +2,9 @@
 // running service; external: a loopback proxy in front of the shared server is cut). Every
 // request answers 503 service_unavailable within a bounded time, never 500 and never a hang; an
 // upload accepted (202) just before the outage is not lost and completes once the database is
-// back; uploads refused during it leave nothing behind; the service recovers by itself.
+// back; uploads refused during it leave nothing behind; the service recovers by itself. A job that
+// ends while the database is away (its outcome cannot be written) is neither stuck until its time
+// limit nor an unhandled rejection: its outcome is recorded once the database answers.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -10,6 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { dbModes, startTestService, tempDir, uploadForm, waitForCall, type TestService } from '../support/service.js';
 import type { CuttableProxy } from '../support/tcp-proxy.js';
+import { PipelineError, type Transcriber } from '../../src/pipeline/types.js';
 import { proxiedExternalDatabase } from '../support/proxied-database.js';
 import { assertNothingHalfCreated } from '../support/invariants.js';
 
@@ -19,21 +22,43 @@ const BOUNDED_MS = 15_000;
 const work = tempDir('cas-outage-');
 const tone = path.join(work, 'tone.wav');
 execFileSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'sine=frequency=300:duration=2', '-ar', '16000', '-ac', '1', tone]);
+/** Noise that the voice detector takes for speech, so that a job reaches the recogniser. */
+const noise = path.join(work, 'noise.wav');
+execFileSync('sox', ['-n', '-r', '16000', '-c', '1', '-b', '16', noise, 'synth', '5', 'pinknoise', 'vol', '0.3']);
+
+// Unhandled rejections fail this file in any case; counted too, so the test says which one.
+const unhandled: unknown[] = [];
+process.on('unhandledRejection', (reason) => unhandled.push(reason));
 
 for (const mode of await dbModes()) {
   describe(`database outage under load (${mode} database)`, () => {
     let t: TestService;
     let proxy: CuttableProxy | null = null;
     let drop: (() => Promise<void>) | null = null;
+    // The recogniser hears no word at once, except while a test holds it: a job then waits in it
+    // and, released, fails it.
+    let holding = false;
+    let recognizing = 0;
+    const waiting: Array<() => void> = [];
+    const transcriber: Transcriber = {
+      provider: 'held',
+      model: 'held',
+      async transcribe() {
+        recognizing++;
+        if (!holding) return { words: [], language: 'en', provider: 'held', model: 'held' };
+        await new Promise<void>((r) => waiting.push(r));
+        throw new PipelineError('transcription_failed', 'released by the test');
+      },
+    };
 
     before(async () => {
-      const env: Record<string, string> = { WORKER_ENABLED: 'true', WORKER_RETRY_LIMIT: '5' };
+      const env: Record<string, string> = { WORKER_ENABLED: 'true', WORKER_RETRY_LIMIT: '5', WORKER_RETRY_DELAY_SECONDS: '1' };
       if (mode === 'external') {
         const db = await proxiedExternalDatabase();
         ({ proxy, drop } = db);
         env.DATABASE_URL = db.url;
       }
-      t = await startTestService({ env });
+      t = await startTestService({ env, pipeline: { transcriber } });
     });
 
     after(async () => {
@@ -104,6 +129,31 @@ for (const mode of await dbModes()) {
       const afterwards = await t.request('POST', '/api/calls/analyze', { form: uploadForm(tone, { title: 'after the outage' }) });
       assert.equal(afterwards.status, 202);
       assert.equal(await waitForCall(t, afterwards.body.callId), 'FAILED');
+      assert.deepEqual(unhandled, []);
+    });
+
+    test('a job that ends while the database is away has its outcome recorded once it is back', async () => {
+      holding = true;
+      const before = recognizing;
+      const r = await t.request('POST', '/api/calls/analyze', { form: uploadForm(noise, { title: 'in the recogniser during the outage' }) });
+      assert.equal(r.status, 202, r.text);
+      while (recognizing === before) await new Promise((res) => setTimeout(res, 50));
+      await goDown();
+      try {
+        // The job leaves the recogniser and cannot write what happened: its failure, then the
+        // job's own outcome, wait for the database.
+        holding = false;
+        waiting.splice(0).forEach((release) => release());
+        await new Promise((res) => setTimeout(res, 1500));
+      } finally {
+        await comeBack();
+      }
+      // Retried (WORKER_RETRY_LIMIT 5) and settled, not left active until its time limit: the
+      // second attempt hears no word.
+      assert.equal(await waitForCall(t, r.body.callId), 'FAILED');
+      assert.equal((await t.request('GET', `/api/calls/${r.body.callId}`)).body.errorReason, 'no_speech_detected');
+      assert.ok(recognizing >= before + 2, 'the job ran again after the outage');
+      assert.deepEqual(unhandled, [], 'no unhandled rejection');
     });
   });
 }

@@ -5,6 +5,7 @@ import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorCode, ServiceError } from '../../domain/errors.js';
+import { isDatabaseUnavailable } from '../../store/database.js';
 
 const MALFORMED_MULTIPART = /^(Unexpected end of multipart data|Multipart: Boundary not found|\w+ terminated early due to unexpected end of multipart data)$/;
 
@@ -47,22 +48,6 @@ function fromFramework(err: FastifyError): ServiceError | null {
     return new ServiceError(err.statusCode === 404 ? ErrorCode.NotFound : ErrorCode.ValidationFailed, undefined, err.statusCode === 404 ? undefined : 'The request is invalid.');
   }
   return null;
-}
-
-const UNREACHABLE_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
-
-/**
- * Whether an error means the database cannot be reached right now (503, retry later) rather than a
- * fault of this request: network errors, PostgreSQL connection exceptions (class 08), operator
- * intervention (57P0x: shutdown, starting up), too many connections, and the driver's own
- * connection failures, which carry no code (pool and connect timeouts, a lost connection).
- */
-function isDatabaseUnavailable(err: { code?: unknown; message?: unknown }): boolean {
-  const code = typeof err.code === 'string' ? err.code : '';
-  const message = String(err.message ?? '');
-  if (UNREACHABLE_ERRNO.has(code) || /^08/.test(code) || /^57P0/.test(code) || code === '53300') return true;
-  if (code === 'ENOENT' && /connect/i.test(message)) return true; // the Unix socket of a stopped server
-  return /timeout exceeded when trying to connect|Connection terminated|is not queryable/i.test(message);
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {
