@@ -12,7 +12,7 @@ import type { Config } from './config.js';
 import type { Db } from './store/database.js';
 import type { BlobStore } from './store/blobs.js';
 import { STRANDED_CALLS_SWEEP_QUEUE, SWEEP_QUEUE, type JobQueue } from './store/queue.js';
-import { sweepIdempotencyKeys } from './http/plugins/idempotency.js';
+import { sweepIdempotencyKeys } from './store/repos/idempotency-keys.js';
 import { sweepOrphanCallFiles, sweepStrayVoiceSamples, sweepWorkFiles } from './store/sweeps.js';
 import { sweepExpiredUploadSlots } from './domain/upload-slots.js';
 import { failStrandedCalls } from './domain/stranded-calls.js';

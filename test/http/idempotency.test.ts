@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { sql } from 'kysely';
-import { sweepIdempotencyKeys } from '../../src/http/plugins/idempotency.js';
+import { sweepIdempotencyKeys } from '../../src/store/repos/idempotency-keys.js';
 import { dbModes } from '../support/service.js';
 import { withTwoUsers } from '../support/two-users.js';
 

@@ -62,8 +62,7 @@ function requestHash(req: FastifyRequest): string {
   return crypto.createHash('sha256').update(`${req.method}\n${path}\n${req.url.split('?')[1] ?? ''}\n${body}`).digest('hex');
 }
 
-/** Expired records are removed by the sweep (src/store/repos/idempotency-keys.ts). */
-export { sweepIdempotencyKeys } from '../../store/repos/idempotency-keys.js';
+// Expired records are removed by the maintenance sweep (sweepIdempotencyKeys, src/store/repos/idempotency-keys.ts).
 
 export function registerIdempotency(app: FastifyInstance, ctx: AppContext): void {
   const db = ctx.database.db;
