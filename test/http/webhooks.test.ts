@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import http from 'node:http';
+import { sql } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import { dbModes } from '../support/service.js';
 import { withTwoUsers } from '../support/two-users.js';
@@ -16,6 +17,7 @@ import type { Analysis } from '../../src/domain/analysis.js';
 import { isPublicAddress, literalAddressBlocked } from '../../src/domain/network-guard.js';
 import { postSigned } from '../../src/domain/webhook-delivery.js';
 import { checkEndpointUrl } from '../../src/domain/webhooks.js';
+import { WEBHOOK_QUEUE } from '../../src/store/queue.js';
 
 interface Received {
   path: string;
@@ -266,9 +268,13 @@ for (const mode of modes) {
       await until('the first attempt', () => receiver.at('/down').length >= 1);
       assert.equal((await t.request('DELETE', `/api/webhooks/${down.body.id}`, { token: t.tokenA })).status, 204);
       const seen = receiver.at('/down').length;
-      // Another completion and the first retry's window (1-2 s after the failure, plus polling) pass without a request.
+      // Another completion, and the deleted endpoint's pending retry, run to their end without a
+      // request: once no delivery job waits or runs, none can come (no fixed wait on the clock).
       const later = await processSeededCall('after deletion');
-      await new Promise((r) => setTimeout(r, 4000));
+      await until('the delivery jobs to finish', async () => {
+        const r = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pgboss.job WHERE name = ${WEBHOOK_QUEUE} AND state IN ('created', 'retry', 'active')`.execute(t.service.ctx.database.db);
+        return r.rows[0]!.n === 0;
+      });
       assert.equal((await t.request('GET', `/api/calls/${later}`, { token: t.tokenA })).body.status, 'COMPLETED');
       assert.equal(receiver.at('/down').length, seen);
       assert.equal(await t.service.ctx.database.db.selectFrom('webhookDeliveries').select('id').where('endpointId', '=', down.body.id).executeTakeFirst(), undefined);
