@@ -253,7 +253,10 @@ describe('console, identity-provider mode', () => {
     const flag = page.getByRole('checkbox', { name: 'billing_enabled' });
     await flag.waitFor();
     const before = await flag.isChecked();
+    // The box changes at the click; the change is stored when the page's PATCH is answered.
+    const stored = page.waitForResponse((r) => r.request().method() === 'PATCH' && r.url().includes('/api/admin/feature-flags/billing_enabled'));
     await flag.setChecked(!before);
+    assert.equal((await stored).status(), 200);
     assert.equal(await flag.isChecked(), !before);
     const token = await idp.token({ sub: 'checker', email: 'ops@example.com', email_verified: true });
     const flags = await (await fetch(`${svc.url}/api/admin/feature-flags`, { headers: { authorization: `Bearer ${token}` } })).json();
