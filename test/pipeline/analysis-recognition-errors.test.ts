@@ -258,3 +258,39 @@ describe('a dictated address as the recogniser heard it (issue 28)', () => {
     assert.equal(groundAnalysis(forged, transcript, recordedAt).violations.length, 1);
   });
 });
+
+describe('templates stay grammatical whatever verb form was recognised (issue 28)', () => {
+  it('puts the base form after "will" and "to", and quotes what is no verb phrase', async () => {
+    const transcript = transcriptOf(
+      [
+        [0, 'Hi this is Omar I need to move my cleaning'],
+        [1, 'No problem you are all set for monday at four'],
+        [1, 'Please arrived ten minutes early to fill out a new form'],
+        [0, 'Okay will do'],
+      ],
+      ['Omar Haddad', 'Bright Dental'],
+    );
+    const a = await new EmbeddedAnalyzer().analyze(transcript, { ...context('Omar Haddad', 'Bright Dental'), direction: 'OUTGOING' });
+    const item = (a.actionItems ?? []).find((i) => /ten minutes|10 minutes/i.test(i.title));
+    assert.ok(item, JSON.stringify(a.actionItems));
+    assert.match(item.title, /^Arrive\b/);
+    const text = [a.oneLineSummary, a.executiveSummary, a.conversationOutcome, ...(a.commitments ?? []).map((c) => JSON.stringify(c))].join(' ');
+    assert.match(text, /Omar Haddad (?:will|to) arrive 10 minutes early/);
+    assert.doesNotMatch(text, /\b(?:will|to) arrived\b/);
+  });
+
+  it('reads "I\'m calling ..." as this call, not as a call still to make', () => {
+    const transcript = transcriptOf(
+      [
+        [0, 'Hi this is nadia I did the web site for you and I am calling it down in voiced his era for one'],
+        [1, 'Yes that is two thousand dollars'],
+      ],
+      ['Nadia Rahman', 'Northwind Foods'],
+    );
+    const a = buildAnalysis(transcript, context('Nadia Rahman', 'Northwind Foods'));
+    assert.deepEqual((a.actionItems ?? []).map((i) => i.title), []);
+    // a call the speaker has still to make is one
+    const later = transcriptOf([[0, 'I will call the warehouse tomorrow about the pallet']], ['Nadia Rahman', 'Northwind Foods']);
+    assert.ok((buildAnalysis(later, context('Nadia Rahman', 'Northwind Foods')).actionItems ?? []).some((i) => i.intent === 'call'));
+  });
+});

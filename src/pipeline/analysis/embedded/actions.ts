@@ -11,7 +11,7 @@ import { clausesOf, type Clause } from './clauses.js';
 import type { DateMention } from './dates.js';
 import { callDay } from './dates.js';
 import { phoneDigits, toE164, type SpokenEmail, type SpokenNumber, type SpokenPhone } from './spoken.js';
-import { addresseeOf, capitalize, contentStems, overlap, type CallText, type Speaker, type Unit } from './text.js';
+import { addresseeOf, basePredicate, capitalize, contentStems, overlap, type CallText, type Speaker, type Unit } from './text.js';
 import { isBelowConfidenceFloor } from './report.js';
 
 export interface Candidate {
@@ -206,6 +206,9 @@ function titleOf(c: Candidate): string {
       .replace(/\b(my|our)\b/g, c.owner.role === 'USER' ? '$1' : 'their');
   }
   vp = vp.replace(/\s+/g, ' ').replace(/\s+([,.])/g, '$1').trim();
+  // a title is an instruction: its verb in the base form, whatever form the recogniser heard
+  // ("please arrived ten minutes early" -> "Arrive ten minutes early")
+  if (c.clause.kind === 'request' || c.clause.kind === 'commit') vp = basePredicate(vp) ?? vp;
   // A recogniser's run-on turn goes on after the item ("email you the offer letter today is sam
   // not the ..."): a title ends at the time it names when more words follow it.
   const timed = vp.match(TITLE_TIME_END);
@@ -382,7 +385,12 @@ export function extractActions(ct: CallText): ActionResult {
   actionItems.sort((a, b) => (a.sourceSegmentIds?.[0] ?? '').localeCompare(b.sourceSegmentIds?.[0] ?? ''));
   const commitments = cands
     .filter((c) => c.clause.kind === 'commit' && !GENERIC_VP.test(c.clause.vp))
-    .map((c) => ({ text: `${c.owner.displayName || c.owner.label} will ${lowerFirst(titleOf(c))}`, ownerSpeaker: c.owner.label, sourceSegmentIds: [c.unit.segmentId] }));
+    .map((c) => {
+      // in the base form whatever tense the recogniser heard ("will arrived" is no sentence)
+      const vp = basePredicate(titleOf(c));
+      const who = c.owner.displayName || c.owner.label;
+      return { text: vp ? `${who} will ${lowerFirst(vp)}` : `${who}: "${titleOf(c)}"`, ownerSpeaker: c.owner.label, sourceSegmentIds: [c.unit.segmentId] };
+    });
   const decisions = decisionsOf(ct, accepts);
   return { actionItems, nextSteps, commitments, decisions, actionUnits };
 }

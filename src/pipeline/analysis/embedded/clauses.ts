@@ -215,6 +215,9 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
     // "I'm shipping you a replacement": the present progressive of a plan
     const inf = nlp(m[3]).verbs().toInfinitive().out('text') || m[3].replace(/ing$/, '');
     if (/^(be|have|feel|think|hope|look|wonder|try|say|tell|ask|do|go)$/.test(inf.toLowerCase())) return mk('other', rest);
+    // "I'm calling ...": on a call, the present progressive of calling describes this very call
+    // (its purpose, however the rest was heard), never a call still to be made ("I'll call")
+    if (/^(call|ring|phone)$/.test(inf.toLowerCase())) return mk('other', rest);
     return mk('commit', `${inf} ${m[4]}`);
   }
   if (isQ && PROPOSAL.test(text) && unit.dates.length > 0) return mk('proposal', text);

@@ -270,3 +270,31 @@ export function overlap(a: string[], b: string[]): number {
 export function capitalize(s: string): string {
   return s ? s[0].toUpperCase() + s.slice(1) : s;
 }
+
+/**
+ * A verb phrase in its base form, for templates that put a modal or "to" before it ("Sam will
+ * arrive ten minutes early", not "will arrived"): a recognised sentence can carry any tense or
+ * person ("arrived", "sends", "sending", "is"). Returns null when the text does not start with a
+ * verb at all ("the card arrives Monday"), so the caller quotes it instead of templating it.
+ */
+export function basePredicate(vp: string): string | null {
+  // a modal said before the verb is the template's to say ("will send it" -> "send it")
+  const text = vp.trim().replace(/^(?:will|shall|would|can|could|should|may|might|must)\s+(?=\w)/i, '');
+  if (!text) return null;
+  const doc = nlp(text);
+  const first = (doc.json()[0]?.terms as Array<{ text: string; tags: string[] }> | undefined)?.[0];
+  if (!first) return null;
+  const tags = new Set(first.tags);
+  if (['Determiner', 'Pronoun', 'Possessive', 'Preposition', 'Conjunction', 'Article', 'QuestionWord'].some((t) => tags.has(t))) return null;
+  const word = first.text;
+  const rest = text.slice(text.toLowerCase().indexOf(word.toLowerCase()) + word.length);
+  // the first word alone, read after a subject, so that compromise tags and conjugates it as a
+  // verb whatever the rest of the (possibly misrecognised) sentence does to its tagging
+  const probe = nlp(`they ${word.toLowerCase()}`);
+  const asVerb = (probe.json()[0]?.terms as Array<{ tags: string[] }> | undefined)?.[1]?.tags ?? [];
+  if (!asVerb.includes('Verb') || asVerb.includes('Modal') || asVerb.includes('Auxiliary')) return text;
+  const base = (probe.verbs().toInfinitive().text().split(/\s+/).pop() ?? '').toLowerCase();
+  if (!base || base === 'they') return text;
+  const cased = /^[A-Z]/.test(word) ? base[0].toUpperCase() + base.slice(1) : base;
+  return `${cased}${rest}`;
+}
