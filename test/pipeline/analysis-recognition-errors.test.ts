@@ -294,3 +294,21 @@ describe('templates stay grammatical whatever verb form was recognised (issue 28
     assert.ok((buildAnalysis(later, context('Nadia Rahman', 'Northwind Foods')).actionItems ?? []).some((i) => i.intent === 'call'));
   });
 });
+
+describe('conditions without the comma a recogniser never writes (issue 28)', () => {
+  it('splits "and if ..." off and finds the request after the condition', () => {
+    const transcript = transcriptOf(
+      [
+        [0, 'Is there anything else I should do'],
+        [1, 'Please activate the new card when it arrives and if you see any charges you do not recognise call us at eight hundred five five five two six two oh'],
+        [0, 'Okay I will do that'],
+      ],
+      ['Olivia Hart', 'First City Bank'],
+    );
+    const a = buildAnalysis(transcript, context('Olivia Hart', 'First City Bank'));
+    const call = (a.actionItems ?? []).find((i) => i.intent === 'call');
+    assert.ok(call, JSON.stringify(a.actionItems));
+    assert.equal(call.intentMetadata?.phoneNumber, '+18005552620');
+    assert.doesNotMatch(call.title, /activate/i);
+  });
+});

@@ -111,7 +111,9 @@ function splitClauses(expanded: string): Array<{ text: string; offset: number; j
     const next = expanded.slice(cut + m[0].length);
     // "and" followed by a noun ("the rotors and the pads") is not a new clause.
     // A subject with a modal after it does start one, comma or not (recognisers write none).
-    if (/^\s*and\s/.test(m[0]) && !/,/.test(m[0]) && !startsWithVerb(next.replace(/^then\s+/, '')) && !/^(I|we|you|he|she|they)\s+(will|can|could|would|should|shall|must|need|have|am|are|do|may|might)\b/i.test(next)) continue;
+    // "... when it arrives and if you see any charges call us": a condition after "and" opens a new
+    // clause too (recognisers write no comma before it)
+    if (/^\s*and\s/.test(m[0]) && !/,/.test(m[0]) && !startsWithVerb(next.replace(/^then\s+/, '')) && !/^(I|we|you|he|she|they)\s+(will|can|could|would|should|shall|must|need|have|am|are|do|may|might)\b/i.test(next) && !/^(if|unless|in case)\s/i.test(next)) continue;
     // ", I keep forgetting": a comma before a new subject starts a clause, unless what precedes is
     // a subordinate clause ("if you are late, could you text me")
     if (/^,\s+$/.test(m[0]) && /^\s*(if|when|once|unless|as soon as|before|after|because|since|while|in case)\b/i.test(expanded.slice(last, cut))) continue;
@@ -129,9 +131,16 @@ function stripCondition(text: string): { text: string; conditional: boolean; whe
   let conditional = false;
   let whenClause = false;
   const lead = t.match(/^(if|unless|in case|should)\b[^,]*,\s*(.+)$/i);
+  // without the comma a recogniser never writes, the request after a condition starts at a
+  // contact verb with its object ("if you see any charges you do not recognise call us at ...") or
+  // at the speaker's own commitment ("if it is fine I will send it")
+  const bare = lead ? null : t.match(/^(?:if|unless|in case)\s.+?\s((?:please\s+)?(?:call|ring|phone|text|email|e-mail|message|contact)\s+(?:us|me|him|her|them)\b.*|(?:I|we)\s+(?:will|shall|can)\s.*)$/i);
   if (lead) {
     conditional = true;
     t = lead[2];
+  } else if (bare) {
+    conditional = true;
+    t = bare[1];
   }
   const once = t.match(/^(once|when|after|as soon as|before)\b[^,]*,\s*(.+)$/i);
   if (once) {
