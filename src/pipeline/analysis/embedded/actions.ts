@@ -81,6 +81,9 @@ const PRONOUN_OBJECT = /^(\w+(?:\s+(?:back|over|up|out|on|off))?)\s+(it|them|tha
 /** Verbs whose pronoun object is a thing handed over, worth naming in a title ("send it"). */
 const TRANSFER_VERB = /^(send|resend|forward|email|mail|share|bring|return|ship|drop|give|sign|pay|post|upload|print|fax|text|whatsapp|message|deliver|submit|pick|check|review|fix|look)$/i;
 const NOT_ANTECEDENT = /^(i|you|we|they|he|she|it|me|us|them|him|her|that|this|what|email|e-mail|mail|something|anything|everything|nothing|someone|anyone|everyone|minute|second|moment|problem|way|time|day|morning|afternoon|evening|night|week|month|year|lot|bit|thing|things|sure|okay|address|number|same|other|end|relief|pleasure|news|call|phone|line)$/i;
+// An amount or a span of time is not a thing handed over ("the price is twelve dollars, please
+// pick it up": "it" is the refill, not "the price 12 dollars").
+const MEASURE_HEAD = /^(dollars?|bucks|pounds?|euros?|cents?|percent|minutes?|hours?|days?|weeks?|months?|years?|price|prices|cost|total|amount)$/i;
 const CHUNK_STOP = 'on|in|at|by|to|for|from|with|and|or|but|when|if|tonight|today|tomorrow|this|next|after|before|until|again|back|is|are|was|were|will|would|should|can|could|up|out|over|that|which|who|as|so|right|too|first|of|about|into|onto|off|now|then|here|there|please|instead|anymore|yet|already|every|each|has|have|had|does|do|did|works|work';
 const CHUNK = new RegExp(`\\b(?:the|a|an|your|my|our|their|his|her)\\s+((?:[A-Za-z0-9'-]+\\s+){0,3}?[A-Za-z0-9'-]+)(?=\\s+(?:${CHUNK_STOP})\\b|\\s*[,.?!;:]|\\s*$)`, 'gi');
 
@@ -90,7 +93,7 @@ export function nounChunks(text: string): string[] {
   for (const m of text.matchAll(CHUNK)) {
     const head = m[1].split(/\s+/).pop() ?? '';
     const firstWord = m[1].split(/\s+/)[0] ?? '';
-    if (NOT_ANTECEDENT.test(head) || NOT_ANTECEDENT.test(firstWord) || /^\d+$/.test(head)) continue;
+    if (NOT_ANTECEDENT.test(head) || NOT_ANTECEDENT.test(firstWord) || MEASURE_HEAD.test(head) || /^\d+$/.test(head)) continue;
     if (/\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/i.test(m[0])) continue;
     out.push({ i: m.index!, p: m[0].trim() });
   }
@@ -184,7 +187,7 @@ function titleOf(c: Candidate): string {
   const speakerName = speaker.displayName || speaker.label;
   const otherName = c.other ? c.other.displayName || c.other.label : null;
   if (c.antecedent && (TRANSFER_VERB.test(c.clause.verb) || /^(set|arrange|book|schedule|organi[sz]e)$/.test(c.clause.verb))) {
-    const phrase = c.antecedent.phrase.replace(/^(your|my|our)\s+/i, 'the ');
+    const phrase = c.antecedent.phrase.replace(/^(your|my|our)\s+/i, 'the ').replace(/^(The|A|An|Their|His|Her)\b/, (d) => d.toLowerCase());
     vp = vp.replace(PRONOUN_OBJECT, (_m, v: string, _p: string) => {
       const [verb, ...particle] = v.split(/\s+/);
       return particle.length ? `${verb} ${phrase} ${particle.join(' ')}` : `${verb} ${phrase}`;
