@@ -311,4 +311,10 @@ describe('conditions without the comma a recogniser never writes (issue 28)', ()
     assert.equal(call.intentMetadata?.phoneNumber, '+18005552620');
     assert.doesNotMatch(call.title, /activate/i);
   });
+
+  it('reads "cause back" as the recogniser\'s "call us back"', () => {
+    const transcript = transcriptOf([[1, 'Please ask your doctor to fax it again and cause back once it is sent'], [0, 'Okay']], ['Maria Lopez', 'Blue Cross']);
+    const a = buildAnalysis(transcript, context('Maria Lopez', 'Blue Cross'));
+    assert.ok((a.actionItems ?? []).some((i) => i.intent === 'call' && i.ownerRole === 'USER'), JSON.stringify(a.actionItems));
+  });
 });

@@ -251,9 +251,13 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
 // email me ...". Repaired for reading the speech act only; quotes keep the words as recognised.
 const HEARD_REQUEST = /\b(can|could|would|will)\s+(?:use|ya|yeah)\s+(?=(?:please\s+|just\s+|also\s+)?(?:email|e-mail|send|text|call|give|bring|check|tell|forward|pick|mail|sign|pay|fax|drop|share|book|let|make|get|come|confirm|remind)\b)/gi;
 
+// "call us back" run together by the recogniser into "cause back" (no English sentence has a verb
+// "cause" followed by "back"); read as said for the speech act only, as above.
+const HEARD_CALL_BACK = /\bcause back\b/gi;
+
 /** The speech acts of one sentence, in order. */
 export function clausesOf(unit: Unit): Clause[] {
-  const expanded = expand(unit.norm).replace(HEARD_REQUEST, '$1 you ');
+  const expanded = expand(unit.norm).replace(HEARD_REQUEST, '$1 you ').replace(HEARD_CALL_BACK, 'call us back');
   const out: Clause[] = [];
   let inherited: string | null = null;
   for (const part of splitClauses(expanded)) {
