@@ -216,6 +216,8 @@ function titleOf(c: Candidate): string {
   // not the ..."): a title ends at the time it names when more words follow it.
   const timed = vp.match(TITLE_TIME_END);
   if (timed && vp.split(/\s+/).length > 8) vp = timed[1];
+  // a run-on cut mid-phrase leaves a dangling function word ("text me when you land and")
+  vp = vp.replace(/(?:\s+(?:and|or|but|so|then|to|the|a|an|of|with|at|for|in|on|by|from|that|your|my))+[,;:]*$/i, '');
   return capitalize(vp.replace(/[,;:]+$/, ''));
 }
 
