@@ -157,6 +157,18 @@ describe('one rule for reminders', () => {
     assert.equal(reminder.ownerRole, 'CONTACT');
     assert.equal(reminder.dueDate, '2025-10-11');
   });
+
+  it('an offer to send that reminder is part of it, not a second item', () => {
+    const transcript = transcriptOf(
+      [
+        [1, 'Great. Remind me to buy a card on Saturday.'],
+        [0, "Ha, okay, I'll send you a reminder."],
+      ],
+      ['Nick Foster', 'Amy Foster'],
+    );
+    const a = buildAnalysis(transcript, { ...context('Nick Foster', 'Amy Foster'), recordedAt: '2025-10-07T17:30:00Z' });
+    assert.deepEqual((a.actionItems ?? []).map((i) => [i.intent, i.ownerRole]), [['reminder', 'CONTACT']]);
+  });
 });
 
 describe('dictation at the edges of a run, amounts and clock times (issue 28)', () => {

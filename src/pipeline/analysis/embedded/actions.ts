@@ -306,6 +306,15 @@ export function extractActions(ct: CallText): ActionResult {
         continue;
       }
     }
+    // "Remind me to buy a card" - "I'll send you a reminder": the offer is how the reminder the other
+    // party just asked for reaches them, one item (the spec's reminder is owned by the one reminded)
+    if (c.clause.kind === 'commit' && c.intent === 'message' && /\breminder\b/i.test(c.clause.vp)) {
+      const asked = [...groups].reverse().find((g) => g.intent === 'reminder' && g.owner.speakerId !== c.owner.speakerId && c.unit.turn - lastTurn(g) >= 0 && c.unit.turn - lastTurn(g) <= 1);
+      if (asked) {
+        asked.extraUnits.push(c.unit);
+        continue;
+      }
+    }
     // "Can you call Uncle Bill and invite him?": a second verb whose object points back to the
     // first one's is the same request ("ask your doctor to fax it, and call us back" stays two)
     const sibling = groups[groups.length - 1];
