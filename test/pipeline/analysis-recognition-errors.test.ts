@@ -330,3 +330,21 @@ describe('conditions without the comma a recogniser never writes (issue 28)', ()
     assert.ok((a.actionItems ?? []).some((i) => i.intent === 'call' && i.ownerRole === 'USER'), JSON.stringify(a.actionItems));
   });
 });
+
+describe('an e-mail asked for, its address not recognised (issue 28)', () => {
+  it('"(please) email them to ..." - "I\'ll send them tomorrow" is an e-mail item, even with "please" misheard', () => {
+    const transcript = transcriptOf(
+      [
+        [1, 'Hi david I still need your income forms from last year'],
+        [0, 'Where should I send them'],
+        [1, 'The email them to pollinate do not have that on by friday'],
+        [0, 'Okay I will send them tomorrow'],
+      ],
+      ['David Lee', 'Paula Stone'],
+    );
+    const a = buildAnalysis(transcript, context('David Lee', 'Paula Stone'));
+    assert.ok((a.actionItems ?? []).some((i) => i.intent === 'email' && i.ownerRole === 'USER'), JSON.stringify(a.actionItems));
+    // no address was recognised, so none is made up
+    assert.ok((a.actionItems ?? []).every((i) => !i.intentMetadata?.toEmail), JSON.stringify(a.actionItems));
+  });
+});

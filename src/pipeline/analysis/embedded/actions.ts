@@ -147,6 +147,9 @@ function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecede
   // "it/them" right after an address was dictated is an e-mail, whatever the pronoun stands for
   if (/^(send|resend|forward|share|mail)$/.test(verb) && !/\bback\b/i.test(vp) && PRONOUN_OBJECT.test(vp)) {
     if (ct.units.some((u) => u.turn >= unit.turn - 2 && u.turn <= unit.turn && u.idx <= unit.idx && u.entities.some((e) => e.kind === 'email'))) return { intent: 'email', channel: null, provider: null };
+    // ... or right after the other party asked for it by e-mail ("please email them to ..." - "I'll
+    // send them tomorrow"), even when the address itself was not recognised
+    if (ct.units.some((u) => u.turn === unit.turn - 1 && u.speaker.speakerId !== unit.speaker.speakerId && /\be-?mail (?:it|them|that|this|those|these|me|us)\b/i.test(u.norm))) return { intent: 'email', channel: null, provider: null };
   }
   if (/^(send|resend|forward|share|mail)$/.test(verb) && !/\bback\b/i.test(vp) && DOCUMENTISH.test(withAnte)) {
     // A document goes by e-mail when an address was given around this point of the call.
