@@ -335,7 +335,7 @@ describe('an e-mail asked for, its address not recognised (issue 28)', () => {
   it('"(please) email them to ..." - "I\'ll send them tomorrow" is an e-mail item, even with "please" misheard', () => {
     const transcript = transcriptOf(
       [
-        [1, 'Hi david I still need your income forms from last year'],
+        [1, 'Hi david I still need your income from from last year'],
         [0, 'Where should I send them'],
         [1, 'The email them to pollinate do not have that on by friday'],
         [0, 'Okay I will send them tomorrow'],
