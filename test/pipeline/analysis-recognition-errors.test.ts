@@ -157,6 +157,18 @@ describe('one rule for reminders', () => {
     assert.equal(reminder.ownerRole, 'CONTACT');
     assert.equal(reminder.dueDate, '2025-10-11');
   });
+
+  it('an offer to send that reminder is part of it, not a second item', () => {
+    const transcript = transcriptOf(
+      [
+        [1, 'Great. Remind me to buy a card on Saturday.'],
+        [0, "Ha, okay, I'll send you a reminder."],
+      ],
+      ['Nick Foster', 'Amy Foster'],
+    );
+    const a = buildAnalysis(transcript, { ...context('Nick Foster', 'Amy Foster'), recordedAt: '2025-10-07T17:30:00Z' });
+    assert.deepEqual((a.actionItems ?? []).map((i) => [i.intent, i.ownerRole]), [['reminder', 'CONTACT']]);
+  });
 });
 
 describe('dictation at the edges of a run, amounts and clock times (issue 28)', () => {
@@ -256,5 +268,83 @@ describe('a dictated address as the recogniser heard it (issue 28)', () => {
     const k = forged.actionItems!.findIndex((i) => i.intent === 'email');
     forged.actionItems![k].intentMetadata = { ...forged.actionItems![k].intentMetadata, toEmail: 'nina.cole@yahoo.com' };
     assert.equal(groundAnalysis(forged, transcript, recordedAt).violations.length, 1);
+  });
+});
+
+describe('templates stay grammatical whatever verb form was recognised (issue 28)', () => {
+  it('puts the base form after "will" and "to", and quotes what is no verb phrase', async () => {
+    const transcript = transcriptOf(
+      [
+        [0, 'Hi this is Omar I need to move my cleaning'],
+        [1, 'No problem you are all set for monday at four'],
+        [1, 'Please arrived ten minutes early to fill out a new form'],
+        [0, 'Okay will do'],
+      ],
+      ['Omar Haddad', 'Bright Dental'],
+    );
+    const a = await new EmbeddedAnalyzer().analyze(transcript, { ...context('Omar Haddad', 'Bright Dental'), direction: 'OUTGOING' });
+    const item = (a.actionItems ?? []).find((i) => /ten minutes|10 minutes/i.test(i.title));
+    assert.ok(item, JSON.stringify(a.actionItems));
+    assert.match(item.title, /^Arrive\b/);
+    const text = [a.oneLineSummary, a.executiveSummary, a.conversationOutcome, ...(a.commitments ?? []).map((c) => JSON.stringify(c))].join(' ');
+    assert.match(text, /Omar Haddad (?:will|to) arrive 10 minutes early/);
+    assert.doesNotMatch(text, /\b(?:will|to) arrived\b/);
+  });
+
+  it('reads "I\'m calling ..." as this call, not as a call still to make', () => {
+    const transcript = transcriptOf(
+      [
+        [0, 'Hi this is nadia I did the web site for you and I am calling it down in voiced his era for one'],
+        [1, 'Yes that is two thousand dollars'],
+      ],
+      ['Nadia Rahman', 'Northwind Foods'],
+    );
+    const a = buildAnalysis(transcript, context('Nadia Rahman', 'Northwind Foods'));
+    assert.deepEqual((a.actionItems ?? []).map((i) => i.title), []);
+    // a call the speaker has still to make is one
+    const later = transcriptOf([[0, 'I will call the warehouse tomorrow about the pallet']], ['Nadia Rahman', 'Northwind Foods']);
+    assert.ok((buildAnalysis(later, context('Nadia Rahman', 'Northwind Foods')).actionItems ?? []).some((i) => i.intent === 'call'));
+  });
+});
+
+describe('conditions without the comma a recogniser never writes (issue 28)', () => {
+  it('splits "and if ..." off and finds the request after the condition', () => {
+    const transcript = transcriptOf(
+      [
+        [0, 'Is there anything else I should do'],
+        [1, 'Please activate the new card when it arrives and if you see any charges you do not recognise call us at eight hundred five five five two six two oh'],
+        [0, 'Okay I will do that'],
+      ],
+      ['Olivia Hart', 'First City Bank'],
+    );
+    const a = buildAnalysis(transcript, context('Olivia Hart', 'First City Bank'));
+    const call = (a.actionItems ?? []).find((i) => i.intent === 'call');
+    assert.ok(call, JSON.stringify(a.actionItems));
+    assert.equal(call.intentMetadata?.phoneNumber, '+18005552620');
+    assert.doesNotMatch(call.title, /activate/i);
+  });
+
+  it('reads "cause back" as the recogniser\'s "call us back"', () => {
+    const transcript = transcriptOf([[1, 'Please ask your doctor to fax it again and cause back once it is sent'], [0, 'Okay']], ['Maria Lopez', 'Blue Cross']);
+    const a = buildAnalysis(transcript, context('Maria Lopez', 'Blue Cross'));
+    assert.ok((a.actionItems ?? []).some((i) => i.intent === 'call' && i.ownerRole === 'USER'), JSON.stringify(a.actionItems));
+  });
+});
+
+describe('an e-mail asked for, its address not recognised (issue 28)', () => {
+  it('"(please) email them to ..." - "I\'ll send them tomorrow" is an e-mail item, even with "please" misheard', () => {
+    const transcript = transcriptOf(
+      [
+        [1, 'Hi david I still need your income from from last year'],
+        [0, 'Where should I send them'],
+        [1, 'The email them to pollinate do not have that on by friday'],
+        [0, 'Okay I will send them tomorrow'],
+      ],
+      ['David Lee', 'Paula Stone'],
+    );
+    const a = buildAnalysis(transcript, context('David Lee', 'Paula Stone'));
+    assert.ok((a.actionItems ?? []).some((i) => i.intent === 'email' && i.ownerRole === 'USER'), JSON.stringify(a.actionItems));
+    // no address was recognised, so none is made up
+    assert.ok((a.actionItems ?? []).every((i) => !i.intentMetadata?.toEmail), JSON.stringify(a.actionItems));
   });
 });

@@ -206,6 +206,14 @@ describe('answering phrase', () => {
     assert.equal(r.speakerResolution.usedDirection, true);
   });
 
+  it('the business answering with its own name, unpunctuated, introduces itself (issue 28)', () => {
+    // As a recogniser writes "Passport Agency, how can I help?": no comma to tell it from a vocative.
+    const heard = turns(['A', 'Passport agency how can I help'], ['B', 'I am checking on my passport application'], ['A', 'Thank you your application is on hold']);
+    const r = resolve(heard, ctx({ userDisplayName: 'Alice Morgan', contactName: 'Passport Agency' }));
+    assert.equal(speaker(r, 'A').role, 'CONTACT');
+    assert.equal(speaker(r, 'B').role, 'USER');
+  });
+
   it('INCOMING: the answerer is the user', () => {
     const r = resolve(phrase, ctx({ userDisplayName: 'Olivia Park', contactName: 'Bayview Logistics', direction: 'INCOMING' }));
     assert.equal(speaker(r, 'A').role, 'USER');

@@ -175,6 +175,9 @@ function contextOf(tokens: string[], start: number, end: number, opts: { orgName
     if (p1 === 'from' && hasIntroCueBefore(tokens, start - 1, 6)) return 'self';
     // An answering line with the company's own name: "Thank you for calling Acme Dental".
     if (opts.firstTurn && p1 === 'calling' && p2 === 'for') return 'self';
+    // "Passport Agency, how can I help?": a business opening its own line offers help; the comma
+    // that would tell it from a vocative is never in a recogniser's text
+    if (startOfTurn && /^how (can|may) (i|we) (help|assist)\b/.test(tokens.slice(end, end + 4).join(' '))) return 'self';
   }
 
   if (GREETINGS.has(p1)) return 'address';

@@ -11,7 +11,7 @@ import { clausesOf, type Clause } from './clauses.js';
 import type { DateMention } from './dates.js';
 import { callDay } from './dates.js';
 import { phoneDigits, toE164, type SpokenEmail, type SpokenNumber, type SpokenPhone } from './spoken.js';
-import { addresseeOf, capitalize, contentStems, overlap, type CallText, type Speaker, type Unit } from './text.js';
+import { addresseeOf, basePredicate, capitalize, contentStems, overlap, type CallText, type Speaker, type Unit } from './text.js';
 import { isBelowConfidenceFloor } from './report.js';
 
 export interface Candidate {
@@ -81,6 +81,9 @@ const PRONOUN_OBJECT = /^(\w+(?:\s+(?:back|over|up|out|on|off))?)\s+(it|them|tha
 /** Verbs whose pronoun object is a thing handed over, worth naming in a title ("send it"). */
 const TRANSFER_VERB = /^(send|resend|forward|email|mail|share|bring|return|ship|drop|give|sign|pay|post|upload|print|fax|text|whatsapp|message|deliver|submit|pick|check|review|fix|look)$/i;
 const NOT_ANTECEDENT = /^(i|you|we|they|he|she|it|me|us|them|him|her|that|this|what|email|e-mail|mail|something|anything|everything|nothing|someone|anyone|everyone|minute|second|moment|problem|way|time|day|morning|afternoon|evening|night|week|month|year|lot|bit|thing|things|sure|okay|address|number|same|other|end|relief|pleasure|news|call|phone|line)$/i;
+// An amount or a span of time is not a thing handed over ("the price is twelve dollars, please
+// pick it up": "it" is the refill, not "the price 12 dollars").
+const MEASURE_HEAD = /^(dollars?|bucks|pounds?|euros?|cents?|percent|minutes?|hours?|days?|weeks?|months?|years?|price|prices|cost|total|amount)$/i;
 const CHUNK_STOP = 'on|in|at|by|to|for|from|with|and|or|but|when|if|tonight|today|tomorrow|this|next|after|before|until|again|back|is|are|was|were|will|would|should|can|could|up|out|over|that|which|who|as|so|right|too|first|of|about|into|onto|off|now|then|here|there|please|instead|anymore|yet|already|every|each|has|have|had|does|do|did|works|work';
 const CHUNK = new RegExp(`\\b(?:the|a|an|your|my|our|their|his|her)\\s+((?:[A-Za-z0-9'-]+\\s+){0,3}?[A-Za-z0-9'-]+)(?=\\s+(?:${CHUNK_STOP})\\b|\\s*[,.?!;:]|\\s*$)`, 'gi');
 
@@ -90,7 +93,7 @@ export function nounChunks(text: string): string[] {
   for (const m of text.matchAll(CHUNK)) {
     const head = m[1].split(/\s+/).pop() ?? '';
     const firstWord = m[1].split(/\s+/)[0] ?? '';
-    if (NOT_ANTECEDENT.test(head) || NOT_ANTECEDENT.test(firstWord) || /^\d+$/.test(head)) continue;
+    if (NOT_ANTECEDENT.test(head) || NOT_ANTECEDENT.test(firstWord) || MEASURE_HEAD.test(head) || /^\d+$/.test(head)) continue;
     if (/\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/i.test(m[0])) continue;
     out.push({ i: m.index!, p: m[0].trim() });
   }
@@ -144,6 +147,9 @@ function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecede
   // "it/them" right after an address was dictated is an e-mail, whatever the pronoun stands for
   if (/^(send|resend|forward|share|mail)$/.test(verb) && !/\bback\b/i.test(vp) && PRONOUN_OBJECT.test(vp)) {
     if (ct.units.some((u) => u.turn >= unit.turn - 2 && u.turn <= unit.turn && u.idx <= unit.idx && u.entities.some((e) => e.kind === 'email'))) return { intent: 'email', channel: null, provider: null };
+    // ... or right after the other party asked for it by e-mail ("please email them to ..." - "I'll
+    // send them tomorrow"), even when the address itself was not recognised
+    if (ct.units.some((u) => u.turn === unit.turn - 1 && u.speaker.speakerId !== unit.speaker.speakerId && /\be-?mail (?:it|them|that|this|those|these|me|us)\b/i.test(u.norm))) return { intent: 'email', channel: null, provider: null };
   }
   if (/^(send|resend|forward|share|mail)$/.test(verb) && !/\bback\b/i.test(vp) && DOCUMENTISH.test(withAnte)) {
     // A document goes by e-mail when an address was given around this point of the call.
@@ -184,7 +190,7 @@ function titleOf(c: Candidate): string {
   const speakerName = speaker.displayName || speaker.label;
   const otherName = c.other ? c.other.displayName || c.other.label : null;
   if (c.antecedent && (TRANSFER_VERB.test(c.clause.verb) || /^(set|arrange|book|schedule|organi[sz]e)$/.test(c.clause.verb))) {
-    const phrase = c.antecedent.phrase.replace(/^(your|my|our)\s+/i, 'the ');
+    const phrase = c.antecedent.phrase.replace(/^(your|my|our)\s+/i, 'the ').replace(/^(The|A|An|Their|His|Her)\b/, (d) => d.toLowerCase());
     vp = vp.replace(PRONOUN_OBJECT, (_m, v: string, _p: string) => {
       const [verb, ...particle] = v.split(/\s+/);
       return particle.length ? `${verb} ${phrase} ${particle.join(' ')}` : `${verb} ${phrase}`;
@@ -206,10 +212,15 @@ function titleOf(c: Candidate): string {
       .replace(/\b(my|our)\b/g, c.owner.role === 'USER' ? '$1' : 'their');
   }
   vp = vp.replace(/\s+/g, ' ').replace(/\s+([,.])/g, '$1').trim();
+  // a title is an instruction: its verb in the base form, whatever form the recogniser heard
+  // ("please arrived ten minutes early" -> "Arrive ten minutes early")
+  if (c.clause.kind === 'request' || c.clause.kind === 'commit') vp = basePredicate(vp) ?? vp;
   // A recogniser's run-on turn goes on after the item ("email you the offer letter today is sam
   // not the ..."): a title ends at the time it names when more words follow it.
   const timed = vp.match(TITLE_TIME_END);
   if (timed && vp.split(/\s+/).length > 8) vp = timed[1];
+  // a run-on cut mid-phrase leaves a dangling function word ("text me when you land and")
+  vp = vp.replace(/(?:\s+(?:and|or|but|so|then|to|the|a|an|of|with|at|for|in|on|by|from|that|your|my))+[,;:]*$/i, '');
   return capitalize(vp.replace(/[,;:]+$/, ''));
 }
 
@@ -298,6 +309,15 @@ export function extractActions(ct: CallText): ActionResult {
         continue;
       }
     }
+    // "Remind me to buy a card" - "I'll send you a reminder": the offer is how the reminder the other
+    // party just asked for reaches them, one item (the spec's reminder is owned by the one reminded)
+    if (c.clause.kind === 'commit' && c.intent === 'message' && /\breminder\b/i.test(c.clause.vp)) {
+      const asked = [...groups].reverse().find((g) => g.intent === 'reminder' && g.owner.speakerId !== c.owner.speakerId && c.unit.turn - lastTurn(g) >= 0 && c.unit.turn - lastTurn(g) <= 1);
+      if (asked) {
+        asked.extraUnits.push(c.unit);
+        continue;
+      }
+    }
     // "Can you call Uncle Bill and invite him?": a second verb whose object points back to the
     // first one's is the same request ("ask your doctor to fax it, and call us back" stays two)
     const sibling = groups[groups.length - 1];
@@ -382,7 +402,12 @@ export function extractActions(ct: CallText): ActionResult {
   actionItems.sort((a, b) => (a.sourceSegmentIds?.[0] ?? '').localeCompare(b.sourceSegmentIds?.[0] ?? ''));
   const commitments = cands
     .filter((c) => c.clause.kind === 'commit' && !GENERIC_VP.test(c.clause.vp))
-    .map((c) => ({ text: `${c.owner.displayName || c.owner.label} will ${lowerFirst(titleOf(c))}`, ownerSpeaker: c.owner.label, sourceSegmentIds: [c.unit.segmentId] }));
+    .map((c) => {
+      // in the base form whatever tense the recogniser heard ("will arrived" is no sentence)
+      const vp = basePredicate(titleOf(c));
+      const who = c.owner.displayName || c.owner.label;
+      return { text: vp ? `${who} will ${lowerFirst(vp)}` : `${who}: "${titleOf(c)}"`, ownerSpeaker: c.owner.label, sourceSegmentIds: [c.unit.segmentId] };
+    });
   const decisions = decisionsOf(ct, accepts);
   return { actionItems, nextSteps, commitments, decisions, actionUnits };
 }

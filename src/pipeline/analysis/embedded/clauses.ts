@@ -111,7 +111,9 @@ function splitClauses(expanded: string): Array<{ text: string; offset: number; j
     const next = expanded.slice(cut + m[0].length);
     // "and" followed by a noun ("the rotors and the pads") is not a new clause.
     // A subject with a modal after it does start one, comma or not (recognisers write none).
-    if (/^\s*and\s/.test(m[0]) && !/,/.test(m[0]) && !startsWithVerb(next.replace(/^then\s+/, '')) && !/^(I|we|you|he|she|they)\s+(will|can|could|would|should|shall|must|need|have|am|are|do|may|might)\b/i.test(next)) continue;
+    // "... when it arrives and if you see any charges call us": a condition after "and" opens a new
+    // clause too (recognisers write no comma before it)
+    if (/^\s*and\s/.test(m[0]) && !/,/.test(m[0]) && !startsWithVerb(next.replace(/^then\s+/, '')) && !/^(I|we|you|he|she|they)\s+(will|can|could|would|should|shall|must|need|have|am|are|do|may|might)\b/i.test(next) && !/^(if|unless|in case)\s/i.test(next)) continue;
     // ", I keep forgetting": a comma before a new subject starts a clause, unless what precedes is
     // a subordinate clause ("if you are late, could you text me")
     if (/^,\s+$/.test(m[0]) && /^\s*(if|when|once|unless|as soon as|before|after|because|since|while|in case)\b/i.test(expanded.slice(last, cut))) continue;
@@ -129,9 +131,16 @@ function stripCondition(text: string): { text: string; conditional: boolean; whe
   let conditional = false;
   let whenClause = false;
   const lead = t.match(/^(if|unless|in case|should)\b[^,]*,\s*(.+)$/i);
+  // without the comma a recogniser never writes, the request after a condition starts at a
+  // contact verb with its object ("if you see any charges you do not recognise call us at ...") or
+  // at the speaker's own commitment ("if it is fine I will send it")
+  const bare = lead ? null : t.match(/^(?:if|unless|in case)\s.+?\s((?:please\s+)?(?:call|ring|phone|text|email|e-mail|message|contact)\s+(?:us|me|him|her|them)\b.*|(?:I|we)\s+(?:will|shall|can)\s.*)$/i);
   if (lead) {
     conditional = true;
     t = lead[2];
+  } else if (bare) {
+    conditional = true;
+    t = bare[1];
   }
   const once = t.match(/^(once|when|after|as soon as|before)\b[^,]*,\s*(.+)$/i);
   if (once) {
@@ -215,6 +224,9 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
     // "I'm shipping you a replacement": the present progressive of a plan
     const inf = nlp(m[3]).verbs().toInfinitive().out('text') || m[3].replace(/ing$/, '');
     if (/^(be|have|feel|think|hope|look|wonder|try|say|tell|ask|do|go)$/.test(inf.toLowerCase())) return mk('other', rest);
+    // "I'm calling ...": on a call, the present progressive of calling describes this very call
+    // (its purpose, however the rest was heard), never a call still to be made ("I'll call")
+    if (/^(call|ring|phone)$/.test(inf.toLowerCase())) return mk('other', rest);
     return mk('commit', `${inf} ${m[4]}`);
   }
   if (isQ && PROPOSAL.test(text) && unit.dates.length > 0) return mk('proposal', text);
@@ -239,9 +251,13 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
 // email me ...". Repaired for reading the speech act only; quotes keep the words as recognised.
 const HEARD_REQUEST = /\b(can|could|would|will)\s+(?:use|ya|yeah)\s+(?=(?:please\s+|just\s+|also\s+)?(?:email|e-mail|send|text|call|give|bring|check|tell|forward|pick|mail|sign|pay|fax|drop|share|book|let|make|get|come|confirm|remind)\b)/gi;
 
+// "call us back" run together by the recogniser into "cause back" (no English sentence has a verb
+// "cause" followed by "back"); read as said for the speech act only, as above.
+const HEARD_CALL_BACK = /\bcause back\b/gi;
+
 /** The speech acts of one sentence, in order. */
 export function clausesOf(unit: Unit): Clause[] {
-  const expanded = expand(unit.norm).replace(HEARD_REQUEST, '$1 you ');
+  const expanded = expand(unit.norm).replace(HEARD_REQUEST, '$1 you ').replace(HEARD_CALL_BACK, 'call us back');
   const out: Clause[] = [];
   let inherited: string | null = null;
   for (const part of splitClauses(expanded)) {

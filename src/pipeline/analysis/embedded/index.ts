@@ -12,7 +12,7 @@ import { extractActions } from './actions.js';
 import { buildSentiment, buildTone, scoreUnits } from './affect.js';
 import { buildTags, classifyCall, importantDates, numbersAndAmounts, openQuestions, peopleMentioned, qualityWarnings, risksAndOpportunities } from './facts.js';
 import { buildBullets, buildSections, discussionPoints, executiveSentences, keyphrases, rankUnits } from './summary.js';
-import { buildCallText, capitalize, type CallText } from './text.js';
+import { basePredicate, buildCallText, capitalize, type CallText } from './text.js';
 
 export const EMBEDDED_MODEL = 'embedded-nlp-v1';
 
@@ -106,7 +106,13 @@ export function buildAnalysis(transcript: Transcript, context: AnalysisContext):
   let oneLine = `${opener}${about}`;
   // titles address their owner ("when you decide"); in a third-person summary the owner is "they"
   const third = (t: string) => lowerFirst(t).replace(/\byou\b/g, 'they').replace(/\byour\b/g, 'their').replace(/\byourself\b/g, 'themselves');
-  if (first) oneLine += `; ${first.ownerDisplayName ?? first.ownerSpeakerLabel} will ${third(first.title)}`;
+  // "<owner> will <verb phrase>" only where the title is a verb phrase, in its base form whatever
+  // tense or person the recogniser heard ("will arrived" is no sentence); otherwise it is quoted
+  const plan = (owner: string, modal: 'will' | 'to', text: string) => {
+    const vp = basePredicate(text);
+    return vp ? `${owner} ${modal} ${third(vp)}` : `${owner}: "${text.replace(/[.]+$/, '')}"`;
+  };
+  if (first) oneLine += `; ${plan(first.ownerDisplayName ?? first.ownerSpeakerLabel ?? 'Someone', 'will', first.title)}`;
   // a next step is quoted as said (its text is the speaker's own sentence, not a verb phrase)
   else if (firstStep && firstStep.text.split(/\s+/).length <= 15) oneLine += `; ${firstStep.ownerSpeaker}: "${firstStep.text.replace(/[.]+$/, '')}"`;
   oneLine = sentence(oneLine.replace(/[.]+(?=;|$)/g, ''));
@@ -115,7 +121,7 @@ export function buildAnalysis(transcript: Transcript, context: AnalysisContext):
   const facts = [sentence(`${opener}${about}`)];
   for (const a of actions.actionItems.slice(0, 2)) {
     const due = a.dueDate && !/\b(today|tonight|tomorrow|by|on|within|before|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/i.test(a.title) ? ` (due ${a.dueDate})` : '';
-    facts.push(sentence(`${a.ownerDisplayName ?? a.ownerSpeakerLabel} to ${third(a.title)}${due}`));
+    facts.push(sentence(`${plan(a.ownerDisplayName ?? a.ownerSpeakerLabel ?? 'Someone', 'to', a.title)}${due}`));
   }
   // Only well-recognised sentences (HIGH confidence) are quoted in the executive summary: a
   // misrecognised sentence quoted there reads as a statement of the call. With none, the summary is
@@ -131,12 +137,12 @@ export function buildAnalysis(transcript: Transcript, context: AnalysisContext):
     outcomeParts.push(
       `Follow-ups: ${actions.actionItems
         .slice(0, 4)
-        .map((a) => `${a.ownerDisplayName ?? a.ownerSpeakerLabel} to ${third(a.title)}${a.dueDate ? ` (by ${a.dueDate})` : ''}`)
+        .map((a) => `${plan(a.ownerDisplayName ?? a.ownerSpeakerLabel ?? 'Someone', 'to', a.title)}${a.dueDate ? ` (by ${a.dueDate})` : ''}`)
         .join('; ')}.`,
     );
   }
   if (!outcomeParts.length) {
-    const planned = actions.nextSteps.slice(0, 2).map((n) => `${n.ownerSpeaker} will ${lowerFirst(n.text)}`);
+    const planned = actions.nextSteps.slice(0, 2).map((n) => plan(n.ownerSpeaker ?? 'Someone', 'will', n.text));
     outcomeParts.push(planned.length ? `No launchable follow-ups; planned: ${planned.join('; ')}.` : 'No decisions or follow-up actions were recorded.');
   }
   const conversationOutcome = outcomeParts.join(' ');

@@ -114,7 +114,7 @@ export function isPastSentence(norm: string, parsed?: View): boolean {
 // line when you decide I'll call you back within the hour"). Speech acts are read from the start of
 // a sentence, so a run is cut before the openings that begin a new one in conversation: a subject
 // with a modal, a request or question opener, and a leading acknowledgement.
-const RUN_ON_CUT = /\s+(?=(?:I'll|I will|I'm|I am|I'd like|I would like|we'll|we will|we can|we could|we're|we'd like|you'll need|let me|let's|let us|please|can you|could you|would you|will you|could use|can use|do you|did you|are you|is it|is this|what's|what is|where should|where do|how much|how about|thanks|thank you|sounds good|no problem)\b)/gi;
+const RUN_ON_CUT = /\s+(?=(?:I'll|I will|I'm|I am|I'd like|I would like|we'll|we will|we can|we could|we're|we'd like|you'll need|let me|let's|let us|please|can you|could you|would you|will you|could use|can use|do you|did you|are you|is it|is this|what's|what is|where should|where do|how much|how about|thanks|thank you|sounds good|no problem|(?:my|our|the) (?:cell |mobile |phone |direct )?(?:number|email|e-mail|email address|address) is)\b)/gi;
 const LEADING_ACK = /^((?:no problem|got it|sure|okay|ok|great|perfect|yes|yeah|fine|sounds good|of course|hello|hi|thanks|thank you|understood|right|alright)(?:\s+(?:no problem|got it|sure|okay|ok|great|perfect|yes|yeah|fine|sounds good|of course|thanks|thank you))*)\s+(?=\w)/i;
 
 const SHORT_ACK = /^((?:no problem|got it|sure|okay|ok|great|perfect|yes|yeah|fine|sounds good|of course|thanks|thank you|alright|absolutely|definitely|certainly)(?:\s+(?:no problem|got it|sure|okay|ok|great|perfect|yes|yeah|fine|thanks|thank you))*)\s+(?=(?:I|I'll|I'm|I've|I'd|we|we'll|we're|let's|let me|please|can|could|will|would|you|you'll|that|that's|it's)\b)/i;
@@ -269,4 +269,32 @@ export function overlap(a: string[], b: string[]): number {
 
 export function capitalize(s: string): string {
   return s ? s[0].toUpperCase() + s.slice(1) : s;
+}
+
+/**
+ * A verb phrase in its base form, for templates that put a modal or "to" before it ("Sam will
+ * arrive ten minutes early", not "will arrived"): a recognised sentence can carry any tense or
+ * person ("arrived", "sends", "sending", "is"). Returns null when the text does not start with a
+ * verb at all ("the card arrives Monday"), so the caller quotes it instead of templating it.
+ */
+export function basePredicate(vp: string): string | null {
+  // a modal said before the verb is the template's to say ("will send it" -> "send it")
+  const text = vp.trim().replace(/^(?:will|shall|would|can|could|should|may|might|must)\s+(?=\w)/i, '');
+  if (!text) return null;
+  const doc = nlp(text);
+  const first = (doc.json()[0]?.terms as Array<{ text: string; tags: string[] }> | undefined)?.[0];
+  if (!first) return null;
+  const tags = new Set(first.tags);
+  if (['Determiner', 'Pronoun', 'Possessive', 'Preposition', 'Conjunction', 'Article', 'QuestionWord'].some((t) => tags.has(t))) return null;
+  const word = first.text;
+  const rest = text.slice(text.toLowerCase().indexOf(word.toLowerCase()) + word.length);
+  // the first word alone, read after a subject, so that compromise tags and conjugates it as a
+  // verb whatever the rest of the (possibly misrecognised) sentence does to its tagging
+  const probe = nlp(`they ${word.toLowerCase()}`);
+  const asVerb = (probe.json()[0]?.terms as Array<{ tags: string[] }> | undefined)?.[1]?.tags ?? [];
+  if (!asVerb.includes('Verb') || asVerb.includes('Modal') || asVerb.includes('Auxiliary')) return text;
+  const base = (probe.verbs().toInfinitive().text().split(/\s+/).pop() ?? '').toLowerCase();
+  if (!base || base === 'they') return text;
+  const cased = /^[A-Z]/.test(word) ? base[0].toUpperCase() + base.slice(1) : base;
+  return `${cased}${rest}`;
 }
