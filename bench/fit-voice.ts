@@ -20,26 +20,45 @@ import path from 'node:path';
 import { STATISTICS_DIMS, projectStatistics, summariseFrames, type StatisticsKind, type VoiceModel } from '../src/pipeline/voice/embedder.js';
 import { cosine } from '../src/pipeline/voice/match.js';
 import { projectRoot } from '../test/support/corpus.js';
-import { ENCODINGS, MIC_NAMES, SR, TRAINING_SPEAKERS, encode, takeSpeech, throughMic, utteranceFiles, type Encoding, type Mic } from './support/real-speakers.js';
+import { ENCODINGS, MIC_NAMES, SR, TRAINING_SPEAKERS, encode, speakerGroup, takeSpeech, throughMic, utteranceFiles, type Encoding, type Mic } from './support/real-speakers.js';
 import { cachedFrames } from './support/voice-frames.js';
 import { ldaWithValues, wccn } from './support/voice-linalg.js';
 
-export const MODEL_ID = 'embedded-lda-snorm-v3';
+export const MODEL_ID = 'embedded-lda-snorm-v4';
 const SEGMENT_SECONDS = [4, 8, 15];
 /** Fitting constants; chosen by `--sweep` (speaker-wise cross-validation on the training speakers). */
 let KIND: StatisticsKind = (process.env.VOICE_FIT_KIND as StatisticsKind) ?? 'mspd';
-// The --sweep of 2026-11-26 (cross-validated on the training speakers, owner named at <= 1 % / 2 %
-// owner-absent naming): WCCN on the 62 mspd statistics, shrink 3, S-norm over the 100 closest
-// cohort voices 40.2 / 43.8 %; LDA to 12-18 dimensions (with or without PLDA weighting) at best
-// 34.1 / 38.7 %, msp statistics 1-3 points below mspd. LDA learns its directions from the means of
-// only 14-19 speakers; WCCN only from what varies within a speaker, which the renderings cover.
+// v3 (19 ktuberling readers), --sweep of 2026-11-26 (cross-validated on the training speakers,
+// owner named at <= 1 % / 2 % owner-absent naming): WCCN on the 62 mspd statistics, shrink 3, S-norm
+// over the 100 closest cohort voices 40.2 / 43.8 %; LDA to 12-18 dimensions (with or without PLDA
+// weighting) at best 34.1 / 38.7 %, msp statistics 1-3 points below mspd.
+// v4 (38 speakers: + 16 KLettres readers, + 3 asterisk voices), --sweep of 2026-11-26 (mspd; WCCN
+// shrink 0.3/1/3, LDA 20/30 dimensions, with or without PLDA weighting, top 100/300): WCCN shrink 1,
+// top 100 39.2 / 46.7 % (shrink 3: 38.5 / 46.6); LDA at best 28.9 / 37.8 %. A cap on the runner-up's
+// score (nobody named when both parties resemble the profile) lowered owner naming at every bound.
+// More speakers helped: scored on the ktuberling readers, fitting on all 38 instead of those 19 raised
+// owner naming at <= 2 % from 42.9 to 49.2 % (VOICE_FIT_CV_FIT / VOICE_FIT_CV_SCORE below).
 let DIMS = Number(process.env.VOICE_FIT_DIMS ?? 0);
-let SHRINK = Number(process.env.VOICE_FIT_SHRINK ?? 3);
+let SHRINK = Number(process.env.VOICE_FIT_SHRINK ?? 1);
 let TOP_K = Number(process.env.VOICE_FIT_TOPK ?? 100);
 let WEIGHT = process.env.VOICE_FIT_WEIGHT ?? 'none';
-/** Target share of owner-absent two-party trials in which someone is named (the issue's bound is 5 %). */
-const TARGET_FALSE_NAMING = Number(process.env.VOICE_FIT_TARGET ?? 0.02);
+/**
+ * Target share of owner-absent two-party trials in which someone is named (the issue's bound is
+ * 5 %). 1 %, not v3's 2 %: the training trials (single words and letters) are unlike the held-out
+ * prompts, and v3's held-out rate of naming somebody when the owner is absent ran up to five times
+ * its cross-validated 2 % (docs/bench/voice-real.md at v3), so the bound needs that headroom. Set
+ * once, before v4 was scored on the held-out speakers.
+ */
+const TARGET_FALSE_NAMING = Number(process.env.VOICE_FIT_TARGET ?? 0.01);
 const FOLDS = 4;
+/** Sweep only: nobody is named when the runner-up's normalised score reaches this (both resemble the profile). */
+let SECOND_CAP = Infinity;
+/**
+ * Speech used per training speaker from the sources added after v3 (KLettres, further asterisk
+ * voices): the first analysis of every rendering is the slow part of a fit, and more speakers teach
+ * more than more words of one speaker. The ktuberling readers keep all their words.
+ */
+const MAX_SPEECH_SECONDS_NEW = 60;
 
 export interface Segment { speaker: string; index: number; seconds: number; mic: Mic; encoding: Encoding; statistics: Record<StatisticsKind, number[]> }
 
@@ -57,13 +76,18 @@ function renderings(k: number, seconds: number): Array<{ mic: Mic; encoding: Enc
 /** Statistics of every training segment rendering (frames cached under .cache/voice27-frames-*). */
 async function trainingSegments(): Promise<Segment[]> {
   const out: Segment[] = [];
-  for (const speaker of TRAINING_SPEAKERS) {
+  // VOICE_FIT_SPEAKERS (comma list): analyse only these, e.g. to fill the frame cache in parallel.
+  const only = process.env.VOICE_FIT_SPEAKERS?.split(',');
+  for (const speaker of TRAINING_SPEAKERS.filter((s) => !only || only.includes(s))) {
     const files = utteranceFiles(speaker);
+    const budget = speaker.startsWith('tux-') ? Infinity : MAX_SPEECH_SECONDS_NEW;
+    let used = 0;
     let at = 0;
-    for (let k = 0; at < files.length; k++) {
+    for (let k = 0; at < files.length && used < budget; k++) {
       const target = SEGMENT_SECONDS[k % SEGMENT_SECONDS.length];
       const { pcm, next, speechSeconds } = takeSpeech(files, at, target);
       at = next;
+      used += speechSeconds;
       if (speechSeconds < 2) break;
       for (const { mic, encoding } of renderings(k, speechSeconds)) {
         const key = `${speaker}-${target}-${k}-${mic}-${encoding}`;
@@ -190,15 +214,27 @@ function rates(s: ReturnType<typeof summarise>, threshold: number, margin: numbe
 async function main(): Promise<void> {
   const write = !process.argv.includes('--no-write');
   const segs = await trainingSegments();
-  const speakers: string[] = [...TRAINING_SPEAKERS];
+  const speakers: string[] = [...new Set(segs.map((s) => s.speaker))];
+  // Folds by speaker group (bench/support/real-speakers.ts `speakerGroup`): possibly one person is never on both sides.
+  const groups = [...new Set(speakers.map(speakerGroup))];
+  const foldOf = (speaker: string) => groups.indexOf(speakerGroup(speaker)) % FOLDS;
   console.log(`${segs.length} segment renderings of ${new Set(segs.map((s) => s.speaker)).size} training speakers`);
 
+  // What more speakers buy: VOICE_FIT_CV_FIT / VOICE_FIT_CV_SCORE (comma lists of speaker-name
+  // prefixes) restrict which training speakers the cross-validation fits on / scores, e.g. fit on
+  // `tux-` only or on all, both scored on `tux-`.
+  const prefixFilter = (name: string) => {
+    const prefixes = process.env[name]?.split(',');
+    return (s: string) => !prefixes || prefixes.some((p) => s.startsWith(p));
+  };
+  const fittedOn = prefixFilter('VOICE_FIT_CV_FIT');
+  const scored = prefixFilter('VOICE_FIT_CV_SCORE');
   // Speaker-wise cross-validation: every trial is scored by a model that never saw its speakers.
   const crossValidate = () => {
     const cv: ReturnType<typeof trials> = [];
     for (let f = 0; f < FOLDS; f++) {
-      const testSpeakers = new Set(speakers.filter((_, i) => i % FOLDS === f));
-      const model = fitProjection(segs.filter((s) => !testSpeakers.has(s.speaker)));
+      const testSpeakers = new Set(speakers.filter((s) => foldOf(s) === f && scored(s)));
+      const model = fitProjection(segs.filter((s) => foldOf(s.speaker) !== f && fittedOn(s.speaker)));
       for (const t of trials(model, segs.filter((s) => testSpeakers.has(s.speaker)))) cv.push(t);
     }
     return cv;
@@ -215,7 +251,7 @@ async function main(): Promise<void> {
       const mi = Math.min(NM - 1, Math.floor((cv.best[i] - cv.second[i]) / 0.2 + 1e-9));
       if (cv.present[i]) present++;
       else absent++;
-      if (ti < 0 || mi < 0) continue;
+      if (ti < 0 || mi < 0 || cv.second[i] >= SECOND_CAP) continue;
       h[cv.present[i] ? (cv.bestIsOwner[i] ? 0 : 1) : 2][ti][mi]++;
     }
     for (const m of h) for (let t = NT - 1; t >= 0; t--) for (let j = NM - 1; j >= 0; j--) m[t][j] += m[t + 1][j] + m[t][j + 1] - m[t + 1][j + 1];
@@ -234,8 +270,11 @@ async function main(): Promise<void> {
       SHRINK = shrink;
       TOP_K = k;
       const cv = summarise(crossValidate());
-      const [a1, a2, a5] = bestAt(cv, [0.01, 0.02, 0.05]);
-      console.log(`kind ${kind} dims ${dims} shrink ${shrink} topK ${k} weight ${weight}: owner named at <=1 % absent-named ${a1}, <=2 % ${a2}, <=5 % ${a5}`);
+      for (const cap of list('SWEEP_SECOND_CAP', 'Infinity').map(Number)) {
+        SECOND_CAP = cap;
+        const [a1, a2, a5] = bestAt(cv, [0.01, 0.02, 0.05]);
+        console.log(`kind ${kind} dims ${dims} shrink ${shrink} topK ${k} weight ${weight} second-cap ${cap}: owner named at <=1 % absent-named ${a1}, <=2 % ${a2}, <=5 % ${a5}`);
+      }
     }
     return;
   }
