@@ -30,7 +30,7 @@ import { ENCODINGS, HELD_OUT_SPEAKERS, MIC_NAMES, SR, TRAINING_SPEAKERS, encode,
 
 const ENROL_MICS: Mic[] = ['studio', 'handset'];
 /** What `node --import tsx bench/voice.ts --embedder v2 --quick --no-diarizer` printed for this model (it is not run here). */
-const SYNTHETIC_NOTE = 'mono16k, embedded-lda-snorm-v3, 2026-11-26: owner present 68/72 named, 0 wrong; owner absent a voice named in 11/72 calls, where the default embedder names none: the synthetic voices lie far from every real voice of the cohort, so their normalised scores run high';
+const SYNTHETIC_NOTE = 'mono16k, embedded-lda-snorm-v4, 2026-11-26: owner present 60/72 named, 0 wrong; owner absent a voice named in 18/72 calls, where the default embedder names none (v3: 68/72 and 11/72): the three male flite voices (kal16, rms, awb) lie far from every real voice of the cohort and close to one another along the directions that separate real people, so their normalised scores against each other run as high as against themselves';
 const PROFILE_STRETCHES = 2;
 const PARTY_STRETCHES = 3;
 const PARTY_SECONDS = 8;
@@ -68,6 +68,29 @@ function decide(method: Method, profile: Emb, parties: Record<string, Emb>): str
 }
 
 interface Decision { set: 'pairs' | 'calls'; method: Method; encoding: Encoding; owner: string; expected: string | null; got: string | null }
+
+/** The acceptance of issue 27 on the fitted embedder's two-party calls, per encoding, from the decisions themselves. */
+function acceptanceReading(decisions: Decision[]): string {
+  const parts = ENCODINGS.map((enc) => {
+    const ds = decisions.filter((d) => d.set === 'pairs' && d.method === 'v2' && d.encoding === enc);
+    const present = ds.filter((d) => d.expected !== null);
+    const absent = ds.filter((d) => d.expected === null);
+    const named = present.filter((d) => d.got === d.expected).length / Math.max(1, present.length);
+    const wrong = present.filter((d) => d.got !== null && d.got !== d.expected).length;
+    const falseNamed = absent.filter((d) => d.got !== null).length / Math.max(1, absent.length);
+    const misses = [
+      ...(falseNamed > 0.05 ? [`a party named in ${(100 * falseNamed).toFixed(1)} % of owner-absent calls (bound 5 %)`] : []),
+      ...(named < 0.85 ? [`the owner named in ${(100 * named).toFixed(1)} % (bound 85 %)`] : []),
+      ...(wrong > 0 ? [`the wrong party named ${wrong} times`] : []),
+    ];
+    return { enc, misses };
+  });
+  const met = parts.filter((p) => p.misses.length === 0).map((p) => p.enc);
+  const failing = parts.filter((p) => p.misses.length > 0).map((p) => `${p.enc}: ${p.misses.join(', ')}`);
+  return failing.length === 0
+    ? '- Acceptance of issue 27 (owner absent: a party named in at most 5 %; owner present: named in at least 85 %, never the wrong party) is **reached** by the fitted embedder in every encoding on these held-out speakers.'
+    : `- Acceptance of issue 27 (owner absent: a party named in at most 5 %; owner present: named in at least 85 %, never the wrong party) is **not reached** by the fitted embedder${met.length ? ` (met in ${met.join(', ')})` : ''}: ${failing.join('; ')}. The default embedder does not reach it either.`;
+}
 
 async function samples16k(file: string): Promise<Float32Array> {
   const tmp = path.join(os.tmpdir(), `voice-real-${process.pid}.wav`);
@@ -232,9 +255,9 @@ async function main(): Promise<void> {
     '',
     '## Reading',
     '',
-    '- Acceptance of issue 27 (owner absent: a party named in at most 5 %; owner present: named in at least 85 %, never the wrong party) is **not reached** by either embedder on these held-out speakers; the tables above say by how much. On the fitted embedder the 8 kHz telephone encoding meets the owner-absent bound but names the owner in only about half the calls; 16 kHz and m4a name the owner more often but a stranger in more than 5 % of the owner-absent calls; and a few owner-present calls name the other party.',
-    '- The fitted embedder (v3: wider statistics with cepstral deltas, WCCN instead of LDA, training renderings in every encoding; bench/fit-voice.ts) compared with v2 (LDA, measured at commit 993464185c on the same held-out trials): (16 kHz / m4a / 8 kHz) owner named 71.5 / 70.8 / 54.7 % then, 82.6 / 79.7 / 51.3 % when v3 was fitted; a party named when the owner is absent 12.4 / 9.5 / 8.1 % then, 10.4 / 7.7 / 2.8 % with v3; but the wrong party named 12 / 16 / 7 times in 2016 owner-present calls with v3 (v2: 2 / 4 / 7). Its constants were chosen by cross-validation on the 19 training speakers only (header of src/pipeline/voice/voice-model.ts); these held-out figures were not used to choose anything. The cross-validated figures are lower than the held-out ones: the training speakers read single words, and 4 or 8 s of single words is harder than the held-out prompts.',
-    '- The limit is the data more than the recipe: 19 training speakers (the ktuberling word readers; the four asterisk readers are all held out) cannot teach a projection which directions separate people, which is why the within-speaker normalisation (WCCN) beat LDA in cross-validation. The per-owner table shows the spread: one unusual voice (irina, tux-ca) moves a rate by several points.',
+    acceptanceReading(decisions),
+    '- History of the fitted embedder on these same held-out trials (16 kHz / m4a / 8 kHz): v2 (LDA, 19 ktuberling readers; commit 993464185c) owner named 71.5 / 70.8 / 54.7 %, a party named when the owner is absent 12.4 / 9.5 / 8.1 %, the wrong party 2 / 4 / 7 of 2016; v3 (WCCN on wider statistics, same 19 readers, target 2 % in cross-validation; commit cadb75ac8f) 82.6 / 79.7 / 51.3 %, 10.4 / 7.7 / 2.8 %, wrong 12 / 16 / 7. v4 (the tables above) is v3\'s recipe fitted on twice the speakers: the 19 ktuberling word readers, 16 KLettres letter and syllable readers (klettres-data; the languages whose readers may be those of held-out ktuberling languages left out) and three more asterisk voices (asterisk-prompt-es-co, -fr-armelle, -it-menardi-wav), with the threshold fitted for at most 1 % owner-absent naming in cross-validation instead of 2 %, because v3\'s held-out rate had run up to five times its cross-validated one.',
+    `- Its constants were chosen by speaker-wise cross-validation on the ${TRAINING_SPEAKERS.length} training speakers only (header of src/pipeline/voice/voice-model.ts; bench/fit-voice.ts). These held-out figures are scored once per shipped model, not used to choose anything. The cross-validated figures are lower than the held-out ones: the training speakers read single words and letters, and 4 or 8 s of them is harder than the held-out prompts; the same mismatch makes the cross-validated owner-absent rate an optimistic guide to the held-out one. The per-owner table shows the spread over only ${HELD_OUT_SPEAKERS.length} people.`,
     `- It is not the default because the default's synthetic calibration (docs/bench/voice.md) must stay as it is, and on the synthetic flite voices the fitted embedder behaves differently (${SYNTHETIC_NOTE}). The default stays the statistics embedder, whose figures are unchanged (its features are computed bit-identically).`,
     '',
     ...headlines,
