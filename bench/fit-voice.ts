@@ -51,6 +51,15 @@ let WEIGHT = process.env.VOICE_FIT_WEIGHT ?? 'none';
  */
 const TARGET_FALSE_NAMING = Number(process.env.VOICE_FIT_TARGET ?? 0.01);
 const FOLDS = 4;
+/**
+ * Most owner-present trials in which the other party may be named, in cross-validation. The issue
+ * asks for never; 0.1 % rather than v3's 0.5 %: in the cross-validation of v4 it cost 0.1 point of
+ * owner naming (39.2 -> 39.1 % at <= 1 % owner-absent naming) and raised the margin from 0.2 to 1.2
+ * (0.05 %: 36.3 %; 0: 14.4 %). Changed after v4 with 0.5 % had been scored on the held-out speakers
+ * (it named the other party 18 / 19 / 10 times in 2016): a second candidate, chosen on this
+ * cross-validation, both reported in docs/voice-embedders.md.
+ */
+let WRONG_MAX = Number(process.env.VOICE_FIT_WRONG ?? 0.001);
 /** Sweep only: nobody is named when the runner-up's normalised score reaches this (both resemble the profile). */
 let SECOND_CAP = Infinity;
 /**
@@ -257,7 +266,7 @@ async function main(): Promise<void> {
     for (const m of h) for (let t = NT - 1; t >= 0; t--) for (let j = NM - 1; j >= 0; j--) m[t][j] += m[t + 1][j] + m[t][j + 1] - m[t + 1][j + 1];
     return targets.map((target) => {
       let named = 0;
-      for (let t = 0; t < NT; t++) for (let j = 0; j < NM; j++) if (h[2][t][j] <= target * absent && h[1][t][j] <= 0.005 * present && h[0][t][j] > named) named = h[0][t][j];
+      for (let t = 0; t < NT; t++) for (let j = 0; j < NM; j++) if (h[2][t][j] <= target * absent && h[1][t][j] <= WRONG_MAX * present && h[0][t][j] > named) named = h[0][t][j];
       return (100 * named / present).toFixed(1);
     });
   };
@@ -270,10 +279,11 @@ async function main(): Promise<void> {
       SHRINK = shrink;
       TOP_K = k;
       const cv = summarise(crossValidate());
-      for (const cap of list('SWEEP_SECOND_CAP', 'Infinity').map(Number)) {
+      for (const [cap, wrongMax] of list('SWEEP_SECOND_CAP', 'Infinity').map(Number).flatMap((c) => list('SWEEP_WRONG', String(WRONG_MAX)).map((w) => [c, Number(w)]))) {
         SECOND_CAP = cap;
+        WRONG_MAX = wrongMax;
         const [a1, a2, a5] = bestAt(cv, [0.01, 0.02, 0.05]);
-        console.log(`kind ${kind} dims ${dims} shrink ${shrink} topK ${k} weight ${weight} second-cap ${cap}: owner named at <=1 % absent-named ${a1}, <=2 % ${a2}, <=5 % ${a5}`);
+        console.log(`kind ${kind} dims ${dims} shrink ${shrink} topK ${k} weight ${weight} second-cap ${cap} wrong<=${wrongMax}: owner named at <=1 % absent-named ${a1}, <=2 % ${a2}, <=5 % ${a5}`);
       }
     }
     return;
@@ -284,7 +294,7 @@ async function main(): Promise<void> {
   for (let threshold = 0; threshold <= 6; threshold += 0.1) {
     for (let margin = 0.2; margin <= 4; margin += 0.2) {
       const r = rates(cv, threshold, margin);
-      if (r.falseNamed <= TARGET_FALSE_NAMING && r.wrong <= 0.005 && r.named > best.named) best = { threshold, margin, named: r.named, falseNamed: r.falseNamed, wrong: r.wrong };
+      if (r.falseNamed <= TARGET_FALSE_NAMING && r.wrong <= WRONG_MAX && r.named > best.named) best = { threshold, margin, named: r.named, falseNamed: r.falseNamed, wrong: r.wrong };
     }
   }
   const r = rates(cv, best.threshold, best.margin);
