@@ -14,6 +14,8 @@ import fs from 'node:fs';
 import { Value } from '@sinclair/typebox/value';
 import { Transcript } from '../../src/domain/transcript.js';
 import type { Recognition } from '../../src/pipeline/types.js';
+import { readWavMono } from '../../src/pipeline/audio/decode.js';
+import { MfccStatsEmbedder, V1_PROVIDER, serializeEmbedding } from '../../src/pipeline/voice/embedder.js';
 import { corpusFile, loadScorer, loadTruth, type Truth } from '../support/corpus.js';
 import { startTestService, tempDir, TestIdp, uploadForm, type TestService, waitForCallSettled } from '../support/service.js';
 import { harvardText, voiceSample, type FliteVoice } from '../support/voices.js';
@@ -33,7 +35,7 @@ describe(`voice matching end to end (${CALL}, embedded PostgreSQL, real pipeline
   let threshold: number;
   const dir = tempDir('voice-match-test-');
   const recognitions = new Map<string, Promise<Recognition>>();
-  const results: Partial<Record<'present' | 'presentFlipped' | 'absent' | 'none' | 'deleted', { transcript: any; score: any }>> = {};
+  const results: Partial<Record<'present' | 'presentFlipped' | 'absent' | 'none' | 'older' | 'deleted', { transcript: any; score: any }>> = {};
   let present: string;
 
   before(async () => {
@@ -228,6 +230,20 @@ describe(`voice matching end to end (${CALL}, embedded PostgreSQL, real pipeline
 
   test('a user without a profile gets NO_PROFILE and text-only naming', () => {
     assertNoProfile(results.none);
+  });
+
+  test('a profile of the default before the fusion (embedded-mfcc-stats-v1) is never scored: NO_PROFILE, and the status asks for a new sample', async () => {
+    assert.ok(present, 'the upload test enrolled the user');
+    const me = (await t.request('GET', '/api/users/me', { token: present })).body;
+    const db = t.service.ctx.database.db;
+    // The user's own voice as the statistics embedder alone embedded it: it would match, if scored.
+    const sample = voiceSample(dir, userVoice, { seconds: 15, textOffset: 0 });
+    const { samples, sampleRate } = await readWavMono(sample);
+    const old = await new MfccStatsEmbedder().embed(samples, sampleRate);
+    await db.updateTable('voiceProfiles').set({ provider: V1_PROVIDER, embedding: serializeEmbedding(old) }).where('userId', '=', me.id).execute();
+    assert.equal((await t.request('GET', '/api/users/me/voice-profile/status', { token: present })).body.status, 'REENROLLMENT_REQUIRED');
+    results.older = await finish(present, await uploadCall(present));
+    assertNoProfile(results.older);
   });
 
   test('after DELETE of the profile, the next call of that user is NO_PROFILE again', async () => {
