@@ -89,18 +89,18 @@ test('frame summaries: cepstral means and deviations, delta deviations, pitch me
   assert.deepEqual([...v1Features({ cep, logF0 })], [...Array.from({ length: 16 }, (_, k) => k + 1), 5]);
 });
 
-test("VOICE_EMBEDDING_PROVIDER=embedded-lda selects the fitted model; 'embedded' is the fused default; 'embedded-v1' the statistics embedder", async () => {
+test("VOICE_EMBEDDING_PROVIDER=embedded-lda selects the fitted model, 'embedded-fused' the fused decision; 'embedded' stays the statistics embedder", async () => {
   assert.equal((await createSpeakerEmbedder({ provider: 'embedded-lda' })).provider, VOICE_MODEL.id);
-  const fused = await createSpeakerEmbedder({ provider: 'embedded' });
-  assert.equal(fused.provider, EMBEDDED_PROVIDER);
+  const fused = await createSpeakerEmbedder({ provider: 'embedded-fused' });
   assert.equal(fused.provider, FUSED_PROVIDER);
   assert.equal(fused.normalization, VOICE_MODEL, 'the fitted model decides');
   assert.deepEqual(fused.fusion, { fittedDim: VOICE_MODEL.projection.length, gate: FUSED_V1_GATE });
-  const plain = await createSpeakerEmbedder({ provider: 'embedded-v1' });
+  const plain = await createSpeakerEmbedder({ provider: 'embedded' });
+  assert.equal(plain.provider, EMBEDDED_PROVIDER);
   assert.equal(plain.provider, V1_PROVIDER);
-  assert.equal(plain.normalization, undefined, 'the statistics embedder keeps raw cosine scores');
+  assert.equal(plain.normalization, undefined, 'the default embedder keeps raw cosine scores');
   assert.equal(plain.fusion, undefined);
-  // Profiles of the embedders alone are of other providers: not scored by the fused default.
+  // Profiles of each embedder are of another provider than the others': never scored by another.
   assert.notEqual(V1_PROVIDER, FUSED_PROVIDER);
   assert.notEqual(VOICE_MODEL.id, FUSED_PROVIDER);
 });

@@ -29,6 +29,7 @@ import {
   scoreSpeakers,
 } from '../../src/pipeline/voice/match.js';
 import type { SpeakerEmbedder } from '../../src/pipeline/types.js';
+import { VOICE_MODEL } from '../../src/pipeline/voice/voice-model.js';
 import { corpusFile, ensureCorpus, loadTruth, type Truth } from '../support/corpus.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'voice-test-'));
@@ -185,14 +186,14 @@ test('too little speech is an EmbeddingError, and embedCallSpeakers leaves such 
   assert.deepEqual(Object.keys(out), ['S0']);
 });
 
-test('the default (fused) embedder stores the fitted and the statistics embedding of one analysis, one after the other', async () => {
+test('the fused embedder stores the fitted and the statistics embedding of one analysis, one after the other', async () => {
   ensureCorpus();
   const { samples } = await readWavMono(corpusFile('car-repair', 'mono16k.wav'));
   const regions = [{ start: 0, end: 8 }];
   const fused = new FusedStatsEmbedder();
   const v = await fused.embed(samples, 16000, regions);
-  assert.equal(v.length, FEATURE_DIM);
-  assert.equal(fused.dimension, FEATURE_DIM);
+  assert.equal(fused.dimension, VOICE_MODEL.projection.length + V1_FEATURE_DIM);
+  assert.equal(v.length, fused.dimension);
   const fitted = await new ProjectedStatsEmbedder().embed(samples, 16000, regions);
   const plain = await new MfccStatsEmbedder().embed(samples, 16000, regions);
   assert.equal(fused.fusion.fittedDim, fitted.length);
@@ -224,8 +225,8 @@ test('the fused decision on corpus voices: the own voice matched, an absent voic
 test('createSpeakerEmbedder: embedded by default, a clear error for an unavailable neural model', async () => {
   const embedded = await createSpeakerEmbedder({ provider: 'embedded' });
   assert.equal(embedded.provider, EMBEDDED_PROVIDER);
-  assert.ok(embedded instanceof FusedStatsEmbedder, 'the default is the fused embedder');
-  assert.equal((await createSpeakerEmbedder({ provider: 'embedded-v1' })).provider, V1_PROVIDER);
+  assert.ok(embedded instanceof MfccStatsEmbedder, 'the default is the statistics embedder');
+  assert.ok((await createSpeakerEmbedder({ provider: 'embedded-fused' })) instanceof FusedStatsEmbedder);
   await assert.rejects(createSpeakerEmbedder({ provider: 'onnx' }), /needs a model path/);
   await assert.rejects(createSpeakerEmbedder({ provider: 'onnx', modelPath: path.join(tmp, 'missing.onnx') }), (err: unknown) => {
     assert.ok(err instanceof EmbeddingError);
