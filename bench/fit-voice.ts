@@ -17,31 +17,74 @@
 // trials scored on that fold only.
 import fs from 'node:fs';
 import path from 'node:path';
-import { STATISTICS_DIMS, projectStatistics, summariseFrames, type StatisticsKind, type VoiceModel } from '../src/pipeline/voice/embedder.js';
+import { STATISTICS_DIMS, featuresToEmbedding, projectStatistics, summariseFrames, v1Features, type StatisticsKind, type VoiceModel } from '../src/pipeline/voice/embedder.js';
 import { cosine } from '../src/pipeline/voice/match.js';
+import { VOICE_MODEL } from '../src/pipeline/voice/voice-model.js';
 import { projectRoot } from '../test/support/corpus.js';
-import { ENCODINGS, MIC_NAMES, SR, TRAINING_SPEAKERS, encode, takeSpeech, throughMic, utteranceFiles, type Encoding, type Mic } from './support/real-speakers.js';
+import { ENCODINGS, MIC_NAMES, SR, TRAINING_SPEAKERS, encode, speakerGroup, takeSpeech, throughMic, utteranceFiles, type Encoding, type Mic } from './support/real-speakers.js';
 import { cachedFrames } from './support/voice-frames.js';
 import { ldaWithValues, wccn } from './support/voice-linalg.js';
 
-export const MODEL_ID = 'embedded-lda-snorm-v3';
+export const MODEL_ID = 'embedded-lda-snorm-v4';
 const SEGMENT_SECONDS = [4, 8, 15];
 /** Fitting constants; chosen by `--sweep` (speaker-wise cross-validation on the training speakers). */
 let KIND: StatisticsKind = (process.env.VOICE_FIT_KIND as StatisticsKind) ?? 'mspd';
-// The --sweep of 2026-11-26 (cross-validated on the training speakers, owner named at <= 1 % / 2 %
-// owner-absent naming): WCCN on the 62 mspd statistics, shrink 3, S-norm over the 100 closest
-// cohort voices 40.2 / 43.8 %; LDA to 12-18 dimensions (with or without PLDA weighting) at best
-// 34.1 / 38.7 %, msp statistics 1-3 points below mspd. LDA learns its directions from the means of
-// only 14-19 speakers; WCCN only from what varies within a speaker, which the renderings cover.
+// v3 (19 ktuberling readers), --sweep of 2026-11-26 (cross-validated on the training speakers,
+// owner named at <= 1 % / 2 % owner-absent naming): WCCN on the 62 mspd statistics, shrink 3, S-norm
+// over the 100 closest cohort voices 40.2 / 43.8 %; LDA to 12-18 dimensions (with or without PLDA
+// weighting) at best 34.1 / 38.7 %, msp statistics 1-3 points below mspd.
+// v4 (38 speakers: + 16 KLettres readers, + 3 asterisk voices), --sweep of 2026-11-26 (mspd; WCCN
+// shrink 0.3/1/3, LDA 20/30 dimensions, with or without PLDA weighting, top 100/300): WCCN shrink 1,
+// top 100 39.2 / 46.7 % (shrink 3: 38.5 / 46.6); LDA at best 28.9 / 37.8 %. A cap on the runner-up's
+// score (nobody named when both parties resemble the profile) lowered owner naming at every bound.
+// More speakers helped: scored on the ktuberling readers, fitting on all 38 instead of those 19 raised
+// owner naming at <= 2 % from 42.9 to 49.2 % (VOICE_FIT_CV_FIT / VOICE_FIT_CV_SCORE below).
+// A gate on the default embedder's score of the named party (SWEEP_V1_GATE; wrong <= 0.1 %) costs
+// nothing at <= 1 % owner-absent naming up to 0.8 (gate 0 / 0.75 / 0.8 / 0.85 / 0.9: owner named
+// 39.1 / 40.0 / 39.4 / 35.4 / 27.3 %): a way to make this embedder safe on the synthetic voices too
+// (the default scores every synthetic impostor below 0.749). Built as the opt-in fused decision
+// (VOICE_EMBEDDING_PROVIDER=embedded-fused) with gate 0.8 and v4's own threshold and margin, not
+// refitted: `--fused` prints its cross-validation (2026-11-26, gate 0 / 0.75 / 0.8 / 0.85 / 0.9:
+// owner named 39.1 / 37.8 / 36.1 / 31.5 / 23.1 %, named when absent 0.96 / 0.74 / 0.66 / 0.61 / 0.47 %).
 let DIMS = Number(process.env.VOICE_FIT_DIMS ?? 0);
-let SHRINK = Number(process.env.VOICE_FIT_SHRINK ?? 3);
+let SHRINK = Number(process.env.VOICE_FIT_SHRINK ?? 1);
 let TOP_K = Number(process.env.VOICE_FIT_TOPK ?? 100);
 let WEIGHT = process.env.VOICE_FIT_WEIGHT ?? 'none';
-/** Target share of owner-absent two-party trials in which someone is named (the issue's bound is 5 %). */
-const TARGET_FALSE_NAMING = Number(process.env.VOICE_FIT_TARGET ?? 0.02);
+/**
+ * Target share of owner-absent two-party trials in which someone is named (the issue's bound is
+ * 5 %). 1 %, not v3's 2 %: the training trials (single words and letters) are unlike the held-out
+ * prompts, and v3's held-out rate of naming somebody when the owner is absent ran up to five times
+ * its cross-validated 2 % (docs/bench/voice-real.md at v3), so the bound needs that headroom. Set
+ * once, before v4 was scored on the held-out speakers.
+ */
+const TARGET_FALSE_NAMING = Number(process.env.VOICE_FIT_TARGET ?? 0.01);
 const FOLDS = 4;
+/**
+ * Most owner-present trials in which the other party may be named, in cross-validation. The issue
+ * asks for never; 0.1 % rather than v3's 0.5 %: in the cross-validation of v4 it cost 0.1 point of
+ * owner naming (39.2 -> 39.1 % at <= 1 % owner-absent naming) and raised the margin from 0.2 to 1.2
+ * (0.05 %: 36.3 %; 0: 14.4 %). Changed after v4 with 0.5 % had been scored on the held-out speakers
+ * (it named the other party 18 / 19 / 10 times in 2016): a second candidate, chosen on this
+ * cross-validation, both reported in docs/voice-embedders.md.
+ */
+let WRONG_MAX = Number(process.env.VOICE_FIT_WRONG ?? 0.001);
+/** Sweep only: nobody is named when the runner-up's normalised score reaches this (both resemble the profile). */
+let SECOND_CAP = Infinity;
+/**
+ * Sweep only: nobody is named unless the default embedder's [0,1] cosine score of the best party
+ * also reaches this: a possible fusion for voices far from the real cohort (the synthetic flite
+ * voices, on which the default embedder separates every impostor below 0.749, docs/bench/voice.md).
+ */
+let V1_GATE = 0;
+/**
+ * Speech used per training speaker from the sources added after v3 (KLettres, further asterisk
+ * voices): the first analysis of every rendering is the slow part of a fit, and more speakers teach
+ * more than more words of one speaker. The ktuberling readers keep all their words.
+ */
+const MAX_SPEECH_SECONDS_NEW = 60;
 
-export interface Segment { speaker: string; index: number; seconds: number; mic: Mic; encoding: Encoding; statistics: Record<StatisticsKind, number[]> }
+/** `v1`: the default embedder's vector of the same rendering (for the sweep's gate on its score). */
+export interface Segment { speaker: string; index: number; seconds: number; mic: Mic; encoding: Encoding; statistics: Record<StatisticsKind, number[]>; v1: Float32Array }
 
 /**
  * Renderings of one stretch of a training speaker: profile-length stretches as the benchmark
@@ -57,20 +100,25 @@ function renderings(k: number, seconds: number): Array<{ mic: Mic; encoding: Enc
 /** Statistics of every training segment rendering (frames cached under .cache/voice27-frames-*). */
 async function trainingSegments(): Promise<Segment[]> {
   const out: Segment[] = [];
-  for (const speaker of TRAINING_SPEAKERS) {
+  // VOICE_FIT_SPEAKERS (comma list): analyse only these, e.g. to fill the frame cache in parallel.
+  const only = process.env.VOICE_FIT_SPEAKERS?.split(',');
+  for (const speaker of TRAINING_SPEAKERS.filter((s) => !only || only.includes(s))) {
     const files = utteranceFiles(speaker);
+    const budget = speaker.startsWith('tux-') ? Infinity : MAX_SPEECH_SECONDS_NEW;
+    let used = 0;
     let at = 0;
-    for (let k = 0; at < files.length; k++) {
+    for (let k = 0; at < files.length && used < budget; k++) {
       const target = SEGMENT_SECONDS[k % SEGMENT_SECONDS.length];
       const { pcm, next, speechSeconds } = takeSpeech(files, at, target);
       at = next;
+      used += speechSeconds;
       if (speechSeconds < 2) break;
       for (const { mic, encoding } of renderings(k, speechSeconds)) {
         const key = `${speaker}-${target}-${k}-${mic}-${encoding}`;
         const fr = await cachedFrames(key, () => encode(throughMic(pcm, mic), encoding, k * 7 + MIC_NAMES.indexOf(mic)), SR);
         if (!fr) continue; // too little speech after gating
         const statistics = Object.fromEntries((Object.keys(STATISTICS_DIMS) as StatisticsKind[]).map((kind) => [kind, Array.from(summariseFrames(fr, kind))])) as Segment['statistics'];
-        out.push({ speaker, index: k, seconds: speechSeconds, mic, encoding, statistics });
+        out.push({ speaker, index: k, seconds: speechSeconds, mic, encoding, statistics, v1: featuresToEmbedding(v1Features(fr)) });
       }
     }
     process.stderr.write(`${speaker}: ${out.filter((s) => s.speaker === speaker).length} renderings\n`);
@@ -122,7 +170,7 @@ function cohortStats(v: Float32Array, cohort: Float32Array[], topK: number): { m
  * parties of two different speakers in one encoding is a call. Returns the normalised scores
  * (S-norm, the formula of `normalizedScores`) of each (profile, call).
  */
-function trials(model: Fitted, test: Segment[]): Array<{ present: boolean; ownerKey: string | null; scores: Record<string, number> }> {
+function trials(model: Fitted, test: Segment[]): Array<{ present: boolean; ownerKey: string | null; scores: Record<string, number>; v1: Record<string, number> }> {
   const cohort = model.cohort.map((c) => Float32Array.from(c));
   const prep = (s: Segment) => {
     const e = projectStatistics(s.statistics[model.statistics ?? 'msp'], model);
@@ -142,7 +190,7 @@ function trials(model: Fitted, test: Segment[]): Array<{ present: boolean; owner
         const b = parties[j].s;
         if (a.speaker === b.speaker || a.encoding !== b.encoding) continue;
         const ownerKey = a.speaker === p.s.speaker ? 'A' : b.speaker === p.s.speaker ? 'B' : null;
-        out.push({ present: ownerKey !== null, ownerKey, scores: { A: z[i], B: z[j] } });
+        out.push({ present: ownerKey !== null, ownerKey, scores: { A: z[i], B: z[j] }, v1: { A: (1 + cosine(p.s.v1, a.v1)) / 2, B: (1 + cosine(p.s.v1, b.v1)) / 2 } });
       }
     }
   }
@@ -156,14 +204,16 @@ function summarise(ts: ReturnType<typeof trials>) {
   const second = new Float64Array(n);
   const present = new Uint8Array(n);
   const bestIsOwner = new Uint8Array(n);
+  const bestV1 = new Float64Array(n);
   ts.forEach((t, i) => {
     const ranked = Object.entries(t.scores).sort((a, b) => b[1] - a[1]);
     best[i] = ranked[0]?.[1] ?? -Infinity;
     second[i] = ranked[1]?.[1] ?? -Infinity;
     present[i] = t.present ? 1 : 0;
     bestIsOwner[i] = ranked[0]?.[0] === t.ownerKey ? 1 : 0;
+    bestV1[i] = ranked[0] ? t.v1[ranked[0][0]] : 0;
   });
-  return { n, best, second, present, bestIsOwner };
+  return { n, best, second, present, bestIsOwner, bestV1 };
 }
 
 /** The decision of matchUserVoice on summarised trials. */
@@ -174,7 +224,7 @@ function rates(s: ReturnType<typeof summarise>, threshold: number, margin: numbe
   let present = 0;
   let absent = 0;
   for (let i = 0; i < s.n; i++) {
-    const fires = s.best[i] >= threshold && s.best[i] - s.second[i] >= margin;
+    const fires = s.best[i] >= threshold && s.best[i] - s.second[i] >= margin && s.bestV1[i] >= V1_GATE;
     if (s.present[i]) {
       present++;
       if (fires && s.bestIsOwner[i]) named++;
@@ -190,15 +240,27 @@ function rates(s: ReturnType<typeof summarise>, threshold: number, margin: numbe
 async function main(): Promise<void> {
   const write = !process.argv.includes('--no-write');
   const segs = await trainingSegments();
-  const speakers: string[] = [...TRAINING_SPEAKERS];
+  const speakers: string[] = [...new Set(segs.map((s) => s.speaker))];
+  // Folds by speaker group (bench/support/real-speakers.ts `speakerGroup`): possibly one person is never on both sides.
+  const groups = [...new Set(speakers.map(speakerGroup))];
+  const foldOf = (speaker: string) => groups.indexOf(speakerGroup(speaker)) % FOLDS;
   console.log(`${segs.length} segment renderings of ${new Set(segs.map((s) => s.speaker)).size} training speakers`);
 
+  // What more speakers buy: VOICE_FIT_CV_FIT / VOICE_FIT_CV_SCORE (comma lists of speaker-name
+  // prefixes) restrict which training speakers the cross-validation fits on / scores, e.g. fit on
+  // `tux-` only or on all, both scored on `tux-`.
+  const prefixFilter = (name: string) => {
+    const prefixes = process.env[name]?.split(',');
+    return (s: string) => !prefixes || prefixes.some((p) => s.startsWith(p));
+  };
+  const fittedOn = prefixFilter('VOICE_FIT_CV_FIT');
+  const scored = prefixFilter('VOICE_FIT_CV_SCORE');
   // Speaker-wise cross-validation: every trial is scored by a model that never saw its speakers.
   const crossValidate = () => {
     const cv: ReturnType<typeof trials> = [];
     for (let f = 0; f < FOLDS; f++) {
-      const testSpeakers = new Set(speakers.filter((_, i) => i % FOLDS === f));
-      const model = fitProjection(segs.filter((s) => !testSpeakers.has(s.speaker)));
+      const testSpeakers = new Set(speakers.filter((s) => foldOf(s) === f && scored(s)));
+      const model = fitProjection(segs.filter((s) => foldOf(s.speaker) !== f && fittedOn(s.speaker)));
       for (const t of trials(model, segs.filter((s) => testSpeakers.has(s.speaker)))) cv.push(t);
     }
     return cv;
@@ -215,13 +277,13 @@ async function main(): Promise<void> {
       const mi = Math.min(NM - 1, Math.floor((cv.best[i] - cv.second[i]) / 0.2 + 1e-9));
       if (cv.present[i]) present++;
       else absent++;
-      if (ti < 0 || mi < 0) continue;
+      if (ti < 0 || mi < 0 || cv.second[i] >= SECOND_CAP || cv.bestV1[i] < V1_GATE) continue;
       h[cv.present[i] ? (cv.bestIsOwner[i] ? 0 : 1) : 2][ti][mi]++;
     }
     for (const m of h) for (let t = NT - 1; t >= 0; t--) for (let j = NM - 1; j >= 0; j--) m[t][j] += m[t + 1][j] + m[t][j + 1] - m[t + 1][j + 1];
     return targets.map((target) => {
       let named = 0;
-      for (let t = 0; t < NT; t++) for (let j = 0; j < NM; j++) if (h[2][t][j] <= target * absent && h[1][t][j] <= 0.005 * present && h[0][t][j] > named) named = h[0][t][j];
+      for (let t = 0; t < NT; t++) for (let j = 0; j < NM; j++) if (h[2][t][j] <= target * absent && h[1][t][j] <= WRONG_MAX * present && h[0][t][j] > named) named = h[0][t][j];
       return (100 * named / present).toFixed(1);
     });
   };
@@ -234,9 +296,26 @@ async function main(): Promise<void> {
       SHRINK = shrink;
       TOP_K = k;
       const cv = summarise(crossValidate());
-      const [a1, a2, a5] = bestAt(cv, [0.01, 0.02, 0.05]);
-      console.log(`kind ${kind} dims ${dims} shrink ${shrink} topK ${k} weight ${weight}: owner named at <=1 % absent-named ${a1}, <=2 % ${a2}, <=5 % ${a5}`);
+      for (const [cap, wrongMax] of list('SWEEP_SECOND_CAP', 'Infinity').map(Number).flatMap((c) => list('SWEEP_WRONG', String(WRONG_MAX)).map((w) => [c, Number(w)]))) for (const gate of list('SWEEP_V1_GATE', '0').map(Number)) {
+        V1_GATE = gate;
+        SECOND_CAP = cap;
+        WRONG_MAX = wrongMax;
+        const [a1, a2, a5] = bestAt(cv, [0.01, 0.02, 0.05]);
+        console.log(`kind ${kind} dims ${dims} shrink ${shrink} topK ${k} weight ${weight} second-cap ${cap} wrong<=${wrongMax} v1-gate ${gate}: owner named at <=1 % absent-named ${a1}, <=2 % ${a2}, <=5 % ${a5}`);
+      }
     }
+    return;
+  }
+  if (process.argv.includes('--fused')) {
+    // The fused decision as shipped (src/pipeline/voice/match.ts fusedMatch): the fitted model's own
+    // threshold and margin, and a gate on the default embedder's score of the named party.
+    const cv = summarise(crossValidate());
+    for (const gate of [0, 0.75, 0.8, 0.85, 0.9]) {
+      V1_GATE = gate;
+      const r = rates(cv, VOICE_MODEL.threshold, VOICE_MODEL.margin);
+      console.log(`fused, threshold ${VOICE_MODEL.threshold}, margin ${VOICE_MODEL.margin}, gate ${gate}: owner named ${(100 * r.named).toFixed(1)} %, wrong ${(100 * r.wrong).toFixed(2)} %, named when absent ${(100 * r.falseNamed).toFixed(2)} % (cross-validated, training speakers)`);
+    }
+    V1_GATE = 0;
     return;
   }
   const cv = summarise(crossValidate());
@@ -245,7 +324,7 @@ async function main(): Promise<void> {
   for (let threshold = 0; threshold <= 6; threshold += 0.1) {
     for (let margin = 0.2; margin <= 4; margin += 0.2) {
       const r = rates(cv, threshold, margin);
-      if (r.falseNamed <= TARGET_FALSE_NAMING && r.wrong <= 0.005 && r.named > best.named) best = { threshold, margin, named: r.named, falseNamed: r.falseNamed, wrong: r.wrong };
+      if (r.falseNamed <= TARGET_FALSE_NAMING && r.wrong <= WRONG_MAX && r.named > best.named) best = { threshold, margin, named: r.named, falseNamed: r.falseNamed, wrong: r.wrong };
     }
   }
   const r = rates(cv, best.threshold, best.margin);

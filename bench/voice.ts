@@ -14,18 +14,31 @@ import os from 'node:os';
 import { decodeAudio, readWavMono } from '../src/pipeline/audio/decode.js';
 import { createDiarizer } from '../src/pipeline/diarization/index.js';
 import { corpusFile, corpusIds, ensureCorpus, loadTruth, projectRoot, type Truth } from '../test/support/corpus.js';
-import { V1_FEATURE_DIM as FEATURE_DIM, FEATURE_LAYOUT, MfccStatsEmbedder, ProjectedStatsEmbedder, speakerFeatures } from '../src/pipeline/voice/embedder.js';
-import { DEFAULT_VOICE_MATCH_MARGIN, DEFAULT_VOICE_MATCH_THRESHOLD, embedCallSpeakers, matchUserVoice, normalizedMatch, normalizedScores, scoreSpeakers as cosineScores } from '../src/pipeline/voice/match.js';
+import { V1_FEATURE_DIM as FEATURE_DIM, FEATURE_LAYOUT, FUSED_V1_GATE, FusedStatsEmbedder, MfccStatsEmbedder, ProjectedStatsEmbedder, speakerFeatures } from '../src/pipeline/voice/embedder.js';
+import { DEFAULT_VOICE_MATCH_MARGIN, DEFAULT_VOICE_MATCH_THRESHOLD, embedCallSpeakers, fusedMatch, matchUserVoice, normalizedMatch, normalizedScores, scoreSpeakers as cosineScores, type VoiceMatch } from '../src/pipeline/voice/match.js';
 
-// `--embedder v2`: the shipped default (learned projection, cohort-normalised scores mapped to [0,1]
-// by normalizedMatch) instead of the statistics embedder this calibration was first written for.
-const V2 = process.argv.includes('v2') && process.argv.includes('--embedder');
-const makeEmbedder = () => (V2 ? new ProjectedStatsEmbedder() : new MfccStatsEmbedder());
+// The default statistics embedder (v1), for which this calibration and its background statistics
+// were written, unless `--embedder v2` (the opt-in fitted model alone, cohort-normalised scores
+// mapped to [0,1] by normalizedMatch) or `--embedder fused` (opt-in, issue 27: the fitted model
+// decides, the statistics embedder's score of the named party must reach a gate; fusedMatch).
+const EMBEDDER_ARG = process.argv.includes('--embedder') ? process.argv[process.argv.indexOf('--embedder') + 1] : 'v1';
+const V2 = EMBEDDER_ARG === 'v2';
+const V1 = EMBEDDER_ARG === 'v1';
+const makeEmbedder = () => (V2 ? new ProjectedStatsEmbedder() : V1 ? new MfccStatsEmbedder() : new FusedStatsEmbedder());
 const EMBEDDED_PROVIDER = makeEmbedder().provider;
+/** Scores and the pipeline's decision (src/pipeline/speech.ts matchVoice) at a threshold and margin on the [0,1] scale. */
+function decideSpeakers(profile: Float32Array, embs: Record<string, Float32Array>, threshold = DEFAULT_VOICE_MATCH_THRESHOLD, margin = DEFAULT_VOICE_MATCH_MARGIN): { scores: Record<string, number>; match: VoiceMatch } {
+  if (V1) {
+    const scores = cosineScores(profile, embs);
+    return { scores, match: matchUserVoice(scores, threshold, margin) };
+  }
+  const e = makeEmbedder() as ProjectedStatsEmbedder | FusedStatsEmbedder;
+  // The fitted decisions' margin is the fitted one (mapped to DEFAULT_VOICE_MATCH_MARGIN); only the threshold moves.
+  if (e instanceof FusedStatsEmbedder) return fusedMatch(profile, embs, e.model, e.fusion, threshold);
+  return normalizedMatch(normalizedScores(profile, embs, e.model), e.model, threshold);
+}
 function scoreSpeakers(profile: Float32Array, embs: Record<string, Float32Array>): Record<string, number> {
-  if (!V2) return cosineScores(profile, embs);
-  const model = new ProjectedStatsEmbedder().model;
-  return normalizedMatch(normalizedScores(profile, embs, model), model).scores;
+  return decideSpeakers(profile, embs).scores;
 }
 import { provenanceLine, startProvenance, type Provenance } from './support/provenance.js';
 import { headlineMarker } from './support/headline.js';
@@ -182,8 +195,7 @@ function decisionAccuracy(profiles: Profile[], calls: CallSet, voicesOf: VoicesO
   for (const [id, embs] of Object.entries(calls)) {
     for (const p of profiles) {
       const truthSpeaker = (['A', 'B'] as const).find((s) => voicesOf[id][s] === p.voice) ?? null;
-      const scores = scoreSpeakers(p.emb, embs);
-      const m = matchUserVoice(scores, threshold, margin);
+      const { scores, match: m } = decideSpeakers(p.emb, embs, threshold, margin);
       if (truthSpeaker) {
         present++;
         const other = truthSpeaker === 'A' ? 'B' : 'A';
@@ -234,7 +246,7 @@ async function diarizerRun(profiles: Profile[], variants: Variant[]): Promise<Di
         const embs = await embedCallSpeakers(embedder, audio, d.speakerRegions);
         for (const p of profiles) {
           const truthSpeaker = (['A', 'B'] as const).find((s) => truth.speakers[s].voice === p.voice) ?? null;
-          const m = matchUserVoice(scoreSpeakers(p.emb, embs), DEFAULT_VOICE_MATCH_THRESHOLD, DEFAULT_VOICE_MATCH_MARGIN);
+          const m = decideSpeakers(p.emb, embs).match;
           if (truthSpeaker) {
             tally.present++;
             if (!m.matchedSpeaker) tally.missed++;
@@ -309,12 +321,14 @@ function analyse(trials: Trial[], profiles: Profile[], callEmb: Record<string, C
     const stamp = provenanceLine(provenance, 'node --import tsx bench/voice.ts');
     const md: string[] = [];
     md.push('# Voice embedding and matching: calibration', '');
-    md.push(`Generated by \`node --import tsx bench/voice.ts\` (${seconds.toFixed(0)} s on this machine). Embedder \`${EMBEDDED_PROVIDER}\`, ${FEATURE_DIM} dimensions.`, '');
+    md.push(`Generated by \`node --import tsx bench/voice.ts\` (${seconds.toFixed(0)} s on this machine). Embedder \`${EMBEDDED_PROVIDER}\`, ${makeEmbedder().dimension} dimensions.`, '');
     md.push('**In-sample.** The features, their normalisation, the threshold and the margin were chosen on these trials (four synthetic voices), so these figures show how well the matcher fits them, not how it does on people: `docs/bench/voice-real.md` measures real voices.', '');
     md.push('## Setup', '');
     md.push(`- Enrollment: for each corpus voice (${VOICES.join(', ')}) ${ENROLLMENT_TEXTS.length} separate flite samples of six Harvard sentences each (none occurs in the corpus), 13-17 s, converted like \`render.sh\` (16 kHz mono 16-bit, pauses trimmed, -3 dBFS peak): ${profiles.length} profiles.`);
     md.push('- Call speakers: each speaker A and B of the 12 calls, decoded with `decodeAudio` and embedded with `embedCallSpeakers` from its TRUTH turn regions (so this measures the embedder, not the diarizer).');
-    md.push('- Score: cosine similarity of the L2-normalised embeddings mapped to [0,1] as (1 + cos) / 2 (`scoreSpeakers`).');
+    if (V1) md.push('- Score: cosine similarity of the L2-normalised embeddings mapped to [0,1] as (1 + cos) / 2 (`scoreSpeakers`).');
+    else if (V2) md.push('- Score: the fitted model\'s cohort-normalised score mapped to [0,1] (`normalizedMatch`: its fitted threshold lands on 0.85, its fitted margin spans 0.05); decision: that threshold and margin.');
+    else md.push(`- Score and decision (\`fusedMatch\`, opt-in \`VOICE_EMBEDDING_PROVIDER=embedded-fused\`): the fitted model (\`${new ProjectedStatsEmbedder().provider}\`, fitted on real training speakers, not on these voices) decides with its cohort-normalised score mapped to [0,1] (its fitted threshold lands on 0.85, its fitted margin spans 0.05), and the party it names must also score at least ${FUSED_V1_GATE} with the statistics embedder \`embedded-mfcc-stats-v1\` (cosine mapped to [0,1]; the gate chosen in the training speakers' cross-validation, bench/fit-voice.ts). A party under that gate is reported with its statistics score, so a score at or above the threshold means both embedders agree.`);
     md.push(`- Trials per variant: ${profiles.length} profiles x 24 call speakers; genuine = same voice (72), impostor = different voice (216).`);
     md.push(`- Variants: ${variants.map((v) => `\`${v}\` (${VARIANT_NOTE[v]})`).join('; ')}. The stereo numbers equal the mono ones because corpus turns never overlap, so within a speaker's turns its channel holds the same samples as the mix, and the features ignore level.`, '');
     md.push('## Score distributions', '');
@@ -327,7 +341,7 @@ function analyse(trials: Trial[], profiles: Profile[], callEmb: Record<string, C
     md.push('### Mean score per voice pair (mono16k)', '', `| enrolled \\ speaker | ${VOICES.join(' | ')} |`, `|---|${VOICES.map(() => '---').join('|')}|`, ...pairs, '', stamp, '');
     md.push(`Closest impostor pair: ${closest.pair} (mean ${f(closest.mean)}, max ${f(closest.max)}).`, '');
     md.push('## Threshold', '');
-    md.push(`Over all variants the lowest genuine score is ${f(pooled.minGenuine)} and the highest impostor score ${f(pooled.maxImpostor)} (midpoint ${f(pooled.midpoint)}). \`DEFAULT_VOICE_MATCH_THRESHOLD = ${DEFAULT_VOICE_MATCH_THRESHOLD}\` sits in that gap, above the midpoint on purpose: a false match puts the user's name on the other party, while a miss only falls back to text-based naming, and real voices vary more between an enrollment sample and a call than one synthetic voice does. \`DEFAULT_VOICE_MATCH_MARGIN = ${DEFAULT_VOICE_MATCH_MARGIN}\`: the best speaker must also beat the runner-up by this much (smallest observed genuine-minus-other margin: ${variants.map((v) => `${v} ${f(perVariant[v].acc.minMargin)}`).join(', ')}).`, '');
+    md.push(`Over all variants the lowest genuine score is ${f(pooled.minGenuine)} and the highest impostor score ${f(pooled.maxImpostor)} (midpoint ${f(pooled.midpoint)}). \`DEFAULT_VOICE_MATCH_THRESHOLD = ${DEFAULT_VOICE_MATCH_THRESHOLD}\` ${pooled.minGenuine >= DEFAULT_VOICE_MATCH_THRESHOLD && pooled.maxImpostor < DEFAULT_VOICE_MATCH_THRESHOLD ? 'sits in that gap' : '**does not sit in a gap between them**'}${V1 ? ', above the midpoint on purpose' : ''}: a false match puts the user's name on the other party, while a miss only falls back to text-based naming, and real voices vary more between an enrollment sample and a call than one synthetic voice does. \`DEFAULT_VOICE_MATCH_MARGIN = ${DEFAULT_VOICE_MATCH_MARGIN}\`: the best speaker must also beat the runner-up by this much (smallest observed genuine-minus-other margin: ${variants.map((v) => `${v} ${f(perVariant[v].acc.minMargin)}`).join(', ')}).`, '');
     md.push(`| threshold | ${variants.join(' | ')} |`, `|---|${variants.map(() => '---').join('|')}|`);
     for (const r of sweep) md.push(`| ${r.t} | ${r.acc.map((x) => `${(100 * x).toFixed(1)} %`).join(' | ')} |`);
     md.push('', stamp, '');

@@ -23,6 +23,11 @@ if [ "${1:-}" = "--test" ]; then
     dpkg -s "asterisk-core-sounds-$lang-g722" >/dev/null 2>&1 || need+=("asterisk-core-sounds-$lang-g722")
   done
   [ -d /usr/share/ktuberling/sounds/en ] || need+=(ktuberling-data)
+  # More training speakers for bench/fit-voice.ts: KLettres letter readers and three more asterisk voices.
+  [ -d /usr/share/klettres/fr ] || need+=(klettres-data)
+  for p in asterisk-prompt-es-co asterisk-prompt-fr-armelle asterisk-prompt-it-menardi-wav; do
+    dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
+  done
   # A real browser for the console's tests (test/e2e/console.test.ts), driven by playwright-core.
   command -v chromium >/dev/null 2>&1 || need+=(chromium)
 fi

@@ -9,7 +9,7 @@ import { decodeAudio } from './audio/decode.js';
 import { detectSpeech, speechUtterances } from './diarization/vad.js';
 import { groupUtterances, resolveSpeakers } from './resolution/index.js';
 import { buildTranscript, utterancesOf } from './normalize.js';
-import { embedCallSpeakers, matchUserVoice, normalizedMatch, normalizedScores, scoreSpeakers } from './voice/match.js';
+import { embedCallSpeakers, fusedMatch, matchUserVoice, normalizedMatch, normalizedScores, scoreSpeakers } from './voice/match.js';
 import { Transcript } from '../domain/transcript.js';
 
 // 2: pocketsphinx decodes the VAD's utterances; every recogniser's word times are checked (word-times.ts).
@@ -197,6 +197,11 @@ export async function matchVoice(pipeline: Pipeline, input: Pick<SpeechInput, 'c
   try {
     const embeddings = await embedCallSpeakers(pipeline.embedder, audio, diarization.speakerRegions);
     const norm = pipeline.embedder.normalization;
+    const fusion = pipeline.embedder.fusion;
+    if (norm && fusion) {
+      const { match, scores } = fusedMatch(input.voiceProfile, embeddings, norm, fusion, threshold);
+      return { status: match.status, scores, threshold, matchedSpeaker: match.matchedSpeaker };
+    }
     if (norm) {
       const { match, scores } = normalizedMatch(normalizedScores(input.voiceProfile, embeddings, norm), norm, threshold);
       return { status: match.status, scores, threshold, matchedSpeaker: match.matchedSpeaker };

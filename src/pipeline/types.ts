@@ -102,6 +102,11 @@ export interface SpeakerEmbedder {
    * cohort and decided with this threshold and margin (normalised units; src/pipeline/voice/match.ts).
    */
   readonly normalization?: { cohort: readonly (readonly number[])[]; cohortTopK: number; threshold: number; margin: number };
+  /**
+   * When set (with `normalization`), each vector is two embeddings: the normalised one (first
+   * `fittedDim` values) decides, and the plain cosine of the rest must reach `gate` (match.ts fusedMatch).
+   */
+  readonly fusion?: { fittedDim: number; gate: number };
   embed(samples: Float32Array, sampleRate: number, regions?: Array<{ start: number; end: number }>): Promise<Float32Array>;
 }
 

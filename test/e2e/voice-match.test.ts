@@ -14,6 +14,8 @@ import fs from 'node:fs';
 import { Value } from '@sinclair/typebox/value';
 import { Transcript } from '../../src/domain/transcript.js';
 import type { Recognition } from '../../src/pipeline/types.js';
+import { readWavMono } from '../../src/pipeline/audio/decode.js';
+import { FusedStatsEmbedder, serializeEmbedding } from '../../src/pipeline/voice/embedder.js';
 import { corpusFile, loadScorer, loadTruth, type Truth } from '../support/corpus.js';
 import { startTestService, tempDir, TestIdp, uploadForm, type TestService, waitForCallSettled } from '../support/service.js';
 import { harvardText, voiceSample, type FliteVoice } from '../support/voices.js';
@@ -33,7 +35,7 @@ describe(`voice matching end to end (${CALL}, embedded PostgreSQL, real pipeline
   let threshold: number;
   const dir = tempDir('voice-match-test-');
   const recognitions = new Map<string, Promise<Recognition>>();
-  const results: Partial<Record<'present' | 'presentFlipped' | 'absent' | 'none' | 'deleted', { transcript: any; score: any }>> = {};
+  const results: Partial<Record<'present' | 'presentFlipped' | 'absent' | 'none' | 'older' | 'deleted', { transcript: any; score: any }>> = {};
   let present: string;
 
   before(async () => {
@@ -228,6 +230,21 @@ describe(`voice matching end to end (${CALL}, embedded PostgreSQL, real pipeline
 
   test('a user without a profile gets NO_PROFILE and text-only naming', () => {
     assertNoProfile(results.none);
+  });
+
+  test('a profile of the opt-in fused embedder is never scored by the default: NO_PROFILE, and the status asks for a new sample', async () => {
+    assert.ok(present, 'the upload test enrolled the user');
+    const me = (await t.request('GET', '/api/users/me', { token: present })).body;
+    const db = t.service.ctx.database.db;
+    // The user's own voice as VOICE_EMBEDDING_PROVIDER=embedded-fused stores it (both vectors, another provider id).
+    const sample = voiceSample(dir, userVoice, { seconds: 15, textOffset: 0 });
+    const { samples, sampleRate } = await readWavMono(sample);
+    const fused = new FusedStatsEmbedder();
+    assert.notEqual(fused.provider, t.service.pipeline.embedder.provider);
+    await db.updateTable('voiceProfiles').set({ provider: fused.provider, embedding: serializeEmbedding(await fused.embed(samples, sampleRate)) }).where('userId', '=', me.id).execute();
+    assert.equal((await t.request('GET', '/api/users/me/voice-profile/status', { token: present })).body.status, 'REENROLLMENT_REQUIRED');
+    results.older = await finish(present, await uploadCall(present));
+    assertNoProfile(results.older);
   });
 
   test('after DELETE of the profile, the next call of that user is NO_PROFILE again', async () => {

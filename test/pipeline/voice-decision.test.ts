@@ -1,10 +1,10 @@
 // The two-party decision on cohort-normalised scores (src/pipeline/voice/match.ts): normalisation
 // against the cohort, the threshold and margin in normalised units, and the [0,1] scores the API
 // shows. Pure functions on hand-made vectors; the accuracy on real voices is bench/voice-real.ts.
-import { test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_VOICE_MATCH_MARGIN, DEFAULT_VOICE_MATCH_THRESHOLD, normalizedMatch, normalizedScores } from '../../src/pipeline/voice/match.js';
-import { EMBEDDED_PROVIDER, ProjectedStatsEmbedder, STATISTICS_DIMS, createSpeakerEmbedder, projectStatistics, summariseFrames, v1Features } from '../../src/pipeline/voice/embedder.js';
+import { DEFAULT_VOICE_MATCH_MARGIN, DEFAULT_VOICE_MATCH_THRESHOLD, fusedMatch, normalizedMatch, normalizedScores } from '../../src/pipeline/voice/match.js';
+import { EMBEDDED_PROVIDER, FUSED_PROVIDER, FUSED_V1_GATE, ProjectedStatsEmbedder, V1_PROVIDER, STATISTICS_DIMS, createSpeakerEmbedder, projectStatistics, summariseFrames, v1Features } from '../../src/pipeline/voice/embedder.js';
 import { VOICE_MODEL } from '../../src/pipeline/voice/voice-model.js';
 
 const unit = (...xs: number[]) => {
@@ -89,9 +89,65 @@ test('frame summaries: cepstral means and deviations, delta deviations, pitch me
   assert.deepEqual([...v1Features({ cep, logF0 })], [...Array.from({ length: 16 }, (_, k) => k + 1), 5]);
 });
 
-test("VOICE_EMBEDDING_PROVIDER=embedded-lda selects the fitted model; 'embedded' stays the statistics embedder", async () => {
+test("VOICE_EMBEDDING_PROVIDER=embedded-lda selects the fitted model, 'embedded-fused' the fused decision; 'embedded' stays the statistics embedder", async () => {
   assert.equal((await createSpeakerEmbedder({ provider: 'embedded-lda' })).provider, VOICE_MODEL.id);
+  const fused = await createSpeakerEmbedder({ provider: 'embedded-fused' });
+  assert.equal(fused.provider, FUSED_PROVIDER);
+  assert.equal(fused.normalization, VOICE_MODEL, 'the fitted model decides');
+  assert.deepEqual(fused.fusion, { fittedDim: VOICE_MODEL.projection.length, gate: FUSED_V1_GATE });
   const plain = await createSpeakerEmbedder({ provider: 'embedded' });
   assert.equal(plain.provider, EMBEDDED_PROVIDER);
+  assert.equal(plain.provider, V1_PROVIDER);
   assert.equal(plain.normalization, undefined, 'the default embedder keeps raw cosine scores');
+  assert.equal(plain.fusion, undefined);
+  // Profiles of each embedder are of another provider than the others': never scored by another.
+  assert.notEqual(V1_PROVIDER, FUSED_PROVIDER);
+  assert.notEqual(VOICE_MODEL.id, FUSED_PROVIDER);
+});
+
+describe('fusedMatch: the fitted decision names the party, the statistics score must reach the gate', () => {
+  // Fitted part 3 values (normalised against `cohort`), statistics part 2 values.
+  const fusion = { fittedDim: 3, gate: 0.8 };
+  const fit = { ...norm, threshold: 2, margin: 1 };
+  const fuse = (fitted: Float32Array, plain: Float32Array) => Float32Array.from([...fitted, ...plain]);
+  const profileFitted = unit(0.1, 0, 1);
+  const near = unit(0.15, 0.02, 1);
+  const far = unit(1, 0.3, 0.1);
+  const plainProfile = unit(1, 0);
+  const plainSame = unit(1, 0.1); // (1 + cos) / 2 = 0.998
+  const plainOther = unit(0.2, 1); // (1 + cos) / 2 = 0.598
+
+  test('both agree: the fitted decision stands, and its [0,1] score', () => {
+    const embs = { A: fuse(near, plainSame), B: fuse(far, plainOther) };
+    const fitted = normalizedMatch(normalizedScores(profileFitted, { A: near, B: far }, norm), fit);
+    assert.deepEqual(fitted.match, { status: 'MATCHED', matchedSpeaker: 'A' }, 'the hand-made case is one the fitted decision names');
+    const r = fusedMatch(fuse(profileFitted, plainProfile), embs, fit, fusion);
+    assert.deepEqual(r.match, { status: 'MATCHED', matchedSpeaker: 'A' });
+    assert.equal(r.scores.A, fitted.scores.A);
+    // B is under the gate: its reported score is its statistics score when that is lower.
+    const plainB = (1 + plainOther[0] * plainProfile[0] + plainOther[1] * plainProfile[1]) / 2;
+    assert.ok(plainB < fitted.scores.B, 'the hand-made case has B under the gate and under its fitted score');
+    assert.ok(Math.abs(r.scores.B - plainB) < 1e-6, `B reports ${r.scores.B}, its statistics score ${plainB}`);
+  });
+
+  test('the named party under the gate: nobody is named, and no reported score reaches the threshold', () => {
+    const r = fusedMatch(fuse(profileFitted, plainProfile), { A: fuse(near, plainOther), B: fuse(far, plainSame) }, fit, fusion);
+    assert.deepEqual(r.match, { status: 'NO_MATCH', matchedSpeaker: null });
+    assert.ok(r.scores.A < fusion.gate, `A reports ${r.scores.A}`);
+    assert.ok(Object.values(r.scores).every((x) => x < DEFAULT_VOICE_MATCH_THRESHOLD));
+  });
+
+  test('the gate never names a party the fitted decision does not name', () => {
+    // Fitted: nobody (both far); statistics: A identical to the profile.
+    const r = fusedMatch(fuse(profileFitted, plainProfile), { A: fuse(far, plainProfile), B: fuse(unit(0.9, -0.4, 0.1), plainOther) }, fit, fusion);
+    assert.equal(normalizedMatch(normalizedScores(profileFitted, { A: far, B: unit(0.9, -0.4, 0.1) }, norm), fit).match.status, 'NO_MATCH');
+    assert.deepEqual(r.match, { status: 'NO_MATCH', matchedSpeaker: null });
+  });
+
+  test('a configured threshold moves the fitted decision as in normalizedMatch', () => {
+    const embs = { A: fuse(near, plainSame), B: fuse(far, plainOther) };
+    const z = normalizedScores(profileFitted, { A: near, B: far }, norm);
+    const strict = DEFAULT_VOICE_MATCH_THRESHOLD + ((z.A - fit.threshold) / fit.margin) * DEFAULT_VOICE_MATCH_MARGIN + 0.01;
+    assert.equal(fusedMatch(fuse(profileFitted, plainProfile), embs, fit, fusion, strict).match.status, 'NO_MATCH');
+  });
 });

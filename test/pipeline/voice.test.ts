@@ -10,7 +10,12 @@ import {
   EMBEDDED_PROVIDER,
   EmbeddingError,
   FEATURE_DIM,
+  FUSED_V1_GATE,
+  FusedStatsEmbedder,
   MfccStatsEmbedder,
+  ProjectedStatsEmbedder,
+  V1_FEATURE_DIM,
+  V1_PROVIDER,
   createSpeakerEmbedder,
   deserializeEmbedding,
   serializeEmbedding,
@@ -19,9 +24,12 @@ import {
   DEFAULT_VOICE_MATCH_MARGIN,
   DEFAULT_VOICE_MATCH_THRESHOLD,
   embedCallSpeakers,
+  fusedMatch,
   matchUserVoice,
   scoreSpeakers,
 } from '../../src/pipeline/voice/match.js';
+import type { SpeakerEmbedder } from '../../src/pipeline/types.js';
+import { VOICE_MODEL } from '../../src/pipeline/voice/voice-model.js';
 import { corpusFile, ensureCorpus, loadTruth, type Truth } from '../support/corpus.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'voice-test-'));
@@ -47,10 +55,10 @@ function regions(truth: Truth) {
   return { A: of('A'), B: of('B') };
 }
 
-async function callSpeakers(id: string, file: 'mono16k.wav' | 'stereo.wav' | 'call.m4a') {
+async function callSpeakers(id: string, file: 'mono16k.wav' | 'stereo.wav' | 'call.m4a', embedder: SpeakerEmbedder = new MfccStatsEmbedder()) {
   const truth = loadTruth(id);
   const audio = await decodeAudio(corpusFile(id, file), fs.mkdtempSync(path.join(tmp, 'call-')), { timeoutMs: 30_000, maxSeconds: 600 });
-  return { truth, audio, embeddings: await embedCallSpeakers(new MfccStatsEmbedder(), audio, regions(truth)) };
+  return { truth, audio, embeddings: await embedCallSpeakers(embedder, audio, regions(truth)) };
 }
 
 function norm(v: Float32Array): number {
@@ -70,13 +78,13 @@ async function profileOf(voice: 'rms'): Promise<Float32Array> {
 test('embeddings have a constant dimension and unit length', async () => {
   ensureCorpus();
   const embedder = new MfccStatsEmbedder();
-  assert.equal(embedder.provider, EMBEDDED_PROVIDER);
+  assert.equal(embedder.provider, V1_PROVIDER);
   const profile = await profileOf('rms');
   const { samples } = await readWavMono(corpusFile('car-repair', 'mono16k.wav'));
   const whole = await embedder.embed(samples, 16000);
   const partial = await embedder.embed(samples, 16000, [{ start: 0, end: 8 }]);
   for (const v of [profile, whole, partial]) {
-    assert.equal(v.length, FEATURE_DIM);
+    assert.equal(v.length, V1_FEATURE_DIM);
     assert.ok(v.every(Number.isFinite));
     assert.ok(Math.abs(norm(v) - 1) < 1e-5, `norm ${norm(v)}`);
   }
@@ -178,9 +186,47 @@ test('too little speech is an EmbeddingError, and embedCallSpeakers leaves such 
   assert.deepEqual(Object.keys(out), ['S0']);
 });
 
+test('the fused embedder stores the fitted and the statistics embedding of one analysis, one after the other', async () => {
+  ensureCorpus();
+  const { samples } = await readWavMono(corpusFile('car-repair', 'mono16k.wav'));
+  const regions = [{ start: 0, end: 8 }];
+  const fused = new FusedStatsEmbedder();
+  const v = await fused.embed(samples, 16000, regions);
+  assert.equal(fused.dimension, VOICE_MODEL.projection.length + V1_FEATURE_DIM);
+  assert.equal(v.length, fused.dimension);
+  const fitted = await new ProjectedStatsEmbedder().embed(samples, 16000, regions);
+  const plain = await new MfccStatsEmbedder().embed(samples, 16000, regions);
+  assert.equal(fused.fusion.fittedDim, fitted.length);
+  assert.deepEqual(v, Float32Array.from([...fitted, ...plain]));
+  assert.equal(fused.fusion.gate, FUSED_V1_GATE);
+  // A profile of this embedder means both vectors: its id names both, and differs from each alone.
+  assert.notEqual(fused.provider, V1_PROVIDER);
+  assert.notEqual(fused.provider, new ProjectedStatsEmbedder().provider);
+  assert.ok(fused.provider.includes(V1_PROVIDER) && fused.provider.includes(new ProjectedStatsEmbedder().provider));
+});
+
+test('the fused decision on corpus voices: the own voice matched, an absent voice matches nobody', async () => {
+  const fused = new FusedStatsEmbedder();
+  const { samples, sampleRate } = await readWavMono(synthesize('rms', ENROLLMENT));
+  const profile = await fused.embed(samples, sampleRate);
+  // landlord-repair: A = rms, B = kal16.
+  const { embeddings } = await callSpeakers('landlord-repair', 'mono16k.wav', fused);
+  const own = fusedMatch(profile, embeddings, fused.normalization, fused.fusion);
+  assert.deepEqual(own.match, { status: 'MATCHED', matchedSpeaker: 'A' });
+  assert.ok(own.scores.A >= DEFAULT_VOICE_MATCH_THRESHOLD && own.scores.B < own.scores.A);
+  const kalSample = await readWavMono(synthesize('kal16', ENROLLMENT));
+  const kal = await fused.embed(kalSample.samples, kalSample.sampleRate);
+  // A call without kal16: slt and rms.
+  const other = await callSpeakers('contractor-quote', 'mono16k.wav', fused);
+  assert.ok(!Object.values(other.truth.speakers).some((s) => s.voice === 'kal16'));
+  assert.equal(fusedMatch(kal, other.embeddings, fused.normalization, fused.fusion).match.status, 'NO_MATCH');
+});
+
 test('createSpeakerEmbedder: embedded by default, a clear error for an unavailable neural model', async () => {
   const embedded = await createSpeakerEmbedder({ provider: 'embedded' });
   assert.equal(embedded.provider, EMBEDDED_PROVIDER);
+  assert.ok(embedded instanceof MfccStatsEmbedder, 'the default is the statistics embedder');
+  assert.ok((await createSpeakerEmbedder({ provider: 'embedded-fused' })) instanceof FusedStatsEmbedder);
   await assert.rejects(createSpeakerEmbedder({ provider: 'onnx' }), /needs a model path/);
   await assert.rejects(createSpeakerEmbedder({ provider: 'onnx', modelPath: path.join(tmp, 'missing.onnx') }), (err: unknown) => {
     assert.ok(err instanceof EmbeddingError);

@@ -10,8 +10,8 @@ import { FEATURE_CENTER, FEATURE_SCALE } from './background.js';
 import { VOICE_MODEL } from './voice-model.js';
 
 /** The offline default (VOICE_EMBEDDING_PROVIDER=embedded): MfccStatsEmbedder. */
-export const EMBEDDED_PROVIDER = 'embedded-mfcc-stats-v1';
-const V1_PROVIDER = EMBEDDED_PROVIDER;
+export const V1_PROVIDER = 'embedded-mfcc-stats-v1';
+export const EMBEDDED_PROVIDER = V1_PROVIDER;
 
 // Everything below defines what a stored profile means: a change to the features, the bank, the
 // gate or the background statistics needs a new provider id, or old profiles silently mismatch.
@@ -332,8 +332,70 @@ export class ProjectedStatsEmbedder implements SpeakerEmbedder {
   }
 }
 
+/**
+ * Gate of the fused decision: a party the fitted decision names counts as the user only when the
+ * default embedder's [0,1] cosine score of it also reaches this. Chosen in the training speakers'
+ * cross-validation only (`SWEEP_V1_GATE` of bench/fit-voice.ts, threshold and margin refitted per
+ * gate, wrong party <= 0.1 %; owner named at <= 1 % owner-absent naming with gate 0 / 0.75 / 0.8 /
+ * 0.85 / 0.9: 39.1 / 40.0 / 39.4 / 35.4 / 27.3 %) by the rule "the strictest gate that names the
+ * owner no less often than no gate": the gate is there for safety, so it is set as high as it is free.
+ * Not part of what a stored profile means (both vectors are stored): changing it needs no new id.
+ */
+export const FUSED_V1_GATE = 0.8;
+
+/** Provider id of the fused profiles: both vectors, one after the other. */
+export const FUSED_PROVIDER = `${VOICE_MODEL.id}+${V1_PROVIDER}`;
+
+/** How the fused embedder's vector is laid out and decided (src/pipeline/voice/match.ts fusedMatch). */
+export interface Fusion {
+  /** The fitted embedding's length: the vector's first `fittedDim` values; the default embedding follows. */
+  fittedDim: number;
+  /** The default embedder's [0,1] score the named party must reach (FUSED_V1_GATE). */
+  gate: number;
+}
+
+/**
+ * Opt-in (VOICE_EMBEDDING_PROVIDER=embedded-fused): one frame analysis, two embeddings
+ * stored one after the other, the fitted model's (`ProjectedStatsEmbedder`) and the statistics
+ * embedder's (`MfccStatsEmbedder`), each L2-normalised. The fitted decision (cohort-normalised
+ * scores, threshold and margin) chooses the party; the statistics embedder's score of that party
+ * must also reach `FUSED_V1_GATE`. The fitted model alone names voices far from its real cohort
+ * (the synthetic flite voices of docs/bench/voice.md) against each other; the statistics embedder
+ * alone names strangers on recorded people (docs/bench/voice-real.md); each covers the other.
+ * Not the default: on the synthetic voices' telephone variant the fitted decision misses the owner
+ * in 8 of 72 calls where the statistics embedder misses none (docs/voice-embedders.md).
+ */
+export class FusedStatsEmbedder implements SpeakerEmbedder {
+  readonly provider: string;
+  readonly dimension: number;
+  readonly normalization: VoiceModel;
+  readonly fusion: Fusion;
+  constructor(readonly model: VoiceModel = VOICE_MODEL, gate: number = FUSED_V1_GATE) {
+    if (model.projection.length === 0) throw new Error('the voice model is not fitted; run bench/fit-voice.ts');
+    this.normalization = model;
+    this.fusion = { fittedDim: model.projection.length, gate };
+    this.dimension = model.projection.length + V1_FEATURE_DIM;
+    this.provider = `${model.id}+${V1_PROVIDER}`;
+  }
+
+  async embed(samples: Float32Array, sampleRate: number, regions?: Span[]): Promise<Float32Array> {
+    return fuseFrames(await speechFrames(samples, sampleRate, regions), this.model);
+  }
+}
+
+/** The fused vector of analysed frames: the fitted embedding, then the default one. */
+export function fuseFrames(fr: SpeechFrames, model: VoiceModel = VOICE_MODEL): Float32Array {
+  const fitted = projectStatistics(summariseFrames(fr, model.statistics ?? 'msp'), model);
+  const plain = featuresToEmbedding(v1Features(fr));
+  const out = new Float32Array(fitted.length + plain.length);
+  out.set(fitted, 0);
+  out.set(plain, fitted.length);
+  return out;
+}
+
 export interface SpeakerEmbedderConfig {
-  provider: 'embedded' | 'embedded-lda' | 'onnx';
+  /** `embedded`: the statistics embedder (default); `embedded-fused`: fitted model gated by it; `embedded-lda`: the fitted model alone. */
+  provider: 'embedded' | 'embedded-fused' | 'embedded-lda' | 'onnx';
   /** Path of a neural speaker-embedding model (ONNX) for the 'onnx' provider. */
   modelPath?: string;
   /** Where to download the model once when the file does not exist (VOICE_EMBEDDING_MODEL_URL). */
@@ -354,6 +416,8 @@ export interface SpeakerEmbedderConfig {
  */
 export async function createSpeakerEmbedder(cfg: SpeakerEmbedderConfig): Promise<SpeakerEmbedder> {
   if (cfg.provider === 'embedded') return new MfccStatsEmbedder();
+  // Opt-in: safer on recorded people than the default, short of it on the synthetic telephone variant (docs/voice-embedders.md).
+  if (cfg.provider === 'embedded-fused') return new FusedStatsEmbedder();
   // Opt-in: better on recorded people (docs/bench/voice-real.md), worse on synthetic voices (docs/voice-embedders.md).
   if (cfg.provider === 'embedded-lda') return new ProjectedStatsEmbedder();
   // Loaded on demand so the embedded provider never loads the native ONNX runtime.

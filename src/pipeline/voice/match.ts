@@ -94,6 +94,33 @@ export function normalizedMatch(normalized: Record<string, number>, fit: { thres
 }
 
 /**
+ * The fused decision of the default embedder (FusedStatsEmbedder): each vector holds the fitted
+ * embedding (its first `fusion.fittedDim` values) and the statistics embedding after it. The fitted
+ * decision (normalizedMatch) chooses the party; it stays the user only when the statistics
+ * embedder's [0,1] cosine score of it reaches `fusion.gate`. Reported scores are the fitted ones,
+ * except that a party below the gate reports its statistics score (under the gate, so under every
+ * sensible threshold): a score at or above the threshold always means both embedders agree.
+ */
+export function fusedMatch(
+  profile: Float32Array,
+  speakerEmbeddings: Record<string, Float32Array>,
+  norm: ScoreNormalization & { threshold: number; margin: number },
+  fusion: { fittedDim: number; gate: number },
+  threshold01: number = DEFAULT_VOICE_MATCH_THRESHOLD,
+): { match: VoiceMatch; scores: Record<string, number> } {
+  const split = (v: Float32Array) => ({ fitted: v.subarray(0, fusion.fittedDim), plain: v.subarray(fusion.fittedDim) });
+  const p = split(profile);
+  const parts = Object.entries(speakerEmbeddings).map(([k, v]) => [k, split(v)] as const);
+  const fitted = normalizedMatch(normalizedScores(p.fitted, Object.fromEntries(parts.map(([k, e]) => [k, e.fitted])), norm), norm, threshold01);
+  const plain = scoreSpeakers(p.plain, Object.fromEntries(parts.map(([k, e]) => [k, e.plain])));
+  const scores: Record<string, number> = {};
+  for (const [k, s] of Object.entries(fitted.scores)) scores[k] = plain[k] >= fusion.gate ? s : Math.min(s, plain[k]);
+  const named = fitted.match.matchedSpeaker;
+  const match: VoiceMatch = named !== null && plain[named] >= fusion.gate ? fitted.match : { status: 'NO_MATCH', matchedSpeaker: null };
+  return { match, scores };
+}
+
+/**
  * The speaker that is the user: the best-scoring speaker when its score reaches `threshold` and
  * beats the runner-up by at least `margin` (see DEFAULT_VOICE_MATCH_MARGIN); otherwise NO_MATCH.
  */
