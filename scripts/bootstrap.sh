@@ -2,7 +2,7 @@
 # Installs what the service needs on a fresh Debian/Ubuntu machine: system packages through apt
 # when missing (ffmpeg, the pocketsphinx recogniser and its English model, espeak-ng for name
 # pronunciations; flite and sox for the test corpus, real recorded voices for the real-voice set;
-# with --container podman, buildah, podman-compose, debootstrap, runc, curl, jq and psql for
+# with --bench also the extra voices bench/fit-voice.ts trains on; with --container podman, buildah, podman-compose, debootstrap, runc, curl, jq and psql for
 # container:check), then the npm dependencies when package.json or package-lock.json changed since the last install.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,7 +13,7 @@ command -v pocketsphinx_batch >/dev/null 2>&1 || need+=(pocketsphinx)
 [ -d /usr/share/pocketsphinx/model/en-us ] || need+=(pocketsphinx-en-us)
 # Pronunciations of names cmudict lacks, for the recogniser's per-call dictionary.
 command -v espeak-ng >/dev/null 2>&1 || need+=(espeak-ng)
-if [ "${1:-}" = "--test" ]; then
+if [ "${1:-}" = "--test" ] || [ "${1:-}" = "--bench" ]; then
   command -v flite >/dev/null 2>&1 || need+=(flite)
   command -v sox >/dev/null 2>&1 || need+=(sox)
   # Real human voices for the real-voice test set (test/support/real-voices.ts) and the speaker
@@ -23,13 +23,16 @@ if [ "${1:-}" = "--test" ]; then
     dpkg -s "asterisk-core-sounds-$lang-g722" >/dev/null 2>&1 || need+=("asterisk-core-sounds-$lang-g722")
   done
   [ -d /usr/share/ktuberling/sounds/en ] || need+=(ktuberling-data)
-  # More training speakers for bench/fit-voice.ts: KLettres letter readers and three more asterisk voices.
+  # A real browser for the console's tests (test/e2e/console.test.ts), driven by playwright-core.
+  command -v chromium >/dev/null 2>&1 || need+=(chromium)
+fi
+if [ "${1:-}" = "--bench" ]; then
+  # More training speakers for bench/fit-voice.ts (refitting the voice model; no test needs them):
+  # KLettres letter readers and three more asterisk voices.
   [ -d /usr/share/klettres/fr ] || need+=(klettres-data)
   for p in asterisk-prompt-es-co asterisk-prompt-fr-armelle asterisk-prompt-it-menardi-wav; do
     dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
   done
-  # A real browser for the console's tests (test/e2e/console.test.ts), driven by playwright-core.
-  command -v chromium >/dev/null 2>&1 || need+=(chromium)
 fi
 if [ "${1:-}" = "--container" ]; then
   # npm run container:check: build and run the image with podman; base images from Debian's mirror.
