@@ -141,3 +141,32 @@ test('the recognition cache key changes with the recogniser\'s settings', () => 
   assert.notEqual(recogniserVersion(['-lw', '5']), recogniserVersion(['-lw', '6']));
   assert.equal(recogniserVersion(['-lw', '5']), recogniserVersion(['-lw', '5']));
 });
+
+// A measured figure in a page written by hand goes stale unseen; those pages point at the report
+// that carries it. These shapes are what measurements look like in this project's reports; plain
+// settings and limits ("60 %", "30 s", "0.85") do not match them.
+const MEASURED = [
+  /\b\d+\.\d+ ?%/g, // a rate with a decimal: 61.5 %
+  /\b(?:RTF|WER)\s*[=:<>≈]*\s*\d/g, // RTF 0.53, WER 15
+  /\b\d+ ?\/ ?\d+ (?:calls|words|trials|speakers|voices)\b/g, // 72/72 calls
+  /\b\d+(?:\.\d+)? \/ \d+(?:\.\d+)? \/ \d+(?:\.\d+)? ?%/g, // 4 / 3 / 1 % per encoding
+];
+const measuredFigures = (text: string) => MEASURED.flatMap((re) => [...text.matchAll(re)].map((m) => m[0]));
+
+describe('pages written by hand carry no measured figure', () => {
+  test('the shapes catch measurements and pass settings', () => {
+    assert.deepEqual(measuredFigures('names the owner in 61.5 / 55.4 / 37.2 % of calls, RTF 0.53, WER: 15 %, in 72/72 calls'),
+      ['37.2 %', 'RTF 0', 'WER: 1', '72/72 calls', '61.5 / 55.4 / 37.2 %']);
+    assert.deepEqual(measuredFigures('in at least 60 % of the speech frames, 30 s, threshold 0.85, gates 0 / 0.75 / 0.8, limits 3 / 2 s / 6 s'), []);
+  });
+
+  test('README.md and docs/*.md outside docs/bench point at the reports instead', () => {
+    // docs/benchmarks.md is assembled by bench/run.ts from docs/bench/, so it is a report itself.
+    const pages = ['README.md', ...fs.readdirSync(path.join(projectRoot, 'docs')).filter((f) => f.endsWith('.md') && f !== 'benchmarks.md').map((f) => `docs/${f}`)];
+    assert.ok(pages.length > 3, 'the hand-written pages are found');
+    // Fitting targets and settings that have a measurement's shape.
+    const allowed = new Set(['docs/voice-embedders.md: 0.1 %']);
+    const found = pages.flatMap((page) => measuredFigures(fs.readFileSync(path.join(projectRoot, page), 'utf8')).map((f) => `${page}: ${f}`));
+    assert.deepEqual(found.filter((f) => !allowed.has(f)), [], 'a measured figure belongs in a report of docs/bench/ (written by a script); point at its table');
+  });
+});
