@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { OpenAiTranscriber, languageCode, spreadText, wordsFromVerboseJson } from '../../src/pipeline/transcription/openai.js';
+import { MAX_RETRY_AFTER_MS, OpenAiTranscriber, languageCode, retryAfterMs, spreadText, wordsFromVerboseJson } from '../../src/pipeline/transcription/openai.js';
 import { writeWav16 } from '../../src/pipeline/audio/decode.js';
 import { PipelineError } from '../../src/pipeline/types.js';
 
@@ -167,6 +167,35 @@ describe('OpenAiTranscriber', () => {
     e = await providerError(transcriber().transcribe({ wavPath: wav, durationSeconds: 1 }));
     assert.equal(e.retryable, false);
     assert.match(e.message, /400/);
+  });
+
+  it('waits as long as a busy provider\'s Retry-After asks before the next attempt of a part', async () => {
+    // Backoff of 10 ms: only the header can make the next attempt wait a second.
+    const times: number[] = [];
+    behaviour = (res) => {
+      times.push(Date.now());
+      if (times.length === 1) {
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' });
+        res.end(JSON.stringify({ error: { type: 'rate_limit_exceeded' } }));
+      } else json(200, { text: 'Hello', words: [{ word: 'Hello', start: 0.1, end: 0.4 }], language: 'english' })(res);
+    };
+    const r = await transcriber({ chunkRetries: 1, retryDelayMs: 10 }).transcribe({ wavPath: wav, durationSeconds: 1 });
+    assert.deepEqual(r.words.map((w) => w.word), ['Hello']);
+    assert.equal(times.length, 2);
+    assert.ok(times[1]! - times[0]! >= 950, `second attempt ${times[1]! - times[0]!} ms after the first`);
+  });
+
+  it('reads Retry-After in seconds, as a date and as retry-after-ms, and ignores junk', () => {
+    const h = (o: Record<string, string>) => new Headers(o);
+    const now = Date.parse('2026-11-26T05:00:00Z');
+    assert.equal(retryAfterMs(h({ 'retry-after': '3' }), now), 3000);
+    assert.equal(retryAfterMs(h({ 'retry-after': '0.5' }), now), 500);
+    assert.equal(retryAfterMs(h({ 'retry-after': 'Thu, 26 Nov 2026 05:00:10 GMT' }), now), 10_000);
+    assert.equal(retryAfterMs(h({ 'retry-after': 'Thu, 26 Nov 2026 04:59:00 GMT' }), now), 0, 'a date in the past: at once');
+    assert.equal(retryAfterMs(h({ 'retry-after-ms': '250', 'retry-after': '9' }), now), 250, 'the ms header first');
+    assert.equal(retryAfterMs(h({ 'retry-after': 'soon' }), now), null);
+    assert.equal(retryAfterMs(h({}), now), null);
+    assert.ok(MAX_RETRY_AFTER_MS >= 1000);
   });
 
   it('rejects malformed bodies as final errors', async () => {

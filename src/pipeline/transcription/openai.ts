@@ -54,6 +54,36 @@ export const OPENAI_TRANSCRIPTION_DEFAULTS = {
 /** Bodies beyond this are refused rather than buffered: a transcript of hours is far smaller. */
 const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
+/**
+ * The longest wait a provider's Retry-After is followed for before a part's next attempt; a longer
+ * one is cut to this (the part's retries, then the job's, go on from there).
+ */
+export const MAX_RETRY_AFTER_MS = 60_000;
+
+/** A retryable answer of the provider that says when to come back (429 or 503 with Retry-After). */
+class ProviderBusy extends PipelineError {
+  constructor(
+    message: string,
+    readonly retryAfterMs: number,
+  ) {
+    super('transcription_provider_error', message, true);
+  }
+}
+
+/**
+ * The wait a provider asks for, in ms: `retry-after-ms` (OpenAI's own header) or the standard
+ * `Retry-After`, in seconds or as an HTTP date; null when absent or unreadable.
+ */
+export function retryAfterMs(headers: Headers, now = Date.now()): number | null {
+  const ms = Number(headers.get('retry-after-ms'));
+  if (headers.has('retry-after-ms') && Number.isFinite(ms) && ms >= 0) return ms;
+  const v = headers.get('retry-after')?.trim();
+  if (!v) return null;
+  if (/^\d+(\.\d+)?$/.test(v)) return Number(v) * 1000;
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
+}
+
 // verbose_json reports the language by name ("english"); the transcript wants ISO codes.
 const LANGUAGE_CODES: Record<string, string> = {
   english: 'en', german: 'de', french: 'fr', spanish: 'es', italian: 'it', portuguese: 'pt', dutch: 'nl',
@@ -249,7 +279,10 @@ export class OpenAiTranscriber implements Transcriber {
             const tries = attempt + 1;
             throw new PipelineError(pe.reason, `transcription provider:${which} ${tries > 1 ? `failed after ${tries} attempts: ` : ''}${detail}`, pe.retryable && retries === 0);
           }
-          await sleep(baseDelay * 2 ** attempt * (0.75 + Math.random() * 0.5), undefined, { signal }).catch(() => undefined);
+          // The provider's own Retry-After, when it gives one, beats the backoff (never shorter).
+          const backoff = baseDelay * 2 ** attempt * (0.75 + Math.random() * 0.5);
+          const asked = pe instanceof ProviderBusy ? Math.min(pe.retryAfterMs, MAX_RETRY_AFTER_MS) : 0;
+          await sleep(Math.max(backoff, asked), undefined, { signal }).catch(() => undefined);
           if (signal.aborted) throw pe;
         }
       }
@@ -297,6 +330,8 @@ export class OpenAiTranscriber implements Transcriber {
       }
       if (!res.ok) {
         const retryable = res.status === 429 || res.status === 408 || res.status >= 500;
+        const wait = retryable ? retryAfterMs(res.headers) : null;
+        if (wait !== null) throw new ProviderBusy(`transcription provider: HTTP ${res.status}${errorCode(text)}`, wait);
         throw fail(`HTTP ${res.status}${errorCode(text)}`, retryable);
       }
       let body: unknown;
