@@ -246,7 +246,7 @@ export function createJobQueue(connection: pg.PoolConfig, log: Logger, opts: Que
       return limit;
     };
     try {
-      await recordOutcome(queueName, job.id, started + limit * 1000, () =>
+      await recordOutcome(queueName, job.id, () => started + limit * 1000, () =>
         handler(job.data, {
           jobId: job.id,
           retryCount: job.retryCount,
@@ -268,12 +268,13 @@ export function createJobQueue(connection: pg.PoolConfig, log: Logger, opts: Que
    * outcome of a worker's job without awaiting it: with the database away at that moment the
    * rejection is unhandled (it ends the process) and the job stays active until it expires, so a
    * call would wait out its whole time limit. Recorded here, retried until the database answers
-   * (up to `deadline`, after which pg-boss's expiry retries the job anyway), the outcome survives
+   * (up to `deadline()`, the job's limit as it stands then, after which pg-boss's expiry retries
+   * the job anyway), the outcome survives
    * an outage; the record pg-boss makes afterwards finds the job no longer active and changes
    * nothing. Never throws: a handler's failure is recorded as the job's failure (and retried by
    * the queue's retry policy).
    */
-  async function recordOutcome(queueName: string, jobId: string, deadline: number, run: () => Promise<void>): Promise<void> {
+  async function recordOutcome(queueName: string, jobId: string, deadline: () => number, run: () => Promise<void>): Promise<void> {
     let failure: { error: unknown } | null = null;
     try {
       await run();
@@ -287,7 +288,7 @@ export function createJobQueue(connection: pg.PoolConfig, log: Logger, opts: Que
         return;
       } catch (err) {
         const pause = Math.min(5_000, 250 * 2 ** attempt);
-        if (abort.signal.aborted || Date.now() + pause >= deadline - OUTCOME_MARGIN_MS) {
+        if (abort.signal.aborted || Date.now() + pause >= deadline() - OUTCOME_MARGIN_MS) {
           log.warn({ err: (err as Error).message, queue: queueName, jobId }, 'job outcome not recorded; the job is retried after its time limit');
           return;
         }
@@ -360,7 +361,8 @@ export function createJobQueue(connection: pg.PoolConfig, log: Logger, opts: Que
       await boss.work(name, { batchSize: 1, includeMetadata: true, pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 2 }, async ([job]) => {
         active++;
         try {
-          await recordOutcome(name, job.id, Date.now() + Number(job.expireInSeconds) * 1000, handler);
+          const deadline = Date.now() + Number(job.expireInSeconds) * 1000;
+          await recordOutcome(name, job.id, () => deadline, handler);
         } finally {
           active--;
         }
@@ -394,7 +396,7 @@ export function createJobQueue(connection: pg.PoolConfig, log: Logger, opts: Que
           active++;
           try {
             const deadline = Date.now() + Number(job.expireInSeconds) * 1000;
-            await recordOutcome(WEBHOOK_QUEUE, job.id, deadline, () => handler(job.data, { retryCount: job.retryCount, retryLimit: job.retryLimit }));
+            await recordOutcome(WEBHOOK_QUEUE, job.id, () => deadline, () => handler(job.data, { retryCount: job.retryCount, retryLimit: job.retryLimit }));
           } finally {
             active--;
           }
