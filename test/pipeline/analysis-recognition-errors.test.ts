@@ -13,7 +13,9 @@ import { resolvedTwoSpeakers } from '../fixtures/seed.js';
 
 const recordedAt = '2025-06-11T16:05:00Z'; // a Wednesday
 
-function transcriptOf(turns: Array<[0 | 1, string, string?]>, names: [string, string]): Transcript {
+type Turns = Array<[0 | 1, string, string?]>;
+
+function transcriptOf(turns: Turns, names: [string, string]): Transcript {
   let t = 0.3;
   const segments = turns.map(([sp, text, confidence], i) => {
     const dur = text.split(/\s+/).length / 2.6;
@@ -65,6 +67,23 @@ const context = (user: string, contact: string): AnalysisContext => ({
   title: null,
 });
 
+/** The finalized analysis of a dialogue between the user and the contact, checked to hold no grounding violation. */
+function groundedAnalysis(turns: Turns, names: [string, string]) {
+  const transcript = transcriptOf(turns, names);
+  const ctx = context(...names);
+  const raw = finalizeAnalysis(buildAnalysis(transcript, ctx), transcript);
+  assert.deepEqual(groundingViolations(raw, transcript, ctx), []);
+  return { transcript, raw };
+}
+
+/** How many grounding violations the analysis has once its first item of `intent` carries `metadata` too. */
+function violationsWhenForged(raw: ReturnType<typeof groundedAnalysis>['raw'], transcript: Transcript, intent: string, metadata: Record<string, unknown>): number {
+  const forged = structuredClone(raw);
+  const item = forged.actionItems!.find((i) => i.intent === intent)!;
+  item.intentMetadata = { ...item.intentMetadata, ...metadata };
+  return groundAnalysis(forged, transcript, recordedAt).violations.length;
+}
+
 describe('recognition errors in spoken numbers and addresses', () => {
   it('reads "for" and "to" as digits inside dictation only', () => {
     const phone = normalizeSpoken('My cell is five five five two oh for eight eight one six.').entities.find((e) => e.kind === 'phone') as SpokenPhone;
@@ -78,7 +97,7 @@ describe('recognition errors in spoken numbers and addresses', () => {
   });
 
   it('puts the heard number on the call item, and grounding accepts it', async () => {
-    const transcript = transcriptOf(
+    const { transcript, raw } = groundedAnalysis(
       [
         [1, 'Could you text me the gate code before Thursday'],
         [0, 'Sure what number should I text'],
@@ -87,17 +106,12 @@ describe('recognition errors in spoken numbers and addresses', () => {
       ],
       ['Mark Davis', 'Tony Baker'],
     );
-    const ctx = context('Mark Davis', 'Tony Baker');
-    const raw = finalizeAnalysis(buildAnalysis(transcript, ctx), transcript);
-    assert.deepEqual(groundingViolations(raw, transcript, ctx), []);
     const item = (raw.actionItems ?? []).find((i) => i.intent === 'message');
     assert.ok(item, JSON.stringify(raw.actionItems));
     assert.equal(item.ownerRole, 'USER');
     assert.equal(item.intentMetadata?.phoneNumber, '+15552048816');
     // the shared check for every analyzer reads the homophone too
-    const forged = structuredClone(raw);
-    forged.actionItems![0].intentMetadata = { ...forged.actionItems![0].intentMetadata, phoneNumber: '+15552048817' };
-    assert.equal(groundAnalysis(forged, transcript, recordedAt).violations.length, 1);
+    assert.equal(violationsWhenForged(raw, transcript, 'message', { phoneNumber: '+15552048817' }), 1);
   });
 
   it('builds a dictated address from the names of the call', () => {
@@ -199,7 +213,7 @@ describe('dictation at the edges of a run, amounts and clock times (issue 28)', 
   });
 
   it('grounding finds the digits of dictation that opens or closes with a homophone', () => {
-    const transcript = transcriptOf(
+    const { raw } = groundedAnalysis(
       [
         [1, 'Please call the warehouse back about the pallet'],
         [0, 'Sure what is their number'],
@@ -208,9 +222,6 @@ describe('dictation at the edges of a run, amounts and clock times (issue 28)', 
       ],
       ['Joan Price', 'Victor Lane'],
     );
-    const ctx = context('Joan Price', 'Victor Lane');
-    const raw = finalizeAnalysis(buildAnalysis(transcript, ctx), transcript);
-    assert.deepEqual(groundingViolations(raw, transcript, ctx), []);
     const call = (raw.actionItems ?? []).find((i) => i.intent === 'call');
     assert.ok(call, JSON.stringify(raw.actionItems));
     assert.equal(call.intentMetadata?.phoneNumber, '+14269013387');
@@ -248,7 +259,7 @@ describe('a dictated address as the recogniser heard it (issue 28)', () => {
   });
 
   it('puts the rebuilt address on the e-mail item without a grounding violation', () => {
-    const transcript = transcriptOf(
+    const { transcript, raw } = groundedAnalysis(
       [
         [1, 'Could you send me the floor plan tonight'],
         [0, 'Sure what is your email'],
@@ -257,17 +268,11 @@ describe('a dictated address as the recogniser heard it (issue 28)', () => {
       ],
       ['Omar Haddad', 'Nina Cole'],
     );
-    const ctx = context('Omar Haddad', 'Nina Cole');
-    const raw = finalizeAnalysis(buildAnalysis(transcript, ctx), transcript);
-    assert.deepEqual(groundingViolations(raw, transcript, ctx), []);
     const email = (raw.actionItems ?? []).find((i) => i.intent === 'email');
     assert.ok(email, JSON.stringify(raw.actionItems));
     assert.equal(email.intentMetadata?.toEmail, 'nina.cole@gmail.com');
     // an address the words do not spell is still a violation
-    const forged = structuredClone(raw);
-    const k = forged.actionItems!.findIndex((i) => i.intent === 'email');
-    forged.actionItems![k].intentMetadata = { ...forged.actionItems![k].intentMetadata, toEmail: 'nina.cole@yahoo.com' };
-    assert.equal(groundAnalysis(forged, transcript, recordedAt).violations.length, 1);
+    assert.equal(violationsWhenForged(raw, transcript, 'email', { toEmail: 'nina.cole@yahoo.com' }), 1);
   });
 });
 

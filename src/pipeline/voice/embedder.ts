@@ -310,7 +310,7 @@ export function projectStatistics(statistics: ArrayLike<number>, model: Pick<Voi
 }
 
 /**
- * The offline default: statistics of telephone-band cepstra and pitch, projected onto the
+ * The fitted embedder (opt-in, `embedded-lda`): statistics of telephone-band cepstra and pitch, projected onto the
  * directions that separate real speakers and not microphones, codecs or words (LDA fitted on the
  * training speakers of bench/support/real-speakers.ts). Its scores are normalised against a cohort
  * of real voices (`VoiceModel.cohort`, src/pipeline/voice/match.ts).

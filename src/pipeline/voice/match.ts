@@ -94,7 +94,7 @@ export function normalizedMatch(normalized: Record<string, number>, fit: { thres
 }
 
 /**
- * The fused decision of the default embedder (FusedStatsEmbedder): each vector holds the fitted
+ * The fused decision (opt-in `embedded-fused`, FusedStatsEmbedder): each vector holds the fitted
  * embedding (its first `fusion.fittedDim` values) and the statistics embedding after it. The fitted
  * decision (normalizedMatch) chooses the party; it stays the user only when the statistics
  * embedder's [0,1] cosine score of it reaches `fusion.gate`. Reported scores are the fitted ones,
