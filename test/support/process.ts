@@ -49,6 +49,45 @@ export function spawnCaptured(command: string, args: string[], env: Record<strin
   };
 }
 
+/**
+ * Stops a process with `signal` and returns its exit code. A process still running after `graceMs`
+ * is killed and the stop fails with the end of its output: a graceful stop that hangs names itself
+ * instead of running into the test runner's timeout, which reports nothing of what hung.
+ */
+export async function stopWithin(proc: ServiceProcess, signal: NodeJS.Signals, graceMs = 120_000): Promise<number | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), graceMs)));
+  const code = await Promise.race([proc.kill(signal), late]).finally(() => clearTimeout(timer));
+  if (code !== 'late') return code;
+  await proc.kill('SIGKILL');
+  throw new Error(`the process did not stop within ${graceMs / 1000} s of ${signal}: ${proc.output().slice(-3000)}`);
+}
+
+/**
+ * Waits for `check` while `proc` runs. Fails when the process exits first, and after `deadlineMs`
+ * (far beyond any healthy run, however loaded the machine) with the process's output and whatever
+ * `describe` reports of the state: a hang then says where it hung, where the runner's own timeout
+ * would only say that the file took too long.
+ */
+export async function waitWhileRunning(
+  what: string,
+  check: () => Promise<boolean> | boolean,
+  proc: ServiceProcess,
+  opts: { deadlineMs?: number; describe?: () => Promise<string> } = {},
+): Promise<void> {
+  const deadline = Date.now() + (opts.deadlineMs ?? 300_000);
+  let exited: number | null | undefined;
+  void proc.exited.then((code) => (exited = code));
+  while (!(await check())) {
+    if (exited !== undefined) throw new Error(`${what}: the service exited (${exited}) first: ${proc.output().slice(-1500)}`);
+    if (Date.now() > deadline) {
+      const state = opts.describe ? await opts.describe().catch((e: Error) => `state unavailable: ${e.message}`) : '';
+      throw new Error(`${what}: not reached in ${((opts.deadlineMs ?? 300_000) / 1000).toFixed(0)} s. ${state}\nservice output: ${proc.output().slice(-3000)}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
 /** Waits until GET /api/health answers 200 (or the process exits). */
 export async function waitHealthy(port: number, proc: ServiceProcess, timeoutMs = 90_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
