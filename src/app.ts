@@ -74,6 +74,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       expireInSeconds: Math.ceil(config.webhooks.timeoutMs / 1000) + 60,
     },
     analysis: { expireInSeconds: config.worker.jobTimeoutSeconds },
+    // The embedded database is this process's alone (one service per DATA_DIR, enforced at start).
+    soleProcess: database.embedded !== null,
   });
   let server: FastifyInstance | null = null;
   const timers: NodeJS.Timeout[] = [];

@@ -117,6 +117,11 @@ export interface QueueOptions {
   webhooks: { retryLimit: number; retryDelaySeconds: number; expireInSeconds: number };
   /** Analysis jobs: the time one may run before it is presumed dead and retried. */
   analysis?: { expireInSeconds: number };
+  /**
+   * This process is the only one that uses the database (the embedded PostgreSQL): jobs still
+   * running at start were left by a process that is gone, and are retried at once.
+   */
+  soleProcess?: boolean;
 }
 
 export interface JobQueue {
@@ -297,6 +302,22 @@ export function createJobQueue(connection: pg.PoolConfig, log: Logger, opts: Que
     }
   }
 
+  /**
+   * A process that is the only one on its database (the embedded PostgreSQL: one service per
+   * DATA_DIR, its socket inside it) knows at start that every running job belongs to a process
+   * that is gone: it was killed, or the machine went down. pg-boss would wait out each job's time
+   * limit (30 minutes and more for a call) before it retries the job; made due now, the queue's next
+   * maintenance retries it, and the call resumes within seconds of the restart. Runs before this
+   * process takes any job. Processes sharing an external database cannot tell a dead worker from a
+   * live one this way, and wait for the limit.
+   */
+  async function handBackOrphanedJobs(): Promise<void> {
+    const { rows } = await boss
+      .getDb()
+      .executeSql(`UPDATE pgboss.job SET started_on = now() - expire_in - interval '1 second' WHERE state = 'active' RETURNING name`, []);
+    if (rows.length > 0) log.warn({ jobs: rows.length, queues: [...new Set((rows as Array<{ name: string }>).map((r) => r.name))] }, 'jobs of a previous process were still running; handed back to the queue for a retry');
+  }
+
   return {
     async start() {
       await boss.start();
@@ -326,6 +347,7 @@ export function createJobQueue(connection: pg.PoolConfig, log: Logger, opts: Que
         expireInSeconds: opts.analysis?.expireInSeconds ?? 1800,
         retentionDays: 7,
       });
+      if (opts.soleProcess) await handBackOrphanedJobs();
     },
 
     async enqueueAnalysis(trx, data, options) {
