@@ -213,7 +213,12 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
         headers['content-type'] ??= 'application/json';
         body = typeof o.body === 'string' ? o.body : JSON.stringify(o.body);
       }
-      const res = await fetch(`${url}${p}`, { method, headers, body });
+      const sent = Date.now();
+      // A failure below HTTP (a reset connection) says nothing of the request on its own: the
+      // route and how long it had been running tell an idle-limit answer from a crash or a race.
+      const res = await fetch(`${url}${p}`, { method, headers, body }).catch((err: Error) => {
+        throw new Error(`${method} ${p.split('?')[0]} failed after ${Date.now() - sent} ms: ${err.message} (${(err.cause as Error | undefined)?.message ?? 'no cause'})`, { cause: err });
+      });
       const text = await res.text();
       let parsed: unknown = text;
       try {
