@@ -161,10 +161,13 @@ const BENCHES: Bench[] = [
   },
   { name: 'e2e-thresholds', kind: 'writes', args: ['bench/e2e-thresholds.ts'], report: 'e2e-thresholds.md', dataset: SYNTHETIC, sample: 'in-sample' },
   // Held-out before in-sample: the held-out block of analysis.md and voice-real.md first.
-  { name: 'analysis-heldout', kind: 'writes', args: ['bench/analysis-heldout.ts', '--dev-tiers', 'text'], report: 'analysis.md', frame: ANALYSIS_FRAME, dataset: 'bench/dialogues: 16 held-out calls (and 26 dev calls, in-sample)', sample: 'held-out' },
+  { name: 'analysis-heldout', kind: 'writes', args: ['bench/analysis-heldout.ts', '--tiers', 'm4a,phone8k,text', '--dev-tiers', 'm4a,text'], report: 'analysis.md', frame: ANALYSIS_FRAME, dataset: 'bench/dialogues: 16 held-out calls (and 26 dev calls, in-sample)', sample: 'held-out' },
   { name: 'analysis', kind: 'writes', args: ['bench/analysis.ts', '--asr'], report: 'analysis.md', frame: ANALYSIS_FRAME, dataset: 'corpus dialogues and the dialogue sets of bench/analysis.ts', sample: 'in-sample' },
   { name: 'voice-real', kind: 'writes', args: ['bench/voice-real.ts'], report: 'voice-real.md', dataset: 'real-voice recordings (bench/voice-real.ts)', sample: 'held-out' },
   { name: 'voice', kind: 'writes', args: ['bench/voice.ts'], report: 'voice.md', dataset: SYNTHETIC, sample: 'in-sample' },
+  // The opt-in embedders on the same synthetic trials (bench/voice-real.ts points at these reports).
+  { name: 'voice-lda', kind: 'writes', args: ['bench/voice.ts', '--embedder', 'v4'], report: 'voice-lda.md', dataset: SYNTHETIC, sample: 'in-sample' },
+  { name: 'voice-fused', kind: 'writes', args: ['bench/voice.ts', '--embedder', 'fused'], report: 'voice-fused.md', dataset: SYNTHETIC, sample: 'in-sample' },
   {
     name: 'long-calls',
     kind: 'writes',
@@ -190,7 +193,7 @@ const BENCHES: Bench[] = [
 ];
 
 /** Order of the sections in docs/benchmarks.md (speed.md is prose that introduces the speed reports). */
-const ORDER = ['speech.md', 'e2e-thresholds.md', 'diarization.md', 'diarization-asr.md', 'names.md', 'analysis.md', 'voice-real.md', 'voice.md', 'speed.md', 'http.md', 'growth.md', 'upload.md', 'pipeline.md', 'search.md', 'object-storage.md', 'long-calls.md', 'analysis-stall.md', 'console.md'];
+const ORDER = ['speech.md', 'e2e-thresholds.md', 'diarization.md', 'diarization-asr.md', 'names.md', 'analysis.md', 'voice-real.md', 'voice.md', 'voice-lda.md', 'voice-fused.md', 'speed.md', 'http.md', 'growth.md', 'upload.md', 'pipeline.md', 'search.md', 'object-storage.md', 'long-calls.md', 'analysis-stall.md', 'console.md'];
 
 const dir = path.join(projectRoot, 'docs/bench');
 

@@ -150,6 +150,9 @@ const MEASURED = [
   /\b(?:RTF|WER)\s*[=:<>≈]*\s*\d/g, // RTF 0.53, WER 15
   /\b\d+ ?\/ ?\d+ (?:calls|words|trials|speakers|voices)\b/g, // 72/72 calls
   /\b\d+(?:\.\d+)? \/ \d+(?:\.\d+)? \/ \d+(?:\.\d+)? ?%/g, // 4 / 3 / 1 % per encoding
+  /\b\d[\d,.]* ?(?:req\/s|requests\/s|requests per second|calls\/s)/g, // 1,234 req/s
+  /\bpeak (?:RSS )?(?:of )?\d/gi, // peak RSS 339 MB
+  /\b\d+(?:\.\d+)? ?[x×] real[- ]time/g, // 2.2 x real time
 ];
 const measuredFigures = (text: string) => MEASURED.flatMap((re) => [...text.matchAll(re)].map((m) => m[0]));
 
@@ -157,6 +160,7 @@ describe('pages written by hand carry no measured figure', () => {
   test('the shapes catch measurements and pass settings', () => {
     assert.deepEqual(measuredFigures('names the owner in 61.5 / 55.4 / 37.2 % of calls, RTF 0.53, WER: 15 %, in 72/72 calls'),
       ['37.2 %', 'RTF 0', 'WER: 1', '72/72 calls', '61.5 / 55.4 / 37.2 %']);
+    assert.deepEqual(measuredFigures('1,200 req/s, peak RSS 339 MB, 2.2 x real time'), ['1,200 req/s', 'peak RSS 3', '2.2 x real time']);
     assert.deepEqual(measuredFigures('in at least 60 % of the speech frames, 30 s, threshold 0.85, gates 0 / 0.75 / 0.8, limits 3 / 2 s / 6 s'), []);
   });
 
