@@ -105,7 +105,7 @@ function acceptanceReading(decisions: Decision[], method: Method, name: string):
   const met = parts.filter((p) => p.misses.length === 0).map((p) => p.enc);
   const failing = parts.filter((p) => p.misses.length > 0).map((p) => `${p.enc}: ${p.misses.join(', ')}`);
   return failing.length === 0
-    ? '- Acceptance of issue 27 (owner absent: a party named in at most 5 %; owner present: named in at least 85 %, never the wrong party) is **reached** by ${name} in every encoding on these held-out speakers.'
+    ? `- Acceptance of issue 27 (owner absent: a party named in at most 5 %; owner present: named in at least 85 %, never the wrong party) is **reached** by ${name} in every encoding on these held-out speakers.`
     : `- Acceptance of issue 27 (owner absent: a party named in at most 5 %; owner present: named in at least 85 %, never the wrong party) is **not reached** by ${name}${met.length ? ` (met in ${met.join(', ')})` : ''}: ${failing.join('; ')}. `;
 }
 
