@@ -7,6 +7,7 @@
 //   npm run bench -- --only speech,voice   # some of them (names below), then re-assemble
 //   npm run bench -- --assemble-only       # only the headline and docs/benchmarks.md
 //   npm run bench -- --list                # the names
+//   npm run bench -- --commands            # each report and the script commands run.ts runs for it
 //
 // Deleting docs/bench/ and running `npm run bench` brings every report back (docs/bench/README.md's
 // text is kept in this file for that reason).
@@ -325,6 +326,15 @@ ${unmarked.length ? `\nReports that set no headline line (their figures are only
 
 function main(): void {
   const argv = process.argv.slice(2);
+  if (argv.includes('--commands')) {
+    // Every script run behind each report, for test/bench/figures.test.ts: a report measured with
+    // other arguments would not come back with the same shape from an empty folder.
+    for (const b of BENCHES) {
+      const runs = b.kind === 'writes' ? [b.args, ...(b.moreArgs ?? [])] : b.runs.map((r) => r.args);
+      for (const args of runs) console.log(`${b.report}\t${args.filter((a, i) => !(i === 0 && a.startsWith('--'))).join(' ')}`);
+    }
+    return;
+  }
   if (argv.includes('--list')) {
     for (const b of BENCHES) console.log(`${b.name}${b.kind === 'writes' && b.speed ? ' (speed: quiet machine only)' : ''} -> docs/bench/${b.report}`);
     return;
