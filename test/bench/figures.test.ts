@@ -143,8 +143,6 @@ test('every report was measured by the commands bench/run.ts runs for it, so it 
   }
   const scripts = (JSON.parse(fs.readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
   const dir = path.join(projectRoot, 'docs/bench');
-  // Measured with fewer tiers than run.ts asks for, to be re-measured (then remove the line).
-  const KNOWN_PARTIAL = new Set(['speech.md: bench/speech.ts --tiers mono16k.wav,stereo.wav,call.m4a --rv-ids none']);
   const stray: string[] = [];
   for (const [report, commands] of expected) {
     const file = path.join(dir, report);
@@ -154,7 +152,7 @@ test('every report was measured by the commands bench/run.ts runs for it, so it 
       if (!commands.has(c) && !stray.includes(`${report}: ${c}`)) stray.push(`${report}: ${c}`);
     }
   }
-  assert.deepEqual(stray.filter((x) => !KNOWN_PARTIAL.has(x)), [], 'a report measured with other arguments than bench/run.ts gives would not come back the same from an empty docs/bench: re-measure it with `npm run bench -- --only NAME` or change run.ts');
+  assert.deepEqual(stray, [], 'a report measured with other arguments than bench/run.ts gives would not come back the same from an empty docs/bench: re-measure it with `npm run bench -- --only NAME` or change run.ts');
 });
 
 test('the degraded recogniser replaces about the asked share of words, the same ones every time', async () => {
