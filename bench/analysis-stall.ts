@@ -155,6 +155,7 @@ ${provenanceLine(provenance, 'node --import tsx bench/analysis-stall.ts')}
 `;
 console.log(report);
 if (write) {
+  fs.mkdirSync(path.join(projectRoot, 'docs/bench'), { recursive: true });
   fs.writeFileSync(path.join(projectRoot, 'docs/bench/analysis-stall.md'), report);
   console.log('wrote docs/bench/analysis-stall.md');
 }

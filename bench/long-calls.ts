@@ -20,6 +20,7 @@ import { createPipeline } from '../src/pipeline/index.js';
 import { transcribeCall } from '../src/pipeline/speech.js';
 import { corpusFile, loadTruth, projectRoot } from '../test/support/corpus.js';
 import { startMockRecognizer } from '../test/support/mock-recognizer.js';
+import { provenanceLine, startProvenance } from './support/provenance.js';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(name);
@@ -99,6 +100,7 @@ async function main(): Promise<void> {
   const results: Array<[number, ChildResult]> = [];
   const load = os.loadavg().map((x) => x.toFixed(1)).join(' / ');
   const startedAt = new Date().toISOString().slice(0, 16);
+  const prov = startProvenance(`the ${CALL_ID} corpus call (${tier}) looped to ${minutes.join(', ')} minutes`, 'not-applicable');
   try {
     const base = path.join(dir, 'base.ogg');
     execFileSync('ffmpeg', ['-nostdin', '-loglevel', 'error', '-i', corpusFile(CALL_ID, tier), '-c:a', 'libopus', '-b:a', '24k', base]);
@@ -140,6 +142,9 @@ async function main(): Promise<void> {
     ...rows,
     '',
     verdict,
+    '',
+    // The commit each part measured: parts are kept across runs of other tiers, so each says its own.
+    provenanceLine(prov.finish(), `node --import tsx bench/long-calls.ts ${process.argv.slice(2).join(' ')}`),
   ].join('\n');
   fs.mkdirSync(path.join(projectRoot, 'docs/bench'), { recursive: true });
   // One file per tier and recogniser, assembled into long-calls.md under one heading.
@@ -152,7 +157,15 @@ async function main(): Promise<void> {
 
 function assemble(): void {
   const dirOut = path.join(projectRoot, 'docs/bench/long-calls');
-  const all = fs.existsSync(dirOut) ? fs.readdirSync(dirOut).filter((f) => f.endsWith('.md')).sort().map((f) => fs.readFileSync(path.join(dirOut, f), 'utf8').trim()) : [];
+  const all = fs.existsSync(dirOut)
+    ? fs
+        .readdirSync(dirOut)
+        .filter((f) => f.endsWith('.md'))
+        .sort()
+        .map((f) => fs.readFileSync(path.join(dirOut, f), 'utf8').trim())
+        // A part from before the parts were stamped cannot say which code it measured.
+        .map((t) => (t.includes('_Measured by `') ? t : `${t}\n\n_Not stamped with a commit: measured by an earlier bench/long-calls.ts, possibly before changes the notes above describe; the git history of docs/bench/long-calls/ dates it. Rerun \`npm run bench -- --only long-calls\` to replace it._`))
+    : [];
   fs.writeFileSync(path.join(projectRoot, 'docs/bench/long-calls.md'), `## Long calls: memory and time per stage\n\n${NOTES}\n\n${all.join('\n\n')}\n`);
 }
 

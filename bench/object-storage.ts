@@ -99,6 +99,7 @@ operation. Flat memory means the peak does not grow with the size (a buffered up
 |---|---|---|---|---|
 ${rows.join('\n')}
 `;
+  fs.mkdirSync(path.join(projectRoot, 'docs/bench'), { recursive: true });
   fs.writeFileSync(path.join(projectRoot, 'docs/bench/object-storage.md'), report);
   console.log('wrote docs/bench/object-storage.md');
 }

@@ -7,6 +7,7 @@
 //   npm run bench -- --only speech,voice   # some of them (names below), then re-assemble
 //   npm run bench -- --assemble-only       # only the headline and docs/benchmarks.md
 //   npm run bench -- --list                # the names
+//   npm run bench -- --commands            # each report and the script commands run.ts runs for it
 //
 // Deleting docs/bench/ and running `npm run bench` brings every report back (docs/bench/README.md's
 // text is kept in this file for that reason).
@@ -161,10 +162,13 @@ const BENCHES: Bench[] = [
   },
   { name: 'e2e-thresholds', kind: 'writes', args: ['bench/e2e-thresholds.ts'], report: 'e2e-thresholds.md', dataset: SYNTHETIC, sample: 'in-sample' },
   // Held-out before in-sample: the held-out block of analysis.md and voice-real.md first.
-  { name: 'analysis-heldout', kind: 'writes', args: ['bench/analysis-heldout.ts', '--dev-tiers', 'text'], report: 'analysis.md', frame: ANALYSIS_FRAME, dataset: 'bench/dialogues: 16 held-out calls (and 26 dev calls, in-sample)', sample: 'held-out' },
+  { name: 'analysis-heldout', kind: 'writes', args: ['bench/analysis-heldout.ts', '--tiers', 'm4a,phone8k,text', '--dev-tiers', 'm4a,text'], report: 'analysis.md', frame: ANALYSIS_FRAME, dataset: 'bench/dialogues: 16 held-out calls (and 26 dev calls, in-sample)', sample: 'held-out' },
   { name: 'analysis', kind: 'writes', args: ['bench/analysis.ts', '--asr'], report: 'analysis.md', frame: ANALYSIS_FRAME, dataset: 'corpus dialogues and the dialogue sets of bench/analysis.ts', sample: 'in-sample' },
   { name: 'voice-real', kind: 'writes', args: ['bench/voice-real.ts'], report: 'voice-real.md', dataset: 'real-voice recordings (bench/voice-real.ts)', sample: 'held-out' },
   { name: 'voice', kind: 'writes', args: ['bench/voice.ts'], report: 'voice.md', dataset: SYNTHETIC, sample: 'in-sample' },
+  // The opt-in embedders on the same synthetic trials (bench/voice-real.ts points at these reports).
+  { name: 'voice-lda', kind: 'writes', args: ['bench/voice.ts', '--embedder', 'v4'], report: 'voice-lda.md', dataset: SYNTHETIC, sample: 'in-sample' },
+  { name: 'voice-fused', kind: 'writes', args: ['bench/voice.ts', '--embedder', 'fused'], report: 'voice-fused.md', dataset: SYNTHETIC, sample: 'in-sample' },
   {
     name: 'long-calls',
     kind: 'writes',
@@ -190,7 +194,7 @@ const BENCHES: Bench[] = [
 ];
 
 /** Order of the sections in docs/benchmarks.md (speed.md is prose that introduces the speed reports). */
-const ORDER = ['speech.md', 'e2e-thresholds.md', 'diarization.md', 'diarization-asr.md', 'names.md', 'analysis.md', 'voice-real.md', 'voice.md', 'speed.md', 'http.md', 'growth.md', 'upload.md', 'pipeline.md', 'search.md', 'object-storage.md', 'long-calls.md', 'analysis-stall.md', 'console.md'];
+const ORDER = ['speech.md', 'e2e-thresholds.md', 'diarization.md', 'diarization-asr.md', 'names.md', 'analysis.md', 'voice-real.md', 'voice.md', 'voice-lda.md', 'voice-fused.md', 'speed.md', 'http.md', 'growth.md', 'upload.md', 'pipeline.md', 'search.md', 'object-storage.md', 'long-calls.md', 'analysis-stall.md', 'console.md'];
 
 const dir = path.join(projectRoot, 'docs/bench');
 
@@ -322,6 +326,15 @@ ${unmarked.length ? `\nReports that set no headline line (their figures are only
 
 function main(): void {
   const argv = process.argv.slice(2);
+  if (argv.includes('--commands')) {
+    // Every script run behind each report, for test/bench/figures.test.ts: a report measured with
+    // other arguments would not come back with the same shape from an empty folder.
+    for (const b of BENCHES) {
+      const runs = b.kind === 'writes' ? [b.args, ...(b.moreArgs ?? [])] : b.runs.map((r) => r.args);
+      for (const args of runs) console.log(`${b.report}\t${args.filter((a, i) => !(i === 0 && a.startsWith('--'))).join(' ')}`);
+    }
+    return;
+  }
   if (argv.includes('--list')) {
     for (const b of BENCHES) console.log(`${b.name}${b.kind === 'writes' && b.speed ? ' (speed: quiet machine only)' : ''} -> docs/bench/${b.report}`);
     return;

@@ -118,6 +118,8 @@ export function today(): string {
 /** Writes docs/bench/<name>.md, which bench/run.ts assembles into docs/benchmarks.md. */
 export function writeSection(name: string, markdown: string): void {
   const file = path.join(projectRoot, 'docs/bench', `${name}.md`);
+  // docs/bench/ may have been deleted to regenerate every report (bench/run.ts).
+  fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, markdown.trim() + '\n');
   console.log(`wrote ${path.relative(projectRoot, file)}`);
 }

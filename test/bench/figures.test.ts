@@ -125,6 +125,36 @@ test('every file in docs/bench/ is written by a benchmark of bench/run.ts', () =
   assert.deepEqual(present.filter((f) => !owned.has(f)), [], 'files no benchmark writes would not come back from an empty folder');
 });
 
+/** `npm run bench:x -- a`, `npx tsx bench/x.ts a`, `node --expose-gc --import tsx bench/x.ts a` -> `bench/x.ts a`. */
+function scriptCommand(command: string, scripts: Record<string, string>): string {
+  let c = command.trim();
+  const npm = /^npm run (\S+)(?: -- (.*))?$/.exec(c);
+  if (npm && scripts[npm[1]]) c = `${scripts[npm[1]]}${npm[2] ? ` ${npm[2]}` : ''}`;
+  return c.replace(/^npx tsx /, '').replace(/^node (?:--[\w-]+ )*--import tsx /, '');
+}
+
+test('every report was measured by the commands bench/run.ts runs for it, so it comes back with the same shape', () => {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'bench/run.ts', '--commands'], { cwd: projectRoot, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const expected = new Map<string, Set<string>>();
+  for (const line of r.stdout.trim().split('\n')) {
+    const [report, command] = line.split('\t');
+    expected.set(report, (expected.get(report) ?? new Set()).add(command));
+  }
+  const scripts = (JSON.parse(fs.readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+  const dir = path.join(projectRoot, 'docs/bench');
+  const stray: string[] = [];
+  for (const [report, commands] of expected) {
+    const file = path.join(dir, report);
+    if (!fs.existsSync(file)) continue; // not measured yet on this checkout: run.ts says so in the headline
+    for (const m of fs.readFileSync(file, 'utf8').matchAll(/Measured by `([^`]+)`/g)) {
+      const c = scriptCommand(m[1], scripts);
+      if (!commands.has(c) && !stray.includes(`${report}: ${c}`)) stray.push(`${report}: ${c}`);
+    }
+  }
+  assert.deepEqual(stray, [], 'a report measured with other arguments than bench/run.ts gives would not come back the same from an empty docs/bench: re-measure it with `npm run bench -- --only NAME` or change run.ts');
+});
+
 test('the degraded recogniser replaces about the asked share of words, the same ones every time', async () => {
   const words = Array.from({ length: 2000 }, (_, i) => ({ word: `w${i % 50}`, start: i, end: i + 0.5, confidence: 1 }));
   const inner: Transcriber = { provider: 'fake', model: 'fake', transcribe: async () => ({ words, language: 'en', provider: 'fake', model: 'fake' }) };
@@ -150,6 +180,9 @@ const MEASURED = [
   /\b(?:RTF|WER)\s*[=:<>≈]*\s*\d/g, // RTF 0.53, WER 15
   /\b\d+ ?\/ ?\d+ (?:calls|words|trials|speakers|voices)\b/g, // 72/72 calls
   /\b\d+(?:\.\d+)? \/ \d+(?:\.\d+)? \/ \d+(?:\.\d+)? ?%/g, // 4 / 3 / 1 % per encoding
+  /\b\d[\d,.]* ?(?:req\/s|requests\/s|requests per second|calls\/s)/g, // 1,234 req/s
+  /\bpeak (?:RSS )?(?:of )?\d/gi, // peak RSS 339 MB
+  /\b\d+(?:\.\d+)? ?[x×] real[- ]time/g, // 2.2 x real time
 ];
 const measuredFigures = (text: string) => MEASURED.flatMap((re) => [...text.matchAll(re)].map((m) => m[0]));
 
@@ -157,6 +190,7 @@ describe('pages written by hand carry no measured figure', () => {
   test('the shapes catch measurements and pass settings', () => {
     assert.deepEqual(measuredFigures('names the owner in 61.5 / 55.4 / 37.2 % of calls, RTF 0.53, WER: 15 %, in 72/72 calls'),
       ['37.2 %', 'RTF 0', 'WER: 1', '72/72 calls', '61.5 / 55.4 / 37.2 %']);
+    assert.deepEqual(measuredFigures('1,200 req/s, peak RSS 339 MB, 2.2 x real time'), ['1,200 req/s', 'peak RSS 3', '2.2 x real time']);
     assert.deepEqual(measuredFigures('in at least 60 % of the speech frames, 30 s, threshold 0.85, gates 0 / 0.75 / 0.8, limits 3 / 2 s / 6 s'), []);
   });
 
