@@ -162,8 +162,10 @@ function contextOf(tokens: string[], start: number, end: number, opts: { orgName
   const p1 = tokens[start - 1] ?? '';
   const p2 = tokens[start - 2] ?? '';
   const n1 = tokens[end] ?? '';
-  // Part of an e-mail address or a web address ("maria dot lopez at ...").
+  // Part of an e-mail address or a web address ("maria dot lopez at ...", "paula at stone tax dot
+  // com"): a name there is dictated, not said to or by anyone.
   if (p1 === 'dot' || n1 === 'dot') return 'skip';
+  if ((n1 === 'at' && tokens.slice(end + 1, end + 5).includes('dot')) || (p1 === 'at' && tokens.slice(end, end + 4).includes('dot'))) return 'skip';
 
   const two = `${p2} ${p1}`;
   if (SELF_INTRO_ONE.has(p1) || SELF_INTRO_TWO.has(two)) return 'self';

@@ -321,23 +321,49 @@ export function dictationSpans(words: readonly TimedWord[], nameWords: ReadonlyS
   return spans.sort((x, y) => x.from - y.from);
 }
 
+/** Words of a number as the first pass may write it: digits, their homophones, and number words. */
+const NUMERIC = new Set([...DIGIT_WORDS, 'for', 'fore', 'to', 'too', 'or', 'won', 'ate', 'o', 'hundred', 'thousand', 'million', 'double', 'triple']);
+/** Slack, in seconds, for a second-pass word's middle against the first pass's digit run. */
+const RUN_SLACK = 0.15;
+
 /**
  * The first pass's words with the dictation pass's addresses and digit strings spliced in: each
  * span replaces the first-pass words whose middle falls inside it, unless those already say the
- * same (or, for digits, say at least as many digits).
+ * same. A digit string replaces only a number the first pass heard there (its longest run of
+ * digits, homophones and number words): the dictation model's pull towards digits must not turn
+ * the words around a number ("text me a", "when") into more digits, and a digit string needs more
+ * digits than the first pass heard.
  */
 export function spliceDictation<T extends TimedWord>(first: readonly T[], second: readonly T[], names: ReadonlyArray<string | null | undefined>): T[] {
   const nameWords = new Set(namesToWords([...names]));
+  const mid = (x: TimedWord) => (x.start + x.end) / 2;
+  const digits = (xs: readonly TimedWord[]) => xs.filter((x) => DIGIT_SET.has(x.word)).length;
   let out = [...first];
   for (const span of dictationSpans(second, nameWords)) {
-    const words = second.slice(span.from, span.to);
+    let words = second.slice(span.from, span.to);
+    if (span.kind === 'digits') {
+      // the first pass's longest numeric run under the span
+      const under = (x: TimedWord) => mid(x) >= words[0].start && mid(x) <= words[words.length - 1].end;
+      let best: T[] = [];
+      let cur: T[] = [];
+      for (const x of out) {
+        if (under(x) && NUMERIC.has(x.word)) cur.push(x);
+        else cur = [];
+        if (cur.length > best.length) best = [...cur];
+      }
+      if (!best.length) continue;
+      const from = best[0].start - RUN_SLACK;
+      const to = best[best.length - 1].end + RUN_SLACK;
+      words = words.filter((x) => mid(x) >= from && mid(x) <= to);
+      while (words.length && !DIGIT_SET.has(words[0].word)) words.shift();
+      while (words.length && !DIGIT_SET.has(words[words.length - 1].word)) words.pop();
+      if (words.length < 7 || digits(words) <= digits(best)) continue;
+    }
     const start = words[0].start;
     const end = words[words.length - 1].end;
-    const inside = (x: TimedWord) => (x.start + x.end) / 2 >= start && (x.start + x.end) / 2 <= end;
+    const inside = (x: TimedWord) => mid(x) >= start && mid(x) <= end;
     const replaced = out.filter(inside);
     if (replaced.map((x) => x.word).join(' ') === words.map((x) => x.word).join(' ')) continue;
-    const digits = (xs: readonly TimedWord[]) => xs.filter((x) => DIGIT_SET.has(x.word)).length;
-    if (span.kind === 'digits' && digits(replaced) >= digits(words)) continue;
     out = [...out.filter((x) => !inside(x)), ...words].sort((a, b) => a.start - b.start || a.end - b.end);
   }
   return out;
