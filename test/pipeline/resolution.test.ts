@@ -453,6 +453,12 @@ describe('tolerant name matching', () => {
     );
     assert.equal(speaker(own, 'A').role, 'CONTACT');
     assert.equal(speaker(own, 'B').role, 'USER');
+    // while "it's tom baker at hotmail dot com", answering "what's your email", is the speaker's own
+    const mine = resolve(
+      turns(['A', 'Hello.'], ['B', "Hi this is lisa from prime auto insurance what's your email."], ['A', "It's tom baker at hotmail dot com."]),
+      ctx({ userDisplayName: 'Tom Baker', contactName: 'Prime Auto Insurance', direction: 'INCOMING' }),
+    );
+    assert.equal(speaker(mine, 'A').role, 'USER');
   });
 
   it('folds accents, knows honorific contact names and ignores "I\'m home" for a contact called Home', () => {
