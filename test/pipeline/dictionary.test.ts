@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { readWavMono, writeWav16 } from '../../src/pipeline/audio/decode.js';
-import { buildCallDictionary, espeakToCmu, namesToWords, pronounce } from '../../src/pipeline/transcription/dictionary.js';
+import { buildCallDictionary, buildDictationModel, dictationArpa, dictationCounts, dictationSpans, espeakToCmu, mayHoldDictation, namesToWords, pronounce, spliceDictation } from '../../src/pipeline/transcription/dictionary.js';
 import { DEFAULT_POCKETSPHINX_MODEL_DIR, PocketsphinxTranscriber, parseHypseg } from '../../src/pipeline/transcription/pocketsphinx.js';
 import { corpusFile, ensureCorpus, loadTruth } from '../support/corpus.js';
 
@@ -77,5 +77,106 @@ describe('per-call dictionary', () => {
     const text = withNames.words.map((w) => w.word).join(' ');
     assert.match(text, /\bbayview logistics\b/);
     assert.ok(!/smith\(/.test(text));
+  });
+});
+
+const timed = (text: string, from = 0) => text.split(' ').map((word, k) => ({ word, start: from + k * 0.5, end: from + k * 0.5 + 0.4, confidence: 0.9 }));
+
+describe('dictation pass', () => {
+  it('decodes again only pieces with a dictation cue', () => {
+    assert.ok(mayHoldDictation(['my', 'email', 'is']));
+    assert.ok(mayHoldDictation(['call', 'me', 'back']));
+    assert.ok(mayHoldDictation(['five', 'five', 'five']));
+    assert.ok(!mayHoldDictation(['see', 'you', 'on', 'friday']));
+  });
+
+  it('builds a bigram model of the call: its words, its names at webmail domains, digit after digit', () => {
+    const counts = dictationCounts(['please', 'email', 'them', 'to', 'pollinate'], ['David Lee', 'Paula Stone']);
+    for (const w of ['please', 'pollinate', 'paula', 'stone', 'gmail', 'outlook', 'dot', 'com', 'oh', 'nine']) assert.ok(counts.unigrams.has(w), w);
+    for (const b of ['paula at', 'at gmail', 'gmail dot', 'dot com', 'paula dot', 'dot stone', 'five oh', 'oh five', 'paula stone']) assert.ok(counts.bigrams.has(b), b);
+    // the first pass's words are unigrams only: its misheard "to pollinate" carries no weight of its own
+    assert.ok(!counts.bigrams.has('to pollinate'));
+    const arpa = dictationArpa(counts, (w) => w !== 'pollinate');
+    assert.match(arpa, /^\\data\\\nngram 1=(\d+)\nngram 2=(\d+)\n/);
+    const [, n1, n2] = /ngram 1=(\d+)\nngram 2=(\d+)/.exec(arpa)!;
+    const uni = arpa.split('\\1-grams:\n')[1].split('\n\n')[0].split('\n');
+    const bi = arpa.split('\\2-grams:\n')[1].split('\n\n')[0].split('\n');
+    assert.equal(uni.length, Number(n1));
+    assert.equal(bi.length, Number(n2));
+    assert.ok(!uni.some((l) => l.split(' ')[1] === 'pollinate'), 'a word the dictionary lacks is left out');
+    assert.ok(uni.some((l) => l.split(' ')[1] === '<s>') && uni.some((l) => l.split(' ')[1] === '</s>'));
+    for (const l of [...uni, ...bi]) assert.ok(Number(l.split(' ')[0]) <= 0, l);
+    assert.ok(arpa.endsWith('\\end\\\n'));
+  });
+
+  it('writes the model with the call dictionary\'s new names under their own spelling', async () => {
+    const dir = fs.mkdtempSync(path.join(tmp, 'dictation-'));
+    const callDict = await buildCallDictionary(BASE_DICT, ['Priya Okafor'], dir);
+    assert.ok(callDict);
+    const m = await buildDictationModel(BASE_DICT, ['hello', 'smith'], ['Priya Okafor'], dir, callDict);
+    assert.match(fs.readFileSync(m.lmPath, 'utf8'), / okafor /);
+    const extra = fs.readFileSync(m.dictPath, 'utf8').slice(fs.statSync(BASE_DICT).size).trim().split('\n');
+    assert.deepEqual(extra.map((l) => l.split(' ')[0]).sort(), ['okafor', 'priya']);
+    const plain = await buildDictationModel(BASE_DICT, ['hello'], ['Paula Stone'], dir, null);
+    assert.equal(plain.dictPath, BASE_DICT);
+  });
+
+  it('finds whole addresses and digit strings, with "for"/"to" inside a digit string', () => {
+    const names = new Set(['jessica', 'long', 'paula', 'stone']);
+    const spans = (t: string) => dictationSpans(timed(t), names).map((s) => `${s.kind}:${t.split(' ').slice(s.from, s.to).join(' ')}`);
+    assert.deepEqual(spans('my email is jessica dot long at outlook dot com thanks'), ['email:jessica dot long at outlook dot com']);
+    assert.deepEqual(spans('email them to paula at stone tax dot com by friday'), ['email:paula at stone tax dot com']);
+    assert.deepEqual(spans('write to rentals at park view homes dot com'), ['email:rentals at park view homes dot com']);
+    assert.deepEqual(spans('send it to me at home dot com'), [], '"me" is no local part');
+    assert.deepEqual(spans('at dot com'), []);
+    assert.deepEqual(spans('call five five five two one oh for four seven five for now'), ['digits:five five five two one oh for four seven five']);
+    assert.deepEqual(spans('between five and six'), []);
+    assert.deepEqual(spans('five five five to one'), [], 'too short for a phone number');
+  });
+
+  it('splices an address or digit string into the first pass by time, and nothing else', () => {
+    const first = timed('please email them to pollinate soundtrack that time by friday okay at four pm');
+    const second = timed('please email them to paula at stone tax dot com by friday okay at ford pm');
+    // the second pass's words are placed over the first pass's span (times as the decoder reports them)
+    second.forEach((w, k) => {
+      if (k >= 4 && k <= 9) {
+        w.start = 2 + (k - 4) * (2 / 6);
+        w.end = w.start + 0.3;
+      } else if (k > 9) {
+        w.start = first[k - 2].start;
+        w.end = first[k - 2].end;
+      }
+    });
+    const out = spliceDictation(first, second, ['David Lee', 'Paula Stone']);
+    assert.equal(out.map((w) => w.word).join(' '), 'please email them to paula at stone tax dot com by friday okay at four pm');
+    // a first pass that already has as many digits keeps its own
+    const digits = timed('call five five five two one oh four four seven five');
+    const worse = timed('call five five five two one oh for for seven five');
+    assert.deepEqual(spliceDictation(digits, worse, []).map((w) => w.word), digits.map((w) => w.word));
+    assert.deepEqual(spliceDictation(worse, digits, []).map((w) => w.word), digits.map((w) => w.word));
+    // the dictation model's digits never spread over the words around the number
+    const heard = timed('call us at five five five nine oh two six six one four when you are on your way');
+    const pulled = timed('call us at five five five nine oh two six six one four one you are on your way');
+    assert.deepEqual(spliceDictation(heard, pulled, []).map((w) => w.word), heard.map((w) => w.word));
+    // "six oh seven": the first pass lost the "oh"; "text me a" before the number stays words
+    const missing = timed('text me a five five five six seven one two one two');
+    const at = [0, 0.5, 1, 1.5, 2, 2.5, 3, 3.25, 3.5, 4, 4.5, 5, 5.5];
+    const found = 'text three oh five five five six oh seven one two one two'.split(' ').map((word, k) => ({ word, start: at[k], end: at[k] + 0.2, confidence: 0.9 }));
+    assert.equal(spliceDictation(missing, found, []).map((w) => w.word).join(' '), 'text me a five five five six oh seven one two one two');
+  });
+
+  it('hears a dictated address at the words of a name, whole (real pocketsphinx)', async () => {
+    // "Please send it to operations at bayview logistics dot com." (sales-demo-booking, turn 5)
+    ensureCorpus();
+    const truth = loadTruth('sales-demo-booking');
+    const turn = truth.turns[5];
+    assert.match(turn.text, /operations at bayview logistics dot com/);
+    const { samples, sampleRate } = await readWavMono(corpusFile('sales-demo-booking', 'mono16k.wav'));
+    const clip = samples.subarray(Math.round((turn.startSeconds - 0.2) * sampleRate), Math.round((turn.endSeconds + 0.2) * sampleRate));
+    const dir = fs.mkdtempSync(path.join(tmp, 'asr-'));
+    const wavPath = path.join(dir, 'clip.wav');
+    await writeWav16(wavPath, clip, sampleRate);
+    const r = await new PocketsphinxTranscriber().transcribe({ wavPath, durationSeconds: clip.length / sampleRate, vocabulary: ['Olivia Park', 'Bayview Logistics'] });
+    assert.match(r.words.map((w) => w.word).join(' '), /\bat bayview logistics dot com\b/);
   });
 });

@@ -446,6 +446,19 @@ describe('tolerant name matching', () => {
     assert.ok(r.speakers.every((s) => s.labelSource === 'DIARIZATION'), JSON.stringify(r.speakers));
     const email = resolve(turns(['A', "It's maria dot lopez at lopez home dot net."], ['B', 'Got it.']), ctx({ direction: null }));
     assert.ok(email.speakers.every((s) => s.role === 'UNKNOWN'));
+    // a contact dictating her own address ("paula at stone tax dot com") does not speak of Paula
+    const own = resolve(
+      turns(['A', 'Milan.'], ['B', "Hi paula it's david lee I'm calling about my tax return."], ['A', 'Hi david I still need your income from last year.'], ['B', 'Where should I send them?'], ['A', 'Please email them to paula at stone tax dot com by friday.'], ['B', 'Okay.']),
+      ctx({ userDisplayName: 'David Lee', contactName: 'Paula Stone', direction: 'OUTGOING' }),
+    );
+    assert.equal(speaker(own, 'A').role, 'CONTACT');
+    assert.equal(speaker(own, 'B').role, 'USER');
+    // while "it's tom baker at hotmail dot com", answering "what's your email", is the speaker's own
+    const mine = resolve(
+      turns(['A', 'Hello.'], ['B', "Hi this is lisa from prime auto insurance what's your email."], ['A', "It's tom baker at hotmail dot com."]),
+      ctx({ userDisplayName: 'Tom Baker', contactName: 'Prime Auto Insurance', direction: 'INCOMING' }),
+    );
+    assert.equal(speaker(mine, 'A').role, 'USER');
   });
 
   it('folds accents, knows honorific contact names and ignores "I\'m home" for a contact called Home', () => {

@@ -88,6 +88,8 @@ export async function transcribeTruthAudio(
       workDir,
       maxAudioSeconds: 3600,
       voiceProfile: null,
+      // as the service's transcribe stage does: the user's and the contact's names
+      vocabulary: [truth.user.displayName, truth.upload.contactName].filter((n): n is string => !!n),
       context: {
         userDisplayName: truth.user.displayName,
         contactName: truth.upload.contactName,

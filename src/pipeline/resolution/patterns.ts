@@ -180,6 +180,9 @@ function contextOf(tokens: string[], start: number, end: number, opts: { orgName
     if (startOfTurn && /^how (can|may) (i|we) (help|assist)\b/.test(tokens.slice(end, end + 4).join(' '))) return 'self';
   }
 
+  // A name in a dictated address ("email them to paula at stone tax dot com") is not said to or of
+  // anyone else; "it's tom baker at hotmail dot com" stays an introduction (above).
+  if ((n1 === 'at' && tokens.slice(end + 1, end + 5).includes('dot')) || (p1 === 'at' && tokens.slice(end, end + 4).includes('dot'))) return 'skip';
   if (GREETINGS.has(p1)) return 'address';
   if (ADDRESS_QUESTION_TWO.has(two)) return 'address';
   if (p1 === 'is' && n1 === 'there') return 'address';

@@ -147,3 +147,224 @@ export async function buildCallDictionary(
   await fs.promises.appendFile(file, added.map((a, k) => `${CARRIER}(${FIRST_INDEX + k}) ${a.phones}\n`).join(''));
   return { path: file, added, rename: (token) => byToken.get(token) ?? null };
 }
+
+// ---------------------------------------------------------------------------------------------
+// Dictation pass. The general language model rarely lets a dictated address or number through:
+// "paula at stone tax dot com" comes out as "pollinate soundtrack that time", because "at stone
+// tax dot com" is improbable English. A second decoding of the pieces that may hold a dictation,
+// with a small language model of this call only, hears it: the call's own words (the first pass's
+// words and the vocabulary's names, as unigrams) plus bigrams of how addresses and numbers are
+// dictated (a name, "at", a webmail domain or the words of a name, "dot", a top-level domain;
+// digit after digit). Its output is worse English elsewhere ("at ford pm"), so only what it hears
+// as a whole address or a digit string is spliced into the first pass's words, by time.
+
+/** Webmail domains people dictate ("at gmail dot com"); all are words of the base model. */
+export const MAIL_DOMAINS = ['gmail', 'outlook', 'hotmail', 'yahoo', 'icloud', 'aol'] as const;
+const DICTATION_TLDS = ['com', 'org', 'net'] as const;
+const DIGIT_WORDS = ['zero', 'oh', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'] as const;
+const DIGIT_SET: ReadonlySet<string> = new Set(DIGIT_WORDS);
+/** Words around a dictation in the first pass: a piece with one (or after one) is decoded again. */
+const DICTATION_CUES = new Set(['email', 'e-mail', 'mail', 'address', 'number', 'phone', 'cell', 'call', 'reach', 'text', 'dot', 'com', 'contact', ...DIGIT_WORDS]);
+/** Words that are never the local part of an address ("send it to me at ..."). */
+const NOT_LOCAL = new Set(['me', 'you', 'us', 'him', 'her', 'them', 'it', 'the', 'a', 'an', 'to', 'and', 'is', 'at', 'dot', 'or', 'of', 'i']);
+/** Name-word pairs with templates of their own (first-and-last joins); the rest get single-word templates. */
+const MAX_PAIR_NAMES = 3;
+const TEMPLATE_WEIGHT = 3;
+/** Words a recogniser writes for a digit ("for", "to"): kept inside a digit string, never at its ends. */
+const DIGIT_HOMOPHONES = new Set(['for', 'to', 'too']);
+
+/** Whether a piece's first-pass words (or the previous piece's) suggest a dictation worth a second decoding. */
+export function mayHoldDictation(words: readonly string[]): boolean {
+  return words.some((w) => DICTATION_CUES.has(w));
+}
+
+/** Bigram and unigram counts of the dictation model (exported for tests). */
+export function dictationCounts(callWords: readonly string[], names: ReadonlyArray<string | null | undefined>): { unigrams: Map<string, number>; bigrams: Map<string, number> } {
+  const unigrams = new Map<string, number>();
+  const bigrams = new Map<string, number>();
+  const addUni = (w: string, n = 1) => unigrams.set(w, (unigrams.get(w) ?? 0) + n);
+  // A template counts three times a word of the first pass: at one time, "paula at" was still heard
+  // as the first pass's "pollinate" (accountant-tax-forms, dev part).
+  const sentence = (ws: string[]) => {
+    ws.forEach((w) => addUni(w, TEMPLATE_WEIGHT));
+    for (let i = 0; i + 1 < ws.length; i++) bigrams.set(`${ws[i]} ${ws[i + 1]}`, (bigrams.get(`${ws[i]} ${ws[i + 1]}`) ?? 0) + TEMPLATE_WEIGHT);
+  };
+  for (const w of callWords) addUni(w);
+  const perName = names.filter((n): n is string => !!n).map((n) => namesToWords([n]));
+  const nameWords = [...new Set(perName.flat())];
+  // any name word, at a webmail domain
+  for (const n of nameWords) for (const d of MAIL_DOMAINS) sentence([n, 'at', d, 'dot', 'com']);
+  // first and last name joined ("jessica dot long", "tom baker"), at a webmail domain or at the words of a name
+  const pairNames = perName.slice(0, MAX_PAIR_NAMES);
+  const pairWords = [...new Set(pairNames.flat())];
+  for (const a of pairWords) {
+    for (const b of pairWords) {
+      if (a === b) continue;
+      sentence([a, 'dot', b, 'at', MAIL_DOMAINS[0], 'dot', 'com']);
+      sentence([a, b, 'at', b, 'dot', 'com']);
+    }
+  }
+  for (const ws of pairNames) if (ws.length) sentence([ws[0], 'at', ...ws, 'dot', 'com']);
+  for (const tld of DICTATION_TLDS) sentence(['at', 'dot', tld]);
+  // digit strings: every digit after every digit
+  for (const a of DIGIT_WORDS) for (const b of DIGIT_WORDS) sentence([a, b]);
+  return { unigrams, bigrams };
+}
+
+/**
+ * An ARPA bigram model of the counts: add-one unigrams, absolutely discounted bigrams backing off
+ * to them. `known` filters words the pronunciation dictionary lacks (a model word without a
+ * pronunciation is an error in pocketsphinx).
+ */
+export function dictationArpa(counts: ReturnType<typeof dictationCounts>, known: (w: string) => boolean): string {
+  const D = 0.5;
+  const uni = new Map([...counts.unigrams].filter(([w]) => known(w)));
+  uni.set('<s>', 1);
+  uni.set('</s>', 1);
+  const vocab = [...uni.keys()].sort();
+  const total = [...uni.values()].reduce((a, b) => a + b, 0) - 1;
+  const pu = new Map(vocab.map((w) => [w, ((uni.get(w) ?? 0) + 1) / (total + vocab.length)]));
+  const byContext = new Map<string, Array<[string, number]>>();
+  for (const [pair, c] of counts.bigrams) {
+    const [a, b] = pair.split(' ');
+    if (!uni.has(a) || !uni.has(b)) continue;
+    const list = byContext.get(a) ?? [];
+    list.push([b, c]);
+    byContext.set(a, list);
+  }
+  const backoff = new Map<string, number>();
+  const bigramLines: string[] = [];
+  for (const [a, list] of [...byContext].sort(([x], [y]) => x.localeCompare(y))) {
+    const ca = list.reduce((s, [, c]) => s + c, 0);
+    let seen = 0;
+    let seenUni = 0;
+    for (const [b, c] of list.sort(([x], [y]) => x.localeCompare(y))) {
+      const p = (c - D) / ca;
+      seen += p;
+      seenUni += pu.get(b)!;
+      bigramLines.push(`${Math.log10(p).toFixed(4)} ${a} ${b}`);
+    }
+    backoff.set(a, (1 - seen) / Math.max(1e-9, 1 - seenUni));
+  }
+  const uniLines = vocab.map((w) => `${w === '<s>' ? '-99.0000' : Math.log10(pu.get(w)!).toFixed(4)} ${w} ${Math.log10(backoff.get(w) ?? 1).toFixed(4)}`);
+  return ['\\data\\', `ngram 1=${vocab.length}`, `ngram 2=${bigramLines.length}`, '', '\\1-grams:', ...uniLines, '', '\\2-grams:', ...bigramLines, '', '\\end\\', ''].join('\n');
+}
+
+/**
+ * Writes the dictation pass's model and dictionary into `dir`: `dictation.arpa`, and
+ * `dictation.dict` (the base dictionary plus the call dictionary's new names under their own
+ * spelling: this model is the call's own, so no carrier is needed).
+ */
+export async function buildDictationModel(
+  baseDictPath: string,
+  callWords: readonly string[],
+  names: ReadonlyArray<string | null | undefined>,
+  dir: string,
+  callDict: CallDictionary | null,
+): Promise<{ lmPath: string; dictPath: string }> {
+  const known = wordsOfDictionary(baseDictPath);
+  const added = new Map((callDict?.added ?? []).map((a) => [a.word, a.phones]));
+  const lmPath = path.join(dir, 'dictation.arpa');
+  await fs.promises.writeFile(lmPath, dictationArpa(dictationCounts(callWords, names), (w) => known.has(w) || added.has(w)));
+  if (!added.size) return { lmPath, dictPath: baseDictPath };
+  const dictPath = path.join(dir, 'dictation.dict');
+  await fs.promises.copyFile(baseDictPath, dictPath);
+  await fs.promises.appendFile(dictPath, [...added].map(([w, p]) => `${w} ${p}\n`).join(''));
+  return { lmPath, dictPath };
+}
+
+interface TimedWord {
+  word: string;
+  start: number;
+  end: number;
+}
+
+/** Spans [from, to) of `words` that are a whole dictated address or a digit string of seven or more. */
+export function dictationSpans(words: readonly TimedWord[], nameWords: ReadonlySet<string>): Array<{ from: number; to: number; kind: 'email' | 'digits' }> {
+  const spans: Array<{ from: number; to: number; kind: 'email' | 'digits' }> = [];
+  const w = words.map((x) => x.word);
+  for (let k = 0; k + 1 < w.length; k++) {
+    if (w[k] !== 'dot' || !(DICTATION_TLDS as readonly string[]).includes(w[k + 1])) continue;
+    // the domain: one to three words back to "at"
+    let a = k - 1;
+    while (a >= 0 && k - a <= 3 && w[a] !== 'at' && !NOT_LOCAL.has(w[a])) a--;
+    if (a < 1 || w[a] !== 'at' || a === k - 1) continue;
+    // the local part: names of the call joined by "dot" or run together, else one plain word
+    let s = a;
+    let taken = 0;
+    while (s - 1 >= 0 && taken < 3) {
+      if (nameWords.has(w[s - 1])) {
+        s--;
+        taken++;
+      } else if (taken && w[s - 1] === 'dot' && s - 2 >= 0 && nameWords.has(w[s - 2])) s--;
+      else break;
+    }
+    if (!taken) {
+      if (NOT_LOCAL.has(w[a - 1]) || DIGIT_SET.has(w[a - 1]) || w[a - 1].length < 2) continue;
+      s = a - 1;
+    }
+    spans.push({ from: s, to: k + 2, kind: 'email' });
+  }
+  // digit strings: digit words, with "for"/"to" inside ("five five five two one oh for four seven five")
+  for (let i = 0; i < w.length; ) {
+    if (!DIGIT_SET.has(w[i])) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < w.length && (DIGIT_SET.has(w[j]) || DIGIT_HOMOPHONES.has(w[j]))) j++;
+    while (j > i && !DIGIT_SET.has(w[j - 1])) j--;
+    const real = w.slice(i, j).filter((x) => DIGIT_SET.has(x)).length;
+    if (j - i >= 7 && real >= 6) spans.push({ from: i, to: j, kind: 'digits' });
+    i = j;
+  }
+  return spans.sort((x, y) => x.from - y.from);
+}
+
+/** Words of a number as the first pass may write it: digits, their homophones, and number words. */
+const NUMERIC = new Set([...DIGIT_WORDS, 'for', 'fore', 'to', 'too', 'or', 'won', 'ate', 'o', 'hundred', 'thousand', 'million', 'double', 'triple']);
+/** Slack, in seconds, for a second-pass word's middle against the first pass's digit run. */
+const RUN_SLACK = 0.15;
+
+/**
+ * The first pass's words with the dictation pass's addresses and digit strings spliced in: each
+ * span replaces the first-pass words whose middle falls inside it, unless those already say the
+ * same. A digit string replaces only a number the first pass heard there (its longest run of
+ * digits, homophones and number words): the dictation model's pull towards digits must not turn
+ * the words around a number ("text me a", "when") into more digits, and a digit string needs more
+ * digits than the first pass heard.
+ */
+export function spliceDictation<T extends TimedWord>(first: readonly T[], second: readonly T[], names: ReadonlyArray<string | null | undefined>): T[] {
+  const nameWords = new Set(namesToWords([...names]));
+  const mid = (x: TimedWord) => (x.start + x.end) / 2;
+  const digits = (xs: readonly TimedWord[]) => xs.filter((x) => DIGIT_SET.has(x.word)).length;
+  let out = [...first];
+  for (const span of dictationSpans(second, nameWords)) {
+    let words = second.slice(span.from, span.to);
+    if (span.kind === 'digits') {
+      // the first pass's longest numeric run under the span
+      const under = (x: TimedWord) => mid(x) >= words[0].start && mid(x) <= words[words.length - 1].end;
+      let best: T[] = [];
+      let cur: T[] = [];
+      for (const x of out) {
+        if (under(x) && NUMERIC.has(x.word)) cur.push(x);
+        else cur = [];
+        if (cur.length > best.length) best = [...cur];
+      }
+      if (!best.length) continue;
+      const from = best[0].start - RUN_SLACK;
+      const to = best[best.length - 1].end + RUN_SLACK;
+      words = words.filter((x) => mid(x) >= from && mid(x) <= to);
+      while (words.length && !DIGIT_SET.has(words[0].word)) words.shift();
+      while (words.length && !DIGIT_SET.has(words[words.length - 1].word)) words.pop();
+      if (words.length < 7 || digits(words) <= digits(best)) continue;
+    }
+    const start = words[0].start;
+    const end = words[words.length - 1].end;
+    const inside = (x: TimedWord) => mid(x) >= start && mid(x) <= end;
+    const replaced = out.filter(inside);
+    if (replaced.map((x) => x.word).join(' ') === words.map((x) => x.word).join(' ')) continue;
+    out = [...out.filter((x) => !inside(x)), ...words].sort((a, b) => a.start - b.start || a.end - b.end);
+  }
+  return out;
+}

@@ -17,7 +17,7 @@ import { PIPELINE_SAMPLE_RATE, PipelineError, type Recognition, type RecognizedW
 import { ChildProcessError, runChild } from '../audio/child.js';
 import { readWavInfo } from '../audio/decode.js';
 import { WavFilePcm } from '../audio/pcm.js';
-import { buildCallDictionary } from './dictionary.js';
+import { buildCallDictionary, buildDictationModel, mayHoldDictation, spliceDictation } from './dictionary.js';
 import { detectSpeech, speechUtterances } from '../diarization/vad.js';
 
 export const POCKETSPHINX_DEBIAN_PACKAGES = 'pocketsphinx pocketsphinx-en-us';
@@ -157,17 +157,62 @@ export class PocketsphinxTranscriber implements Transcriber {
       }
       const hypseg = await fsp.readFile(path.join(dir, 'hypseg.txt'), 'utf8').catch(() => null);
       if (hypseg === null) throw new PipelineError('transcription_failed', 'speech recognition wrote no result');
-      return { words: parseHypseg(hypseg, pieces, dict?.rename), language: 'en', provider: this.provider, model: this.model };
+      const words = parseHypseg(hypseg, pieces, dict?.rename);
+      return { words: await this.dictationPass(words, pieces, input, dir, baseDict, dict), language: 'en', provider: this.provider, model: this.model };
     } finally {
       await fsp.rm(dir, { recursive: true, force: true });
     }
   }
 
+  /**
+   * The dictation pass (dictionary.ts): the pieces whose words (or the previous piece's) suggest a
+   * dictated address or number, decoded again with the call's own small language model; what it
+   * hears as a whole address or digit string replaces the first pass's words there. An aid: when it
+   * fails (other than by being aborted), the first pass's words stand.
+   */
+  private async dictationPass(
+    words: RecognizedWord[],
+    pieces: ControlPiece[],
+    input: TranscriptionInput,
+    dir: string,
+    baseDict: string,
+    dict: Awaited<ReturnType<typeof buildCallDictionary>>,
+  ): Promise<RecognizedWord[]> {
+    const inPiece = (p: ControlPiece) => words.filter((w) => w.start >= p.startFrame / FRAMES_PER_SECOND && w.start < p.endFrame / FRAMES_PER_SECOND).map((w) => w.word);
+    const cued = pieces.map((p) => mayHoldDictation(inPiece(p)));
+    const chosen = pieces.filter((_, k) => cued[k] || (k > 0 && cued[k - 1]));
+    if (chosen.length === 0 || words.length === 0) return words;
+    const names = [...(input.vocabulary ?? [])];
+    try {
+      const model = await buildDictationModel(baseDict, words.map((w) => w.word), names, dir, dict);
+      await fsp.writeFile(path.join(dir, 'dictation.ctl'), controlFile('audio', chosen));
+      const seconds = chosen.reduce((s, p) => s + (p.endFrame - p.startFrame) / FRAMES_PER_SECOND, 0);
+      await runChild(
+        this.binary,
+        [
+          '-ctl', path.join(dir, 'dictation.ctl'),
+          '-cepdir', dir,
+          '-cepext', '.wav',
+          '-adcin', 'yes',
+          '-adchdr', String((await readWavInfo(path.join(dir, 'audio.wav')))!.dataOffset),
+          '-hypseg', path.join(dir, 'dictation.txt'),
+          ...this.modelArgs(model.dictPath, model.lmPath),
+        ],
+        { timeoutMs: Math.round(this.baseMs + seconds * this.perSecondMs), maxStdoutBytes: 1024 * 1024, maxStderrBytes: 4 * 1024 * 1024, signal: input.signal },
+      );
+      const second = parseHypseg(await fsp.readFile(path.join(dir, 'dictation.txt'), 'utf8'), chosen);
+      return spliceDictation(words, second, names);
+    } catch (err) {
+      if (input.signal?.aborted || (err instanceof ChildProcessError && err.kind === 'aborted')) throw pocketsphinxFailure(err, this.binary);
+      return words;
+    }
+  }
+
   /** Model and decoder flags shared by every run. */
-  private modelArgs(dictPath: string): string[] {
+  private modelArgs(dictPath: string, lmPath = path.join(this.modelDir, 'en-us.lm.bin')): string[] {
     return [
       '-hmm', path.join(this.modelDir, 'en-us'),
-      '-lm', path.join(this.modelDir, 'en-us.lm.bin'),
+      '-lm', lmPath,
       '-dict', dictPath,
       // The decoder log is large and can quote recognised text; it is never needed.
       '-logfn', '/dev/null',
