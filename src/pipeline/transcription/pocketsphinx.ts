@@ -178,7 +178,23 @@ export class PocketsphinxTranscriber implements Transcriber {
     baseDict: string,
     dict: Awaited<ReturnType<typeof buildCallDictionary>>,
   ): Promise<RecognizedWord[]> {
-    const inPiece = (p: ControlPiece) => words.filter((w) => w.start >= p.startFrame / FRAMES_PER_SECOND && w.start < p.endFrame / FRAMES_PER_SECOND).map((w) => w.word);
+    // Each piece's words by binary search over the words sorted by start: a filter of every word per
+    // piece would cost pieces x words, seconds of blocked event loop on a call of hours.
+    const byStart = [...words].sort((a, b) => a.start - b.start);
+    const inPiece = (p: ControlPiece) => {
+      const from = p.startFrame / FRAMES_PER_SECOND;
+      const to = p.endFrame / FRAMES_PER_SECOND;
+      let lo = 0;
+      let hi = byStart.length;
+      while (lo < hi) {
+        const m = (lo + hi) >> 1;
+        if (byStart[m]!.start < from) lo = m + 1;
+        else hi = m;
+      }
+      const out: string[] = [];
+      for (let k = lo; k < byStart.length && byStart[k]!.start < to; k++) out.push(byStart[k]!.word);
+      return out;
+    };
     const cued = pieces.map((p) => mayHoldDictation(inPiece(p)));
     const chosen = pieces.filter((_, k) => cued[k] || (k > 0 && cued[k - 1]));
     if (chosen.length === 0 || words.length === 0) return words;
