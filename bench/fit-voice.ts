@@ -23,7 +23,8 @@ import { VOICE_MODEL } from '../src/pipeline/voice/voice-model.js';
 import { projectRoot } from '../test/support/corpus.js';
 import { ENCODINGS, MIC_NAMES, SR, TRAINING_SPEAKERS, encode, speakerGroup, takeSpeech, throughMic, utteranceFiles, type Encoding, type Mic } from './support/real-speakers.js';
 import { cachedFrames } from './support/voice-frames.js';
-import { ldaWithValues, wccn } from './support/voice-linalg.js';
+import { fitPlda, ldaWithValues, pca, trainUbm, wccn } from './support/voice-linalg.js';
+import { FRAME_DIM, correlations, meanSupervector, pldaProject, pldaScore } from './support/voice-backends.js';
 
 export const MODEL_ID = 'embedded-lda-snorm-v4';
 const SEGMENT_SECONDS = [4, 8, 15];
@@ -84,7 +85,21 @@ let V1_GATE = 0;
 const MAX_SPEECH_SECONDS_NEW = 60;
 
 /** `v1`: the default embedder's vector of the same rendering (for the sweep's gate on its score). */
-export interface Segment { speaker: string; index: number; seconds: number; mic: Mic; encoding: Encoding; statistics: Record<StatisticsKind, number[]>; v1: Float32Array }
+export interface Segment { speaker: string; index: number; seconds: number; mic: Mic; encoding: Encoding; statistics: Record<StatisticsKind, number[]>; v1: Float32Array; frames?: Float32Array }
+
+/** With VOICE_FIT_FRAMES=1 (`--backends` gsv): each rendering keeps its frames, c1-c20 mean-normalised and their deltas, 40 values a frame. */
+const KEEP_FRAMES = process.env.VOICE_FIT_FRAMES === '1';
+function flatFrames(fr: { cep: Float64Array[]; delta: Float64Array[] }): Float32Array {
+  const n = fr.cep.length;
+  const mean = new Float64Array(20);
+  for (const c of fr.cep) for (let k = 0; k < 20; k++) mean[k] += c[k] / n;
+  const out = new Float32Array(n * FRAME_DIM);
+  for (let f = 0; f < n; f++) {
+    for (let k = 0; k < 20; k++) out[f * FRAME_DIM + k] = fr.cep[f][k] - mean[k];
+    for (let k = 0; k < 20; k++) out[f * FRAME_DIM + 20 + k] = fr.delta[f][k];
+  }
+  return out;
+}
 
 /**
  * Renderings of one stretch of a training speaker: profile-length stretches as the benchmark
@@ -118,7 +133,7 @@ async function trainingSegments(): Promise<Segment[]> {
         const fr = await cachedFrames(key, () => encode(throughMic(pcm, mic), encoding, k * 7 + MIC_NAMES.indexOf(mic)), SR);
         if (!fr) continue; // too little speech after gating
         const statistics = Object.fromEntries((Object.keys(STATISTICS_DIMS) as StatisticsKind[]).map((kind) => [kind, Array.from(summariseFrames(fr, kind))])) as Segment['statistics'];
-        out.push({ speaker, index: k, seconds: speechSeconds, mic, encoding, statistics, v1: featuresToEmbedding(v1Features(fr)) });
+        out.push({ speaker, index: k, seconds: speechSeconds, mic, encoding, statistics, v1: featuresToEmbedding(v1Features(fr)), ...(KEEP_FRAMES ? { frames: flatFrames(fr) } : {}) });
       }
     }
     process.stderr.write(`${speaker}: ${out.filter((s) => s.speaker === speaker).length} renderings\n`);
@@ -189,12 +204,26 @@ function trials(model: Fitted, test: Segment[]): Array<{ present: boolean; owner
         const a = parties[i].s;
         const b = parties[j].s;
         if (a.speaker === b.speaker || a.encoding !== b.encoding) continue;
+        if (GROUP_TRIALS && !distinctPeople(p.s.speaker, a.speaker, b.speaker)) continue;
         const ownerKey = a.speaker === p.s.speaker ? 'A' : b.speaker === p.s.speaker ? 'B' : null;
         out.push({ present: ownerKey !== null, ownerKey, scores: { A: z[i], B: z[j] }, v1: { A: (1 + cosine(p.s.v1, a.v1)) / 2, B: (1 + cosine(p.s.v1, b.v1)) / 2 } });
       }
     }
   }
   return out;
+}
+
+/**
+ * VOICE_FIT_GROUP_TRIALS=1: leave out trials whose voices may be one person (bench/support/real-speakers.ts
+ * `speakerGroup`: a ktuberling and a KLettres reader of one language): two parties of one group,
+ * or a party of the profile's group that is not the profile's speaker, whose "impostor" score may
+ * be a genuine one. The folds already keep a group together, so such trials occur within a fold.
+ */
+const GROUP_TRIALS = process.env.VOICE_FIT_GROUP_TRIALS === '1';
+function distinctPeople(owner: string, a: string, b: string): boolean {
+  const g = speakerGroup(owner);
+  if (speakerGroup(a) === speakerGroup(b)) return false;
+  return (a === owner || speakerGroup(a) !== g) && (b === owner || speakerGroup(b) !== g);
 }
 
 /** Best and runner-up score of each trial, and whether the best is the owner: enough to sweep a two-party decision fast. */
@@ -306,6 +335,10 @@ async function main(): Promise<void> {
     }
     return;
   }
+  if (process.argv.includes('--backends')) {
+    backendSweep(segs, speakers, foldOf, bestAt);
+    return;
+  }
   if (process.argv.includes('--fused')) {
     // The fused decision as shipped (src/pipeline/voice/match.ts fusedMatch): the fitted model's own
     // threshold and margin, and a gate on the default embedder's score of the named party.
@@ -361,6 +394,177 @@ async function main(): Promise<void> {
   const out = path.join(projectRoot, 'src/pipeline/voice/voice-model.ts');
   fs.writeFileSync(out, text);
   console.log(`wrote ${path.relative(projectRoot, out)} (${model.projection.length} dimensions, cohort of ${model.cohort.length})`);
+}
+
+
+function l2n(v: Float32Array): Float32Array {
+  let q = 0;
+  for (const x of v) q += x * x;
+  q = Math.sqrt(q) || 1;
+  for (let i = 0; i < v.length; i++) v[i] /= q;
+  return v;
+}
+
+/**
+ * `--backends` (issue 27): scoring backends over the same cross-validation folds, each S-normalised
+ * against the training cohort of its fold (adaptive, top K), alone and summed with the others.
+ *   cos    the cosine of the fitted (WCCN) embeddings: v4 as built
+ *   plda   two-covariance PLDA on the fitted embeddings (length-normalised), PLDA_SHRINK, PLDA_DIMS
+ *   v1     the default embedder's cosine, S-normalised against the training speakers' v1 vectors
+ * BACKEND_COMBOS: comma list of `name*weight+name*weight` sums, e.g. `cos,plda,plda+v1*0.5`.
+ */
+function backendSweep(segs: Segment[], speakers: string[], foldOf: (s: string) => number, bestAt: (cv: ReturnType<typeof summarise>, targets: number[]) => string[]): void {
+  const list = (name: string, dflt: string) => (process.env[name] ?? dflt).split(',');
+  const combos = list('BACKEND_COMBOS', 'cos,plda,v1,cos+v1*0.5,plda+v1*0.5,plda+v1');
+  const pldaShrinks = list('PLDA_SHRINK', '0.05,1').map(Number);
+  const pldaDims = list('PLDA_DIMS', '0').map(Number);
+  const topKs = list('SWEEP_TOPK', String(TOP_K)).map(Number);
+  for (const pShrink of pldaShrinks) for (const pDims of pldaDims) for (const topK of topKs) {
+    // Per fold, per backend: the S-normalised score matrix of profiles x parties.
+    const zs: Array<{ profiles: Segment[]; parties: Segment[]; z: Record<string, Float64Array[]> }> = [];
+    for (let f = 0; f < FOLDS; f++) {
+      const train = segs.filter((s) => foldOf(s.speaker) !== f);
+      const test = segs.filter((s) => foldOf(s.speaker) === f);
+      const model = fitProjection(train);
+      const emb = (s: Segment) => projectStatistics(s.statistics[model.statistics ?? 'msp'], model);
+      const trainEmb = train.map(emb);
+      const plda = fitPlda(trainEmb.map((v) => Array.from(v)), train.map((s) => s.speaker), pShrink, pDims);
+      const cohortIdx = train.map((s, i) => (s.seconds >= 6 ? i : -1)).filter((i) => i >= 0);
+      const profiles = test.filter((s) => s.seconds >= 12 && s.encoding === '16 kHz');
+      const parties = test.filter((s) => s.seconds < 12);
+      const backends: Record<string, { vec: (s: Segment, i?: number) => ArrayLike<number>; score: (a: ArrayLike<number>, b: ArrayLike<number>) => number; cohort: ArrayLike<number>[] }> = {
+        cos: { vec: emb, score: (a, b) => cosine(a as Float32Array, b as Float32Array), cohort: cohortIdx.map((i) => trainEmb[i]) },
+        plda: { vec: (s) => pldaProject(emb(s), plda), score: (a, b) => pldaScore(a, b, plda.between), cohort: cohortIdx.map((i) => pldaProject(trainEmb[i], plda)) },
+        v1: { vec: (s) => s.v1, score: (a, b) => cosine(a as Float32Array, b as Float32Array), cohort: cohortIdx.map((i) => train[i].v1) },
+      };
+      if (segs[0].frames) {
+        // gsv: mean supervectors against a UBM of this fold's training frames, PCA, WCCN, cosine.
+        const t0 = Date.now();
+        const C = Number(process.env.GSV_C ?? 32);
+        const step = Number(process.env.GSV_STEP ?? 10);
+        const sub = train.map((s) => {
+          const fr = s.frames as Float32Array;
+          const n = Math.floor(fr.length / FRAME_DIM);
+          const out = new Float32Array(Math.ceil(n / step) * FRAME_DIM);
+          for (let t = 0, j = 0; t < n; t += step, j++) out.set(fr.subarray(t * FRAME_DIM, (t + 1) * FRAME_DIM), j * FRAME_DIM);
+          return out;
+        });
+        const useGsv = process.env.GSV !== '0';
+        const ubm = trainUbm(useGsv ? sub : sub.slice(0, 1), FRAME_DIM, C, useGsv ? Number(process.env.GSV_ITER ?? 10) : 0, 7 + f);
+        const sv = new Map<Segment, Float64Array>();
+        if (useGsv) for (const s of [...train, ...profiles, ...parties]) if (!sv.has(s)) sv.set(s, meanSupervector(s.frames as Float32Array, ubm, Number(process.env.GSV_RELEVANCE ?? 16)));
+        const { mean: pm, components } = useGsv ? pca(train.map((s) => sv.get(s) as Float64Array), Number(process.env.GSV_PCA ?? 150)) : { mean: new Float64Array(0), components: [new Float64Array(0)] };
+        const proj = (x: Float64Array) => components.map((c) => {
+          let q = 0;
+          for (let i = 0; i < c.length; i++) q += c[i] * (x[i] - pm[i]);
+          return q;
+        });
+        const pcs = new Map<Segment, number[]>();
+        for (const [s, x] of sv) pcs.set(s, proj(x));
+        const w = useGsv ? wccn(train.map((s) => pcs.get(s) as number[]), train.map((s) => s.speaker), Number(process.env.GSV_SHRINK ?? 1)) : [];
+        const gemb = new Map<Segment, Float32Array>();
+        for (const [s, x] of pcs) gemb.set(s, l2n(Float32Array.from(w, (row) => row.reduce((a, v, i) => a + v * x[i], 0))));
+        const gtrain = train.map((s) => Array.from(gemb.get(s) ?? [0]));
+        const gplda = useGsv ? fitPlda(gtrain, train.map((s) => s.speaker), pShrink, pDims) : { mean: [], transform: [], between: [] };
+        if (useGsv) backends.gsv = { vec: (s) => gemb.get(s) as Float32Array, score: (a, b) => cosine(a as Float32Array, b as Float32Array), cohort: cohortIdx.map((i) => gemb.get(train[i]) as Float32Array) };
+        if (useGsv) backends.gsvplda = { vec: (s) => pldaProject(gemb.get(s) as Float32Array, gplda), score: (a, b) => pldaScore(a, b, gplda.between), cohort: cohortIdx.map((i) => pldaProject(gemb.get(train[i]) as Float32Array, gplda)) };
+        // mcov: the mspd statistics and the correlations between cepstral coefficients c1-c20
+        // (how the vocal tract's shape covaries, less affected by a fixed channel than the means),
+        // standardised and whitened for the within-speaker covariance (WCCN) like v4.
+        const corrDims = Number(process.env.MCOV_CEPSTRA ?? 20);
+        const mcovOf = new Map<Segment, number[]>();
+        // MCOV_DELTA=1: also the correlations of the cepstral deltas (how the movements covary).
+        const withDelta = process.env.MCOV_DELTA === '1';
+        for (const s of new Set([...train, ...profiles, ...parties])) mcovOf.set(s, [...s.statistics.mspd, ...correlations(s.frames as Float32Array, corrDims), ...(withDelta ? correlations(s.frames as Float32Array, corrDims, 20) : [])]);
+        const mx = train.map((s) => mcovOf.get(s) as number[]);
+        const dd = mx[0].length;
+        const mc = new Array<number>(dd).fill(0);
+        const ms = new Array<number>(dd).fill(0);
+        for (const x of mx) for (let i = 0; i < dd; i++) mc[i] += x[i] / mx.length;
+        for (const x of mx) for (let i = 0; i < dd; i++) ms[i] += (x[i] - mc[i]) ** 2 / mx.length;
+        for (let i = 0; i < dd; i++) ms[i] = Math.sqrt(ms[i]) || 1;
+        const mw = wccn(mx.map((x) => x.map((v, i) => (v - mc[i]) / ms[i])), train.map((s) => s.speaker), Number(process.env.MCOV_SHRINK ?? SHRINK));
+        const memb = new Map<Segment, Float32Array>();
+        for (const [s, x] of mcovOf) memb.set(s, projectStatistics(x, { center: mc, scale: ms, projection: mw }));
+        backends.mcov = { vec: (s) => memb.get(s) as Float32Array, score: (a, b) => cosine(a as Float32Array, b as Float32Array), cohort: cohortIdx.map((i) => memb.get(train[i]) as Float32Array) };
+        process.stderr.write(`fold ${f}: gsv in ${((Date.now() - t0) / 1000).toFixed(0)} s\n`);
+      }
+      const z: Record<string, Float64Array[]> = {};
+      for (const [name, be] of Object.entries(backends)) {
+        const stats = (v: ArrayLike<number>) => {
+          const sims = be.cohort.map((c) => be.score(v, c)).sort((x, y) => y - x).slice(0, topK);
+          const mean = sims.reduce((a, x) => a + x, 0) / sims.length;
+          const sd = Math.sqrt(sims.reduce((a, x) => a + (x - mean) ** 2, 0) / sims.length);
+          return { mean, sd: Math.max(sd, 1e-3) };
+        };
+        const pv = profiles.map((s) => be.vec(s));
+        const tv = parties.map((s) => be.vec(s));
+        const pn = pv.map(stats);
+        const tn = tv.map(stats);
+        z[name] = pv.map((p, i) => Float64Array.from(tv, (t, j) => {
+          const c = be.score(p, t);
+          return 0.5 * ((c - pn[i].mean) / pn[i].sd + (c - tn[j].mean) / tn[j].sd);
+        }));
+      }
+      zs.push({ profiles, parties, z });
+    }
+    for (const combo of combos) {
+      const terms = combo.split('+').map((t) => {
+        const [name, w] = t.split('*');
+        return { name, w: Number(w ?? 1) };
+      });
+      const ts: ReturnType<typeof trials> = [];
+      const conds: string[] = [];
+      for (const { profiles, parties, z } of zs) {
+        for (let pi = 0; pi < profiles.length; pi++) {
+          const p = profiles[pi];
+          const score = (j: number) => terms.reduce((a, t) => a + t.w * z[t.name][pi][j], 0);
+          for (let i = 0; i < parties.length; i++) {
+            for (let j = i + 1; j < parties.length; j++) {
+              const a = parties[i];
+              const b = parties[j];
+              if (a.speaker === b.speaker || a.encoding !== b.encoding) continue;
+              if (GROUP_TRIALS && !distinctPeople(p.speaker, a.speaker, b.speaker)) continue;
+              const ownerKey = a.speaker === p.speaker ? 'A' : b.speaker === p.speaker ? 'B' : null;
+              ts.push({ present: ownerKey !== null, ownerKey, scores: { A: score(i), B: score(j) }, v1: { A: 1, B: 1 } });
+              conds.push(`${a.encoding}, parties ${a.seconds >= 6 ? 8 : 4}/${b.seconds >= 6 ? 8 : 4} s`);
+            }
+          }
+        }
+      }
+      const cv = summarise(ts);
+      // bestAt's grid: thresholds -1..6 and margins 0..4 in normalised units; rescale sums so it fits.
+      const scale = terms.reduce((a, t) => a + t.w, 0);
+      for (let i = 0; i < cv.n; i++) {
+        cv.best[i] /= scale;
+        cv.second[i] /= scale;
+      }
+      let present = 0;
+      let rank1 = 0;
+      for (let i = 0; i < cv.n; i++) if (cv.present[i]) {
+        present++;
+        rank1 += cv.bestIsOwner[i];
+      }
+      if (process.env.BACKEND_BREAKDOWN) {
+        // Owner best (rank 1) and owner-absent best score per condition: what limits the decision.
+        const by = new Map<string, { present: number; rank1: number }>();
+        for (let i = 0; i < cv.n; i++) if (cv.present[i]) {
+          const e = by.get(conds[i]) ?? { present: 0, rank1: 0 };
+          e.present++;
+          e.rank1 += cv.bestIsOwner[i];
+          by.set(conds[i], e);
+        }
+        for (const [k, e] of [...by].sort()) console.log(`  ${combo} ${k}: owner best in ${(100 * e.rank1 / e.present).toFixed(1)} % of ${e.present}`);
+      }
+      const keepWrong = WRONG_MAX;
+      for (const wrongMax of list('SWEEP_WRONG', String(WRONG_MAX)).map(Number)) {
+        WRONG_MAX = wrongMax;
+        const [a1, a2, a5] = bestAt(cv, [0.01, 0.02, 0.05]);
+        console.log(`backend ${combo} plda-shrink ${pShrink} plda-dims ${pDims} topK ${topK}: owner named at <=1 % absent-named ${a1}, <=2 % ${a2}, <=5 % ${a5} (wrong <= ${WRONG_MAX}; owner scores best in ${(100 * rank1 / present).toFixed(1)} % of owner-present trials)`);
+      }
+      WRONG_MAX = keepWrong;
+    }
+  }
 }
 
 await main();

@@ -70,6 +70,24 @@ for (const s of [...HELD_OUT_SPEAKERS, ...TRAINING_SPEAKERS]) if (!SPEAKER_SOURC
 if (HELD_OUT_SPEAKERS.some((s) => (TRAINING_SPEAKERS as readonly string[]).includes(s))) throw new Error('speaker split overlaps');
 if (HELD_OUT_SPEAKERS.some((h) => (TRAINING_SPEAKERS as readonly string[]).some((t) => speakerGroup(t) === speakerGroup(h)))) throw new Error('a training speaker may be a held-out one');
 
+/**
+ * A training speaker's folder that resolves into a held-out speaker's folder. Debian's
+ * `/usr/share/asterisk/sounds/{es,fr,it}` are alternatives links that point at Allison's, June's
+ * and Carlo's folders (all held-out) until asterisk-prompt-es-co / -fr-armelle replace them with
+ * their own folders (`scripts/bootstrap.sh --bench`): without those packages `ast-es-co` and
+ * `ast-fr-armelle` would silently read held-out voices into the fit.
+ */
+export function heldOutLeak(speaker: string, resolve: (p: string) => string = (p) => (fs.existsSync(p) ? fs.realpathSync(p) : p)): string | null {
+  if ((HELD_OUT_SPEAKERS as readonly string[]).includes(speaker)) return null;
+  const heldOut = HELD_OUT_SPEAKERS.flatMap((h) => SPEAKER_SOURCES[h].map(resolve));
+  for (const dir of SPEAKER_SOURCES[speaker] ?? []) {
+    const real = resolve(dir);
+    const hit = heldOut.find((h) => real === h || real.startsWith(`${h}/`));
+    if (hit) return `${dir} is ${hit}`;
+  }
+  return null;
+}
+
 /** sox effects standing for a microphone and its level (the chains of test/support/real-voices.ts). */
 export const MICS = {
   studio: ['norm', '-3'],
@@ -88,6 +106,8 @@ const run = (cmd: string, args: string[], input?: Buffer) => execFileSync(cmd, a
 
 /** The speaker's recordings (sorted paths); asterisk prompts used by the real-voice calls come last. */
 export function utteranceFiles(speaker: string): string[] {
+  const leak = heldOutLeak(speaker);
+  if (leak) throw new Error(`training speaker ${speaker} would read a held-out voice: ${leak}; install the packages of scripts/bootstrap.sh --bench`);
   const used = new Set(REAL_VOICE_CALLS.flatMap((c) => c.turns.flatMap((t) => t.clips)));
   const files: string[] = [];
   for (const dir of SPEAKER_SOURCES[speaker]) {
