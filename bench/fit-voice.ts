@@ -415,6 +415,7 @@ function l2n(v: Float32Array): Float32Array {
  */
 function backendSweep(segs: Segment[], speakers: string[], foldOf: (s: string) => number, bestAt: (cv: ReturnType<typeof summarise>, targets: number[]) => string[]): void {
   const list = (name: string, dflt: string) => (process.env[name] ?? dflt).split(',');
+  const PROFILE_AVERAGE = Number(process.env.PROFILE_AVERAGE ?? 1);
   const combos = list('BACKEND_COMBOS', 'cos,plda,v1,cos+v1*0.5,plda+v1*0.5,plda+v1');
   const pldaShrinks = list('PLDA_SHRINK', '0.05,1').map(Number);
   const pldaDims = list('PLDA_DIMS', '0').map(Number);
@@ -430,7 +431,14 @@ function backendSweep(segs: Segment[], speakers: string[], foldOf: (s: string) =
       const trainEmb = train.map(emb);
       const plda = fitPlda(trainEmb.map((v) => Array.from(v)), train.map((s) => s.speaker), pShrink, pDims);
       const cohortIdx = train.map((s, i) => (s.seconds >= 6 ? i : -1)).filter((i) => i >= 0);
-      const profiles = test.filter((s) => s.seconds >= 12 && s.encoding === '16 kHz');
+      const single = test.filter((s) => s.seconds >= 12 && s.encoding === '16 kHz');
+      const profileGroups: Segment[][] = [];
+      if (PROFILE_AVERAGE > 1) {
+        const byKey = new Map<string, Segment[]>();
+        for (const s of single) byKey.set(`${s.speaker}/${s.mic}`, [...(byKey.get(`${s.speaker}/${s.mic}`) ?? []), s]);
+        for (const g of byKey.values()) for (let i = 0; i + PROFILE_AVERAGE <= g.length; i += PROFILE_AVERAGE) profileGroups.push(g.slice(i, i + PROFILE_AVERAGE));
+      }
+      const profiles = PROFILE_AVERAGE > 1 ? profileGroups.map((g) => g[0]) : single;
       const parties = test.filter((s) => s.seconds < 12);
       const backends: Record<string, { vec: (s: Segment, i?: number) => ArrayLike<number>; score: (a: ArrayLike<number>, b: ArrayLike<number>) => number; cohort: ArrayLike<number>[] }> = {
         cos: { vec: emb, score: (a, b) => cosine(a as Float32Array, b as Float32Array), cohort: cohortIdx.map((i) => trainEmb[i]) },
@@ -452,7 +460,7 @@ function backendSweep(segs: Segment[], speakers: string[], foldOf: (s: string) =
         const useGsv = process.env.GSV !== '0';
         const ubm = trainUbm(useGsv ? sub : sub.slice(0, 1), FRAME_DIM, C, useGsv ? Number(process.env.GSV_ITER ?? 10) : 0, 7 + f);
         const sv = new Map<Segment, Float64Array>();
-        if (useGsv) for (const s of [...train, ...profiles, ...parties]) if (!sv.has(s)) sv.set(s, meanSupervector(s.frames as Float32Array, ubm, Number(process.env.GSV_RELEVANCE ?? 16)));
+        if (useGsv) for (const s of [...train, ...single, ...parties]) if (!sv.has(s)) sv.set(s, meanSupervector(s.frames as Float32Array, ubm, Number(process.env.GSV_RELEVANCE ?? 16)));
         const { mean: pm, components } = useGsv ? pca(train.map((s) => sv.get(s) as Float64Array), Number(process.env.GSV_PCA ?? 150)) : { mean: new Float64Array(0), components: [new Float64Array(0)] };
         const proj = (x: Float64Array) => components.map((c) => {
           let q = 0;
@@ -475,7 +483,7 @@ function backendSweep(segs: Segment[], speakers: string[], foldOf: (s: string) =
         const mcovOf = new Map<Segment, number[]>();
         // MCOV_DELTA=1: also the correlations of the cepstral deltas (how the movements covary).
         const withDelta = process.env.MCOV_DELTA === '1';
-        for (const s of new Set([...train, ...profiles, ...parties])) mcovOf.set(s, [...s.statistics.mspd, ...correlations(s.frames as Float32Array, corrDims), ...(withDelta ? correlations(s.frames as Float32Array, corrDims, 20) : [])]);
+        for (const s of new Set([...train, ...single, ...parties])) mcovOf.set(s, [...s.statistics.mspd, ...correlations(s.frames as Float32Array, corrDims), ...(withDelta ? correlations(s.frames as Float32Array, corrDims, 20) : [])]);
         const mx = train.map((s) => mcovOf.get(s) as number[]);
         const dd = mx[0].length;
         const mc = new Array<number>(dd).fill(0);
@@ -497,7 +505,15 @@ function backendSweep(segs: Segment[], speakers: string[], foldOf: (s: string) =
           const sd = Math.sqrt(sims.reduce((a, x) => a + (x - mean) ** 2, 0) / sims.length);
           return { mean, sd: Math.max(sd, 1e-3) };
         };
-        const pv = profiles.map((s) => be.vec(s));
+        // PROFILE_AVERAGE=k: a profile enrolled from k separate samples (stretches of one speaker
+        // through one microphone), the mean of their vectors: what a longer enrolment would buy.
+        const pv = PROFILE_AVERAGE > 1 ? profileGroups.map((g) => {
+          // PROFILE_FIRST_ONLY=1: the same profiles' first sample alone (the baseline on the same speakers).
+          const vs = (process.env.PROFILE_FIRST_ONLY === '1' ? g.slice(0, 1) : g).map((s) => be.vec(s));
+          const out = new Float32Array(vs[0].length);
+          for (const v of vs) for (let i = 0; i < out.length; i++) out[i] += v[i] / vs.length;
+          return name.includes('plda') ? out : l2n(out);
+        }) : profiles.map((s) => be.vec(s));
         const tv = parties.map((s) => be.vec(s));
         const pn = pv.map(stats);
         const tn = tv.map(stats);
