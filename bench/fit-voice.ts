@@ -27,7 +27,7 @@ import { projectRoot } from '../test/support/corpus.js';
 import { ENCODINGS, MIC_NAMES, SR, TRAINING_SPEAKERS, encode, speakerGroup, takeSpeech, throughMic, utteranceFiles, type Encoding, type Mic } from './support/real-speakers.js';
 import { cachedFrames } from './support/voice-frames.js';
 import { fitPlda, ldaWithValues, pca, trainUbm, wccn } from './support/voice-linalg.js';
-import { FRAME_DIM, correlations, meanSupervector, pldaProject, pldaScore } from './support/voice-backends.js';
+import { FRAME_DIM, correlations, meanSupervector, pldaProject, pldaScore, skewness } from './support/voice-backends.js';
 
 export const MODEL_ID = 'embedded-lda-snorm-v4';
 const SEGMENT_SECONDS = [4, 8, 15];
@@ -60,7 +60,8 @@ let KIND: StatisticsKind = (process.env.VOICE_FIT_KIND as StatisticsKind) ?? 'ms
 //   mcov (mspd + the 190 correlations of c1-c20, WCCN shrink 1)            43.6 / 46.2 / 46.2, best 88.9 %
 //   mcov+cos (S-normalised scores summed)  47.9 / 52.9 / 55.0, best 89.7 %  <- the best found
 //   mcov+cos with delta correlations too 48.5 / 54.8 / 56.8; topK 300 46.5; mcov shrink 3 46.7;
-//   12 or 16 cepstra 46.3 / 46.6; adding gsv, v1 or gsv-PLDA at weight 0.5 lowers it (45.0 / 44.4 / 43.8).
+//   12 or 16 cepstra 46.3 / 46.6; with the skewness of c1-c20 (MCOV_SKEW=1) 46.4; adding gsv, v1 or
+//   gsv-PLDA at weight 0.5 lowers it (45.0 / 44.4 / 43.8).
 // What limits every backend is that the owner outscores the other party in only 83-90 % of
 // owner-present calls, so the never-the-wrong-party bound stops owner naming far below 85 %; with
 // a 1 % instead of 0.1 % wrong-party allowance mcov+cos reaches 61.5 % at <= 5 %. Party length
@@ -506,7 +507,9 @@ function backendSweep(segs: Segment[], speakers: string[], foldOf: (s: string) =
         const mcovOf = new Map<Segment, number[]>();
         // MCOV_DELTA=1: also the correlations of the cepstral deltas (how the movements covary).
         const withDelta = process.env.MCOV_DELTA === '1';
-        for (const s of new Set([...train, ...single, ...parties])) mcovOf.set(s, [...s.statistics.mspd, ...correlations(s.frames as Float32Array, corrDims), ...(withDelta ? correlations(s.frames as Float32Array, corrDims, 20) : [])]);
+        // MCOV_SKEW=1: also the skewness of c1-c20 (asymmetry of each coefficient's distribution).
+        const withSkew = process.env.MCOV_SKEW === '1';
+        for (const s of new Set([...train, ...single, ...parties])) mcovOf.set(s, [...s.statistics.mspd, ...correlations(s.frames as Float32Array, corrDims), ...(withDelta ? correlations(s.frames as Float32Array, corrDims, 20) : []), ...(withSkew ? skewness(s.frames as Float32Array, 20) : [])]);
         const mx = train.map((s) => mcovOf.get(s) as number[]);
         const dd = mx[0].length;
         const mc = new Array<number>(dd).fill(0);

@@ -145,3 +145,20 @@ export function correlations(frames: Float32Array, k: number, offset = 0): numbe
   for (let i = 0; i < k; i++) for (let j = i + 1; j < k; j++) out.push(cov[i][j] / Math.sqrt(cov[i][i] * cov[j][j] || 1));
   return out;
 }
+
+/** Skewness of each of the first `k` values of the frames (flat, FRAME_DIM a frame). */
+export function skewness(frames: Float32Array, k: number): number[] {
+  const n = Math.floor(frames.length / FRAME_DIM);
+  return Array.from({ length: k }, (_, i) => {
+    let m = 0;
+    for (let t = 0; t < n; t++) m += frames[t * FRAME_DIM + i] / n;
+    let m2 = 0;
+    let m3 = 0;
+    for (let t = 0; t < n; t++) {
+      const d = frames[t * FRAME_DIM + i] - m;
+      m2 += (d * d) / n;
+      m3 += (d * d * d) / n;
+    }
+    return m2 > 0 ? m3 / m2 ** 1.5 : 0;
+  });
+}

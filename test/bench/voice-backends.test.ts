@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { HELD_OUT_SPEAKERS, SPEAKER_SOURCES, TRAINING_SPEAKERS, heldOutLeak } from '../../bench/support/real-speakers.js';
-import { FRAME_DIM, correlations, meanSupervector, pldaProject, pldaScore, ubmStatistics } from '../../bench/support/voice-backends.js';
+import { FRAME_DIM, correlations, meanSupervector, pldaProject, pldaScore, skewness, ubmStatistics } from '../../bench/support/voice-backends.js';
 import { fitPlda, pca, rng, trainUbm } from '../../bench/support/voice-linalg.js';
 
 test('PLDA score: a same-speaker pair far out along a speaker direction beats an opposite pair and a pair at the centre', () => {
@@ -90,6 +90,16 @@ test('correlations: upper triangle of the cepstra (or of the deltas with offset 
   assert.equal(c.length, 3);
   assert.ok(Math.abs(c[0] + 1) < 1e-9, `c ${c}`);
   assert.ok(Math.abs(correlations(fr, 2, 20)[0] - 1) < 1e-9);
+});
+
+test('skewness: zero for a symmetric coefficient, positive for a right-skewed one', () => {
+  const n = 4;
+  const fr = new Float32Array(n * FRAME_DIM);
+  [-1, 0, 0, 1].forEach((v, t) => (fr[t * FRAME_DIM] = v));
+  [0, 0, 0, 4].forEach((v, t) => (fr[t * FRAME_DIM + 1] = v));
+  const sk = skewness(fr, 2);
+  assert.ok(Math.abs(sk[0]) < 1e-12);
+  assert.ok(sk[1] > 1);
 });
 
 test('heldOutLeak: a training folder resolving into a held-out speaker is caught; the real split has none', () => {
