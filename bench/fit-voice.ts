@@ -59,7 +59,7 @@ let KIND: StatisticsKind = (process.env.VOICE_FIT_KIND as StatisticsKind) ?? 'ms
 //   gsv (32-component UBM of c1-c20 and deltas, MAP means, PCA 150, WCCN)  20.1 / 23.1 / 23.1, best 82.7 %
 //   mcov (mspd + the 190 correlations of c1-c20, WCCN shrink 1)            43.6 / 46.2 / 46.2, best 88.9 %
 //   mcov+cos (S-normalised scores summed)  47.9 / 52.9 / 55.0, best 89.7 %  <- the best found
-//   mcov+cos with delta correlations too 48.5 / 54.8 / 56.8; topK 300 46.5; mcov shrink 3 46.7;
+//   mcov+cos with delta correlations too 48.5 / 54.8 / 56.8; topK 30 / 50 / 200 / 300: 45.6 / 46.3 / 47.2 / 46.5; mcov shrink 3 46.7;
 //   12 or 16 cepstra 46.3 / 46.6; with the skewness of c1-c20 (MCOV_SKEW=1) 46.4; adding gsv, v1 or
 //   gsv-PLDA at weight 0.5 lowers it (45.0 / 44.4 / 43.8).
 // What limits every backend is that the owner outscores the other party in only 83-90 % of
