@@ -7,13 +7,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Flags may be combined in any order (`--test --bench` once read only the first and skipped the
+# bench voices, which left asterisk's es/fr folders as links to two held-out speakers).
+has_flag() { local f; for f in "${FLAGS[@]}"; do [ "$f" = "$1" ] && return 0; done; return 1; }
+FLAGS=("$@")
+
 need=()
 command -v ffmpeg >/dev/null 2>&1 || need+=(ffmpeg)
 command -v pocketsphinx_batch >/dev/null 2>&1 || need+=(pocketsphinx)
 [ -d /usr/share/pocketsphinx/model/en-us ] || need+=(pocketsphinx-en-us)
 # Pronunciations of names cmudict lacks, for the recogniser's per-call dictionary.
 command -v espeak-ng >/dev/null 2>&1 || need+=(espeak-ng)
-if [ "${1:-}" = "--test" ] || [ "${1:-}" = "--bench" ]; then
+if has_flag --test || has_flag --bench; then
   command -v flite >/dev/null 2>&1 || need+=(flite)
   command -v sox >/dev/null 2>&1 || need+=(sox)
   # Real human voices for the real-voice test set (test/support/real-voices.ts) and the speaker
@@ -26,7 +31,7 @@ if [ "${1:-}" = "--test" ] || [ "${1:-}" = "--bench" ]; then
   # A real browser for the console's tests (test/e2e/console.test.ts), driven by playwright-core.
   command -v chromium >/dev/null 2>&1 || need+=(chromium)
 fi
-if [ "${1:-}" = "--bench" ]; then
+if has_flag --bench; then
   # More training speakers for bench/fit-voice.ts (refitting the voice model; no test needs them):
   # KLettres letter readers and three more asterisk voices.
   [ -d /usr/share/klettres/fr ] || need+=(klettres-data)
@@ -34,7 +39,7 @@ if [ "${1:-}" = "--bench" ]; then
     dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
   done
 fi
-if [ "${1:-}" = "--container" ]; then
+if has_flag --container; then
   # npm run container:check: build and run the image with podman; base images from Debian's mirror.
   for tool in podman buildah podman-compose debootstrap runc curl jq; do
     command -v "$tool" >/dev/null 2>&1 || need+=("$tool")
@@ -58,7 +63,7 @@ if ((${#need[@]})); then
 fi
 
 # container:check needs only the system packages; the image installs its own npm dependencies.
-[ "${1:-}" = "--container" ] && exit 0
+has_flag --container && exit 0
 
 stamp=node_modules/.install-stamp
 if [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp" ] || [ package.json -nt "$stamp" ]; then
