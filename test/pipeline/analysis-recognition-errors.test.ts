@@ -353,3 +353,42 @@ describe('an e-mail asked for, its address not recognised (issue 28)', () => {
     assert.ok((a.actionItems ?? []).every((i) => !i.intentMetadata?.toEmail), JSON.stringify(a.actionItems));
   });
 });
+
+describe('requests whose opener the recogniser garbled (issue 28)', () => {
+  it('"we need to deposit of ..." is "we need a deposit of ...": a request to pay it', () => {
+    const transcript = transcriptOf(
+      [
+        [1, 'Hi linda its carlos we can start on your living room next week'],
+        [1, 'We need to deposit of three hundred dollars by friday to hold the dates'],
+        [0, 'No problem I will pay it tomorrow'],
+      ],
+      ['Linda Green', 'Carlos Diaz'],
+    );
+    const a = buildAnalysis(transcript, context('Linda Green', 'Carlos Diaz'));
+    const pay = (a.actionItems ?? []).find((i) => /deposit/i.test(i.title));
+    assert.ok(pay, JSON.stringify(a.actionItems));
+    assert.equal(pay.ownerRole, 'USER');
+    assert.match(pay.title, /^Pay\b/);
+    // "need to <verb> of" stays the speaker's own need
+    const own = transcriptOf([[1, 'We need to think of a new color by friday'], [0, 'Okay']], ['Linda Green', 'Carlos Diaz']);
+    assert.deepEqual((buildAnalysis(own, context('Linda Green', 'Carlos Diaz')).actionItems ?? []).map((i) => i.title), []);
+  });
+
+  it('"and you pick me up" for "can you pick me up" is a request when the other party takes it on', () => {
+    const turns: Turns = [
+      [1, 'Hey its me my flight lands on friday at seven forty pm and you pick me up at the airport'],
+      [0, 'Share I will be there'],
+    ];
+    const a = buildAnalysis(transcriptOf(turns, ['Sarah Carter', 'Luke Carter']), context('Sarah Carter', 'Luke Carter'));
+    const pick = (a.actionItems ?? []).find((i) => /pick/i.test(i.title));
+    assert.ok(pick, JSON.stringify(a.actionItems));
+    assert.equal(pick.ownerRole, 'USER');
+    assert.equal(pick.dueDate, '2025-06-13');
+    // without an answer that takes it on, the garbled words are no request
+    const unanswered: Turns = [turns[0], [0, 'What time is it there']];
+    assert.ok(!(buildAnalysis(transcriptOf(unanswered, ['Sarah Carter', 'Luke Carter']), context('Sarah Carter', 'Luke Carter')).actionItems ?? []).some((i) => /pick/i.test(i.title)));
+    // nor is a statement about the past
+    const past: Turns = [[1, 'Last time you picked me up at the airport'], [0, 'Sure I remember']];
+    assert.ok(!(buildAnalysis(transcriptOf(past, ['Sarah Carter', 'Luke Carter']), context('Sarah Carter', 'Luke Carter')).actionItems ?? []).some((i) => /pick/i.test(i.title)));
+  });
+});

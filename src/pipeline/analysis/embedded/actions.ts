@@ -262,6 +262,7 @@ export function extractActions(ct: CallText): ActionResult {
         desires.push({ unit, clause });
         continue;
       }
+      if (clause.needsAnswer && !takenOn(ct, unit)) continue;
       const other = addresseeOf(ct, unit);
       const owner = clause.kind === 'request' ? other ?? unit.speaker : unit.speaker;
       const ante = findAntecedent(ct, unit, clause);
@@ -412,6 +413,16 @@ export function extractActions(ct: CallText): ActionResult {
   return { actionItems, nextSteps, commitments, decisions, actionUnits };
 }
 
+// How an addressee takes a request on at the start of their answer: "Sure, I'll be there", "Okay".
+const TAKES_ON = /^(?:(?:sure|yes|yeah|yep|okay|ok|of course|no problem|absolutely|definitely|certainly|will do|sounds good|alright|all right)\b|(?:i|we) (?:will|can|shall|am going to|are going to)\b)/;
+
+/** Whether the other party's next turn after `unit` opens by taking on what was asked. */
+function takenOn(ct: CallText, unit: Unit): boolean {
+  const next = ct.units.find((u) => u.idx > unit.idx && u.turn > unit.turn && u.speaker.speakerId !== unit.speaker.speakerId);
+  if (!next || next.turn > unit.turn + 2) return false;
+  return TAKES_ON.test(next.plain.replace(/^[^a-z]+/, ''));
+}
+
 function lowerFirst(s: string): string {
   return s ? s[0].toLowerCase() + s.slice(1) : s;
 }
@@ -449,7 +460,8 @@ function dueOf(ct: CallText, cands: Candidate[], day: string): Due | null {
   // ("Monday at four works." - "Please arrive ten minutes early.")
   const firstUnit = [...cands].sort((a, b) => a.unit.idx - b.unit.idx)[0]?.unit;
   if (firstUnit) {
-    for (let k = firstUnit.idx - 1; k >= 0 && firstUnit.turn - ct.units[k].turn <= 2; k--) {
+    // (the same sentence counts too: "my flight lands on Friday at 7:40 and can you pick me up")
+    for (let k = firstUnit.idx; k >= 0 && firstUnit.turn - ct.units[k].turn <= 2; k--) {
       const u = ct.units[k];
       const sameTurn = u.turn === firstUnit.turn;
       if (!sameTurn && !clausesOf(u).some((c) => c.kind === 'accept')) continue;
