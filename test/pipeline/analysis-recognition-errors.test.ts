@@ -392,3 +392,25 @@ describe('requests whose opener the recogniser garbled (issue 28)', () => {
     assert.ok(!(buildAnalysis(transcriptOf(past, ['Sarah Carter', 'Luke Carter']), context('Sarah Carter', 'Luke Carter')).actionItems ?? []).some((i) => /pick/i.test(i.title)));
   });
 });
+
+describe('a reply to an announced message (issue 28)', () => {
+  it('"I\'ll reply to the next" after "we will send you a text message" is a message item that cites the announcement', () => {
+    const transcript = transcriptOf(
+      [
+        [1, 'Please make sure someone is home to sign for it we will also send you a text message and you can reply yes to confirm'],
+        [0, 'Okay I will reply to the next'],
+      ],
+      ['Rose Turner', 'Home Style Furniture'],
+    );
+    const a = buildAnalysis(transcript, context('Rose Turner', 'Home Style Furniture'));
+    const reply = (a.actionItems ?? []).find((i) => /reply/i.test(i.title));
+    assert.ok(reply, JSON.stringify(a.actionItems));
+    assert.equal(reply.intent, 'message');
+    assert.equal(reply.ownerRole, 'USER');
+    assert.equal(reply.intentMetadata?.channel, 'sms');
+    assert.match(reply.description ?? '', /text message/);
+    // with nothing announced, a reply stays a plan
+    const plain = transcriptOf([[1, 'We will look into it'], [0, 'Okay I will reply to the next']], ['Rose Turner', 'Home Style Furniture']);
+    assert.ok(!(buildAnalysis(plain, context('Rose Turner', 'Home Style Furniture')).actionItems ?? []).some((i) => /reply/i.test(i.title)));
+  });
+});

@@ -127,6 +127,10 @@ function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecede
   if (['whatsapp', 'text', 'message', 'sms', 'telegram', 'ping'].includes(verb) || (channel && /^(send|resend|forward|share|drop|reply|write)$/.test(verb))) {
     return { intent: 'message', channel, provider: null };
   }
+  // "We'll send you a text message and you can reply yes" - "I'll reply to the next": a reply to
+  // the message the other party just announced goes back on its channel, whatever its object was heard as
+  const announced = repliedTo(ct, unit, clause);
+  if (announced) return { intent: 'message', channel: channelOf(announced.norm, ''), provider: null };
   const meetingVerb = /^(schedule|book|set|arrange|organi[sz]e|plan|put|send|resend|forward|share|join|meet|host|hold|have|do|reschedule|move|confirm)$/.test(verb);
   // "Can we do it on Google Meet?" ... "I'll send you the link": a link sent after a video
   // platform was named is the meeting's
@@ -159,6 +163,13 @@ function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecede
     }
   }
   return { intent: 'task', channel, provider: null };
+}
+
+/** The other party's sentence, in the last two turns, that announced a message this clause replies to. */
+function repliedTo(ct: CallText, unit: Unit, clause: Clause): Unit | null {
+  if (!/^(reply|respond|answer|text back|write back)$/.test(clause.verb) || channelOf(clause.vp, clause.verb)) return null;
+  const near = ct.units.filter((u) => u.idx < unit.idx && u.turn >= unit.turn - 2 && u.speaker.speakerId !== unit.speaker.speakerId);
+  return near.reverse().find((u) => channelOf(u.norm, '') !== null) ?? null;
 }
 
 /** Dates said inside the clause. */
@@ -370,7 +381,9 @@ export function extractActions(ct: CallText): ActionResult {
   }
 
   for (const g of groups) {
-    const units = uniq([...g.cands.map((c) => c.unit), ...g.extraUnits]);
+    // a reply takes along the sentence that announced the message it answers
+    const replied = g.intent === 'message' ? g.cands.flatMap((c) => repliedTo(ct, c.unit, c.clause) ?? []) : [];
+    const units = uniq([...g.cands.map((c) => c.unit), ...g.extraUnits, ...replied]);
     const kinds = new Set(g.cands.map((c) => c.clause.kind));
     const launchable = g.intent !== 'task' && g.intent !== 'none';
     const asked = kinds.has('request');
