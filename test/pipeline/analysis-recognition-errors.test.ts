@@ -414,3 +414,26 @@ describe('a reply to an announced message (issue 28)', () => {
     assert.ok(!(buildAnalysis(plain, context('Rose Turner', 'Home Style Furniture')).actionItems ?? []).some((i) => /reply/i.test(i.title)));
   });
 });
+
+describe('"please" heard as a determiner (issue 28)', () => {
+  it('"The email them to ..." is the request "please email them ...", joined with the answer', () => {
+    const transcript = transcriptOf(
+      [
+        [1, 'Hi david I do not need your income forms from last year'],
+        [0, 'Where should I send them'],
+        [1, 'The email them to pollinate do not have that on by friday'],
+        [0, 'Okay I will send them tomorrow'],
+      ],
+      ['David Lee', 'Paula Stone'],
+    );
+    const a = buildAnalysis(transcript, context('David Lee', 'Paula Stone'));
+    const email = (a.actionItems ?? []).filter((i) => i.intent === 'email');
+    assert.equal(email.length, 1, JSON.stringify(a.actionItems));
+    assert.equal(email[0].ownerRole, 'USER');
+    assert.match(email[0].title, /^Email\b/);
+    assert.match(email[0].description ?? '', /email them/);
+    // a determiner before a noun stays a noun phrase
+    const noun = transcriptOf([[1, 'The email address is fine'], [0, 'Great']], ['David Lee', 'Paula Stone']);
+    assert.deepEqual((buildAnalysis(noun, context('David Lee', 'Paula Stone')).actionItems ?? []).map((i) => i.title), []);
+  });
+});

@@ -271,9 +271,13 @@ const HEARD_REQUEST = /\b(can|could|would|will)\s+(?:use|ya|yeah)\s+(?=(?:please
 // "cause" followed by "back"); read as said for the speech act only, as above.
 const HEARD_CALL_BACK = /\bcause back\b/gi;
 
+// "The email them to ... by Friday" for "Please email them ...": a determiner cannot stand before a
+// verb that takes an object pronoun, so the word the recogniser put there is read as "please".
+const HEARD_PLEASE = new RegExp(`^(?:the|a|uh|um)\\s+(?=${IMPERATIVE_VERBS.source.replace(/^\^/, '').replace(/\\b$/, '')}\\s+(?:me|us|it|them|him|her)\\b)`, 'i');
+
 /** The speech acts of one sentence, in order. */
 export function clausesOf(unit: Unit): Clause[] {
-  const expanded = expand(unit.norm).replace(HEARD_REQUEST, '$1 you ').replace(HEARD_CALL_BACK, 'call us back');
+  const expanded = expand(unit.norm).replace(HEARD_REQUEST, '$1 you ').replace(HEARD_CALL_BACK, 'call us back').replace(HEARD_PLEASE, 'please ');
   const out: Clause[] = [];
   let inherited: string | null = null;
   for (const part of splitClauses(expanded)) {
