@@ -437,3 +437,19 @@ describe('"please" heard as a determiner (issue 28)', () => {
     assert.deepEqual((buildAnalysis(noun, context('David Lee', 'Paula Stone')).actionItems ?? []).map((i) => i.title), []);
   });
 });
+
+describe('a word after a dictated number heard as "one" (issue 28)', () => {
+  it('drops the eleventh digit of a North American number that is a trailing "one", with no grounding violation', () => {
+    const { raw } = groundedAnalysis(
+      [
+        [0, 'Great I will pick it up around five'],
+        [1, 'Please call us at five five five nine oh two six six one four one your on your way'],
+        [0, 'Will do'],
+      ],
+      ['Kevin Moore', 'Main Street Auto'],
+    );
+    const call = (raw.actionItems ?? []).find((i) => i.intent === 'call');
+    assert.ok(call, JSON.stringify(raw.actionItems));
+    assert.equal(call.intentMetadata?.phoneNumber, '+15559026614');
+  });
+});
