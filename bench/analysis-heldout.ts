@@ -14,6 +14,7 @@
 //   npx tsx bench/analysis-heldout.ts --openai-mock        # the LLM path against the local mock
 //   npx tsx bench/analysis-heldout.ts --no-write           # print only
 //   npx tsx bench/analysis-heldout.ts --dev-tiers text     # dev part on the dialogue text only
+//   npx tsx bench/analysis-heldout.ts --set dev --tiers m4a,phone8k,text --verbose --no-write   # tuning on the dev part, every tier
 //   npx tsx bench/analysis-heldout.ts --set heldout --recognise-only --no-write   # fill the recognition caches only
 import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';

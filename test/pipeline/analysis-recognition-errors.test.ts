@@ -353,3 +353,103 @@ describe('an e-mail asked for, its address not recognised (issue 28)', () => {
     assert.ok((a.actionItems ?? []).every((i) => !i.intentMetadata?.toEmail), JSON.stringify(a.actionItems));
   });
 });
+
+describe('requests whose opener the recogniser garbled (issue 28)', () => {
+  it('"we need to deposit of ..." is "we need a deposit of ...": a request to pay it', () => {
+    const transcript = transcriptOf(
+      [
+        [1, 'Hi linda its carlos we can start on your living room next week'],
+        [1, 'We need to deposit of three hundred dollars by friday to hold the dates'],
+        [0, 'No problem I will pay it tomorrow'],
+      ],
+      ['Linda Green', 'Carlos Diaz'],
+    );
+    const a = buildAnalysis(transcript, context('Linda Green', 'Carlos Diaz'));
+    const pay = (a.actionItems ?? []).find((i) => /deposit/i.test(i.title));
+    assert.ok(pay, JSON.stringify(a.actionItems));
+    assert.equal(pay.ownerRole, 'USER');
+    assert.match(pay.title, /^Pay\b/);
+    // "need to <verb> of" stays the speaker's own need
+    const own = transcriptOf([[1, 'We need to think of a new color by friday'], [0, 'Okay']], ['Linda Green', 'Carlos Diaz']);
+    assert.deepEqual((buildAnalysis(own, context('Linda Green', 'Carlos Diaz')).actionItems ?? []).map((i) => i.title), []);
+  });
+
+  it('"and you pick me up" for "can you pick me up" is a request when the other party takes it on', () => {
+    const turns: Turns = [
+      [1, 'Hey its me my flight lands on friday at seven forty pm and you pick me up at the airport'],
+      [0, 'Share I will be there'],
+    ];
+    const a = buildAnalysis(transcriptOf(turns, ['Sarah Carter', 'Luke Carter']), context('Sarah Carter', 'Luke Carter'));
+    const pick = (a.actionItems ?? []).find((i) => /pick/i.test(i.title));
+    assert.ok(pick, JSON.stringify(a.actionItems));
+    assert.equal(pick.ownerRole, 'USER');
+    assert.equal(pick.dueDate, '2025-06-13');
+    // without an answer that takes it on, the garbled words are no request
+    const unanswered: Turns = [turns[0], [0, 'What time is it there']];
+    assert.ok(!(buildAnalysis(transcriptOf(unanswered, ['Sarah Carter', 'Luke Carter']), context('Sarah Carter', 'Luke Carter')).actionItems ?? []).some((i) => /pick/i.test(i.title)));
+    // nor is a statement about the past
+    const past: Turns = [[1, 'Last time you picked me up at the airport'], [0, 'Sure I remember']];
+    assert.ok(!(buildAnalysis(transcriptOf(past, ['Sarah Carter', 'Luke Carter']), context('Sarah Carter', 'Luke Carter')).actionItems ?? []).some((i) => /pick/i.test(i.title)));
+  });
+});
+
+describe('a reply to an announced message (issue 28)', () => {
+  it('"I\'ll reply to the next" after "we will send you a text message" is a message item that cites the announcement', () => {
+    const transcript = transcriptOf(
+      [
+        [1, 'Please make sure someone is home to sign for it we will also send you a text message and you can reply yes to confirm'],
+        [0, 'Okay I will reply to the next'],
+      ],
+      ['Rose Turner', 'Home Style Furniture'],
+    );
+    const a = buildAnalysis(transcript, context('Rose Turner', 'Home Style Furniture'));
+    const reply = (a.actionItems ?? []).find((i) => /reply/i.test(i.title));
+    assert.ok(reply, JSON.stringify(a.actionItems));
+    assert.equal(reply.intent, 'message');
+    assert.equal(reply.ownerRole, 'USER');
+    assert.equal(reply.intentMetadata?.channel, 'sms');
+    assert.match(reply.description ?? '', /text message/);
+    // with nothing announced, a reply stays a plan
+    const plain = transcriptOf([[1, 'We will look into it'], [0, 'Okay I will reply to the next']], ['Rose Turner', 'Home Style Furniture']);
+    assert.ok(!(buildAnalysis(plain, context('Rose Turner', 'Home Style Furniture')).actionItems ?? []).some((i) => /reply/i.test(i.title)));
+  });
+});
+
+describe('"please" heard as a determiner (issue 28)', () => {
+  it('"The email them to ..." is the request "please email them ...", joined with the answer', () => {
+    const transcript = transcriptOf(
+      [
+        [1, 'Hi david I do not need your income forms from last year'],
+        [0, 'Where should I send them'],
+        [1, 'The email them to pollinate do not have that on by friday'],
+        [0, 'Okay I will send them tomorrow'],
+      ],
+      ['David Lee', 'Paula Stone'],
+    );
+    const a = buildAnalysis(transcript, context('David Lee', 'Paula Stone'));
+    const email = (a.actionItems ?? []).filter((i) => i.intent === 'email');
+    assert.equal(email.length, 1, JSON.stringify(a.actionItems));
+    assert.equal(email[0].ownerRole, 'USER');
+    assert.match(email[0].title, /^Email\b/);
+    assert.match(email[0].description ?? '', /email them/);
+    // a determiner before a noun stays a noun phrase
+    const noun = transcriptOf([[1, 'The email address is fine'], [0, 'Great']], ['David Lee', 'Paula Stone']);
+    assert.deepEqual((buildAnalysis(noun, context('David Lee', 'Paula Stone')).actionItems ?? []).map((i) => i.title), []);
+  });
+});
+
+describe('a word after a dictated number heard as "one" (issue 28)', () => {
+  it('drops the eleventh digit of a North American number that is a trailing "one", with no grounding violation', () => {
+    const { raw } = groundedAnalysis(
+      [
+        [0, 'Great I will pick it up around five'],
+        [1, 'Please call us at five five five nine oh two six six one four one your on your way'],
+        [0, 'Will do'],
+      ],
+      ['Kevin Moore', 'Main Street Auto'],
+    );
+    const call = (raw.actionItems ?? []).find((i) => i.intent === 'call');
+    assert.ok(call, JSON.stringify(raw.actionItems));
+    assert.equal(call.intentMetadata?.phoneNumber, '+15559026614');
+  });
+});

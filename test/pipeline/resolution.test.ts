@@ -103,6 +103,24 @@ describe('label sources', () => {
     assert.equal(speaker(r2, 'B').role, 'USER');
   });
 
+  it('answering with one\'s own full name after a greeting is a self-introduction (issue 28)', () => {
+    // "Hello, Frank Harris." picks up the phone; the caller's "Hi Mr Harris" agrees with it
+    const r = resolve(
+      turns(['A', 'hello franco harris'], ['B', 'hi mr harris this is no i came from the city permit office'], ['A', 'thanks north']),
+      ctx({ userDisplayName: 'Frank Harris', contactName: 'City Permit Office', direction: 'INCOMING' }),
+    );
+    assert.equal(speaker(r, 'A').role, 'USER');
+    assert.equal(speaker(r, 'A').labelSource, 'GREETING_MATCH');
+    assert.equal(speaker(r, 'B').role, 'CONTACT');
+    // later in the call, or with more words after it, a greeting with a full name still addresses the listener
+    const later = resolve(
+      turns(['A', 'Hello?'], ['B', 'Hi, I have a question.'], ['A', 'Sure.'], ['B', 'Hello Maria Lopez'], ['A', NEUTRAL_REPLY]),
+    );
+    assert.equal(speaker(later, 'A').role, 'USER');
+    const more = resolve(turns(['A', 'Hello Daniel Okafor, it is about the roof.'], ['B', NEUTRAL_REPLY]));
+    assert.equal(speaker(more, 'B').role, 'CONTACT');
+  });
+
   it('GREETING_MATCH (MEDIUM): a first name that is not the user\'s in a self-introduction', () => {
     const r = resolve(
       turns(['A', 'Hello?'], ['B', "Hi, Dr. Patel's office, this is Janet. I have your results."], ['A', 'Oh, thanks.']),
@@ -481,6 +499,19 @@ describe('tolerant name matching', () => {
     assert.equal(speaker(r, 'B').confidence, 'MEDIUM');
     assert.equal(speaker(r, 'B').displayName, 'Contact');
     assert.equal(speaker(r, 'A').displayName, 'Maria Lopez');
+  });
+
+  it('a name one sound away from the user\'s is no stranger: it may be the user\'s name misheard (issue 28)', () => {
+    // "Hello, Julie speaking." as the recogniser heard it, on an incoming call
+    const r = resolve(
+      turns(['A', 'hello shelly speaking'], ['B', 'hello this is that our such local middle school your son has a fever'], ['A', 'now now is he okay']),
+      ctx({ userDisplayName: 'Julie Adams', contactName: 'Oak Hill Middle School', direction: 'INCOMING' }),
+    );
+    assert.equal(speaker(r, 'A').role, 'USER');
+    assert.equal(speaker(r, 'B').role, 'CONTACT');
+    // a name that sounds nothing like the user's still marks a stranger
+    const janet = resolve(turns(['A', 'Hello, Janet speaking.'], ['B', 'Hi, I have a question.']), ctx({ userDisplayName: 'Julie Adams', contactName: 'Oak Hill Middle School', direction: 'INCOMING' }));
+    assert.equal(speaker(janet, 'A').role, 'CONTACT');
   });
 
   it('needs a user name before reading a stranger\'s name as "not the user"', () => {

@@ -133,6 +133,17 @@ export function matchToken(heard: string, name: string): MatchGrade | null {
   return null;
 }
 
+/**
+ * A heard name that could be the supplied one misrecognised: their Double Metaphone codes are one
+ * edit apart ("shelly" XL for "Julie" JL, "jan" for "Dan"). Too far for a match, too close to say
+ * the speaker is somebody else.
+ */
+export function mayBeMisheard(heard: string, name: string): boolean {
+  const codes = (w: string) => doubleMetaphone(w.toLowerCase()).filter((c) => c.length >= 2);
+  const nc = codes(name);
+  return codes(heard).some((h) => nc.some((n) => distance(h, n) <= 1));
+}
+
 function soundsAlike(a: string, b: string): boolean {
   const codes = (w: string) => doubleMetaphone(w).filter((c) => c.length > 0);
   // Scripts Double Metaphone cannot encode give no codes, and then only an exact match counts.

@@ -5,7 +5,7 @@
 // or `other` (addressing names the listener: "Hi Daniel", "Am I speaking with Laura Chen?",
 // "Jamie, it's Chris", and, weaker, a name used in passing: "thanks, Priya", "Mr. Moore").
 // The resolver turns these into roles; see resolve.ts for how claims are weighed.
-import { HONORIFICS, isCommonWord, isKnownFirstName, matchToken, wordsOf, type MatchGrade, type NameOwner, type NameSpec } from './names.js';
+import { HONORIFICS, isCommonWord, isKnownFirstName, matchToken, mayBeMisheard, wordsOf, type MatchGrade, type NameOwner, type NameSpec } from './names.js';
 
 /**
  * `strict`: the whole supplied name, exactly, in an introduction or greeting (USER_PROFILE /
@@ -195,8 +195,25 @@ function contextOf(tokens: string[], start: number, end: number, opts: { orgName
 
 const roleOf = (who: NameOwner): 'USER' | 'CONTACT' => (who === 'user' ? 'USER' : 'CONTACT');
 
-/** Claims made by one speaker's utterances (in time order), and which supplied names the speaker said. */
-export function claimsOfSpeaker(utterances: string[], specs: NameSpecs): { claims: TextClaim[]; references: Set<NameOwner> } {
+/**
+ * "Hello, Frank Harris.": picking up the phone with one's own full name. A greeting followed by a
+ * person's whole name (first and last) and nothing else, in the turns that open the call, is how
+ * the answerer introduces themselves; a caller greets with a first name or an honorific ("Hi Mr
+ * Harris") and goes on talking. Without this, the caller's "Hi Mr Harris" and the answerer's own
+ * name contradict each other and the call stays unresolved.
+ */
+function answersWithOwnName(tokens: string[], hit: NameHit, spec: NameSpec): boolean {
+  if (!spec.personLike || spec.tokens.length < 2 || hit.partial || hit.honorific || hit.possessive) return false;
+  if (hit.start === 0 || !atTurnStart(tokens, hit.start)) return false;
+  const rest = tokens.slice(hit.end);
+  return rest.length === 0 || (rest.length === 1 && (rest[0] === 'speaking' || rest[0] === 'here'));
+}
+
+/**
+ * Claims made by one speaker's utterances (in time order), and which supplied names the speaker said.
+ * `opening`: indices of this speaker's utterances among the first turns of the call.
+ */
+export function claimsOfSpeaker(utterances: string[], specs: NameSpecs, opening: ReadonlySet<number> = new Set()): { claims: TextClaim[]; references: Set<NameOwner> } {
   const claims: TextClaim[] = [];
   const references = new Set<NameOwner>();
   utterances.forEach((text, u) => {
@@ -207,7 +224,7 @@ export function claimsOfSpeaker(utterances: string[], specs: NameSpecs): { claim
       for (let k = hit.start; k < hit.end; k++) covered.add(k);
       const spec = hit.who === 'user' ? specs.user : specs.contact;
       if (!spec) continue;
-      const ctx = contextOf(tokens, hit.start, hit.end, { orgName: !spec.personLike, firstTurn: u === 0, vocative: true });
+      const ctx = opening.has(u) && answersWithOwnName(tokens, hit, spec) ? 'self' : contextOf(tokens, hit.start, hit.end, { orgName: !spec.personLike, firstTurn: u === 0, vocative: true });
       if (ctx === 'skip') continue;
       if (spec.commonWords && ctx === 'self' && (tokens[hit.start - 1] === "i'm" || tokens[hit.start - 1] === 'im')) continue;
       references.add(hit.who);
@@ -230,6 +247,9 @@ export function claimsOfSpeaker(utterances: string[], specs: NameSpecs): { claim
     const answering = isAnsweringPhrase(text, specs);
     tokens.forEach((tok, i) => {
       if (covered.has(i) || tok.endsWith("'s") || !isKnownFirstName(tok)) return;
+      // "Hello, shelly speaking" for "Julie speaking": a name that sounds one step from the user's
+      // is as likely the user's name misheard as a stranger's, and says nothing either way
+      if (specs.user.tokens.some((t) => mayBeMisheard(tok, t))) return;
       // No vocative reading here: an unknown name opening a turn is as often a third party ("Leo is ...").
       const ctx = contextOf(tokens, i, i + 1, { orgName: false, firstTurn: u === 0, vocative: false });
       if (ctx === 'self') claims.push({ kind: 'unknownName', about: 'self', role: 'CONTACT', utterance: u });

@@ -201,8 +201,12 @@ export function resolveSpeakers(input: SpeakerUtterances[], context: ResolutionC
   // Gather evidence, indexed by position in `pair`.
   const evidence: Evidence[] = [];
   const references: Array<Set<NameOwner>> = [];
+  // The turns that open the call: where an answerer says their own name ("Hello, Frank Harris").
+  const openers = new Set(openingUtterances(input, 3).map((o) => o.utterance));
   pair.forEach((speakerIndex, p) => {
-    const { claims, references: refs } = claimsOfSpeaker(input[speakerIndex].utterances.map((u) => u.text), specs);
+    const utts = input[speakerIndex].utterances;
+    const opening = new Set(utts.flatMap((u, k) => (openers.has(u) ? [k] : [])));
+    const { claims, references: refs } = claimsOfSpeaker(utts.map((u) => u.text), specs, opening);
     references.push(refs);
     for (const c of claims) {
       if (c.about === 'self') evidence.push({ kind: c.kind, target: p, role: c.role, from: p, who: c.who });

@@ -127,6 +127,10 @@ function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecede
   if (['whatsapp', 'text', 'message', 'sms', 'telegram', 'ping'].includes(verb) || (channel && /^(send|resend|forward|share|drop|reply|write)$/.test(verb))) {
     return { intent: 'message', channel, provider: null };
   }
+  // "We'll send you a text message and you can reply yes" - "I'll reply to the next": a reply to
+  // the message the other party just announced goes back on its channel, whatever its object was heard as
+  const announced = repliedTo(ct, unit, clause);
+  if (announced) return { intent: 'message', channel: channelOf(announced.norm, ''), provider: null };
   const meetingVerb = /^(schedule|book|set|arrange|organi[sz]e|plan|put|send|resend|forward|share|join|meet|host|hold|have|do|reschedule|move|confirm)$/.test(verb);
   // "Can we do it on Google Meet?" ... "I'll send you the link": a link sent after a video
   // platform was named is the meeting's
@@ -159,6 +163,13 @@ function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecede
     }
   }
   return { intent: 'task', channel, provider: null };
+}
+
+/** The other party's sentence, in the last two turns, that announced a message this clause replies to. */
+function repliedTo(ct: CallText, unit: Unit, clause: Clause): Unit | null {
+  if (!/^(reply|respond|answer|text back|write back)$/.test(clause.verb) || channelOf(clause.vp, clause.verb)) return null;
+  const near = ct.units.filter((u) => u.idx < unit.idx && u.turn >= unit.turn - 2 && u.speaker.speakerId !== unit.speaker.speakerId);
+  return near.reverse().find((u) => channelOf(u.norm, '') !== null) ?? null;
 }
 
 /** Dates said inside the clause. */
@@ -262,6 +273,7 @@ export function extractActions(ct: CallText): ActionResult {
         desires.push({ unit, clause });
         continue;
       }
+      if (clause.needsAnswer && !takenOn(ct, unit)) continue;
       const other = addresseeOf(ct, unit);
       const owner = clause.kind === 'request' ? other ?? unit.speaker : unit.speaker;
       const ante = findAntecedent(ct, unit, clause);
@@ -369,7 +381,9 @@ export function extractActions(ct: CallText): ActionResult {
   }
 
   for (const g of groups) {
-    const units = uniq([...g.cands.map((c) => c.unit), ...g.extraUnits]);
+    // a reply takes along the sentence that announced the message it answers
+    const replied = g.intent === 'message' ? g.cands.flatMap((c) => repliedTo(ct, c.unit, c.clause) ?? []) : [];
+    const units = uniq([...g.cands.map((c) => c.unit), ...g.extraUnits, ...replied]);
     const kinds = new Set(g.cands.map((c) => c.clause.kind));
     const launchable = g.intent !== 'task' && g.intent !== 'none';
     const asked = kinds.has('request');
@@ -412,6 +426,16 @@ export function extractActions(ct: CallText): ActionResult {
   return { actionItems, nextSteps, commitments, decisions, actionUnits };
 }
 
+// How an addressee takes a request on at the start of their answer: "Sure, I'll be there", "Okay".
+const TAKES_ON = /^(?:(?:sure|yes|yeah|yep|okay|ok|of course|no problem|absolutely|definitely|certainly|will do|sounds good|alright|all right)\b|(?:i|we) (?:will|can|shall|am going to|are going to)\b)/;
+
+/** Whether the other party's next turn after `unit` opens by taking on what was asked. */
+function takenOn(ct: CallText, unit: Unit): boolean {
+  const next = ct.units.find((u) => u.idx > unit.idx && u.turn > unit.turn && u.speaker.speakerId !== unit.speaker.speakerId);
+  if (!next || next.turn > unit.turn + 2) return false;
+  return TAKES_ON.test(next.plain.replace(/^[^a-z]+/, ''));
+}
+
 function lowerFirst(s: string): string {
   return s ? s[0].toLowerCase() + s.slice(1) : s;
 }
@@ -449,7 +473,8 @@ function dueOf(ct: CallText, cands: Candidate[], day: string): Due | null {
   // ("Monday at four works." - "Please arrive ten minutes early.")
   const firstUnit = [...cands].sort((a, b) => a.unit.idx - b.unit.idx)[0]?.unit;
   if (firstUnit) {
-    for (let k = firstUnit.idx - 1; k >= 0 && firstUnit.turn - ct.units[k].turn <= 2; k--) {
+    // (the same sentence counts too: "my flight lands on Friday at 7:40 and can you pick me up")
+    for (let k = firstUnit.idx; k >= 0 && firstUnit.turn - ct.units[k].turn <= 2; k--) {
       const u = ct.units[k];
       const sameTurn = u.turn === firstUnit.turn;
       if (!sameTurn && !clausesOf(u).some((c) => c.kind === 'accept')) continue;

@@ -22,6 +22,11 @@ export interface Clause {
   /** Character offset of `text` inside the unit's expanded text. */
   offset: number;
   negated: boolean;
+  /**
+   * Read as a request only from words a recogniser garbled ("and you pick me up" for "can you pick
+   * me up"): it holds only if the addressee's next turn takes it on ("Sure, I'll be there").
+   */
+  needsAnswer?: boolean;
 }
 
 const EXPANSIONS: Array<[RegExp, string]> = [
@@ -71,6 +76,8 @@ const REMIND_ME = /^remind me\s+(?:to|about|that)?\s*(.+)$/i;
 const DESIRE = /^(?:I|we)\s+(?:would|will)\s+(?:like|love)\s+to\s+(.+)$|^(?:I|we)\s+(?:want|wanted|hope|hoped|was hoping|were hoping)\s+to\s+(.+)$/i;
 const ACCEPT = /^(?:(?:that|it|this|that time|the time|the price|the plan|the date|(?:[\w:.]+\s+){0,5}?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|today|tonight|morning|afternoon|evening|\d{1,2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?|noon)(?:\s+[\w:.]+){0,3}?)\s+(?:works|would work|sounds good|sounds great|sounds fair|sounds perfect|is good|is fine|is perfect|suits me|is great)(?:\s+for\s+(?:me|us))?|will do|deal|agreed|sure thing|no problem|sounds good|perfect|okay|ok|great|fine|yes|sure|of course|absolutely|got it|that works|works for me)[.!]*$/i;
 const PROPOSAL = /^(?:would|does|do|will|is|could|can)\s+(?:a|an|the|that|this|it|[\w:.]+day|next|tomorrow|[\w\s:.]{0,30}?)\b.*\b(?:work|suit|be (?:ok|okay|good|fine|possible))\b|^(?:how|what)\s+about\b|^(?:are|would)\s+you\s+(?:be\s+)?(?:free|available)\b|^shall we\b|^should we\b|^(?:can|could) we\b/i;
+const NEED_TO_NOUN = /^((?:I|we)\s+(?:will\s+|would\s+|also\s+|just\s+|still\s+)?need)\s+to\s+(?!(?:think|know|hear|speak|take|get|make|be|dispose|approve|consist|rid|care|remind|inform|warn|convince|let|keep|run|get)\b)([a-z]+)\s+of\b/i;
+const HEARD_YOU_REQUEST = /^you\s+((?!are\b|were\b|have\b|had\b|know\b|do\b|did\b|said\b|told\b|mean\b|see\b)[a-z]+\s+(?:me|us)\b.*)$/i;
 const FUTURE_MARKER = /\b(will|should|shall|can|could|is going to|are going to|gets in|get in|arrives?|starts?|comes|is coming|are coming|is due|until|scheduled|expected)\b/i;
 
 // Verbs people use for bare imperatives on a call ("call me back", "send it back", "bring your ID").
@@ -113,7 +120,7 @@ function splitClauses(expanded: string): Array<{ text: string; offset: number; j
     // A subject with a modal after it does start one, comma or not (recognisers write none).
     // "... when it arrives and if you see any charges call us": a condition after "and" opens a new
     // clause too (recognisers write no comma before it)
-    if (/^\s*and\s/.test(m[0]) && !/,/.test(m[0]) && !startsWithVerb(next.replace(/^then\s+/, '')) && !/^(I|we|you|he|she|they)\s+(will|can|could|would|should|shall|must|need|have|am|are|do|may|might)\b/i.test(next) && !/^(if|unless|in case)\s/i.test(next)) continue;
+    if (/^\s*and\s/.test(m[0]) && !/,/.test(m[0]) && !startsWithVerb(next.replace(/^then\s+/, '')) && !/^(I|we|you|he|she|they)\s+(will|can|could|would|should|shall|must|need|have|am|are|do|may|might)\b/i.test(next) && !/^(if|unless|in case)\s/i.test(next) && !HEARD_YOU_REQUEST.test(next)) continue;
     // ", I keep forgetting": a comma before a new subject starts a clause, unless what precedes is
     // a subordinate clause ("if you are late, could you text me")
     if (/^,\s+$/.test(m[0]) && /^\s*(if|when|once|unless|as soon as|before|after|because|since|while|in case)\b/i.test(expanded.slice(last, cut))) continue;
@@ -180,9 +187,12 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
 
   let m: RegExpMatchArray | null;
   if ((m = text.match(NEED_YOU))) return mk('request', m[1]);
+  // "we need to deposit of three hundred dollars": a word followed by "of" is a noun, so the "to"
+  // before it is the recogniser's article ("we need a deposit of ..."), not an infinitive
+  const needNoun = text.replace(NEED_TO_NOUN, (_all, head: string, noun: string) => `${head} a ${noun} of`);
   // "We need a deposit of 300 dollars by Friday": something the speaker needs from the other party
   // by a deadline is a request to provide it (pay it, when it is money)
-  if ((m = text.match(NEED_THING)) && unit.dates.some((d) => d.date !== null && text.toLowerCase().includes(d.text.toLowerCase()))) {
+  if ((m = needNoun.match(NEED_THING)) && unit.dates.some((d) => d.date !== null && text.toLowerCase().includes(d.text.toLowerCase()))) {
     const thing = m[1];
     return mk('request', `${/\b(deposit|payment|fee|balance|dollars|amount|check|cheque|rent)\b/i.test(thing) ? 'pay' : 'send'} ${thing}`);
   }
@@ -229,6 +239,12 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
     if (/^(call|ring|phone)$/.test(inf.toLowerCase())) return mk('other', rest);
     return mk('commit', `${inf} ${m[4]}`);
   }
+  // "... and you pick me up at the airport": "can you" heard as "and you" (the "and" went to the
+  // clause split): "you" + a bare verb that acts on the speaker ("me", "us"), in a sentence not about
+  // the past, asks for it; the grouping keeps it only if the addressee takes it on
+  if ((m = text.match(HEARD_YOU_REQUEST)) && !isQ && !unit.past && IMPERATIVE_VERBS.test(m[1]) && !/s$/i.test(m[1].split(/\s+/)[0])) {
+    return { ...mk('request', m[1]), needsAnswer: true };
+  }
   if (isQ && PROPOSAL.test(text) && unit.dates.length > 0) return mk('proposal', text);
   if (isQ && PROPOSAL.test(text)) return mk('proposal', text);
   if (ACCEPT.test(text) && text.split(/\s+/).length <= 12) return mk('accept', text);
@@ -255,9 +271,13 @@ const HEARD_REQUEST = /\b(can|could|would|will)\s+(?:use|ya|yeah)\s+(?=(?:please
 // "cause" followed by "back"); read as said for the speech act only, as above.
 const HEARD_CALL_BACK = /\bcause back\b/gi;
 
+// "The email them to ... by Friday" for "Please email them ...": a determiner cannot stand before a
+// verb that takes an object pronoun, so the word the recogniser put there is read as "please".
+const HEARD_PLEASE = new RegExp(`^(?:the|a|uh|um)\\s+(?=${IMPERATIVE_VERBS.source.replace(/^\^/, '').replace(/\\b$/, '')}\\s+(?:me|us|it|them|him|her)\\b)`, 'i');
+
 /** The speech acts of one sentence, in order. */
 export function clausesOf(unit: Unit): Clause[] {
-  const expanded = expand(unit.norm).replace(HEARD_REQUEST, '$1 you ').replace(HEARD_CALL_BACK, 'call us back');
+  const expanded = expand(unit.norm).replace(HEARD_REQUEST, '$1 you ').replace(HEARD_CALL_BACK, 'call us back').replace(HEARD_PLEASE, 'please ');
   const out: Clause[] = [];
   let inherited: string | null = null;
   for (const part of splitClauses(expanded)) {

@@ -628,6 +628,9 @@ export function toE164(phone: SpokenPhone, callPhoneNumber: string | null | unde
     // North American numbering: ten digits, or eleven with the leading 1.
     if (d.length === 10) return `+1${d}`;
     if (d.length === 11 && d.startsWith('1')) return `+${d}`;
+    // "... six six one four one you're on your way": eleven digits without the leading 1, the last
+    // a "one" heard for the next word ("when"); a national number is ten digits, so it is dropped
+    if (d.length === 11 && /\bone$/i.test(phone.spoken.trim().replace(/[.?!,]+$/, ''))) return `+1${d.slice(0, 10)}`;
     return null;
   }
   if (!cc) return null;
