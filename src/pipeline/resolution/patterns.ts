@@ -241,7 +241,8 @@ export function claimsOfSpeaker(utterances: string[], specs: NameSpecs, opening:
     }
 
     // Someone else's first name in an introduction or greeting: that person is not the user.
-    if (!specs.user) return;
+    const user = specs.user;
+    if (!user) return;
     // In an answering phrase ("Hello, Acme Dental, how can I help?") the words after the greeting
     // name the answering business, not the listener, even when recognition turns them into a name.
     const answering = isAnsweringPhrase(text, specs);
@@ -249,7 +250,7 @@ export function claimsOfSpeaker(utterances: string[], specs: NameSpecs, opening:
       if (covered.has(i) || tok.endsWith("'s") || !isKnownFirstName(tok)) return;
       // "Hello, shelly speaking" for "Julie speaking": a name that sounds one step from the user's
       // is as likely the user's name misheard as a stranger's, and says nothing either way
-      if (specs.user.tokens.some((t) => mayBeMisheard(tok, t))) return;
+      if (user.tokens.some((t) => mayBeMisheard(tok, t))) return;
       // No vocative reading here: an unknown name opening a turn is as often a third party ("Leo is ...").
       const ctx = contextOf(tokens, i, i + 1, { orgName: false, firstTurn: u === 0, vocative: false });
       if (ctx === 'self') claims.push({ kind: 'unknownName', about: 'self', role: 'CONTACT', utterance: u });
