@@ -178,6 +178,12 @@ export function mayHoldDictation(words: readonly string[]): boolean {
   return words.some((w) => DICTATION_CUES.has(w));
 }
 
+/** Which pieces the dictation pass decodes again, given each piece's first-pass words in order. */
+export function dictationPieces(pieceWords: ReadonlyArray<readonly string[]>): boolean[] {
+  const cued = pieceWords.map((ws) => mayHoldDictation(ws));
+  return cued.map((c, k) => c || (k > 0 && cued[k - 1]));
+}
+
 /** Bigram and unigram counts of the dictation model (exported for tests). */
 export function dictationCounts(callWords: readonly string[], names: ReadonlyArray<string | null | undefined>): { unigrams: Map<string, number>; bigrams: Map<string, number> } {
   const unigrams = new Map<string, number>();
