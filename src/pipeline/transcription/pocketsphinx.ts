@@ -17,7 +17,7 @@ import { PIPELINE_SAMPLE_RATE, PipelineError, type Recognition, type RecognizedW
 import { ChildProcessError, runChild } from '../audio/child.js';
 import { readWavInfo } from '../audio/decode.js';
 import { WavFilePcm } from '../audio/pcm.js';
-import { buildCallDictionary, buildDictationModel, dictationPieces, spliceDictation } from './dictionary.js';
+import { buildCallDictionary, buildDictationModel, dictationPieces, namesToWords, spliceDictation } from './dictionary.js';
 import { detectSpeech, speechUtterances } from '../diarization/vad.js';
 
 export const POCKETSPHINX_DEBIAN_PACKAGES = 'pocketsphinx pocketsphinx-en-us';
@@ -219,7 +219,7 @@ export class PocketsphinxTranscriber implements Transcriber {
       return out;
     };
     const pieceWords = pieces.map(inPiece);
-    const again = dictationPieces(pieceWords);
+    const again = dictationPieces(pieceWords, new Set(namesToWords([...(input.vocabulary ?? [])])));
     const chosen = pieces.filter((_, k) => again[k]);
     const report = (out: RecognizedWord[]) => {
       if (!this.onStats) return out;
