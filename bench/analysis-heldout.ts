@@ -16,6 +16,7 @@
 //   npx tsx bench/analysis-heldout.ts --dev-tiers text     # dev part on the dialogue text only
 //   npx tsx bench/analysis-heldout.ts --set dev --tiers m4a,phone8k,text --verbose --no-write   # tuning on the dev part, every tier
 //   npx tsx bench/analysis-heldout.ts --set heldout --recognise-only --no-write   # fill the recognition caches only
+//   npx tsx bench/analysis-heldout.ts --set dev --tiers m4a --no-write --recogniser-stats /tmp/s.jsonl   # the recogniser's cost, per piece
 import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -63,6 +64,18 @@ async function registerFormats(): Promise<void> {
   if (!FormatRegistry.Has('date-time')) FormatRegistry.Set('date-time', (v) => !Number.isNaN(Date.parse(v)) && /^\d{4}-\d{2}-\d{2}T/.test(v));
 }
 
+// What each recognition of this run cost (cache misses only): the dictation pass's share of the
+// recogniser's time is printed per tier; --recogniser-stats FILE keeps every call's figures and
+// per-piece first-pass words (for tuning which pieces the dictation pass decodes again).
+type CallStats = import('../src/pipeline/transcription/pocketsphinx.js').RecognitionStats & { id: string };
+const recognitionStats: CallStats[] = [];
+let currentCall = '';
+
+function statsLine(tier: Tier, stats: CallStats[]): string {
+  const sum = (f: (s: CallStats) => number) => stats.reduce((a, s) => a + f(s), 0);
+  return `${tier} recogniser (${stats.length} calls recognised, cache misses): ${sum((s) => s.pieces)} pieces, ${sum((s) => s.decodedAgain)} decoded again (${sum((s) => s.secondsDecodedAgain).toFixed(1)} s of audio), first pass ${(sum((s) => s.firstPassMs) / 1000).toFixed(1)} s, dictation pass ${(sum((s) => s.dictationMs) / 1000).toFixed(1)} s wall time`;
+}
+
 async function makePipeline(env: NodeJS.ProcessEnv): Promise<Pipeline> {
   await registerFormats();
   const { default: pino } = await import('pino');
@@ -76,7 +89,7 @@ async function makePipeline(env: NodeJS.ProcessEnv): Promise<Pipeline> {
   let transcriber = pipeline.transcriber;
   if (transcriber.provider === 'pocketsphinx') {
     const { PocketsphinxTranscriber } = await import('../src/pipeline/transcription/pocketsphinx.js');
-    transcriber = new PocketsphinxTranscriber({ timeoutBaseMs: 900_000, timeoutMsPerAudioSecond: 30_000 });
+    transcriber = new PocketsphinxTranscriber({ timeoutBaseMs: 900_000, timeoutMsPerAudioSecond: 30_000, onStats: (s) => recognitionStats.push({ id: currentCall, ...s }) });
   }
   return { ...pipeline, transcriber: cachingTranscriber(transcriber) };
 }
@@ -124,6 +137,7 @@ async function runTier(pipeline: Pipeline, ids: string[], tier: Tier, verbose: b
     if (tier === 'text') {
       transcript = truthTranscript(truth, scorer);
     } else {
+      currentCall = `${tier} ${id}`;
       transcript = await speechTranscript(pipeline, id, tier, truth);
       // --recognise-only fills the transcript cache and prints nothing about the call: a held-out
       // part can be recognised ahead of the one reporting run without anyone seeing its analysis
@@ -212,7 +226,11 @@ async function main() {
     // --dev-tiers limits the dev part's tiers (its recognitions are the slow part; it is only tuned on)
     const partTiers = part.name === 'dev' && arg('--dev-tiers') ? (arg('--dev-tiers')!.split(',') as Tier[]) : tiers;
     for (const tier of partTiers) {
+      const statsFrom = recognitionStats.length;
       const r = await runTier(pipeline, part.ids, tier, verbose);
+      const stats = recognitionStats.slice(statsFrom);
+      if (stats.length) process.stdout.write(`${statsLine(tier, stats)}\n`);
+      if (stats.length && arg('--recogniser-stats')) fs.appendFileSync(arg('--recogniser-stats')!, stats.map((s) => `${JSON.stringify(s)}\n`).join(''));
       const t = totals(r.scores);
       const label = tier === 'text' ? 'dialogue text (no recognition)' : tier === 'm4a' ? 'call.m4a (AAC 32 kbit/s)' : 'phone8k.wav (8 kHz telephone)';
       rows.push(summaryRows(label, tier, t, r));

@@ -17,7 +17,7 @@ import { PIPELINE_SAMPLE_RATE, PipelineError, type Recognition, type RecognizedW
 import { ChildProcessError, runChild } from '../audio/child.js';
 import { readWavInfo } from '../audio/decode.js';
 import { WavFilePcm } from '../audio/pcm.js';
-import { buildCallDictionary, buildDictationModel, mayHoldDictation, spliceDictation } from './dictionary.js';
+import { buildCallDictionary, buildDictationModel, dictationPieces, namesToWords, spliceDictation } from './dictionary.js';
 import { detectSpeech, speechUtterances } from '../diarization/vad.js';
 
 export const POCKETSPHINX_DEBIAN_PACKAGES = 'pocketsphinx pocketsphinx-en-us';
@@ -38,6 +38,22 @@ export interface PocketsphinxConfig {
   timeoutMsPerAudioSecond?: number;
   /** Fixed part of the time budget, for model loading (default 60 000 ms). */
   timeoutBaseMs?: number;
+  /** Told what each recognition cost (benchmarks: the dictation pass's share of the time). */
+  onStats?: (stats: RecognitionStats) => void;
+}
+
+/** What one recognition cost, and where the dictation pass went. */
+export interface RecognitionStats {
+  /** Pieces of speech decoded by the first pass. */
+  pieces: number;
+  /** Pieces the dictation pass decoded again, and their seconds of audio. */
+  decodedAgain: number;
+  secondsDecodedAgain: number;
+  /** Wall time of the first pass and of the dictation pass (model building included), in ms. */
+  firstPassMs: number;
+  dictationMs: number;
+  /** Per piece: its first-pass words, whether it was decoded again, whether the splice changed its words. */
+  perPiece: Array<{ words: string[]; again: boolean; changed: boolean }>;
 }
 
 /**
@@ -105,6 +121,7 @@ export class PocketsphinxTranscriber implements Transcriber {
   private readonly decoderArgs: readonly string[];
   private readonly perSecondMs: number;
   private readonly baseMs: number;
+  private readonly onStats: PocketsphinxConfig['onStats'];
 
   constructor(cfg: PocketsphinxConfig = {}) {
     this.binary = cfg.binary ?? DEFAULT_POCKETSPHINX_BINARY;
@@ -112,6 +129,7 @@ export class PocketsphinxTranscriber implements Transcriber {
     this.decoderArgs = cfg.decoderArgs ?? DEFAULT_DECODER_ARGS;
     this.perSecondMs = cfg.timeoutMsPerAudioSecond ?? 3000;
     this.baseMs = cfg.timeoutBaseMs ?? 60_000;
+    this.onStats = cfg.onStats;
     this.model = modelName(this.modelDir);
   }
 
@@ -145,6 +163,7 @@ export class PocketsphinxTranscriber implements Transcriber {
         '-hypseg', path.join(dir, 'hypseg.txt'),
         ...this.modelArgs(dict?.path ?? baseDict),
       ];
+      const t0 = performance.now();
       try {
         await runChild(this.binary, args, {
           timeoutMs: Math.round(this.baseMs + seconds * this.perSecondMs),
@@ -158,7 +177,9 @@ export class PocketsphinxTranscriber implements Transcriber {
       const hypseg = await fsp.readFile(path.join(dir, 'hypseg.txt'), 'utf8').catch(() => null);
       if (hypseg === null) throw new PipelineError('transcription_failed', 'speech recognition wrote no result');
       const words = parseHypseg(hypseg, pieces, dict?.rename);
-      return { words: await this.dictationPass(words, pieces, input, dir, baseDict, dict), language: 'en', provider: this.provider, model: this.model };
+      const firstPassMs = performance.now() - t0;
+      const final = await this.dictationPass(words, pieces, input, dir, baseDict, dict, firstPassMs);
+      return { words: final, language: 'en', provider: this.provider, model: this.model };
     } finally {
       await fsp.rm(dir, { recursive: true, force: true });
     }
@@ -177,7 +198,9 @@ export class PocketsphinxTranscriber implements Transcriber {
     dir: string,
     baseDict: string,
     dict: Awaited<ReturnType<typeof buildCallDictionary>>,
+    firstPassMs: number,
   ): Promise<RecognizedWord[]> {
+    const t0 = performance.now();
     // Each piece's words by binary search over the words sorted by start: a filter of every word per
     // piece would cost pieces x words, seconds of blocked event loop on a call of hours.
     const byStart = [...words].sort((a, b) => a.start - b.start);
@@ -195,9 +218,31 @@ export class PocketsphinxTranscriber implements Transcriber {
       for (let k = lo; k < byStart.length && byStart[k]!.start < to; k++) out.push(byStart[k]!.word);
       return out;
     };
-    const cued = pieces.map((p) => mayHoldDictation(inPiece(p)));
-    const chosen = pieces.filter((_, k) => cued[k] || (k > 0 && cued[k - 1]));
-    if (chosen.length === 0 || words.length === 0) return words;
+    const pieceWords = pieces.map(inPiece);
+    const again = dictationPieces(pieceWords, new Set(namesToWords([...(input.vocabulary ?? [])])));
+    const chosen = pieces.filter((_, k) => again[k]);
+    const report = (out: RecognizedWord[]) => {
+      if (!this.onStats) return out;
+      // a piece changed when a word in it was removed or added (by start time)
+      const key = (w: RecognizedWord) => `${w.word}@${w.start}-${w.end}`;
+      const before = new Set(words.map(key));
+      const after = new Set(out.map(key));
+      const moved = [...words.filter((w) => !after.has(key(w))), ...out.filter((w) => !before.has(key(w)))];
+      this.onStats({
+        pieces: pieces.length,
+        decodedAgain: chosen.length,
+        secondsDecodedAgain: chosen.reduce((s, p) => s + (p.endFrame - p.startFrame) / FRAMES_PER_SECOND, 0),
+        firstPassMs,
+        dictationMs: performance.now() - t0,
+        perPiece: pieces.map((p, k) => ({
+          words: pieceWords[k],
+          again: again[k],
+          changed: moved.some((w) => w.start >= p.startFrame / FRAMES_PER_SECOND && w.start < p.endFrame / FRAMES_PER_SECOND),
+        })),
+      });
+      return out;
+    };
+    if (chosen.length === 0 || words.length === 0) return report(words);
     const names = [...(input.vocabulary ?? [])];
     try {
       const model = await buildDictationModel(baseDict, words.map((w) => w.word), names, dir, dict);
@@ -217,10 +262,10 @@ export class PocketsphinxTranscriber implements Transcriber {
         { timeoutMs: Math.round(this.baseMs + seconds * this.perSecondMs), maxStdoutBytes: 1024 * 1024, maxStderrBytes: 4 * 1024 * 1024, signal: input.signal },
       );
       const second = parseHypseg(await fsp.readFile(path.join(dir, 'dictation.txt'), 'utf8'), chosen);
-      return spliceDictation(words, second, names);
+      return report(spliceDictation(words, second, names));
     } catch (err) {
       if (input.signal?.aborted || (err instanceof ChildProcessError && err.kind === 'aborted')) throw pocketsphinxFailure(err, this.binary);
-      return words;
+      return report(words);
     }
   }
 
