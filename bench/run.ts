@@ -198,8 +198,19 @@ const ORDER = ['speech.md', 'e2e-thresholds.md', 'diarization.md', 'diarization-
 
 const dir = path.join(projectRoot, 'docs/bench');
 
+/** A leading `--flag` of a bench's args is Node's (e.g. `--expose-gc`): it goes before `--import tsx`. */
+function splitNodeFlags(args: string[]): [string[], string[]] {
+  return args[0].startsWith('--') ? [[args[0]], args.slice(1)] : [[], args];
+}
+
+/** The command line runScript runs, as a report's provenance names it. */
+function commandOf(args: string[]): string {
+  const [flags, script] = splitNodeFlags(args);
+  return ['node', ...flags, '--import', 'tsx', ...script].join(' ');
+}
+
 function runScript(args: string[], capture: boolean): string {
-  const [flags, script] = args[0].startsWith('--') ? [[args[0]], args.slice(1)] : [[], args];
+  const [flags, script] = splitNodeFlags(args);
   const r = spawnSync(process.execPath, [...flags, '--import', 'tsx', ...script], {
     cwd: projectRoot,
     stdio: capture ? ['ignore', 'pipe', 'inherit'] : 'inherit',
@@ -232,7 +243,7 @@ function runWriting(b: WritingBench): void {
   for (const args of runs) runScript(args, false);
   if (!fs.existsSync(file)) throw new Error(`${b.args.join(' ')} did not write docs/bench/${b.report}`);
   const text = fs.readFileSync(file, 'utf8');
-  if (!text.includes('_Measured by `')) fs.writeFileSync(file, `${text.trimEnd()}\n\n${provenanceLine(p.finish(), runs.map((a) => `node --import tsx ${a.join(' ')}`).join('; '))}\n`);
+  if (!text.includes('_Measured by `')) fs.writeFileSync(file, `${text.trimEnd()}\n\n${provenanceLine(p.finish(), runs.map(commandOf).join('; '))}\n`);
 }
 
 function runPrinting(b: PrintingBench): void {

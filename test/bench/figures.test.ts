@@ -125,12 +125,13 @@ test('every file in docs/bench/ is written by a benchmark of bench/run.ts', () =
   assert.deepEqual(present.filter((f) => !owned.has(f)), [], 'files no benchmark writes would not come back from an empty folder');
 });
 
-/** `npm run bench:x -- a`, `npx tsx bench/x.ts a`, `node --expose-gc --import tsx bench/x.ts a` -> `bench/x.ts a`. */
+/** `npm run bench:x -- a`, `npx tsx bench/x.ts a`, `node --expose-gc --import tsx bench/x.ts a` (or `node --import tsx --expose-gc ...`) -> `bench/x.ts a`. */
 function scriptCommand(command: string, scripts: Record<string, string>): string {
   let c = command.trim();
   const npm = /^npm run (\S+)(?: -- (.*))?$/.exec(c);
   if (npm && scripts[npm[1]]) c = `${scripts[npm[1]]}${npm[2] ? ` ${npm[2]}` : ''}`;
-  return c.replace(/^npx tsx /, '').replace(/^node (?:--[\w-]+ )*--import tsx /, '');
+  // Node's own options may come in any order around `--import tsx`
+  return c.replace(/^npx tsx /, '').replace(/^node (?:(?:--import tsx|--[\w-]+) )+/, '');
 }
 
 test('every report was measured by the commands bench/run.ts runs for it, so it comes back with the same shape', () => {
