@@ -1,6 +1,8 @@
 // Small dense linear algebra for fitting the voice projection (bench/fit-voice.ts): a few dozen
 // dimensions, so plain arrays and a Jacobi eigensolver are enough; nothing here runs in the service.
 
+import { mulberry32 } from '../../src/pipeline/diarization/gmm.js';
+
 export type Mat = number[][];
 
 export function zeros(r: number, c: number): Mat {
@@ -127,39 +129,17 @@ export function wccn(xs: number[][], labels: string[], shrink = 0.05): Mat {
  * `dims` keeps the directions with the most between-speaker variance (0: all).
  */
 export function fitPlda(xs: number[][], labels: string[], shrink = 0.05, dims = 0): { mean: number[]; transform: Mat; between: number[] } {
+  // The moments and the joint diagonalisation are exactly LDA's; PLDA keeps the mean and the
+  // between-speaker variances (never negative) to score with.
   const d = xs[0].length;
-  const classes = [...new Set(labels)];
   const mean = new Array<number>(d).fill(0);
   for (const x of xs) for (let i = 0; i < d; i++) mean[i] += x[i] / xs.length;
-  const sw = zeros(d, d);
-  const sb = zeros(d, d);
-  for (const c of classes) {
-    const members = xs.filter((_, i) => labels[i] === c);
-    const mc = new Array<number>(d).fill(0);
-    for (const x of members) for (let i = 0; i < d; i++) mc[i] += x[i] / members.length;
-    for (const x of members) for (let i = 0; i < d; i++) for (let j = 0; j < d; j++) sw[i][j] += ((x[i] - mc[i]) * (x[j] - mc[j])) / xs.length;
-    for (let i = 0; i < d; i++) for (let j = 0; j < d; j++) sb[i][j] += ((mc[i] - mean[i]) * (mc[j] - mean[j])) / classes.length;
-  }
-  const avg = sw.reduce((a, r, i) => a + r[i], 0) / d;
-  for (let i = 0; i < d; i++) sw[i][i] += shrink * avg;
-  const w = symmetricEigen(sw);
-  const whiten = transpose(w.vectors).map((row, k) => row.map((x) => x / Math.sqrt(Math.max(w.values[k], 1e-12))));
-  const e = symmetricEigen(matmul(matmul(whiten, sb), transpose(whiten)));
-  const keep = dims > 0 ? Math.min(dims, d) : d;
-  return { mean, transform: matmul(transpose(e.vectors).slice(0, keep), whiten), between: e.values.slice(0, keep).map((v) => Math.max(v, 0)) };
+  const { projection, values } = ldaWithValues(xs, labels, dims > 0 ? Math.min(dims, d) : d, shrink);
+  return { mean, transform: projection, between: values.map((v) => Math.max(v, 0)) };
 }
 
-/** Deterministic pseudo-random numbers in [0, 1) (mulberry32). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic pseudo-random numbers in [0, 1): the diarizer's mulberry32. */
+export const rng = mulberry32;
 
 /**
  * Principal directions of `xs` (rows), `k` of them, by a randomised range finder with two power
