@@ -9,7 +9,8 @@
 //     (SWEEP_KIND, SWEEP_DIMS (0 = WCCN), SWEEP_SHRINK, SWEEP_TOPK, SWEEP_WEIGHT: comma lists)
 //   VOICE_FIT_FRAMES=1 node --import tsx bench/fit-voice.ts --backends   # scoring backends and their sums (issue 27)
 //     (BACKEND_COMBOS, PLDA_SHRINK, PLDA_DIMS, SWEEP_TOPK, SWEEP_WRONG, GSV_*, MCOV_*, PROFILE_AVERAGE,
-//     BACKEND_BREAKDOWN; without VOICE_FIT_FRAMES only cos, plda and v1)
+//     BACKEND_BREAKDOWN; VOICE_FIT_CV_FIT / VOICE_FIT_CV_SCORE speaker-name prefixes and
+//     VOICE_FIT_CV_FIT_SHARE / _SEED to fit on fewer speakers; without VOICE_FIT_FRAMES only cos, plda and v1)
 //
 // Training material: each training speaker's recordings cut into stretches of 4, 8 and 15 s of
 // speech, each rendered through microphone chains and encodings (16 kHz, m4a, 8 kHz telephone; see
@@ -26,7 +27,7 @@ import { VOICE_MODEL } from '../src/pipeline/voice/voice-model.js';
 import { projectRoot } from '../test/support/corpus.js';
 import { ENCODINGS, MIC_NAMES, SR, TRAINING_SPEAKERS, encode, speakerGroup, takeSpeech, throughMic, utteranceFiles, type Encoding, type Mic } from './support/real-speakers.js';
 import { cachedFrames } from './support/voice-frames.js';
-import { fitPlda, ldaWithValues, pca, trainUbm, wccn } from './support/voice-linalg.js';
+import { fitPlda, ldaWithValues, pca, rng, trainUbm, wccn } from './support/voice-linalg.js';
 import { FRAME_DIM, correlations, meanSupervector, pldaProject, pldaScore, skewness } from './support/voice-backends.js';
 
 export const MODEL_ID = 'embedded-lda-snorm-v4';
@@ -360,7 +361,7 @@ async function main(): Promise<void> {
     return;
   }
   if (process.argv.includes('--backends')) {
-    backendSweep(segs, speakers, foldOf, bestAt);
+    backendSweep(segs, speakers, foldOf, bestAt, fittedOn, scored);
     return;
   }
   if (process.argv.includes('--fused')) {
@@ -421,6 +422,19 @@ async function main(): Promise<void> {
 }
 
 
+/**
+ * `--backends` only: VOICE_FIT_CV_FIT_SHARE (0-1) fits each fold on that share of its out-of-fold
+ * training speakers (a seeded draw, VOICE_FIT_CV_FIT_SEED), scored on the same trials as with all of
+ * them: whether owner naming still grows with the number of training speakers (is more data the lever).
+ */
+function fitSubset(candidates: string[]): Set<string> {
+  const share = Number(process.env.VOICE_FIT_CV_FIT_SHARE ?? 1);
+  if (share >= 1) return new Set(candidates);
+  const r = rng(Number(process.env.VOICE_FIT_CV_FIT_SEED ?? 1));
+  const order = candidates.map((s) => ({ s, key: r() })).sort((a, b) => a.key - b.key).map((x) => x.s);
+  return new Set(order.slice(0, Math.max(2, Math.round(share * candidates.length))));
+}
+
 function l2n(v: Float32Array): Float32Array {
   let q = 0;
   for (const x of v) q += x * x;
@@ -437,7 +451,7 @@ function l2n(v: Float32Array): Float32Array {
  *   v1     the default embedder's cosine, S-normalised against the training speakers' v1 vectors
  * BACKEND_COMBOS: comma list of `name*weight+name*weight` sums, e.g. `cos,plda,plda+v1*0.5`.
  */
-function backendSweep(segs: Segment[], speakers: string[], foldOf: (s: string) => number, bestAt: (cv: ReturnType<typeof summarise>, targets: number[]) => string[]): void {
+function backendSweep(segs: Segment[], speakers: string[], foldOf: (s: string) => number, bestAt: (cv: ReturnType<typeof summarise>, targets: number[]) => string[], fittedOn: (s: string) => boolean, scored: (s: string) => boolean): void {
   const list = (name: string, dflt: string) => (process.env[name] ?? dflt).split(',');
   const PROFILE_AVERAGE = Number(process.env.PROFILE_AVERAGE ?? 1);
   const combos = list('BACKEND_COMBOS', 'cos,plda,v1,cos+v1*0.5,plda+v1*0.5,plda+v1');
@@ -448,8 +462,9 @@ function backendSweep(segs: Segment[], speakers: string[], foldOf: (s: string) =
     // Per fold, per backend: the S-normalised score matrix of profiles x parties.
     const zs: Array<{ profiles: Segment[]; parties: Segment[]; z: Record<string, Float64Array[]> }> = [];
     for (let f = 0; f < FOLDS; f++) {
-      const train = segs.filter((s) => foldOf(s.speaker) !== f);
-      const test = segs.filter((s) => foldOf(s.speaker) === f);
+      const fitSpeakers = fitSubset(speakers.filter((s) => foldOf(s) !== f && fittedOn(s)));
+      const train = segs.filter((s) => fitSpeakers.has(s.speaker));
+      const test = segs.filter((s) => foldOf(s.speaker) === f && scored(s.speaker));
       const model = fitProjection(train);
       const emb = (s: Segment) => projectStatistics(s.statistics[model.statistics ?? 'msp'], model);
       const trainEmb = train.map(emb);
@@ -549,6 +564,7 @@ function backendSweep(segs: Segment[], speakers: string[], foldOf: (s: string) =
         }));
       }
       zs.push({ profiles, parties, z });
+      if (f === 0) process.stderr.write(`fold 0: fitted on ${fitSpeakers.size} speakers, scored on ${new Set(test.map((s) => s.speaker)).size}\n`);
     }
     for (const combo of combos) {
       const terms = combo.split('+').map((t) => {

@@ -33,8 +33,9 @@ if has_flag --test || has_flag --bench; then
 fi
 if has_flag --bench; then
   # More training speakers for bench/fit-voice.ts (refitting the voice model; no test needs them):
-  # KLettres letter readers and three more asterisk voices.
+  # KLettres letter readers, three more asterisk voices and the Tux Paint stamp-name readers.
   [ -d /usr/share/klettres/fr ] || need+=(klettres-data)
+  [ -d /usr/share/tuxpaint/stamps/food ] || need+=(tuxpaint-stamps-default)
   for p in asterisk-prompt-es-co asterisk-prompt-fr-armelle asterisk-prompt-it-menardi-wav; do
     dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
   done

@@ -1,6 +1,7 @@
 // Real speakers for fitting and scoring the voice matcher, all from Debian packages
-// (scripts/bootstrap.sh --test): the asterisk-core-sounds-* prompt readers and the ktuberling-data
-// word readers. The split below is FIXED: speakers in TRAINING_SPEAKERS fit everything
+// (scripts/bootstrap.sh --test; --bench for the training-only sources): the asterisk-core-sounds-*
+// and asterisk-prompt-* readers, the ktuberling-data word readers, the klettres-data letter readers
+// and the tuxpaint-stamps-default stamp-name readers. The split below is FIXED: speakers in TRAINING_SPEAKERS fit everything
 // (projection, cohort, thresholds: bench/fit-voice.ts); only HELD_OUT_SPEAKERS are scored
 // (bench/voice-real.ts). Never move a speaker between the lists without refitting and saying so.
 //
@@ -24,6 +25,22 @@ const KLETTRES = '/usr/share/klettres';
  * read the held-out ktuberling languages (tux-en, tux-de, tux-uk), which nobody checked by ear.
  */
 const KLETTRES_LANGS = ['ar', 'cs', 'da', 'es', 'fr', 'he', 'hu', 'it', 'lt', 'ml', 'nb', 'nds', 'nl', 'pt_BR', 'ru', 'tn'];
+/**
+ * Tux Paint stamp descriptions (tuxpaint-stamps-default): each stamp's name spoken in many languages
+ * (`<stamp>_desc_<lang>.ogg`), a word or two a file, about 1 s. Languages and folders chosen by a
+ * median-pitch estimate per file (2026-11-26, not by ear), so that each speaker is likely one reader:
+ * fr, ru, bg and da male (medians 144 / 135 / 129 / 145 Hz), ro, es, be and el female (242 / 258 / 250
+ * / 212 Hz). Left out: animals (its French files mix a male and a higher voice: two readers, or
+ * more), town (Danish files with no pitch at all), symbols (letters repeated as filled / outlined
+ * copies); lt and nl (under a minute each, Lithuanian two pitch groups), en (under a minute), ca (may
+ * be the held-out ktuberling Catalan reader). Unchecked: that ro, es and be, three female voices of
+ * similar pitch, are three people.
+ */
+const TUXPAINT = '/usr/share/tuxpaint/stamps';
+const TUXPAINT_FOLDERS = ['clothes', 'food', 'household', 'seasonal', 'space', 'vehicles'];
+const TUXPAINT_LANGS = ['fr', 'ru', 'ro', 'bg', 'es', 'be', 'el', 'da'];
+/** Speakers whose folders are searched recursively for file names of this form (the others: every recording directly in the folder). */
+const FILE_PATTERN: Record<string, RegExp> = Object.fromEntries(TUXPAINT_LANGS.map((l) => [`tp-${l}`, new RegExp(`_desc_${l}\\.ogg$`)]));
 export const SR = 16000;
 
 /** Folders of each real speaker. */
@@ -41,6 +58,7 @@ export const SPEAKER_SOURCES: Record<string, string[]> = {
   'ast-es-co': [`${ASTERISK}/es`],
   'ast-fr-armelle': [`${ASTERISK}/fr`],
   'ast-it-menardi': [`${ASTERISK}/it_IT_f_Menardi`],
+  ...Object.fromEntries(TUXPAINT_LANGS.map((l) => [`tp-${l}`, TUXPAINT_FOLDERS.map((d) => `${TUXPAINT}/${d}`)])),
 };
 
 /**
@@ -49,7 +67,7 @@ export const SPEAKER_SOURCES: Record<string, string[]> = {
  * ear), so they are kept on the same side of every fold.
  */
 export function speakerGroup(speaker: string): string {
-  const m = /^(?:tux|klet)-([a-z]+)/.exec(speaker);
+  const m = /^(?:tux|klet|tp)-([a-z]+)/.exec(speaker);
   return m ? `lang-${m[1]}` : speaker;
 }
 
@@ -64,6 +82,7 @@ export const TRAINING_SPEAKERS = [
   'tux-da', 'tux-el', 'tux-fr', 'tux-gl', 'tux-lt', 'tux-nn', 'tux-ru', 'tux-sl', 'tux-wa', 'tux-es', 'tux-fi', 'tux-ga', 'tux-it', 'tux-nds', 'tux-nl', 'tux-pt', 'tux-ro', 'tux-sr', 'tux-sv',
   ...KLETTRES_LANGS.map((l) => `klet-${l}`),
   'ast-es-co', 'ast-fr-armelle', 'ast-it-menardi',
+  ...TUXPAINT_LANGS.map((l) => `tp-${l}`),
 ] as const;
 
 for (const s of [...HELD_OUT_SPEAKERS, ...TRAINING_SPEAKERS]) if (!SPEAKER_SOURCES[s]) throw new Error(`unknown speaker ${s}`);
@@ -110,8 +129,14 @@ export function utteranceFiles(speaker: string): string[] {
   if (leak) throw new Error(`training speaker ${speaker} would read a held-out voice: ${leak}; install the packages of scripts/bootstrap.sh --bench`);
   const used = new Set(REAL_VOICE_CALLS.flatMap((c) => c.turns.flatMap((t) => t.clips)));
   const files: string[] = [];
+  const pattern = FILE_PATTERN[speaker];
   for (const dir of SPEAKER_SOURCES[speaker]) {
     if (!fs.existsSync(dir)) continue; // e.g. a KLettres language without syllables
+    if (pattern) {
+      const found = (fs.readdirSync(dir, { recursive: true }) as string[]).filter((f) => pattern.test(f));
+      files.push(...found.sort().map((f) => path.join(dir, f)));
+      continue;
+    }
     for (const f of fs.readdirSync(dir).sort()) {
       if (!/\.(g722|gsm|ogg|wav|opus)$/.test(f)) continue;
       if (/^(digits|letters|phonetic)/.test(f)) continue;
