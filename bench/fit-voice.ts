@@ -469,6 +469,11 @@ function backendSweep(segs: Segment[], speakers: string[], foldOf: (s: string) =
       const emb = (s: Segment) => projectStatistics(s.statistics[model.statistics ?? 'msp'], model);
       const trainEmb = train.map(emb);
       const plda = fitPlda(trainEmb.map((v) => Array.from(v)), train.map((s) => s.speaker), pShrink, pDims);
+      // VOICE_FIT_CV_COHORT_ALL=1 (with VOICE_FIT_CV_FIT_SHARE): the cohort from every out-of-fold
+      // speaker while the projection fits on the share: which of the two more speakers improve.
+      // (gsv keeps its cohort from the fitted speakers.)
+      const cohortSegs = process.env.VOICE_FIT_CV_COHORT_ALL === '1' ? segs.filter((s) => foldOf(s.speaker) !== f && fittedOn(s.speaker) && s.seconds >= 6) : train.filter((s) => s.seconds >= 6);
+      const cohortEmb = cohortSegs.map(emb);
       const cohortIdx = train.map((s, i) => (s.seconds >= 6 ? i : -1)).filter((i) => i >= 0);
       const single = test.filter((s) => s.seconds >= 12 && s.encoding === '16 kHz');
       const profileGroups: Segment[][] = [];
@@ -480,9 +485,9 @@ function backendSweep(segs: Segment[], speakers: string[], foldOf: (s: string) =
       const profiles = PROFILE_AVERAGE > 1 ? profileGroups.map((g) => g[0]) : single;
       const parties = test.filter((s) => s.seconds < 12);
       const backends: Record<string, { vec: (s: Segment, i?: number) => ArrayLike<number>; score: (a: ArrayLike<number>, b: ArrayLike<number>) => number; cohort: ArrayLike<number>[] }> = {
-        cos: { vec: emb, score: (a, b) => cosine(a as Float32Array, b as Float32Array), cohort: cohortIdx.map((i) => trainEmb[i]) },
-        plda: { vec: (s) => pldaProject(emb(s), plda), score: (a, b) => pldaScore(a, b, plda.between), cohort: cohortIdx.map((i) => pldaProject(trainEmb[i], plda)) },
-        v1: { vec: (s) => s.v1, score: (a, b) => cosine(a as Float32Array, b as Float32Array), cohort: cohortIdx.map((i) => train[i].v1) },
+        cos: { vec: emb, score: (a, b) => cosine(a as Float32Array, b as Float32Array), cohort: cohortEmb },
+        plda: { vec: (s) => pldaProject(emb(s), plda), score: (a, b) => pldaScore(a, b, plda.between), cohort: cohortEmb.map((v) => pldaProject(v, plda)) },
+        v1: { vec: (s) => s.v1, score: (a, b) => cosine(a as Float32Array, b as Float32Array), cohort: cohortSegs.map((s) => s.v1) },
       };
       if (segs[0].frames) {
         // gsv: mean supervectors against a UBM of this fold's training frames, PCA, WCCN, cosine.
@@ -524,7 +529,7 @@ function backendSweep(segs: Segment[], speakers: string[], foldOf: (s: string) =
         const withDelta = process.env.MCOV_DELTA === '1';
         // MCOV_SKEW=1: also the skewness of c1-c20 (asymmetry of each coefficient's distribution).
         const withSkew = process.env.MCOV_SKEW === '1';
-        for (const s of new Set([...train, ...single, ...parties])) mcovOf.set(s, [...s.statistics.mspd, ...correlations(s.frames as Float32Array, corrDims), ...(withDelta ? correlations(s.frames as Float32Array, corrDims, 20) : []), ...(withSkew ? skewness(s.frames as Float32Array, 20) : [])]);
+        for (const s of new Set([...train, ...cohortSegs, ...single, ...parties])) mcovOf.set(s, [...s.statistics.mspd, ...correlations(s.frames as Float32Array, corrDims), ...(withDelta ? correlations(s.frames as Float32Array, corrDims, 20) : []), ...(withSkew ? skewness(s.frames as Float32Array, 20) : [])]);
         const mx = train.map((s) => mcovOf.get(s) as number[]);
         const dd = mx[0].length;
         const mc = new Array<number>(dd).fill(0);
@@ -535,7 +540,7 @@ function backendSweep(segs: Segment[], speakers: string[], foldOf: (s: string) =
         const mw = wccn(mx.map((x) => x.map((v, i) => (v - mc[i]) / ms[i])), train.map((s) => s.speaker), Number(process.env.MCOV_SHRINK ?? SHRINK));
         const memb = new Map<Segment, Float32Array>();
         for (const [s, x] of mcovOf) memb.set(s, projectStatistics(x, { center: mc, scale: ms, projection: mw }));
-        backends.mcov = { vec: (s) => memb.get(s) as Float32Array, score: (a, b) => cosine(a as Float32Array, b as Float32Array), cohort: cohortIdx.map((i) => memb.get(train[i]) as Float32Array) };
+        backends.mcov = { vec: (s) => memb.get(s) as Float32Array, score: (a, b) => cosine(a as Float32Array, b as Float32Array), cohort: cohortSegs.map((s) => memb.get(s) as Float32Array) };
         process.stderr.write(`fold ${f}: gsv in ${((Date.now() - t0) / 1000).toFixed(0)} s\n`);
       }
       const z: Record<string, Float64Array[]> = {};
