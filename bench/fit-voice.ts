@@ -72,6 +72,26 @@ let KIND: StatisticsKind = (process.env.VOICE_FIT_KIND as StatisticsKind) ?? 'ms
 // at <= 1 %. Leaving out trials whose voices may be one person (VOICE_FIT_GROUP_TRIALS=1) changes
 // cos by 0.1 point. Cost of mcov on top of v4: about 14 ms per 8 s party (correlations, a 252x252
 // projection, 784 cohort cosines) beside 224 ms of frame analysis shared by all.
+// More training speakers (issue 27), `--backends` of 2026-11-26 with VOICE_FIT_FRAMES=1 GSV=0
+// PLDA_SHRINK=1: + 8 Tux Paint stamp-name readers (46 speakers; the 38's folds unchanged). Owner
+// named at <= 1 / 2 / 5 % owner-absent naming, fitted on the 38 -> on all 46:
+//   scored on the 38's trials (VOICE_FIT_CV_SCORE=tux-,klet-,ast-; fit 38: VOICE_FIT_CV_FIT likewise)
+//     cos 39.0 / 44.2 / 44.2 -> 40.5 / 46.7 / 47.2; plda 19.2 / 26.7 / 31.4 -> 25.2 / 35.1 / 37.4;
+//     v1 23.7 / 24.3 / 24.3 -> 24.6 / 24.6 / 24.6; mcov 43.5 / 46.2 / 46.2 -> 44.1 / 47.0 / 47.1;
+//     mcov+cos 47.9 / 52.9 / 54.9 -> 46.6 / 52.8 / 55.9 (owner best 89.7 -> 89.5 %)
+//   scored on all 46's trials
+//     cos 43.5 / 44.3 / 44.3 -> 45.0 / 48.0 / 48.0; plda 27.2 / 31.8 / 31.8 -> 30.1 / 32.7 / 32.7;
+//     mcov 48.2 / 51.6 / 51.6 -> 48.0 / 50.9 / 50.9; mcov+cos 53.1 / 55.8 / 55.8 -> 52.7 / 56.3 / 56.3 (owner best 90.8 -> 90.7 %)
+//   topK 50 / 200 / 400 (all 46): mcov+cos 51.7 / 52.8 / 51.7 at <= 1 %.
+// Learning curve (all 46's trials; each fold fitted on a seeded share of its out-of-fold speakers,
+// VOICE_FIT_CV_FIT_SHARE 0.25 / 0.5 / 0.75 / 1 = 8 / 17 / 25 / 33 speakers in fold 0; mean of 2 / 3 / 3 / 1 draws):
+//   mcov+cos 25.5 / 44.0 / 49.1 / 52.7 at <= 1 %, 31.4 / 48.7 / 53.5 / 56.3 at <= 5 %; cos 22.6 / 38.3 / 42.6 / 45.0;
+//   mcov 23.7 / 37.3 / 42.7 / 48.0; plda 7.0 / 16.0 / 24.9 / 30.1 (at <= 1 %); draws of one share differ by up to 12 points.
+//   Owner best stays 89-91 % (mcov+cos) at every share: more speakers do not lift that ceiling.
+//   With the cohort from all out-of-fold speakers and only the projection on the share
+//   (VOICE_FIT_CV_COHORT_ALL=1): mcov+cos 49.2 / 49.7 / 51.8 at <= 1 % for 0.25 / 0.5 / 0.75 (cos 44.0 /
+//   43.8 / 45.0): the gain from more speakers is almost all the S-norm cohort's; WCCN is saturated
+//   at 8 speakers; only PLDA still needs more (10.0 / 26.3 / 32.1).
 let DIMS = Number(process.env.VOICE_FIT_DIMS ?? 0);
 let SHRINK = Number(process.env.VOICE_FIT_SHRINK ?? 1);
 let TOP_K = Number(process.env.VOICE_FIT_TOPK ?? 100);
@@ -427,8 +447,7 @@ async function main(): Promise<void> {
  * training speakers (a seeded draw, VOICE_FIT_CV_FIT_SEED), scored on the same trials as with all of
  * them: whether owner naming still grows with the number of training speakers (is more data the lever).
  */
-function fitSubset(candidates: string[]): Set<string> {
-  const share = Number(process.env.VOICE_FIT_CV_FIT_SHARE ?? 1);
+function fitSubset(candidates: string[], share = Number(process.env.VOICE_FIT_CV_FIT_SHARE ?? 1)): Set<string> {
   if (share >= 1) return new Set(candidates);
   const r = rng(Number(process.env.VOICE_FIT_CV_FIT_SEED ?? 1));
   const order = candidates.map((s) => ({ s, key: r() })).sort((a, b) => a.key - b.key).map((x) => x.s);
@@ -472,7 +491,10 @@ function backendSweep(segs: Segment[], speakers: string[], foldOf: (s: string) =
       // VOICE_FIT_CV_COHORT_ALL=1 (with VOICE_FIT_CV_FIT_SHARE): the cohort from every out-of-fold
       // speaker while the projection fits on the share: which of the two more speakers improve.
       // (gsv keeps its cohort from the fitted speakers.)
-      const cohortSegs = process.env.VOICE_FIT_CV_COHORT_ALL === '1' ? segs.filter((s) => foldOf(s.speaker) !== f && fittedOn(s.speaker) && s.seconds >= 6) : train.filter((s) => s.seconds >= 6);
+      // VOICE_FIT_CV_COHORT_SHARE: the reverse, the cohort from a seeded share of the fitted speakers.
+      const cohortShare = Number(process.env.VOICE_FIT_CV_COHORT_SHARE ?? 1);
+      const cohortSpeakers = cohortShare < 1 ? fitSubset([...fitSpeakers], cohortShare) : null;
+      const cohortSegs = process.env.VOICE_FIT_CV_COHORT_ALL === '1' ? segs.filter((s) => foldOf(s.speaker) !== f && fittedOn(s.speaker) && s.seconds >= 6) : train.filter((s) => s.seconds >= 6 && (!cohortSpeakers || cohortSpeakers.has(s.speaker)));
       const cohortEmb = cohortSegs.map(emb);
       const cohortIdx = train.map((s, i) => (s.seconds >= 6 ? i : -1)).filter((i) => i >= 0);
       const single = test.filter((s) => s.seconds >= 12 && s.encoding === '16 kHz');
