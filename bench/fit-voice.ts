@@ -92,6 +92,8 @@ let KIND: StatisticsKind = (process.env.VOICE_FIT_KIND as StatisticsKind) ?? 'ms
 // speakers, VOICE_FIT_CV_FIT_SHARE 0.25 / 0.5 / 0.75 / 1 = 8 / 17 / 25 / 33 speakers in fold 0; mean of 2 / 3 / 3 / 1 draws):
 //   mcov+cos 25.5 / 44.0 / 49.1 / 52.7 at <= 1 %, 31.4 / 48.7 / 53.5 / 56.3 at <= 5 %; cos 22.6 / 38.3 / 42.6 / 45.0;
 //   mcov 23.7 / 37.3 / 42.7 / 48.0; plda 7.0 / 16.0 / 24.9 / 30.1 (at <= 1 %); draws of one share differ by up to 12 points.
+//   The same on the 45 (one draw, VOICE_FIT_CV_FIT_SEED=1): mcov+cos 26.0 / 48.5 / 49.9 / 53.4 at <= 1 %,
+//   46.3 / 55.3 / 55.0 / 62.3 at <= 5 %.
 //   Owner best stays 89-91 % (mcov+cos) at every share: more speakers do not lift that ceiling.
 //   Projection on the share, cohort from all out-of-fold speakers (VOICE_FIT_CV_COHORT_ALL=1):
 //   mcov+cos 49.2 / 49.7 / 51.8 at <= 1 % for 0.25 / 0.5 / 0.75 (cos 44.0 / 43.8 / 45.0). Projection on
