@@ -19,6 +19,7 @@ import { readWavInfo } from '../audio/decode.js';
 import { WavFilePcm } from '../audio/pcm.js';
 import { buildCallDictionary, buildDictationModel, dictationPieces, namesToWords, spliceDictation } from './dictionary.js';
 import { detectSpeech, speechUtterances } from '../diarization/vad.js';
+import { isNarrowbandSpeech } from './narrowband.js';
 
 export const POCKETSPHINX_DEBIAN_PACKAGES = 'pocketsphinx pocketsphinx-en-us';
 export const DEFAULT_POCKETSPHINX_BINARY = 'pocketsphinx_batch';
@@ -31,6 +32,11 @@ export interface PocketsphinxConfig {
   modelDir?: string;
   /** Decoder flags replacing DEFAULT_DECODER_ARGS (name/value pairs, e.g. ['-lw', '8']). */
   decoderArgs?: string[];
+  /**
+   * Flags set on top of the decoder flags when the call is telephone-band (narrowband.ts), replacing
+   * NARROWBAND_DECODER_ARGS; [] decodes narrowband calls like wideband ones.
+   */
+  narrowbandArgs?: string[];
   /**
    * Wall-clock budget per second of audio, in ms (default 3000: twelve times the 0.25 RTF measured
    * on an idle core, because a busy 2-core host slowed it six-fold in measurements).
@@ -66,6 +72,22 @@ export interface RecognitionStats {
  * 0.3 points at twice the CPU time and was left out. CPU cost: 0.22 x real time versus 0.16.
  */
 export const DEFAULT_DECODER_ARGS: readonly string[] = ['-remove_noise', 'no', '-lw', '5', '-fwdflatlw', '7', '-bestpathlw', '8'];
+
+/**
+ * Flags for telephone-band calls (narrowband.ts); being measured (issue 28), none yet.
+ */
+export const NARROWBAND_DECODER_ARGS: readonly string[] = [];
+
+/** `base` with every flag of `extra` set to extra's value (replaced in place, or appended). */
+export function withFlags(base: readonly string[], extra: readonly string[]): string[] {
+  const out = [...base];
+  for (let k = 0; k + 1 < extra.length; k += 2) {
+    const at = out.findIndex((v, i) => i % 2 === 0 && v === extra[k]);
+    if (at >= 0) out[at + 1] = extra[k + 1];
+    else out.push(extra[k], extra[k + 1]);
+  }
+  return out;
+}
 
 const FILLER = /^(<.*>|\[.*\]|\+\+.*\+\+|\+.*\+)$/;
 function modelName(modelDir: string): string {
@@ -119,6 +141,7 @@ export class PocketsphinxTranscriber implements Transcriber {
   private readonly binary: string;
   private readonly modelDir: string;
   private readonly decoderArgs: readonly string[];
+  private readonly narrowbandArgs: readonly string[];
   private readonly perSecondMs: number;
   private readonly baseMs: number;
   private readonly onStats: PocketsphinxConfig['onStats'];
@@ -127,6 +150,7 @@ export class PocketsphinxTranscriber implements Transcriber {
     this.binary = cfg.binary ?? DEFAULT_POCKETSPHINX_BINARY;
     this.modelDir = cfg.modelDir ?? DEFAULT_POCKETSPHINX_MODEL_DIR;
     this.decoderArgs = cfg.decoderArgs ?? DEFAULT_DECODER_ARGS;
+    this.narrowbandArgs = cfg.narrowbandArgs ?? NARROWBAND_DECODER_ARGS;
     this.perSecondMs = cfg.timeoutMsPerAudioSecond ?? 3000;
     this.baseMs = cfg.timeoutBaseMs ?? 60_000;
     this.onStats = cfg.onStats;
@@ -143,6 +167,9 @@ export class PocketsphinxTranscriber implements Transcriber {
     const utterances = input.utterances ?? (await findUtterances(input.wavPath));
     const pieces = controlPieces(utterances, info.dataBytes / 2 / PIPELINE_SAMPLE_RATE);
     if (pieces.length === 0) return { words: [], language: 'en', provider: this.provider, model: this.model };
+    // Telephone-band audio is decoded with its own front-end flags, by both passes.
+    const narrowband = this.narrowbandArgs.length > 0 && (await isNarrowbandSpeech(await WavFilePcm.open(input.wavPath), utterances));
+    const decoderArgs = narrowband ? withFlags(this.decoderArgs, this.narrowbandArgs) : [...this.decoderArgs];
 
     const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'pocketsphinx-'));
     try {
@@ -161,7 +188,7 @@ export class PocketsphinxTranscriber implements Transcriber {
         '-adchdr', String(info.dataOffset),
         // A file, not /dev/stdout: Node gives children sockets, which that path cannot open.
         '-hypseg', path.join(dir, 'hypseg.txt'),
-        ...this.modelArgs(dict?.path ?? baseDict),
+        ...this.modelArgs(decoderArgs, dict?.path ?? baseDict),
       ];
       const t0 = performance.now();
       try {
@@ -178,7 +205,7 @@ export class PocketsphinxTranscriber implements Transcriber {
       if (hypseg === null) throw new PipelineError('transcription_failed', 'speech recognition wrote no result');
       const words = parseHypseg(hypseg, pieces, dict?.rename);
       const firstPassMs = performance.now() - t0;
-      const final = await this.dictationPass(words, pieces, input, dir, baseDict, dict, firstPassMs);
+      const final = await this.dictationPass(words, pieces, input, dir, baseDict, dict, firstPassMs, decoderArgs);
       return { words: final, language: 'en', provider: this.provider, model: this.model };
     } finally {
       await fsp.rm(dir, { recursive: true, force: true });
@@ -199,6 +226,7 @@ export class PocketsphinxTranscriber implements Transcriber {
     baseDict: string,
     dict: Awaited<ReturnType<typeof buildCallDictionary>>,
     firstPassMs: number,
+    decoderArgs: readonly string[],
   ): Promise<RecognizedWord[]> {
     const t0 = performance.now();
     // Each piece's words by binary search over the words sorted by start: a filter of every word per
@@ -257,7 +285,7 @@ export class PocketsphinxTranscriber implements Transcriber {
           '-adcin', 'yes',
           '-adchdr', String((await readWavInfo(path.join(dir, 'audio.wav')))!.dataOffset),
           '-hypseg', path.join(dir, 'dictation.txt'),
-          ...this.modelArgs(model.dictPath, model.lmPath),
+          ...this.modelArgs(decoderArgs, model.dictPath, model.lmPath),
         ],
         { timeoutMs: Math.round(this.baseMs + seconds * this.perSecondMs), maxStdoutBytes: 1024 * 1024, maxStderrBytes: 4 * 1024 * 1024, signal: input.signal },
       );
@@ -269,15 +297,15 @@ export class PocketsphinxTranscriber implements Transcriber {
     }
   }
 
-  /** Model and decoder flags shared by every run. */
-  private modelArgs(dictPath: string, lmPath = path.join(this.modelDir, 'en-us.lm.bin')): string[] {
+  /** Model and decoder flags shared by every run (decoderArgs: this call's, narrowband or not). */
+  private modelArgs(decoderArgs: readonly string[], dictPath: string, lmPath = path.join(this.modelDir, 'en-us.lm.bin')): string[] {
     return [
       '-hmm', path.join(this.modelDir, 'en-us'),
       '-lm', lmPath,
       '-dict', dictPath,
       // The decoder log is large and can quote recognised text; it is never needed.
       '-logfn', '/dev/null',
-      ...this.decoderArgs,
+      ...decoderArgs,
     ];
   }
 }
