@@ -1,8 +1,12 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { readWavInfo, readWavMono, writeWav16 } from '../../src/pipeline/audio/decode.js';
 import { ArrayPcm } from '../../src/pipeline/audio/pcm.js';
-import { highBandShare, isNarrowband, isNarrowbandSpeech, NARROWBAND_MAX_HIGH_SHARE } from '../../src/pipeline/transcription/narrowband.js';
-import { withFlags } from '../../src/pipeline/transcription/pocketsphinx.js';
+import { foldUpperBand, highBandShare, isNarrowband, isNarrowbandSpeech, NARROWBAND_MAX_HIGH_SHARE, writeFoldedWav } from '../../src/pipeline/transcription/narrowband.js';
+import { splitFeatureFlags, withFlags } from '../../src/pipeline/transcription/pocketsphinx.js';
 
 const RATE = 16000;
 
@@ -65,5 +69,51 @@ describe('decoder flags for narrowband calls', () => {
   it('replaces a flag already set and appends new ones', () => {
     assert.deepEqual(withFlags(['-lw', '5', '-remove_noise', 'no'], ['-lw', '7', '-upperf', '3500']), ['-lw', '7', '-remove_noise', 'no', '-upperf', '3500']);
     assert.deepEqual(withFlags(['-lw', '5'], []), ['-lw', '5']);
+  });
+});
+
+describe('front-end flags go into feat.params', () => {
+  it('rewrites the lines feat.params has and leaves the other flags on the command line', () => {
+    const params = '-lowerf 130\n-upperf 6800\n-nfilt 25\n-transform dct\n';
+    const split = splitFeatureFlags(params, ['-remove_noise', 'no', '-upperf', '3500', '-lw', '5']);
+    assert.equal(split.featParams, '-lowerf 130\n-upperf 3500\n-nfilt 25\n-transform dct\n');
+    assert.deepEqual(split.args, ['-remove_noise', 'no', '-lw', '5']);
+    assert.equal(split.changed, true);
+    assert.deepEqual(splitFeatureFlags(params, ['-lw', '5']), { featParams: params, args: ['-lw', '5'], changed: false });
+  });
+});
+
+describe('folding telephone-band audio above 4 kHz', () => {
+  it('puts the mirrored band above the edge, enough to read as wideband', () => {
+    const x = harmonics(4, 3400);
+    const ints = Int16Array.from(x, (v) => Math.round(v * 32767));
+    foldUpperBand(ints, 0.1);
+    const folded = Float32Array.from(ints, (v) => v / 32768);
+    assert.equal(isNarrowband(folded, RATE), false);
+    assert.ok(highBandShare(folded, RATE) < 0.02);
+  });
+
+  it('alternates the sign by absolute sample index and saturates', () => {
+    const a = Int16Array.from([100, 100, 32000, -32000]);
+    foldUpperBand(a, 0.1, 1);
+    assert.deepEqual([...a], [90, 110, 28800, -32768]);
+  });
+
+  it('writes a folded copy of a WAV file with the same header', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fold-test-'));
+    try {
+      const source = path.join(dir, 'in.wav');
+      const target = path.join(dir, 'out.wav');
+      await writeWav16(source, harmonics(2, 3400), RATE);
+      const info = await readWavInfo(source);
+      await writeFoldedWav(source, target, info.dataOffset, info.dataBytes, 0.1);
+      assert.deepEqual(await readWavInfo(target), info);
+      const { samples } = await readWavMono(target);
+      assert.equal(isNarrowband(samples, RATE), false);
+      const original = await readWavMono(source);
+      assert.ok(Math.abs(samples[1] - original.samples[1] * 0.9) < 2 / 32768);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

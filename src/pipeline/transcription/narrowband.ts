@@ -4,6 +4,7 @@
 // nothing above 4 kHz, so the upper filters are empty and the cepstra mismatch the model's.
 // Whether a call is narrowband is read from the decoded samples, not the container: an 8 kHz call
 // re-encoded into a 44.1 kHz m4a is still narrowband.
+import fsp from 'node:fs/promises';
 import { fft } from '../voice/dsp.js';
 import type { PcmSource } from '../audio/pcm.js';
 import type { TimeRange } from '../types.js';
@@ -94,4 +95,49 @@ export async function isNarrowbandSpeech(source: PcmSource, utterances: readonly
   const joined = new Float32Array(kept.length * FRAME);
   kept.forEach((k, i) => joined.set(k, i * FRAME));
   return isNarrowband(joined, source.sampleRate);
+}
+
+/**
+ * Crude bandwidth extension of telephone-band audio at 16 kHz: adds the 0-4 kHz band mirrored about
+ * 4 kHz (x[n] * (-1)^n is the spectrum reflected about half the sampling rate, 8 kHz - f; what lies
+ * below 4 kHz lands above it), scaled by `gain`, so that the upper mel filters of the wideband model
+ * see speech-shaped energy instead of nothing. `first` is the index of samples[0] in the whole signal
+ * (the sign alternates with the absolute index). Works on 16-bit samples in place, saturating.
+ */
+export function foldUpperBand(samples: Int16Array, gain: number, first = 0): void {
+  for (let i = 0; i < samples.length; i++) {
+    const sign = (first + i) % 2 === 0 ? 1 : -1;
+    const v = Math.round(samples[i] * (1 + sign * gain));
+    samples[i] = v > 32767 ? 32767 : v < -32768 ? -32768 : v;
+  }
+}
+
+/**
+ * A copy of a mono 16-bit PCM WAV file (header bytes unchanged, so its data offset stays) with
+ * foldUpperBand applied, read and written a megabyte at a time (the call may be hours long).
+ */
+export async function writeFoldedWav(source: string, target: string, dataOffset: number, dataBytes: number, gain: number): Promise<void> {
+  const input = await fsp.open(source, 'r');
+  const output = await fsp.open(target, 'w');
+  try {
+    const header = Buffer.alloc(dataOffset);
+    await input.read(header, 0, dataOffset, 0);
+    await output.write(header, 0, dataOffset, 0);
+    const chunk = 1 << 20;
+    for (let at = 0; at < dataBytes; at += chunk) {
+      const length = Math.min(chunk, dataBytes - at) & ~1;
+      if (length <= 0) break;
+      const bytes = Buffer.alloc(length);
+      const { bytesRead } = await input.read(bytes, 0, length, dataOffset + at);
+      const samples = new Int16Array(bytesRead >> 1);
+      for (let i = 0; i < samples.length; i++) samples[i] = bytes.readInt16LE(2 * i);
+      foldUpperBand(samples, gain, at >> 1);
+      for (let i = 0; i < samples.length; i++) bytes.writeInt16LE(samples[i], 2 * i);
+      await output.write(bytes, 0, samples.length * 2, dataOffset + at);
+      if (bytesRead < length) break;
+    }
+  } finally {
+    await input.close();
+    await output.close();
+  }
 }
