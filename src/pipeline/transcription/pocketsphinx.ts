@@ -82,7 +82,8 @@ export const DEFAULT_DECODER_ARGS: readonly string[] = ['-remove_noise', 'no', '
  * random noise, fixed seed so a call decodes the same every time) gives them a steady floor.
  * Measured by bench/fit-narrowband.ts, pooled WER on phone8k.wav, first pass + dictation pass, VAD
  * utterances, no call dictionary: corpus (12 calls, in-sample) 48.3 -> 46.4 % (575 -> 553 errors of
- * 1191 words; 7 calls better, 5 worse); dev dialogues (26, bench/dialogues minus HELD_OUT_IDS) DEV_RESULT.
+ * 1191 words; 7 calls better, 5 worse); dev dialogues (26, bench/dialogues minus HELD_OUT_IDS)
+ * 50.0 -> 48.7 % (912 -> 887 errors of 1823 words; 15 better, 10 worse, 1 same).
  * Tried and worse on the corpus: matching the filterbank to the band (-upperf 3500 in feat.params:
  * 98.2 %, the model's cepstra no longer fit), the 0-4 kHz band mirrored above 4 kHz at -20 dB
  * (foldUpperBand, 50.3 %), white noise above 4.5 kHz at -40 dB re the loud speech frames (49.0 %).
