@@ -16,7 +16,7 @@ import {
 } from '../../src/pipeline/transcription/pocketsphinx.js';
 import { WhisperCppTranscriber, WhisperInitError, wordsFromWhisperSegments } from '../../src/pipeline/transcription/whisper.js';
 import { createTranscriber, type TranscriptionLog } from '../../src/pipeline/transcription/index.js';
-import { readWavMono, writeWav16 } from '../../src/pipeline/audio/decode.js';
+import { decodeAudio, readWavMono, writeWav16 } from '../../src/pipeline/audio/decode.js';
 import { detectSpeech, speechUtterances } from '../../src/pipeline/diarization/vad.js';
 import { PipelineError } from '../../src/pipeline/types.js';
 import { corpusFile, ensureCorpus, loadScorer, loadTruth } from '../support/corpus.js';
@@ -110,6 +110,25 @@ describe('PocketsphinxTranscriber', () => {
     const { samples: clipSamples } = await readWavMono(clip);
     const utterances = await speechUtterances(clipSamples, 16000, await detectSpeech(clipSamples, 16000));
     for (const w of r.words) assert.ok(utterances.some((u) => w.start >= u.start - 0.01 && w.end <= u.end + 0.01), JSON.stringify(w));
+  });
+
+  it('decodes telephone-band audio with the narrowband settings and wideband audio without them', async () => {
+    // A front-end flag that feat.params sets (pocketsphinx would ignore it on the command line) must
+    // change a telephone clip's words, and nothing on a wideband clip.
+    const id = 'car-repair';
+    const clipEnd = loadTruth(id).turns[0].endSeconds + 0.3;
+    const clips: Record<string, string> = {};
+    for (const tier of ['mono16k.wav', 'phone8k.wav'] as const) {
+      const decoded = await decodeAudio(corpusFile(id, tier), fs.mkdtempSync(path.join(tmp, 'nb-')), { timeoutMs: 60_000, maxSeconds: 120 });
+      const { samples } = await readWavMono(decoded.wavPath);
+      clips[tier] = path.join(tmp, `nb-${tier}`);
+      await writeWav16(clips[tier], samples.subarray(0, Math.round(clipEnd * 16000)), 16000);
+    }
+    const plain = new PocketsphinxTranscriber({ narrowbandArgs: [], narrowbandFoldGain: 0 });
+    const odd = new PocketsphinxTranscriber({ narrowbandArgs: ['-upperf', '3000'], narrowbandFoldGain: 0 });
+    const text = async (t: PocketsphinxTranscriber, wav: string) => (await t.transcribe({ wavPath: wav, durationSeconds: clipEnd })).words.map((w) => w.word).join(' ');
+    assert.equal(await text(odd, clips['mono16k.wav']), await text(plain, clips['mono16k.wav']));
+    assert.notEqual(await text(odd, clips['phone8k.wav']), await text(plain, clips['phone8k.wav']));
   });
 
   it('names the Debian packages when the binary is missing', async () => {

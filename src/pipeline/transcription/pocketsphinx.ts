@@ -19,6 +19,7 @@ import { readWavInfo } from '../audio/decode.js';
 import { WavFilePcm } from '../audio/pcm.js';
 import { buildCallDictionary, buildDictationModel, dictationPieces, namesToWords, spliceDictation } from './dictionary.js';
 import { detectSpeech, speechUtterances } from '../diarization/vad.js';
+import { isNarrowbandSpeech, writeFoldedWav } from './narrowband.js';
 
 export const POCKETSPHINX_DEBIAN_PACKAGES = 'pocketsphinx pocketsphinx-en-us';
 export const DEFAULT_POCKETSPHINX_BINARY = 'pocketsphinx_batch';
@@ -31,6 +32,13 @@ export interface PocketsphinxConfig {
   modelDir?: string;
   /** Decoder flags replacing DEFAULT_DECODER_ARGS (name/value pairs, e.g. ['-lw', '8']). */
   decoderArgs?: string[];
+  /**
+   * Flags set on top of the decoder flags when the call is telephone-band (narrowband.ts), replacing
+   * NARROWBAND_DECODER_ARGS; [] decodes narrowband calls like wideband ones.
+   */
+  narrowbandArgs?: string[];
+  /** Gain of the mirrored band added to telephone-band audio (narrowband.ts foldUpperBand), replacing NARROWBAND_FOLD_GAIN; 0 turns it off. */
+  narrowbandFoldGain?: number;
   /**
    * Wall-clock budget per second of audio, in ms (default 3000: twelve times the 0.25 RTF measured
    * on an idle core, because a busy 2-core host slowed it six-fold in measurements).
@@ -66,6 +74,76 @@ export interface RecognitionStats {
  * 0.3 points at twice the CPU time and was left out. CPU cost: 0.22 x real time versus 0.16.
  */
 export const DEFAULT_DECODER_ARGS: readonly string[] = ['-remove_noise', 'no', '-lw', '5', '-fwdflatlw', '7', '-bestpathlw', '8'];
+
+/**
+ * Flags for telephone-band calls (narrowband.ts detects them from the decoded speech). Upsampled
+ * 8 kHz audio leaves the model's mel filters above 4 kHz (feat.params: 25 filters, 130-6800 Hz)
+ * nearly empty, so their log energies ride on codec and resampling leakage; dither (+-1 LSB of
+ * random noise, fixed seed so a call decodes the same every time) gives them a steady floor.
+ * Measured by bench/fit-narrowband.ts, pooled WER on phone8k.wav, first pass + dictation pass, VAD
+ * utterances, no call dictionary: corpus (12 calls, in-sample) 48.3 -> 46.4 % (575 -> 553 errors of
+ * 1191 words; 7 calls better, 5 worse); dev dialogues (26, bench/dialogues minus HELD_OUT_IDS)
+ * 50.0 -> 48.7 % (912 -> 887 errors of 1823 words; 15 better, 10 worse, 1 same).
+ * Tried and worse on the corpus: matching the filterbank to the band (-upperf 3500 in feat.params:
+ * 98.2 %, the model's cepstra no longer fit), the 0-4 kHz band mirrored above 4 kHz at -20 dB
+ * (foldUpperBand, 50.3 %), white noise above 4.5 kHz at -40 dB re the loud speech frames (49.0 %).
+ * Wideband calls never get these flags: every wideband file of the corpus and dev sets (mono16k.wav,
+ * call.m4a/mp3/ogg/aac) has 1e-3 or more of its speech energy above 3.8 kHz, so their recognition
+ * is unchanged.
+ */
+export const NARROWBAND_DECODER_ARGS: readonly string[] = ['-dither', 'yes', '-seed', '1'];
+/** Off: mirroring the band made telephone calls worse (above). */
+export const NARROWBAND_FOLD_GAIN = 0;
+
+/**
+ * pocketsphinx takes the front-end settings the acoustic model lists in its feat.params (-upperf,
+ * -nfilt, ...) from that file even when the command line sets them (measured: -upperf 3500 on the
+ * command line left every hypothesis and score unchanged). So the flags feat.params names are moved
+ * into a rewritten copy of it; the other flags stay on the command line.
+ */
+export function splitFeatureFlags(featParams: string, args: readonly string[]): { featParams: string; args: string[]; changed: boolean } {
+  const lines = featParams.split('\n');
+  const rest: string[] = [];
+  let changed = false;
+  for (let k = 0; k + 1 < args.length; k += 2) {
+    const at = lines.findIndex((l) => l.trim().split(/\s+/)[0] === args[k]);
+    if (at >= 0) {
+      lines[at] = `${args[k]} ${args[k + 1]}`;
+      changed = true;
+    } else rest.push(args[k], args[k + 1]);
+  }
+  return { featParams: lines.join('\n'), args: rest, changed };
+}
+
+/**
+ * The acoustic model folder and command-line flags for one call: when `args` set front-end
+ * parameters of feat.params, a folder in `dir` holding links to the model's files and the rewritten
+ * feat.params.
+ */
+async function modelFor(hmmDir: string, args: readonly string[], dir: string): Promise<{ hmmDir: string; args: string[] }> {
+  const featParams = await fsp.readFile(path.join(hmmDir, 'feat.params'), 'utf8').catch(() => null);
+  if (featParams === null) return { hmmDir, args: [...args] };
+  const split = splitFeatureFlags(featParams, args);
+  if (!split.changed) return { hmmDir, args: split.args };
+  const variant = path.join(dir, 'hmm');
+  await fsp.mkdir(variant);
+  for (const f of await fsp.readdir(hmmDir)) {
+    if (f !== 'feat.params') await fsp.symlink(path.resolve(hmmDir, f), path.join(variant, f));
+  }
+  await fsp.writeFile(path.join(variant, 'feat.params'), split.featParams);
+  return { hmmDir: variant, args: split.args };
+}
+
+/** `base` with every flag of `extra` set to extra's value (replaced in place, or appended). */
+export function withFlags(base: readonly string[], extra: readonly string[]): string[] {
+  const out = [...base];
+  for (let k = 0; k + 1 < extra.length; k += 2) {
+    const at = out.findIndex((v, i) => i % 2 === 0 && v === extra[k]);
+    if (at >= 0) out[at + 1] = extra[k + 1];
+    else out.push(extra[k], extra[k + 1]);
+  }
+  return out;
+}
 
 const FILLER = /^(<.*>|\[.*\]|\+\+.*\+\+|\+.*\+)$/;
 function modelName(modelDir: string): string {
@@ -119,6 +197,8 @@ export class PocketsphinxTranscriber implements Transcriber {
   private readonly binary: string;
   private readonly modelDir: string;
   private readonly decoderArgs: readonly string[];
+  private readonly narrowbandArgs: readonly string[];
+  private readonly narrowbandFoldGain: number;
   private readonly perSecondMs: number;
   private readonly baseMs: number;
   private readonly onStats: PocketsphinxConfig['onStats'];
@@ -127,6 +207,8 @@ export class PocketsphinxTranscriber implements Transcriber {
     this.binary = cfg.binary ?? DEFAULT_POCKETSPHINX_BINARY;
     this.modelDir = cfg.modelDir ?? DEFAULT_POCKETSPHINX_MODEL_DIR;
     this.decoderArgs = cfg.decoderArgs ?? DEFAULT_DECODER_ARGS;
+    this.narrowbandArgs = cfg.narrowbandArgs ?? NARROWBAND_DECODER_ARGS;
+    this.narrowbandFoldGain = cfg.narrowbandFoldGain ?? NARROWBAND_FOLD_GAIN;
     this.perSecondMs = cfg.timeoutMsPerAudioSecond ?? 3000;
     this.baseMs = cfg.timeoutBaseMs ?? 60_000;
     this.onStats = cfg.onStats;
@@ -143,15 +225,20 @@ export class PocketsphinxTranscriber implements Transcriber {
     const utterances = input.utterances ?? (await findUtterances(input.wavPath));
     const pieces = controlPieces(utterances, info.dataBytes / 2 / PIPELINE_SAMPLE_RATE);
     if (pieces.length === 0) return { words: [], language: 'en', provider: this.provider, model: this.model };
+    // Telephone-band audio is decoded with its own front-end flags, by both passes.
+    const narrowband = (this.narrowbandArgs.length > 0 || this.narrowbandFoldGain > 0) && (await isNarrowbandSpeech(await WavFilePcm.open(input.wavPath), utterances));
+    const callArgs = narrowband ? withFlags(this.decoderArgs, this.narrowbandArgs) : [...this.decoderArgs];
 
     const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'pocketsphinx-'));
     try {
       // The call's names that cmudict lacks, pronounced for this run only (dictionary.ts).
       const baseDict = path.join(this.modelDir, 'cmudict-en-us.dict');
       const dict = input.vocabulary?.length ? await buildCallDictionary(baseDict, [...input.vocabulary], dir, { signal: input.signal }) : null;
+      const model = await modelFor(path.join(this.modelDir, 'en-us'), callArgs, dir);
       // The control file names audio by a path relative to -cepdir, split on spaces: a link with a
       // fixed name keeps any caller's path out of it.
-      await fsp.symlink(path.resolve(input.wavPath), path.join(dir, 'audio.wav'));
+      if (narrowband && this.narrowbandFoldGain > 0) await writeFoldedWav(input.wavPath, path.join(dir, 'audio.wav'), info.dataOffset, info.dataBytes, this.narrowbandFoldGain);
+      else await fsp.symlink(path.resolve(input.wavPath), path.join(dir, 'audio.wav'));
       await fsp.writeFile(path.join(dir, 'utterances.ctl'), controlFile('audio', pieces));
       const args = [
         '-ctl', path.join(dir, 'utterances.ctl'),
@@ -161,7 +248,7 @@ export class PocketsphinxTranscriber implements Transcriber {
         '-adchdr', String(info.dataOffset),
         // A file, not /dev/stdout: Node gives children sockets, which that path cannot open.
         '-hypseg', path.join(dir, 'hypseg.txt'),
-        ...this.modelArgs(dict?.path ?? baseDict),
+        ...this.modelArgs(model, dict?.path ?? baseDict),
       ];
       const t0 = performance.now();
       try {
@@ -178,7 +265,7 @@ export class PocketsphinxTranscriber implements Transcriber {
       if (hypseg === null) throw new PipelineError('transcription_failed', 'speech recognition wrote no result');
       const words = parseHypseg(hypseg, pieces, dict?.rename);
       const firstPassMs = performance.now() - t0;
-      const final = await this.dictationPass(words, pieces, input, dir, baseDict, dict, firstPassMs);
+      const final = await this.dictationPass(words, pieces, input, dir, baseDict, dict, firstPassMs, model);
       return { words: final, language: 'en', provider: this.provider, model: this.model };
     } finally {
       await fsp.rm(dir, { recursive: true, force: true });
@@ -199,6 +286,7 @@ export class PocketsphinxTranscriber implements Transcriber {
     baseDict: string,
     dict: Awaited<ReturnType<typeof buildCallDictionary>>,
     firstPassMs: number,
+    acoustic: { hmmDir: string; args: readonly string[] },
   ): Promise<RecognizedWord[]> {
     const t0 = performance.now();
     // Each piece's words by binary search over the words sorted by start: a filter of every word per
@@ -257,7 +345,7 @@ export class PocketsphinxTranscriber implements Transcriber {
           '-adcin', 'yes',
           '-adchdr', String((await readWavInfo(path.join(dir, 'audio.wav')))!.dataOffset),
           '-hypseg', path.join(dir, 'dictation.txt'),
-          ...this.modelArgs(model.dictPath, model.lmPath),
+          ...this.modelArgs(acoustic, model.dictPath, model.lmPath),
         ],
         { timeoutMs: Math.round(this.baseMs + seconds * this.perSecondMs), maxStdoutBytes: 1024 * 1024, maxStderrBytes: 4 * 1024 * 1024, signal: input.signal },
       );
@@ -269,15 +357,15 @@ export class PocketsphinxTranscriber implements Transcriber {
     }
   }
 
-  /** Model and decoder flags shared by every run. */
-  private modelArgs(dictPath: string, lmPath = path.join(this.modelDir, 'en-us.lm.bin')): string[] {
+  /** Model and decoder flags shared by both passes (acoustic: this call's model folder and flags, narrowband or not). */
+  private modelArgs(acoustic: { hmmDir: string; args: readonly string[] }, dictPath: string, lmPath = path.join(this.modelDir, 'en-us.lm.bin')): string[] {
     return [
-      '-hmm', path.join(this.modelDir, 'en-us'),
+      '-hmm', acoustic.hmmDir,
       '-lm', lmPath,
       '-dict', dictPath,
       // The decoder log is large and can quote recognised text; it is never needed.
       '-logfn', '/dev/null',
-      ...this.decoderArgs,
+      ...acoustic.args,
     ];
   }
 }
