@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import type { BackoffModel } from '../src/pipeline/transcription/language-model.js';
-import { readTrieModel } from '../src/pipeline/transcription/trie-model.js';
+import type { BackoffModel } from '../../src/pipeline/transcription/language-model.js';
+import { readTrieModel } from '../../src/pipeline/transcription/trie-model.js';
 
 const MODEL_PATH = '/usr/share/pocketsphinx/model/en-us/en-us.lm.bin';
 const installed = existsSync(MODEL_PATH);
