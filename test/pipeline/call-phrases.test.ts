@@ -7,7 +7,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-const PHRASES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../src/pipeline/transcription/call-phrases.txt');
+const PHRASES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src/pipeline/transcription/call-phrases.txt');
 const SPOKEN_SENTENCE = /^[a-z']+( [a-z']+)*$/;
 
 function sentenceLines(): string[] {
