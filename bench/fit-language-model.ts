@@ -93,7 +93,7 @@ async function main(): Promise<void> {
   console.log(`| model | corpus WER % | dev WER % |\n|---|---|---|`);
   for (const m of models) {
     const lmHash = m.name === 'general' ? 'general' : crypto.createHash('sha256').update(fs.readFileSync(path.join(m.dir, 'en-us.lm.bin'))).digest('hex').slice(0, 16);
-    const transcriber = cachingTranscriber(new PocketsphinxTranscriber({ modelDir: m.dir, timeoutMsPerAudioSecond: 60_000 }), { settings: [...DEFAULT_DECODER_ARGS, `lm:${lmHash}`] });
+    const transcriber = cachingTranscriber(new PocketsphinxTranscriber({ modelDir: m.dir, languageModel: 'general', timeoutMsPerAudioSecond: 60_000 }), { settings: [...DEFAULT_DECODER_ARGS, `lm:${lmHash}`] });
     const pooled: Record<string, { errors: number; ref: number }> = { corpus: { errors: 0, ref: 0 }, dev: { errors: 0, ref: 0 } };
     for (const c of calls) {
       const r = await transcriber.transcribe({ wavPath: c.wavPath, durationSeconds: c.durationSeconds });
