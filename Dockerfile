@@ -36,7 +36,7 @@ FROM ${NODE_IMAGE} AS runtime
 RUN set -eu; \
     apt-get -o Acquire::Retries=5 update -q; \
     DEBIAN_FRONTEND=noninteractive apt-get -o Acquire::Retries=5 install -y -q --no-install-recommends \
-      ffmpeg pocketsphinx pocketsphinx-en-us espeak-ng tini ca-certificates; \
+      ffmpeg pocketsphinx pocketsphinx-en-us sphinxbase-utils espeak-ng tini ca-certificates; \
     rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb
 
 WORKDIR /app
@@ -47,6 +47,9 @@ COPY web ./web
 # The web console is bundled here, while /app is writable: at start the service finds the bundle for
 # these sources (dist/console/<hash>) and builds nothing (src/http/console.ts).
 RUN node --import tsx --input-type=module -e "await (await import('./src/http/console.ts')).buildConsole()"
+# The recogniser's phone-call language model, built here for the same reason (about a minute).
+COPY scripts/build-call-model.ts ./scripts/
+RUN node --max-old-space-size=8192 --import tsx scripts/build-call-model.ts
 
 # DATA_DIR belongs to the unprivileged user: the embedded PostgreSQL refuses to run as root, and a
 # named volume takes this directory's owner on first use. A bind mount must be writable by uid 1000.

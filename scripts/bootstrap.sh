@@ -18,6 +18,8 @@ command -v pocketsphinx_batch >/dev/null 2>&1 || need+=(pocketsphinx)
 [ -d /usr/share/pocketsphinx/model/en-us ] || need+=(pocketsphinx-en-us)
 # Pronunciations of names cmudict lacks, for the recogniser's per-call dictionary.
 command -v espeak-ng >/dev/null 2>&1 || need+=(espeak-ng)
+# sphinx_lm_convert turns the phone-call language model into the binary form pocketsphinx loads fast.
+command -v sphinx_lm_convert >/dev/null 2>&1 || need+=(sphinxbase-utils)
 if has_flag --test || has_flag --bench; then
   command -v flite >/dev/null 2>&1 || need+=(flite)
   command -v sox >/dev/null 2>&1 || need+=(sox)
@@ -74,3 +76,8 @@ if [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp" ] || [ package.json -nt
   npm install --no-audit --no-fund --loglevel=error
   touch "$stamp"
 fi
+
+# The recogniser's phone-call language model (src/pipeline/transcription/call-language-model.ts):
+# built once per machine into dist/call-model/ (about a minute); the script returns at once when
+# the model for the current phrase list and Debian model is already there.
+node --max-old-space-size=8192 --import tsx scripts/build-call-model.ts

@@ -22,7 +22,7 @@ export function sourceVersion(dirs: string[]): string {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) walk(full);
-      else if (entry.name.endsWith('.ts')) hash.update(`${path.relative(projectRoot, full)}\n`).update(fs.readFileSync(full));
+      else if (entry.name.endsWith('.ts') || entry.name.endsWith('.txt')) hash.update(`${path.relative(projectRoot, full)}\n`).update(fs.readFileSync(full));
     }
   };
   for (const d of dirs) walk(path.join(projectRoot, d));

@@ -40,6 +40,10 @@ export async function createTranscriber(cfg: TranscriptionConfig, log: Transcrip
   }
   const check = checkPocketsphinx(cfg.pocketsphinx);
   if (!check.ok) log.warn({ provider: 'pocketsphinx', problems: check.problems }, 'offline speech recogniser is not installed; transcription will fail');
-  return new PocketsphinxTranscriber(cfg.pocketsphinx);
+  const transcriber = new PocketsphinxTranscriber(cfg.pocketsphinx);
+  if (check.ok && !transcriber.usesCallModel && (cfg.pocketsphinx?.languageModel ?? 'calls') === 'calls') {
+    log.warn({ provider: 'pocketsphinx' }, 'the phone-call language model has not been built (scripts/bootstrap.sh builds it); recognising with the general English model');
+  }
+  return transcriber;
 }
 

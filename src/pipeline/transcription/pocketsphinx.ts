@@ -20,6 +20,7 @@ import { WavFilePcm } from '../audio/pcm.js';
 import { buildCallDictionary, buildDictationModel, dictationPieces, namesToWords, spliceDictation } from './dictionary.js';
 import { detectSpeech, speechUtterances } from '../diarization/vad.js';
 import { isNarrowbandSpeech, writeFoldedWav } from './narrowband.js';
+import { findCallLanguageModel } from './call-language-model.js';
 
 export const POCKETSPHINX_DEBIAN_PACKAGES = 'pocketsphinx pocketsphinx-en-us';
 export const DEFAULT_POCKETSPHINX_BINARY = 'pocketsphinx_batch';
@@ -30,6 +31,12 @@ export interface PocketsphinxConfig {
   binary?: string;
   /** Folder holding the acoustic model folder `en-us/`, `en-us.lm.bin` and `cmudict-en-us.dict`. */
   modelDir?: string;
+  /**
+   * The first pass's language model: 'calls' (default) uses the phone-call model built from the
+   * model folder's en-us.lm.bin (call-language-model.ts) when it has been built and the general
+   * model otherwise; 'general' always uses en-us.lm.bin; any other value is a model file's path.
+   */
+  languageModel?: 'calls' | 'general' | (string & {});
   /** Decoder flags replacing DEFAULT_DECODER_ARGS (name/value pairs, e.g. ['-lw', '8']). */
   decoderArgs?: string[];
   /**
@@ -202,6 +209,10 @@ export class PocketsphinxTranscriber implements Transcriber {
   private readonly perSecondMs: number;
   private readonly baseMs: number;
   private readonly onStats: PocketsphinxConfig['onStats'];
+  /** The first pass's language model file. */
+  readonly languageModelPath: string;
+  /** Whether that is the phone-call model (false: the general one, e.g. not built yet). */
+  readonly usesCallModel: boolean;
 
   constructor(cfg: PocketsphinxConfig = {}) {
     this.binary = cfg.binary ?? DEFAULT_POCKETSPHINX_BINARY;
@@ -212,7 +223,13 @@ export class PocketsphinxTranscriber implements Transcriber {
     this.perSecondMs = cfg.timeoutMsPerAudioSecond ?? 3000;
     this.baseMs = cfg.timeoutBaseMs ?? 60_000;
     this.onStats = cfg.onStats;
-    this.model = modelName(this.modelDir);
+    const general = path.join(this.modelDir, 'en-us.lm.bin');
+    const choice = cfg.languageModel ?? 'calls';
+    const calls = choice === 'calls' ? findCallLanguageModel(general) : null;
+    this.languageModelPath = calls?.path ?? (choice === 'calls' || choice === 'general' ? general : choice);
+    this.usesCallModel = calls !== null;
+    // The model's name says which language model recognised the call (and keys recognition caches).
+    this.model = calls ? `${modelName(this.modelDir)}+calls-${calls.key.slice(0, 8)}` : modelName(this.modelDir);
   }
 
   async transcribe(input: TranscriptionInput): Promise<Recognition> {
@@ -358,7 +375,7 @@ export class PocketsphinxTranscriber implements Transcriber {
   }
 
   /** Model and decoder flags shared by both passes (acoustic: this call's model folder and flags, narrowband or not). */
-  private modelArgs(acoustic: { hmmDir: string; args: readonly string[] }, dictPath: string, lmPath = path.join(this.modelDir, 'en-us.lm.bin')): string[] {
+  private modelArgs(acoustic: { hmmDir: string; args: readonly string[] }, dictPath: string, lmPath = this.languageModelPath): string[] {
     return [
       '-hmm', acoustic.hmmDir,
       '-lm', lmPath,

@@ -1,0 +1,112 @@
+// Chooses GENERAL_MODEL_WEIGHT (src/pipeline/transcription/call-language-model.ts): builds the
+// phone-call language model with each weight given, from Debian's en-us.lm.bin and the phrase
+// list (or, with --text dev, from the dev dialogues' own turns: a check of how much in-sample text
+// helps, never shipped), and recognises the dev dialogues and the corpus's twelve calls with each.
+// Neither set is in the phrase list, so both measure the model out of sample; the weight is chosen
+// on the dev dialogues. Held-out dialogues are never decoded here. Changes nothing.
+//
+//   node --max-old-space-size=8192 --import tsx bench/fit-language-model.ts --lambda 1,0.95,0.9,0.8 --tier call.m4a
+import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { decodeAudio } from '../src/pipeline/audio/decode.js';
+import { DEFAULT_DECODER_ARGS, DEFAULT_POCKETSPHINX_MODEL_DIR, PocketsphinxTranscriber } from '../src/pipeline/transcription/pocketsphinx.js';
+import { estimateModel, mixModels, parseArpa, writeArpa } from '../src/pipeline/transcription/language-model.js';
+import { readTrieModel } from '../src/pipeline/transcription/trie-model.js';
+import { CALL_PHRASES_PATH, phraseSentences } from '../src/pipeline/transcription/call-language-model.js';
+import { corpusDir, corpusFile, corpusIds, loadScorer, loadTruth, projectRoot } from '../test/support/corpus.js';
+import { cachingTranscriber } from '../test/support/recognition-cache.js';
+import { analysisDialoguesDir, devIds } from './support/analysis-sets.js';
+
+function arg(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+/** A dialogue turn's text as recogniser words: lowercase, no punctuation but apostrophes. */
+export function sentencesOf(text: string): string[][] {
+  return text
+    .split(/[.?!]+(?:\s|$)/)
+    .map((s) => s.toLowerCase().replace(/[^a-z' ]+/g, ' ').split(/\s+/).filter((w) => w.length > 0 && w !== "'"))
+    .filter((s) => s.length > 0);
+}
+
+/** The dev dialogues rendered by the corpus renderer (held-out ones are not even rendered). */
+function renderDev(): string {
+  const src = path.join(projectRoot, '.cache/lm-dev-dialogues/dialogues');
+  const out = path.join(projectRoot, '.cache/lm-dev-dialogues/out');
+  fs.mkdirSync(src, { recursive: true });
+  for (const id of devIds()) fs.copyFileSync(path.join(analysisDialoguesDir, `${id}.json`), path.join(src, `${id}.json`));
+  execFileSync('bash', [path.join(corpusDir, 'render.sh')], { env: { ...process.env, CORPUS_DIALOGUES: src, CORPUS_OUT: out }, stdio: ['ignore', 'ignore', 'inherit'] });
+  return out;
+}
+
+function devSentences(): string[][] {
+  const out: string[][] = [];
+  for (const id of devIds()) {
+    const d = JSON.parse(fs.readFileSync(path.join(analysisDialoguesDir, `${id}.json`), 'utf8')) as { turns: Array<{ text: string }> };
+    for (const t of d.turns) out.push(...sentencesOf(t.text));
+  }
+  return out;
+}
+
+async function main(): Promise<void> {
+  const tier = (arg('--tier') ?? 'call.m4a') as Parameters<typeof corpusFile>[1];
+  const lambdas = (arg('--lambda') ?? '0.8').split(',').map(Number);
+  const devOut = arg('--dev-out') ?? renderDev();
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'fit-lm-'));
+  const t0 = performance.now();
+  const general = arg('--arpa') ? parseArpa(fs.readFileSync(arg('--arpa')!, 'utf8')) : readTrieModel(fs.readFileSync(path.join(DEFAULT_POCKETSPHINX_MODEL_DIR, 'en-us.lm.bin')));
+  console.log(`general model read in ${((performance.now() - t0) / 1000).toFixed(1)} s: ${general.grams.map((g) => g.size).join('/')}`);
+  const prior = new Map([...general.grams[0]].map(([w, e]) => [w, e.logProb]));
+  const sentences = arg('--text') === 'dev' ? devSentences() : phraseSentences(fs.readFileSync(CALL_PHRASES_PATH, 'utf8'));
+  console.log(`${arg('--text') === 'dev' ? 'dev dialogue' : 'phrase list'} text: ${sentences.length} sentences, ${sentences.reduce((s, x) => s + x.length, 0)} words`);
+  const domain = estimateModel(sentences, prior);
+  const scorer = await loadScorer();
+  const calls: Array<{ id: string; set: string; wavPath: string; durationSeconds: number; truth: unknown }> = [];
+  for (const id of corpusIds()) {
+    const d = await decodeAudio(corpusFile(id, tier), fs.mkdtempSync(path.join(work, `${id}-`)), { timeoutMs: 120_000, maxSeconds: 600 });
+    calls.push({ id, set: 'corpus', ...d, truth: loadTruth(id) });
+  }
+  if (devOut) {
+    for (const id of devIds()) {
+      const d = await decodeAudio(path.join(devOut, id, tier), fs.mkdtempSync(path.join(work, `${id}-`)), { timeoutMs: 120_000, maxSeconds: 600 });
+      calls.push({ id, set: 'dev', ...d, truth: JSON.parse(fs.readFileSync(path.join(devOut, id, 'truth.json'), 'utf8')) });
+    }
+  }
+  const models: Array<{ name: string; dir: string }> = [{ name: 'general', dir: DEFAULT_POCKETSPHINX_MODEL_DIR }];
+  for (const lambda of lambdas.filter((l) => l < 1)) {
+    const t1 = performance.now();
+    const mixed = mixModels(general, domain, lambda);
+    const dir = path.join(work, `model-${lambda}`);
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, 'mixed.arpa'), writeArpa(mixed));
+    execFileSync('sphinx_lm_convert', ['-i', path.join(dir, 'mixed.arpa'), '-o', path.join(dir, 'en-us.lm.bin')], { stdio: 'ignore' });
+    fs.rmSync(path.join(dir, 'mixed.arpa'));
+    fs.symlinkSync(path.join(DEFAULT_POCKETSPHINX_MODEL_DIR, 'en-us'), path.join(dir, 'en-us'));
+    fs.symlinkSync(path.join(DEFAULT_POCKETSPHINX_MODEL_DIR, 'cmudict-en-us.dict'), path.join(dir, 'cmudict-en-us.dict'));
+    console.log(`lambda ${lambda}: mixed in ${((performance.now() - t1) / 1000).toFixed(1)} s`);
+    models.push({ name: `mixed ${lambda}`, dir });
+  }
+  console.log(`| model | corpus WER % | dev WER % |\n|---|---|---|`);
+  for (const m of models) {
+    const lmHash = m.name === 'general' ? 'general' : crypto.createHash('sha256').update(fs.readFileSync(path.join(m.dir, 'en-us.lm.bin'))).digest('hex').slice(0, 16);
+    const transcriber = cachingTranscriber(new PocketsphinxTranscriber({ modelDir: m.dir, languageModel: 'general', timeoutMsPerAudioSecond: 60_000 }), { settings: [...DEFAULT_DECODER_ARGS, `lm:${lmHash}`] });
+    const pooled: Record<string, { errors: number; ref: number }> = { corpus: { errors: 0, ref: 0 }, dev: { errors: 0, ref: 0 } };
+    for (const c of calls) {
+      const r = await transcriber.transcribe({ wavPath: c.wavPath, durationSeconds: c.durationSeconds });
+      const text = r.words.map((w) => w.word).join(' ');
+      const duration = (c.truth as { durationSeconds: number }).durationSeconds;
+      const score = scorer.scoreTranscript(c.truth, { segments: [{ speakerId: 'S0', startSeconds: 0, endSeconds: duration, text }], speakers: [{ speakerId: 'S0', role: 'UNKNOWN' }] });
+      pooled[c.set].errors += score.details.words.errors;
+      pooled[c.set].ref += score.details.words.refWords;
+    }
+    const pct = (s: { errors: number; ref: number }) => (s.ref ? ((100 * s.errors) / s.ref).toFixed(1) : 'n/a');
+    console.log(`| ${m.name} | ${pct(pooled.corpus)} | ${pct(pooled.dev)} |`);
+  }
+  fs.rmSync(work, { recursive: true, force: true });
+}
+
+await main();

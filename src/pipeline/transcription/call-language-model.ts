@@ -1,0 +1,123 @@
+// The phone-call language model of the offline recogniser: Debian's general-English model
+// (en-us.lm.bin) mixed with a small model of how people talk on the phone, estimated from
+// call-phrases.txt (sentences written for it, never taken from the benchmark dialogues, so that the
+// corpus and the dialogue sets measure it out of sample).
+//
+// It is built once per machine (about a minute of CPU and a few GB of memory), by
+// scripts/bootstrap.sh before `npm start` and the tests, and by the container image, into
+// dist/call-model/; the recogniser uses it when it is there and the general model otherwise. The
+// file's name carries a hash of everything it is made of, so a changed phrase list or Debian model
+// is rebuilt rather than reused.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runChild } from '../audio/child.js';
+import { estimateModel, mixModels, writeArpa } from './language-model.js';
+import { readTrieModel } from './trie-model.js';
+
+/**
+ * Weight of the general model in the mixture, chosen on the dev dialogues (bench/dialogues without
+ * the held-out ones; not in the phrase list) with call.m4a by bench/fit-language-model.ts: pooled
+ * WER 19.7 % with the general model alone, 16.7 / 16.5 / 15.5 / 14.3 / 13.5 / 14.4 % at weight
+ * 0.95 / 0.9 / 0.8 / 0.7 / 0.6 / 0.5. The corpus's twelve calls, also outside the phrase list and
+ * not used to choose, went 19.1 -> 14.4 % at 0.6. docs/bench/language-model.md has the published run.
+ */
+export const GENERAL_MODEL_WEIGHT = 0.6;
+/** Bumped when the way the model is built changes, so that old builds are not reused. */
+const BUILDER_VERSION = 1;
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const CALL_PHRASES_PATH = path.join(here, 'call-phrases.txt');
+export const CALL_MODEL_DIR = path.resolve(here, '../../../dist/call-model');
+export const LM_CONVERT_BINARY = 'sphinx_lm_convert';
+
+/** The phrase file's sentences as word lists (lines starting with # are comments). */
+export function phraseSentences(text: string): string[][] {
+  return text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0 && !l.startsWith('#'))
+    .map((l) => l.split(/\s+/));
+}
+
+/** The name of the model built from these inputs: a hash of the base model, the phrases and the builder. */
+export function callModelKey(baseModel: Buffer, phrases: string): string {
+  return crypto
+    .createHash('sha256')
+    .update(`${BUILDER_VERSION}\n${GENERAL_MODEL_WEIGHT}\n`)
+    .update(baseModel)
+    .update(phrases)
+    .digest('hex')
+    .slice(0, 16);
+}
+
+export interface CallModelLocation {
+  /** The language model file for pocketsphinx's -lm (binary, or ARPA text when it could not be converted). */
+  path: string;
+  key: string;
+}
+
+const located = new Map<string, CallModelLocation | null>();
+
+/** The built call model for this base model, or null when it has not been built (memoised per process). */
+export function findCallLanguageModel(baseModelPath: string, dir = CALL_MODEL_DIR): CallModelLocation | null {
+  const memo = `${baseModelPath}\n${dir}`;
+  if (located.has(memo)) return located.get(memo)!;
+  let found: CallModelLocation | null = null;
+  try {
+    const key = callModelKey(fs.readFileSync(baseModelPath), fs.readFileSync(CALL_PHRASES_PATH, 'utf8'));
+    for (const ext of ['lm.bin', 'arpa']) {
+      const p = path.join(dir, `calls-${key}.${ext}`);
+      if (fs.existsSync(p)) {
+        found = { path: p, key };
+        break;
+      }
+    }
+  } catch {
+    found = null;
+  }
+  // Only a found model is remembered: one built later in the process's life is picked up then.
+  if (found) located.set(memo, found);
+  return found;
+}
+
+/**
+ * Builds the call model for `baseModelPath` into `dir` unless it is there. Written under a
+ * temporary name and renamed, so a crash or a concurrent build never leaves a partial file.
+ */
+export async function buildCallLanguageModel(baseModelPath: string, dir = CALL_MODEL_DIR, log: (msg: string) => void = () => {}): Promise<CallModelLocation> {
+  const existing = findCallLanguageModel(baseModelPath, dir);
+  if (existing) return existing;
+  const base = await fsp.readFile(baseModelPath);
+  const phrases = await fsp.readFile(CALL_PHRASES_PATH, 'utf8');
+  const key = callModelKey(base, phrases);
+  await fsp.mkdir(dir, { recursive: true });
+  const t0 = performance.now();
+  const general = readTrieModel(base);
+  const prior = new Map([...general.grams[0]].map(([w, e]) => [w, e.logProb]));
+  const domain = estimateModel(phraseSentences(phrases), prior);
+  const mixed = mixModels(general, domain, GENERAL_MODEL_WEIGHT);
+  const tmpArpa = path.join(dir, `.calls-${key}.${process.pid}.arpa`);
+  await fsp.writeFile(tmpArpa, writeArpa(mixed));
+  log(`call language model mixed in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+  try {
+    const tmpBin = path.join(dir, `.calls-${key}.${process.pid}.lm.bin`);
+    try {
+      // The binary form loads in a fraction of the text form's time, at every recognition.
+      await runChild(LM_CONVERT_BINARY, ['-i', tmpArpa, '-o', tmpBin], { timeoutMs: 10 * 60_000, maxStdoutBytes: 1024 * 1024, maxStderrBytes: 16 * 1024 * 1024 });
+      const target = path.join(dir, `calls-${key}.lm.bin`);
+      await fsp.rename(tmpBin, target);
+      return { path: target, key };
+    } catch {
+      await fsp.rm(tmpBin, { force: true });
+      log(`${LM_CONVERT_BINARY} (Debian package sphinxbase-utils) is not available: keeping the model as ARPA text, which loads slower`);
+      const target = path.join(dir, `calls-${key}.arpa`);
+      await fsp.rename(tmpArpa, target);
+      return { path: target, key };
+    }
+  } finally {
+    await fsp.rm(tmpArpa, { force: true });
+  }
+}
