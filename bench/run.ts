@@ -264,7 +264,7 @@ function runPrinting(b: PrintingBench): void {
   for (const run of b.runs) {
     const p = startProvenance(run.dataset, run.sample);
     const out = runScript(run.args, true);
-    const command = `node --import tsx ${run.args.join(' ')}`;
+    const command = commandOf(run.args);
     parts.push(`### ${run.heading}`, '', tablesOf(out), '', provenanceLine(p.finish(), command), '');
     if (run.note) parts.push(run.note, '');
     for (const row of run.headline?.(out) ?? []) markers.push(headlineMarker(row));

@@ -131,7 +131,7 @@ function scriptCommand(command: string, scripts: Record<string, string>): string
   const npm = /^npm run (\S+)(?: -- (.*))?$/.exec(c);
   if (npm && scripts[npm[1]]) c = `${scripts[npm[1]]}${npm[2] ? ` ${npm[2]}` : ''}`;
   // Node's own options may come in any order around `--import tsx`
-  return c.replace(/^npx tsx /, '').replace(/^node (?:(?:--import tsx|--[\w-]+) )+/, '');
+  return c.replace(/^npx tsx /, '').replace(/^node (?:(?:--import tsx|--[\w-]+(?:=\S+)?) )+/, '');
 }
 
 test('every report was measured by the commands bench/run.ts runs for it, so it comes back with the same shape', () => {
