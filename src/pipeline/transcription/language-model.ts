@@ -90,7 +90,11 @@ export function logProbability(model: BackoffModel, context: readonly string[], 
  * word must keep the probability the general model gives it.
  */
 export function estimateModel(sentences: ReadonlyArray<readonly string[]>, prior: ReadonlyMap<string, number>, opts: { discount?: number; priorWeight?: number } = {}): BackoffModel {
+  // Absolute discounting's usual constant for sparse counts (Ney et al.: D = n1 / (n1 + 2 n2) lands
+  // near 0.7 on small texts); not tuned here.
   const discount = opts.discount ?? 0.7;
+  // The prior counts as 20 words of text: small next to the phrase list's thousands, so its own
+  // frequencies decide, yet every word of the general vocabulary keeps a non-zero probability.
   const priorWeight = opts.priorWeight ?? 20;
   const counts = [new Map<string, number>(), new Map<string, number>(), new Map<string, number>()];
   let tokens = 0;
