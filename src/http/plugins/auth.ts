@@ -11,6 +11,7 @@ import { userCacheOf } from '../user-cache.js';
 import type { AppContext } from '../../context.js';
 import { getUser } from '../../store/repos/users.js';
 import { mediaTokenOf, type MediaSessions } from '../../domain/media-session.js';
+import { localShortcutAllowed } from '../local-shortcut.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -95,6 +96,9 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext, mediaSession
 
     let claims: IdentityClaims | undefined;
     if (!ctx.identity) {
+      // Without an API key the local user needs no credential: another site's page in the
+      // developer's browser must not get it (src/http/local-shortcut.ts).
+      if (!ctx.config.apiKey && !localShortcutAllowed(request.headers)) throw new ServiceError(ErrorCode.AuthMissing);
       const { email, name, externalId } = ctx.config.localUser;
       // The local user's email is the operator's own configuration, so it counts as verified.
       claims = { externalUserId: externalId, email, name, picture: null, emailVerified: true };
