@@ -14,6 +14,7 @@ import { EmbeddingError, serializeEmbedding } from '../pipeline/voice/embedder.j
 import { MIN_ENROLMENT_SPEECH_SECONDS, checkEnrolmentSample } from '../pipeline/voice/sample-check.js';
 import { ErrorCode, ServiceError, errors } from './errors.js';
 import { observeUpload } from '../observability/metrics.js';
+import { claimUploadSlot } from './upload-slots.js';
 
 export interface VoiceEnrolmentDeps {
   db: Db;
@@ -31,6 +32,9 @@ export interface EnrolledProfile {
   sampleDurationSeconds: number;
 }
 
+/** How long the sample's decoding may take (ffmpeg's time limit). */
+const DECODE_TIMEOUT_MS = 120_000;
+
 /** Decodes the sample at `sampleKey`, checks its length, embeds it and stores the profile (created or replaced). */
 export async function enrolVoice(deps: VoiceEnrolmentDeps, userId: string, sampleKey: string): Promise<EnrolledProfile> {
   const voice = deps.config.voice;
@@ -42,7 +46,7 @@ export async function enrolVoice(deps: VoiceEnrolmentDeps, userId: string, sampl
     try {
       const sample = await deps.blobs.localFile(sampleKey, workDir);
       try {
-        audio = await decodeAudio(sample.path, workDir, { timeoutMs: 120_000, maxSeconds: voice.sampleMaxSeconds + 1 });
+        audio = await decodeAudio(sample.path, workDir, { timeoutMs: DECODE_TIMEOUT_MS, maxSeconds: voice.sampleMaxSeconds + 1 });
       } finally {
         await sample.release();
       }
@@ -102,13 +106,18 @@ export interface StoredSample {
  * multipart framing.
  */
 export async function enrolVoiceSample(
-  deps: VoiceEnrolmentDeps,
+  deps: VoiceEnrolmentDeps & { config: Pick<Config, 'uploads'> },
   userId: string,
   req: { declaredBytes: number; readSample(keyFor: (format: string) => string, limits: { maxBytes: number; tooLarge: ServiceError }): Promise<StoredSample | null> },
 ): Promise<EnrolledProfile> {
   const maxBytes = deps.config.voice.sampleMaxSizeMb * 1024 * 1024;
   const tooLarge = new ServiceError(ErrorCode.VoiceSampleTooLarge, { maxBytes });
   if (req.declaredBytes > maxBytes) throw tooLarge;
+  // An enrolment holds one of the user's upload slots (shared with call uploads) from its first
+  // byte to its answer: its decoding and embedding run in this process, the embedding on the
+  // event loop, so enrolments sent at once by one user would stall every other user's requests.
+  const { uploads } = deps.config;
+  const slot = await claimUploadSlot(deps.db, userId, { maxInFlight: uploads.maxInFlight, holdSeconds: uploads.timeoutSeconds + DECODE_TIMEOUT_MS / 1000 + 120 });
   const sampleDir = `users/${userId}/voice-samples/${crypto.randomUUID()}`;
   try {
     const stored = await req.readSample((format) => `${sampleDir}/sample.${format}`, { maxBytes, tooLarge });
@@ -117,6 +126,7 @@ export async function enrolVoiceSample(
     return await enrolVoice(deps, userId, stored.key);
   } finally {
     await deps.blobs.deletePrefix(sampleDir).catch(() => undefined);
+    await slot.release();
   }
 }
 

@@ -185,6 +185,26 @@ for (const mode of await dbModes()) {
       assert.deepEqual(storedFiles(t.dataDir), before, 'no sample left');
     });
 
+    // Each enrolment decodes its sample with ffmpeg and embeds it on the API process's event loop
+    // (about 0.6 s of CPU for a two-minute sample, during which no other request is answered), so
+    // one user firing enrolments at once stalled every user: they hold upload slots too.
+    test('voice samples sent at once share the upload cap: the rest answer 429 before any byte is read', async () => {
+      const opened = Array.from({ length: MAX_IN_FLIGHT + 4 }, () => rawUpload(t.url, t.tokenA, { path: '/api/users/me/voice-profile' }));
+      const answers = await Promise.all(opened.map((o) => o.answer));
+      const refused = answers.filter((a) => a.status === 429);
+      assert.equal(refused.length, 4, `statuses: ${answers.map((a) => a.status).join(',')}`);
+      for (const a of refused) assert.equal(a.body.error.code, 'uploads_in_flight_limit');
+      assert.equal(answers.filter((a) => a.status === 408).length, MAX_IN_FLIGHT);
+      assert.equal(await slots(), 0, 'every slot released');
+      // A call upload and a voice sample count together.
+      const held = rawUpload(t.url, t.tokenA, { path: '/api/users/me/voice-profile' });
+      const calls = Array.from({ length: MAX_IN_FLIGHT }, () => rawUpload(t.url, t.tokenA));
+      const callAnswers = await Promise.all(calls.map((o) => o.answer));
+      assert.equal(callAnswers.filter((a) => a.status === 429).length, 1, `statuses: ${callAnswers.map((a) => a.status).join(',')}`);
+      assert.equal((await held.answer).status, 408);
+      assert.equal(await slots(), 0, 'every slot released');
+    });
+
     test('a client that goes away mid-body frees its slot and leaves no file', async () => {
       const before = storedFiles(t.dataDir);
       const gone = rawUpload(t.url, t.tokenA, { body: (socket) => socket.write(wav.subarray(0, 4000), () => setTimeout(() => socket.destroy(), 200)) });

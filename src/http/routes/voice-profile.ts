@@ -45,9 +45,9 @@ export default async function voiceProfileRoutes(app: FastifyInstance, ctx: AppC
       schema: {
         tags,
         summary: 'Create or replace the voice profile from a sample (WAV, MP3 or M4A)',
-        description: `multipart/form-data with one \`file\` part. The client must show a consent screen first. Duration between ${voice.sampleMinSeconds} and ${voice.sampleMaxSeconds} s, at most ${voice.sampleMaxSizeMb} MB. The sample is deleted once the embedding is made.`,
+        description: `multipart/form-data with one \`file\` part. The client must show a consent screen first. Duration between ${voice.sampleMinSeconds} and ${voice.sampleMaxSeconds} s, at most ${voice.sampleMaxSizeMb} MB. The sample is deleted once the embedding is made. An enrolment holds one of the caller's upload slots (shared with \`POST /api/calls/analyze\`) until it is answered: past the limit, 429 \`uploads_in_flight_limit\`.`,
         consumes: ['multipart/form-data'],
-        response: { 201: CreatedProfile, ...errorResponses(400, 401, 404, 408, 413, 415, 502, 503) },
+        response: { 201: CreatedProfile, ...errorResponses(400, 401, 404, 408, 413, 415, 429, 502, 503) },
       },
     },
     async (req, reply) => {
