@@ -21,7 +21,8 @@ import { findCallId } from '../store/repos/calls.js';
 import type { Executor } from '../store/repos/executor.js';
 import type { Analysis, AnalysisActionItem } from './analysis.js';
 import { getArtifact } from '../store/repos/artifacts.js';
-import { errors } from './errors.js';
+import { ErrorCode, errors } from './errors.js';
+import { lockKeyForTransaction } from '../store/repos/locks.js';
 import { cutText } from './text-cut.js';
 
 export const ACTION_ITEM_STATUSES = ['OPEN', 'IN_PROGRESS', 'DONE', 'DISMISSED'] as const satisfies readonly ActionItemStatus[];
@@ -115,12 +116,27 @@ export interface ManualItemInput {
 }
 
 /** Creates a MANUAL item on one of the user's calls; throws call_not_found otherwise. */
+/**
+ * Most MANUAL items one call may hold. Every write to a call's items rebuilds the call's search
+ * document from all of them (migration 002_search), so without a bound each further write of a
+ * call piled with 5 KB items cost the database seconds of CPU (5000 items: 2.3 s). The bound also
+ * keeps the document's tsvector under PostgreSQL's 1 MB limit with room for notes and a long
+ * transcript: 5 KB items of distinct words reach about 0.5 MB at 50 and overflow at 200, after
+ * which every write to the call failed. AI items are bounded by the analysis itself.
+ */
+export const MAX_MANUAL_ITEMS_PER_CALL = 50;
+
 export async function createManual(db: Db, userId: string, callId: string, input: ManualItemInput): Promise<ActionItem> {
   const title = checkTitle(input.title);
   checkDueDate(input.dueDate);
   return db.transaction().execute(async (trx) => {
     // Locks the call against a concurrent delete, which would otherwise surface as an FK error.
     if (!(await findCallId(trx, userId, callId, 'share'))) throw errors.callNotFound();
+    // Serialises the call's manual creations (the call row is only share-locked), so the cap holds.
+    await lockKeyForTransaction(trx, `manual-items:${callId}`);
+    if ((await items.countManualItems(trx, userId, callId)) >= MAX_MANUAL_ITEMS_PER_CALL) {
+      throw errors.of(ErrorCode.ActionItemLimitReached, { limit: MAX_MANUAL_ITEMS_PER_CALL });
+    }
     return items.insertManualItem(trx, userId, callId, { title, description: input.description ?? null, dueDate: input.dueDate ?? null, priority: input.priority ?? null });
   });
 }

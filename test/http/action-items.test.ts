@@ -6,6 +6,7 @@ import { dbModes } from '../support/service.js';
 import { withTwoUsers } from '../support/two-users.js';
 import { insertCall, seedCompletedCall } from '../fixtures/seed.js';
 import { sql } from 'kysely';
+import { MAX_MANUAL_ITEMS_PER_CALL } from '../../src/domain/action-items.js';
 
 const ITEM_FIELDS = [
   'callRecordId',
@@ -381,6 +382,42 @@ for (const mode of await dbModes()) {
       for (const ok of [`2026-01-01T00:00:00.000001Z|-3|${id}`, `2026-01-01T00:00:00.000001Z|0|${id.toUpperCase()}`]) {
         assert.equal((await t.request('GET', `/api/actions?cursor=${enc(ok)}`, { token: t.tokenA })).status, 200, ok);
       }
+    });
+
+    // Every write to a call's items rebuilds the call's search document from all of its items, so
+    // an unbounded pile of 5 KB manual items made each further request cost the database seconds
+    // of CPU (to_tsvector over 5000 such items: 2.3 s), for every user of that database.
+    test('manual items per call are capped: past the cap 422 action_item_limit_reached, nothing stored', async () => {
+      const call = await seedCompletedCall(t, t.userA);
+      const cap = MAX_MANUAL_ITEMS_PER_CALL;
+      const db = t.service.ctx.database.db;
+      // The first cap-1 straight into the table, the last one through the route.
+      await db
+        .insertInto('actionItems')
+        .values(
+          Array.from({ length: cap - 1 }, (_, i) => ({
+            userId: t.userA, callId: call, title: `Item ${i}`, description: null, dueDate: null, priority: null, status: 'OPEN' as const, source: 'MANUAL' as const,
+            sourceText: null, sourceSegmentIds: JSON.stringify([]), intentMetadata: null, completedAt: null, ownerSpeakerId: null, ownerSpeakerLabel: null, ownerDisplayName: null, ownerRole: null, intent: null,
+          })),
+        )
+        .execute();
+      const last = await t.request('POST', `/api/calls/${call}/action-items`, { token: t.tokenA, body: { title: 'The last one' } });
+      assert.equal(last.status, 201);
+      const answers = await Promise.all(Array.from({ length: 4 }, (_, i) => t.request('POST', `/api/calls/${call}/action-items`, { token: t.tokenA, body: { title: `One too many ${i}`, description: 'x'.repeat(5000) } })));
+      for (const r of answers) {
+        assert.equal(r.status, 422);
+        assert.equal(r.body.error.code, 'action_item_limit_reached');
+        assert.deepEqual(r.body.error.details, { limit: cap });
+      }
+      const manual = async () => (await t.request('GET', `/api/calls/${call}/action-items`, { token: t.tokenA })).body.filter((i: { source: string }) => i.source === 'MANUAL');
+      assert.equal((await manual()).length, cap);
+      // AI items do not count, a deleted item frees its place, and other calls are not affected.
+      assert.equal((await t.request('DELETE', `/api/action-items/${last.body.id}`, { token: t.tokenA })).status, 204);
+      assert.equal((await t.request('POST', `/api/calls/${call}/action-items`, { token: t.tokenA, body: { title: 'In its place' } })).status, 201);
+      assert.equal((await t.request('POST', `/api/calls/${callA}/action-items`, { token: t.tokenA, body: { title: 'Another call' } })).status, 201);
+      // A foreign call is still 404, not the cap.
+      const foreign = await t.request('POST', `/api/calls/${call}/action-items`, { token: t.tokenB, body: { title: 'Not mine' } });
+      assert.equal(foreign.status, 404);
     });
 
     test('routes require authentication', async () => {

@@ -13,6 +13,7 @@ import {
   createManual,
   deleteActionItem,
   listForCall,
+  MAX_MANUAL_ITEMS_PER_CALL,
   replaceActionItem,
   setActionItemStatus,
 } from '../../domain/action-items.js';
@@ -114,6 +115,7 @@ export default async function actionItemRoutes(scope: FastifyInstance, ctx: AppC
       schema: {
         tags,
         summary: 'Create an action item by hand (source MANUAL, status OPEN)',
+        description: `At most ${MAX_MANUAL_ITEMS_PER_CALL} MANUAL items per call (422 action_item_limit_reached with details.limit); a deleted item frees its place, AI items do not count.`,
         params: CallParams,
         body: Type.Object({
           title: Title,
@@ -121,7 +123,7 @@ export default async function actionItemRoutes(scope: FastifyInstance, ctx: AppC
           dueDate: Type.Optional(Nullable(DueDate)),
           priority: Type.Optional(Nullable(PrioritySchema)),
         }),
-        response: { 201: Item, ...errorResponses(400, 401, 404) },
+        response: { 201: Item, ...errorResponses(400, 401, 404, 422) },
       },
     },
     async (req, reply) => {

@@ -33,6 +33,18 @@ export interface NewManualItem {
   priority: ActionItem['priority'];
 }
 
+/** How many MANUAL items the call has. */
+export async function countManualItems(db: Executor, userId: string, callId: string): Promise<number> {
+  const row = await db
+    .selectFrom('actionItems')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('userId', '=', userId)
+    .where('callId', '=', callId)
+    .where('source', '=', 'MANUAL')
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 export async function insertManualItem(db: Executor, userId: string, callId: string, v: NewManualItem): Promise<ActionItem> {
   return db
     .insertInto('actionItems')
