@@ -53,6 +53,16 @@ for (const mode of await dbModes()) {
       assert.equal((await t.request('GET', '/api/admin/users', { token: notBoolean })).status, 404);
     });
 
+    test('email_verified vouches for the email in the same token, not for an address stored from an earlier one', async () => {
+      // Signed up with the admin's address, unverified: the account row keeps that address.
+      const first = await t.idp.token({ sub: 'admin-stale-row', email: ADMIN_EMAIL, name: 'Impostor 4', email_verified: false });
+      assert.equal((await t.request('GET', '/api/admin/users', { token: first })).status, 404);
+      // A later token that names no email but says email_verified: true verified nothing of that address.
+      const later = await t.idp.token({ sub: 'admin-stale-row', name: 'Impostor 4', email_verified: true });
+      assert.equal((await t.request('GET', '/api/users/me', { token: later })).body.isAdmin, false);
+      assert.equal((await t.request('GET', '/api/admin/users', { token: later })).status, 404);
+    });
+
     test('a non-admin gets exactly the answer of an unknown route on every admin route, whatever the body', async () => {
       const unknownAdmin = observable(await t.request('GET', '/api/admin/does-not-exist', { token: user }));
       const unknown = observable(await t.request('GET', '/api/nope', { token: user }));

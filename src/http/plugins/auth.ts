@@ -44,7 +44,9 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext, mediaSession
   const attach = (request: FastifyRequest, claims: IdentityClaims, row: User) => {
     // Admin needs an email the provider vouches for: a token that says the email is unverified,
     // or says nothing about it (providers that let a user type any address), never grants it.
-    const isAdmin = claims.emailVerified === true && isAdminEmail(ctx, row.email);
+    // The address is the token's own: email_verified speaks of it, not of the one the account row
+    // kept from an earlier token (a token without an email leaves the row's address in place).
+    const isAdmin = claims.emailVerified === true && isAdminEmail(ctx, claims.email);
     request.user = { id: row.id, externalUserId: row.externalUserId, email: row.email, isAdmin, row };
   };
   const withUser = async (request: FastifyRequest, claims: IdentityClaims) => {
