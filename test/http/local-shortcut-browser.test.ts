@@ -66,15 +66,15 @@ describe('local shortcut: other sites cannot act as the local user', () => {
   });
 
   test('DNS rebinding: a request naming another host is not the local user (401 auth_missing)', async () => {
-    for (const host of [`attacker.example:${port}`, `rebind.attacker.example`, `127.0.0.1.nip.io:${port}`]) {
+    for (const host of [`attacker.example:${port}`, `rebind.attacker.example`, `127.0.0.1.nip.io:${port}`, `localhost.attacker.example:${port}`, `internal.attacker.example.:${port}`]) {
       const r = await raw(t, 'GET', '/api/calls', { host });
       assert.equal(r.status, 401, host);
       assert.equal(r.body.error.code, 'auth_missing', host);
     }
   });
 
-  test('loopback names and address literals still reach the local user', async () => {
-    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`, `app.localhost:${port}`, `[::1]:${port}`, `10.0.2.2:${port}`, `192.168.1.20:${port}`]) {
+  test('loopback names, address literals and private names (a compose service, host.docker.internal) still reach the local user', async () => {
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`, `app.localhost:${port}`, `[::1]:${port}`, `10.0.2.2:${port}`, `192.168.1.20:${port}`, `app:${port}`, `call-analysis`, `host.docker.internal:${port}`, `nas.local:${port}`, `box.home.arpa`]) {
       const r = await raw(t, 'GET', '/api/users/me', { host });
       assert.equal(r.status, 200, host);
       assert.equal(r.body.externalUserId, 'local-user', host);
