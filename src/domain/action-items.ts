@@ -115,7 +115,6 @@ export interface ManualItemInput {
   priority?: Priority | null;
 }
 
-/** Creates a MANUAL item on one of the user's calls; throws call_not_found otherwise. */
 /**
  * Most MANUAL items one call may hold. Every write to a call's items rebuilds the call's search
  * document from all of them (migration 002_search), so without a bound each further write of a
@@ -126,6 +125,7 @@ export interface ManualItemInput {
  */
 export const MAX_MANUAL_ITEMS_PER_CALL = 50;
 
+/** Creates a MANUAL item on one of the user's calls; throws call_not_found otherwise. */
 export async function createManual(db: Db, userId: string, callId: string, input: ManualItemInput): Promise<ActionItem> {
   const title = checkTitle(input.title);
   checkDueDate(input.dueDate);
