@@ -12,6 +12,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { runChild } from '../audio/child.js';
+import { SENTENCE_END, SENTENCE_START, setBackoffWeights, writeArpa } from './language-model.js';
 
 export const ESPEAK_BINARY = 'espeak-ng';
 const CARRIER = 'smith';
@@ -282,41 +283,32 @@ export function dictationCounts(callWords: readonly string[], names: ReadonlyArr
 
 /**
  * An ARPA bigram model of the counts: add-one unigrams, absolutely discounted bigrams backing off
- * to them. `known` filters words the pronunciation dictionary lacks (a model word without a
- * pronunciation is an error in pocketsphinx).
+ * to them (backoff weights from language-model.ts, which makes each context sum to one). `known`
+ * filters words the pronunciation dictionary lacks (a model word without a pronunciation is an
+ * error in pocketsphinx).
  */
 export function dictationArpa(counts: ReturnType<typeof dictationCounts>, known: (w: string) => boolean): string {
   const D = 0.5;
   const uni = new Map([...counts.unigrams].filter(([w]) => known(w)));
-  uni.set('<s>', 1);
-  uni.set('</s>', 1);
+  uni.set(SENTENCE_START, 1);
+  uni.set(SENTENCE_END, 1);
   const vocab = [...uni.keys()].sort();
   const total = [...uni.values()].reduce((a, b) => a + b, 0) - 1;
-  const pu = new Map(vocab.map((w) => [w, ((uni.get(w) ?? 0) + 1) / (total + vocab.length)]));
-  const byContext = new Map<string, Array<[string, number]>>();
+  const unigrams = new Map(vocab.map((w) => [w, { logProb: w === SENTENCE_START ? -99 : Math.log10((uni.get(w)! + 1) / (total + vocab.length)), logBackoff: 0 }]));
+  const contextCounts = new Map<string, number>();
   for (const [pair, c] of counts.bigrams) {
     const [a, b] = pair.split(' ');
-    if (!uni.has(a) || !uni.has(b)) continue;
-    const list = byContext.get(a) ?? [];
-    list.push([b, c]);
-    byContext.set(a, list);
+    if (uni.has(a) && uni.has(b)) contextCounts.set(a, (contextCounts.get(a) ?? 0) + c);
   }
-  const backoff = new Map<string, number>();
-  const bigramLines: string[] = [];
-  for (const [a, list] of [...byContext].sort(([x], [y]) => x.localeCompare(y))) {
-    const ca = list.reduce((s, [, c]) => s + c, 0);
-    let seen = 0;
-    let seenUni = 0;
-    for (const [b, c] of list.sort(([x], [y]) => x.localeCompare(y))) {
-      const p = (c - D) / ca;
-      seen += p;
-      seenUni += pu.get(b)!;
-      bigramLines.push(`${Math.log10(p).toFixed(4)} ${a} ${b}`);
-    }
-    backoff.set(a, (1 - seen) / Math.max(1e-9, 1 - seenUni));
+  const bigrams = new Map<string, { logProb: number; logBackoff: number }>();
+  for (const [pair, c] of counts.bigrams) {
+    const a = pair.split(' ')[0];
+    const ca = contextCounts.get(a);
+    if (ca !== undefined && uni.has(pair.split(' ')[1])) bigrams.set(pair, { logProb: Math.log10((c - D) / ca), logBackoff: 0 });
   }
-  const uniLines = vocab.map((w) => `${w === '<s>' ? '-99.0000' : Math.log10(pu.get(w)!).toFixed(4)} ${w} ${Math.log10(backoff.get(w) ?? 1).toFixed(4)}`);
-  return ['\\data\\', `ngram 1=${vocab.length}`, `ngram 2=${bigramLines.length}`, '', '\\1-grams:', ...uniLines, '', '\\2-grams:', ...bigramLines, '', '\\end\\', ''].join('\n');
+  const model = { grams: [unigrams, bigrams] };
+  setBackoffWeights(model);
+  return writeArpa(model);
 }
 
 /**
