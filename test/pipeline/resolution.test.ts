@@ -202,6 +202,43 @@ describe('label sources', () => {
     assert.equal(r.speakerResolution.resolvedSpeakerCount, 0);
   });
 
+  it('a name said after the opening exchange does not make the introductions ambiguous (issue 28)', () => {
+    // The contact's own introduction as a recogniser might mangle it ("okafor" heard as "okay for"),
+    // and the user thanking the contact by name as the call ends.
+    const r = resolve(
+      turns(
+        ['A', 'Good afternoon, this is Maria.'],
+        ['B', 'Hi Maria, Daniel okay for here, the invoice went out this morning.'],
+        ['A', 'Great, I will look for it.'],
+        ['B', 'It should arrive by Friday.'],
+        ['A', 'Perfect.'],
+        ['B', 'Anything else I can do?'],
+        ['A', 'No, that is all. Thanks a lot, Daniel.'],
+      ),
+      ctx({ direction: 'INCOMING' }),
+    );
+    assert.deepEqual(r.speakers.map((s) => [s.role, s.displayName]), [
+      ['USER', 'Maria Lopez'],
+      ['CONTACT', 'Daniel Okafor'],
+    ]);
+    assert.equal(speaker(r, 'A').labelSource, 'GREETING_MATCH');
+    assert.deepEqual(r.speakerResolution.warnings, []);
+  });
+
+  it('AMBIGUOUS: both names from both speakers inside the opening exchange still count', () => {
+    // The same shape as above, but the user's closing thanks comes early, among the first turns.
+    const r = resolve(
+      turns(
+        ['A', 'Good afternoon, this is Maria.'],
+        ['B', 'Hi Maria, Daniel okay for here, the invoice went out this morning.'],
+        ['A', 'Thanks a lot, Daniel.'],
+      ),
+      ctx({ direction: 'INCOMING' }),
+    );
+    assert.ok(r.speakers.every((s) => s.role === 'UNKNOWN' && s.labelSource === 'AMBIGUOUS'));
+    assert.deepEqual(r.speakerResolution.warnings, ['speaker_identity_ambiguous']);
+  });
+
   it('AMBIGUOUS: evenly contradicting evidence with nothing to break the tie', () => {
     const r = resolve(turns(['A', 'Hi Daniel.'], ['B', 'Hi Daniel.']));
     assert.ok(r.speakers.every((s) => s.role === 'UNKNOWN' && s.labelSource === 'AMBIGUOUS'));

@@ -210,12 +210,18 @@ function answersWithOwnName(tokens: string[], hit: NameHit, spec: NameSpec): boo
 }
 
 /**
- * Claims made by one speaker's utterances (in time order), and which supplied names the speaker said.
+ * Claims made by one speaker's utterances (in time order), which supplied names the speaker said,
+ * and in which of its utterances (`referencedIn`, utterance indices per name).
  * `opening`: indices of this speaker's utterances among the first turns of the call.
  */
-export function claimsOfSpeaker(utterances: string[], specs: NameSpecs, opening: ReadonlySet<number> = new Set()): { claims: TextClaim[]; references: Set<NameOwner> } {
+export function claimsOfSpeaker(
+  utterances: string[],
+  specs: NameSpecs,
+  opening: ReadonlySet<number> = new Set(),
+): { claims: TextClaim[]; references: Set<NameOwner>; referencedIn: Map<NameOwner, number[]> } {
   const claims: TextClaim[] = [];
   const references = new Set<NameOwner>();
+  const referencedIn = new Map<NameOwner, number[]>();
   utterances.forEach((text, u) => {
     const tokens = wordsOf(text);
     const hits = findNameHits(tokens, specs);
@@ -228,6 +234,7 @@ export function claimsOfSpeaker(utterances: string[], specs: NameSpecs, opening:
       if (ctx === 'skip') continue;
       if (spec.commonWords && ctx === 'self' && (tokens[hit.start - 1] === "i'm" || tokens[hit.start - 1] === 'im')) continue;
       references.add(hit.who);
+      referencedIn.set(hit.who, [...(referencedIn.get(hit.who) ?? []), u]);
       if (hit.possessive) continue; // "Maria's car": about her, not to or from her
       if (ctx === 'self' || ctx === 'address') {
         claims.push({ kind: hit.full ? 'strict' : 'greeting', about: ctx === 'self' ? 'self' : 'other', role: roleOf(hit.who), who: hit.who, utterance: u });
@@ -257,7 +264,7 @@ export function claimsOfSpeaker(utterances: string[], specs: NameSpecs, opening:
       else if (ctx === 'address' && !answering) claims.push({ kind: 'unknownName', about: 'other', role: 'CONTACT', utterance: u });
     });
   });
-  return { claims, references };
+  return { claims, references, referencedIn };
 }
 
 // Things only a caller says; they veto the looser answering forms ("Hello, this is the fraud team
