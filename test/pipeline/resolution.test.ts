@@ -314,6 +314,37 @@ describe('answering phrase', () => {
   });
 });
 
+describe('a business that names itself (issue 28)', () => {
+  it('a name made of a place and a trade is an organisation, not a person', () => {
+    assert.equal(nameSpecOf('Maple Avenue Bakery', 'contact')?.personLike, false);
+    assert.equal(nameSpecOf('Harbor Point Veterinary', 'contact')?.personLike, false);
+    assert.equal(nameSpecOf('Tom Becker', 'contact')?.personLike, true);
+  });
+
+  it('"<organisation> calling" in its first turn introduces it, whatever was heard before it', () => {
+    const r = resolve(
+      turns(
+        ['A', 'Hello.'],
+        ['B', 'Uh so and maple avenue bakery calling for you, the cake order is ready.'],
+        ['A', 'Oh good, I will come by at noon.'],
+      ),
+      ctx({ userDisplayName: 'Tom Becker', contactName: 'Maple Avenue Bakery', direction: 'INCOMING' }),
+    );
+    assert.equal(speaker(r, 'B').role, 'CONTACT');
+    assert.equal(speaker(r, 'B').labelSource, 'CONTACT_METADATA');
+    assert.equal(speaker(r, 'A').role, 'USER');
+    assert.deepEqual(r.speakerResolution.warnings, []);
+  });
+
+  it('an organisation\'s name before "calling" later in the call is no introduction', () => {
+    const r = resolve(
+      turns(['A', 'Hello.'], ['B', 'Hi, I have a question about my order.'], ['A', 'Sure.'], ['B', 'I thought I heard maple avenue bakery calling for me yesterday.']),
+      ctx({ userDisplayName: 'Tom Becker', contactName: 'Maple Avenue Bakery', direction: 'OUTGOING' }),
+    );
+    assert.notEqual(speaker(r, 'B').labelSource, 'CONTACT_METADATA');
+  });
+});
+
 describe('call-opening cues', () => {
   it('OUTGOING, the user speaks first and introduces a business while returning a call: the user', () => {
     const r = resolve(

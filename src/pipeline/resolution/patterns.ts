@@ -175,6 +175,10 @@ function contextOf(tokens: string[], start: number, end: number, opts: { orgName
     if (p1 === 'from' && hasIntroCueBefore(tokens, start - 1, 6)) return 'self';
     // An answering line with the company's own name: "Thank you for calling Acme Dental".
     if (opts.firstTurn && p1 === 'calling' && p2 === 'for') return 'self';
+    // A business placing a call names itself before "calling" ("Elm Street Pharmacy calling for
+    // Carol", "this is Acme Dental calling to confirm"): in the speaker's first turn that is an
+    // introduction wherever it stands, since the recogniser often garbles the "Hi, this is" before it
+    if (opts.firstTurn && n1 === 'calling') return 'self';
     // "Passport Agency, how can I help?": a business opening its own line offers help; the comma
     // that would tell it from a vocative is never in a recogniser's text
     if (startOfTurn && /^how (can|may) (i|we) (help|assist)\b/.test(tokens.slice(end, end + 4).join(' '))) return 'self';
