@@ -336,6 +336,14 @@ describe('a business that names itself (issue 28)', () => {
     assert.deepEqual(r.speakerResolution.warnings, []);
   });
 
+  it('an organisation\'s name before "calling" after "from" or "was that" is someone else\'s', () => {
+    const r = resolve(
+      turns(['A', 'Good morning.'], ['B', 'Hi, I got a message from maple avenue bakery calling about my cake order.'], ['A', 'Let me look that up.']),
+      ctx({ userDisplayName: 'Tom Becker', contactName: 'Maple Avenue Bakery', direction: 'OUTGOING' }),
+    );
+    assert.notEqual(speaker(r, 'B').role, 'CONTACT');
+  });
+
   it('an organisation\'s name before "calling" later in the call is no introduction', () => {
     const r = resolve(
       turns(['A', 'Hello.'], ['B', 'Hi, I have a question about my order.'], ['A', 'Sure.'], ['B', 'I thought I heard maple avenue bakery calling for me yesterday.']),

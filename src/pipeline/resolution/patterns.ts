@@ -59,6 +59,7 @@ const DETERMINERS = new Set(['the', 'a', 'an', 'my', 'your', 'our', 'their', 'hi
 const SELF_INTRO_ONE = new Set(["it's", 'its', "i'm", 'im', "name's", 'names']);
 const SELF_INTRO_TWO = new Set(['this is', 'it is', 'i am', 'name is', 'here is']);
 const ADDRESS_QUESTION_TWO = new Set(['is this', 'is that', 'are you']);
+const NOT_BEFORE_SELF_NAME = new Set(['from', 'of', 'about', 'with', 'to', 'at', 'by', 'that', 'was', 'were', 'saw', 'heard', 'had', 'got', 'missed', 'see', 'hear']);
 
 function baseOf(token: string): { base: string; possessive: boolean } {
   if (token.endsWith("'s")) return { base: token.slice(0, -2), possessive: true };
@@ -177,8 +178,10 @@ function contextOf(tokens: string[], start: number, end: number, opts: { orgName
     if (opts.firstTurn && p1 === 'calling' && p2 === 'for') return 'self';
     // A business placing a call names itself before "calling" ("Elm Street Pharmacy calling for
     // Carol", "this is Acme Dental calling to confirm"): in the speaker's first turn that is an
-    // introduction wherever it stands, since the recogniser often garbles the "Hi, this is" before it
-    if (opts.firstTurn && n1 === 'calling') return 'self';
+    // introduction wherever it stands, since the recogniser often garbles the "Hi, this is" before it;
+    // not after a verb or preposition that makes the name someone else's ("a message from X calling
+    // about", "was that X calling?")
+    if (opts.firstTurn && n1 === 'calling' && !NOT_BEFORE_SELF_NAME.has(p1)) return 'self';
     // "Passport Agency, how can I help?": a business opening its own line offers help; the comma
     // that would tell it from a vocative is never in a recogniser's text
     if (startOfTurn && /^how (can|may) (i|we) (help|assist)\b/.test(tokens.slice(end, end + 4).join(' '))) return 'self';
