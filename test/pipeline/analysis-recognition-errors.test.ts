@@ -336,6 +336,30 @@ describe('conditions without the comma a recogniser never writes (issue 28)', ()
   });
 });
 
+describe('"look" opening a sentence without its comma (issue 28)', () => {
+  it('is a discourse marker before a clause of its own, an imperative before a particle', () => {
+    const marker = transcriptOf(
+      [
+        [0, 'The garage door still will not open'],
+        [1, 'Look the installer can not get there until Thursday afternoon'],
+        [0, 'Fine'],
+      ],
+      ['Nina Brooks', 'Summit Doors'],
+    );
+    const a = buildAnalysis(marker, context('Nina Brooks', 'Summit Doors'));
+    assert.deepEqual(a.actionItems ?? [], []);
+    const imperative = transcriptOf(
+      [
+        [1, 'Look over the warranty papers before Thursday'],
+        [0, 'Will do'],
+      ],
+      ['Nina Brooks', 'Summit Doors'],
+    );
+    const b = buildAnalysis(imperative, context('Nina Brooks', 'Summit Doors'));
+    assert.ok((b.actionItems ?? []).some((i) => i.ownerRole === 'USER' && /warranty/i.test(i.title)), JSON.stringify(b.actionItems));
+  });
+});
+
 describe('an e-mail asked for, its address not recognised (issue 28)', () => {
   it('"(please) email them to ..." - "I\'ll send them tomorrow" is an e-mail item, even with "please" misheard', () => {
     const transcript = transcriptOf(

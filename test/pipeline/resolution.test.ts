@@ -202,6 +202,43 @@ describe('label sources', () => {
     assert.equal(r.speakerResolution.resolvedSpeakerCount, 0);
   });
 
+  it('a name said after the opening exchange does not make the introductions ambiguous (issue 28)', () => {
+    // The contact's own introduction as a recogniser might mangle it ("okafor" heard as "okay for"),
+    // and the user thanking the contact by name as the call ends.
+    const r = resolve(
+      turns(
+        ['A', 'Good afternoon, this is Maria.'],
+        ['B', 'Hi Maria, Daniel okay for here, the invoice went out this morning.'],
+        ['A', 'Great, I will look for it.'],
+        ['B', 'It should arrive by Friday.'],
+        ['A', 'Perfect.'],
+        ['B', 'Anything else I can do?'],
+        ['A', 'No, that is all. Thanks a lot, Daniel.'],
+      ),
+      ctx({ direction: 'INCOMING' }),
+    );
+    assert.deepEqual(r.speakers.map((s) => [s.role, s.displayName]), [
+      ['USER', 'Maria Lopez'],
+      ['CONTACT', 'Daniel Okafor'],
+    ]);
+    assert.equal(speaker(r, 'A').labelSource, 'GREETING_MATCH');
+    assert.deepEqual(r.speakerResolution.warnings, []);
+  });
+
+  it('AMBIGUOUS: both names from both speakers inside the opening exchange still count', () => {
+    // The same shape as above, but the user's closing thanks comes early, among the first turns.
+    const r = resolve(
+      turns(
+        ['A', 'Good afternoon, this is Maria.'],
+        ['B', 'Hi Maria, Daniel okay for here, the invoice went out this morning.'],
+        ['A', 'Thanks a lot, Daniel.'],
+      ),
+      ctx({ direction: 'INCOMING' }),
+    );
+    assert.ok(r.speakers.every((s) => s.role === 'UNKNOWN' && s.labelSource === 'AMBIGUOUS'));
+    assert.deepEqual(r.speakerResolution.warnings, ['speaker_identity_ambiguous']);
+  });
+
   it('AMBIGUOUS: evenly contradicting evidence with nothing to break the tie', () => {
     const r = resolve(turns(['A', 'Hi Daniel.'], ['B', 'Hi Daniel.']));
     assert.ok(r.speakers.every((s) => s.role === 'UNKNOWN' && s.labelSource === 'AMBIGUOUS'));
@@ -274,6 +311,45 @@ describe('answering phrase', () => {
     assert.equal(speaker(r, 'A').role, 'CONTACT');
     assert.equal(speaker(r, 'A').labelSource, 'CONTACT_METADATA');
     assert.deepEqual(r.speakerResolution.warnings, []);
+  });
+});
+
+describe('a business that names itself (issue 28)', () => {
+  it('a name made of a place and a trade is an organisation, not a person', () => {
+    assert.equal(nameSpecOf('Maple Avenue Bakery', 'contact')?.personLike, false);
+    assert.equal(nameSpecOf('Harbor Point Veterinary', 'contact')?.personLike, false);
+    assert.equal(nameSpecOf('Tom Becker', 'contact')?.personLike, true);
+  });
+
+  it('"<organisation> calling" in its first turn introduces it, whatever was heard before it', () => {
+    const r = resolve(
+      turns(
+        ['A', 'Hello.'],
+        ['B', 'Uh so and maple avenue bakery calling for you, the cake order is ready.'],
+        ['A', 'Oh good, I will come by at noon.'],
+      ),
+      ctx({ userDisplayName: 'Tom Becker', contactName: 'Maple Avenue Bakery', direction: 'INCOMING' }),
+    );
+    assert.equal(speaker(r, 'B').role, 'CONTACT');
+    assert.equal(speaker(r, 'B').labelSource, 'CONTACT_METADATA');
+    assert.equal(speaker(r, 'A').role, 'USER');
+    assert.deepEqual(r.speakerResolution.warnings, []);
+  });
+
+  it('an organisation\'s name before "calling" after "from" or "was that" is someone else\'s', () => {
+    const r = resolve(
+      turns(['A', 'Good morning.'], ['B', 'Hi, I got a message from maple avenue bakery calling about my cake order.'], ['A', 'Let me look that up.']),
+      ctx({ userDisplayName: 'Tom Becker', contactName: 'Maple Avenue Bakery', direction: 'OUTGOING' }),
+    );
+    assert.notEqual(speaker(r, 'B').role, 'CONTACT');
+  });
+
+  it('an organisation\'s name before "calling" later in the call is no introduction', () => {
+    const r = resolve(
+      turns(['A', 'Hello.'], ['B', 'Hi, I have a question about my order.'], ['A', 'Sure.'], ['B', 'I thought I heard maple avenue bakery calling for me yesterday.']),
+      ctx({ userDisplayName: 'Tom Becker', contactName: 'Maple Avenue Bakery', direction: 'OUTGOING' }),
+    );
+    assert.notEqual(speaker(r, 'B').labelSource, 'CONTACT_METADATA');
   });
 });
 

@@ -46,6 +46,15 @@ const ORG_WORDS = new Set([
   'practice', 'clinic', 'bank', 'accounts', 'account', 'sales', 'solutions', 'systems', 'software', 'foods',
   'auto', 'motors', 'logistics', 'dental', 'medical', 'family', 'school', 'university', 'hospital',
   'department', 'dept', 'insurance', 'agency', 'store', 'shop', 'and', 'the', 'of', 'net', 'tech', 'studio',
+  // Trades, places and services the lexicon does not know as ordinary words: without them "Elm Street
+  // Pharmacy" (three words the lexicon lacks) passes for a person's name.
+  'pharmacy', 'street', 'avenue', 'road', 'plaza', 'therapy', 'physio', 'physiotherapy', 'health', 'healthcare',
+  'salon', 'spa', 'garage', 'plumbing', 'electric', 'electrical', 'hvac', 'realty', 'properties', 'property',
+  'bakery', 'cafe', 'restaurant', 'hotel', 'veterinary', 'animal', 'grocery', 'pizza', 'fitness', 'gym',
+  'library', 'county', 'council', 'union', 'federal', 'mortgage', 'lab', 'labs', 'studios', 'industries',
+  'international', 'national', 'delivery', 'movers', 'storage', 'airlines', 'telecom', 'wireless', 'cable',
+  'utilities', 'dentistry', 'orthodontics', 'optometry', 'chiropractic', 'pediatrics', 'surgery',
+  'apartments', 'management', 'construction', 'contractors', 'landscaping', 'automotive', 'recruiting',
 ]);
 
 // Frequent conversational words the lexicon lookup could miss (inflections, contractions, fillers).

@@ -59,6 +59,7 @@ const DETERMINERS = new Set(['the', 'a', 'an', 'my', 'your', 'our', 'their', 'hi
 const SELF_INTRO_ONE = new Set(["it's", 'its', "i'm", 'im', "name's", 'names']);
 const SELF_INTRO_TWO = new Set(['this is', 'it is', 'i am', 'name is', 'here is']);
 const ADDRESS_QUESTION_TWO = new Set(['is this', 'is that', 'are you']);
+const NOT_BEFORE_SELF_NAME = new Set(['from', 'of', 'about', 'with', 'to', 'at', 'by', 'that', 'was', 'were', 'saw', 'heard', 'had', 'got', 'missed', 'see', 'hear']);
 
 function baseOf(token: string): { base: string; possessive: boolean } {
   if (token.endsWith("'s")) return { base: token.slice(0, -2), possessive: true };
@@ -175,6 +176,12 @@ function contextOf(tokens: string[], start: number, end: number, opts: { orgName
     if (p1 === 'from' && hasIntroCueBefore(tokens, start - 1, 6)) return 'self';
     // An answering line with the company's own name: "Thank you for calling Acme Dental".
     if (opts.firstTurn && p1 === 'calling' && p2 === 'for') return 'self';
+    // A business placing a call names itself before "calling" ("Elm Street Pharmacy calling for
+    // Carol", "this is Acme Dental calling to confirm"): in the speaker's first turn that is an
+    // introduction wherever it stands, since the recogniser often garbles the "Hi, this is" before it;
+    // not after a verb or preposition that makes the name someone else's ("a message from X calling
+    // about", "was that X calling?")
+    if (opts.firstTurn && n1 === 'calling' && !NOT_BEFORE_SELF_NAME.has(p1)) return 'self';
     // "Passport Agency, how can I help?": a business opening its own line offers help; the comma
     // that would tell it from a vocative is never in a recogniser's text
     if (startOfTurn && /^how (can|may) (i|we) (help|assist)\b/.test(tokens.slice(end, end + 4).join(' '))) return 'self';
@@ -210,12 +217,18 @@ function answersWithOwnName(tokens: string[], hit: NameHit, spec: NameSpec): boo
 }
 
 /**
- * Claims made by one speaker's utterances (in time order), and which supplied names the speaker said.
+ * Claims made by one speaker's utterances (in time order), which supplied names the speaker said,
+ * and in which of its utterances (`referencedIn`, utterance indices per name).
  * `opening`: indices of this speaker's utterances among the first turns of the call.
  */
-export function claimsOfSpeaker(utterances: string[], specs: NameSpecs, opening: ReadonlySet<number> = new Set()): { claims: TextClaim[]; references: Set<NameOwner> } {
+export function claimsOfSpeaker(
+  utterances: string[],
+  specs: NameSpecs,
+  opening: ReadonlySet<number> = new Set(),
+): { claims: TextClaim[]; references: Set<NameOwner>; referencedIn: Map<NameOwner, number[]> } {
   const claims: TextClaim[] = [];
   const references = new Set<NameOwner>();
+  const referencedIn = new Map<NameOwner, number[]>();
   utterances.forEach((text, u) => {
     const tokens = wordsOf(text);
     const hits = findNameHits(tokens, specs);
@@ -228,6 +241,7 @@ export function claimsOfSpeaker(utterances: string[], specs: NameSpecs, opening:
       if (ctx === 'skip') continue;
       if (spec.commonWords && ctx === 'self' && (tokens[hit.start - 1] === "i'm" || tokens[hit.start - 1] === 'im')) continue;
       references.add(hit.who);
+      referencedIn.set(hit.who, [...(referencedIn.get(hit.who) ?? []), u]);
       if (hit.possessive) continue; // "Maria's car": about her, not to or from her
       if (ctx === 'self' || ctx === 'address') {
         claims.push({ kind: hit.full ? 'strict' : 'greeting', about: ctx === 'self' ? 'self' : 'other', role: roleOf(hit.who), who: hit.who, utterance: u });
@@ -257,7 +271,7 @@ export function claimsOfSpeaker(utterances: string[], specs: NameSpecs, opening:
       else if (ctx === 'address' && !answering) claims.push({ kind: 'unknownName', about: 'other', role: 'CONTACT', utterance: u });
     });
   });
-  return { claims, references };
+  return { claims, references, referencedIn };
 }
 
 // Things only a caller says; they veto the looser answering forms ("Hello, this is the fraud team

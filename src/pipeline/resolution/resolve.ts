@@ -34,8 +34,11 @@
 //     Without a direction there is no guess: both speakers stay UNKNOWN (labelSource DIARIZATION).
 //
 // AMBIGUOUS: when each of the two speakers says both the user's and the contact's name (in any
-// pattern), no text evidence is used: which of the two names is "self" then hangs on parsing and on
-// where diarization put a turn boundary, and showing no names is better than showing swapped ones.
+// pattern) in the opening exchange (the first OPENING_TURNS turns of the call), no text evidence is
+// used: which of the two names is "self" then hangs on parsing and on where diarization put a turn
+// boundary, and showing no names is better than showing swapped ones. A name said later, once the
+// parties are introduced ("Thank you, Brian" closing the call), is an ordinary mention: it does not
+// undo the introductions ("this is Jessica" / "Hi Jessica, Brian Ford here") that settled who is who.
 // Both speakers get role UNKNOWN, labelSource AMBIGUOUS, warning `speaker_identity_ambiguous`,
 // unless the voice profile decides. Evenly contradicting evidence with nothing below to break the
 // tie ends the same way.
@@ -131,7 +134,7 @@ const TIER_OF: Record<Kind, Tier> = {
   cue: 'CUES',
 };
 const TIERS: Tier[] = ['TEXT_HIGH', 'VOICE', 'TEXT_MEDIUM', 'ANSWERING', 'CUES'];
-/** Turns at the start of the call in which call-opening cues count. */
+/** Turns at the start of the call in which call-opening cues count and names make the call ambiguous. */
 const OPENING_TURNS = 4;
 // Precedence of a speaker's own evidence when choosing its label.
 const LABEL_RANK: Record<Kind, number> = { voice: 0, strict: 1, greeting: 2, mention: 3, unknownName: 4, answering: 5, cue: 6 };
@@ -200,14 +203,16 @@ export function resolveSpeakers(input: SpeakerUtterances[], context: ResolutionC
 
   // Gather evidence, indexed by position in `pair`.
   const evidence: Evidence[] = [];
+  // Which supplied names each speaker said in the opening exchange (see namesAmbiguous).
   const references: Array<Set<NameOwner>> = [];
   // The turns that open the call: where an answerer says their own name ("Hello, Frank Harris").
   const openers = new Set(openingUtterances(input, 3).map((o) => o.utterance));
+  const introductions = new Set(openingUtterances(input, OPENING_TURNS).map((o) => o.utterance));
   pair.forEach((speakerIndex, p) => {
     const utts = input[speakerIndex].utterances;
     const opening = new Set(utts.flatMap((u, k) => (openers.has(u) ? [k] : [])));
-    const { claims, references: refs } = claimsOfSpeaker(utts.map((u) => u.text), specs, opening);
-    references.push(refs);
+    const { claims, referencedIn } = claimsOfSpeaker(utts.map((u) => u.text), specs, opening);
+    references.push(new Set([...referencedIn].filter(([, at]) => at.some((k) => introductions.has(utts[k]))).map(([who]) => who)));
     for (const c of claims) {
       if (c.about === 'self') evidence.push({ kind: c.kind, target: p, role: c.role, from: p, who: c.who });
       else if (pair.length === 2) evidence.push({ kind: c.kind, target: 1 - p, role: c.role, from: p, who: c.who });

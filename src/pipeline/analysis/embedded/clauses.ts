@@ -53,6 +53,12 @@ export function expand(text: string): string {
 // Discourse markers that open a clause without being part of it. The ambiguous ones ("look",
 // "right", "well") only count when a comma follows, so "Look at the report" stays an imperative.
 const MARKER = /^(?:(?:yes|yeah|yep|sure|okay|ok|oh|ah|well|great|perfect|fine|alright|all right|right|no problem|got it|understood|of course|look|listen|honestly|hi|hello|hey|thanks|thank you|cool|good|excellent|wonderful|absolutely|definitely|certainly|no worries|sounds good)\s*[,.!]\s*|(?:and|but|so|then|just|also|actually|and then|oh and|plus)[,]?\s+)+/i;
+// The same "look" / "listen" in a recogniser's text, which has no comma: a marker when a clause with
+// its own subject and finite verb follows ("look the boiler company can not come until Wednesday"),
+// since the imperative takes a particle or an object and no second verb ("look at the report", "look
+// the part number up").
+const HEARD_MARKER =
+  /^(?:look|listen)\s+(?=(?:the|a|an|my|your|our|their|his|her|this|that|these|those|i|we|you|they|he|she|it|there)\s+(?:\S+\s+){0,3}?(?:can|cannot|will|would|shall|is|are|was|were|has|have|had|did|does|do|should|must|might|may|could)\b)/i;
 const VOCATIVE_END = /,\s*[A-Z][a-z]+\s*[.?!]?$/;
 
 const PLEASANTRY = /^(have a|see you|talk (to you )?soon|speak soon|take care|thank|bye|goodbye|enjoy|hang on|hold on|excuse|sorry|welcome|good (morning|afternoon|evening|night|luck)|congrat|guess|imagine|mind you|wait|look forward|looking forward|keep me posted|be well|stay safe|happy to help)/i;
@@ -166,8 +172,8 @@ function clean(s: string): string {
 
 /** Reads one clause (markers and conditions removed) into a speech act. */
 function classify(raw: string, unit: Unit, inherited: string | null): Omit<Clause, 'offset'> {
-  const cond = stripCondition(raw.trim().replace(MARKER, ''));
-  let text = cond.text.replace(MARKER, '').trim();
+  const cond = stripCondition(raw.trim().replace(MARKER, '').replace(HEARD_MARKER, ''));
+  let text = cond.text.replace(MARKER, '').replace(HEARD_MARKER, '').trim();
   text = text.replace(VOCATIVE_END, (m) => (/[?]/.test(m) ? '?' : '')).trim();
   const base = { text, conditional: cond.conditional, whenClause: cond.whenClause };
   const lower = text.toLowerCase();
