@@ -12,7 +12,8 @@
 // the telephone transform composed with the inverse of that wideband one: the adaptation speakers'
 // own difference from the model (synthetic voices, mostly) cancels and the channel stays. Measured
 // on the dev dialogues' phone8k.wav (bench/fit-narrowband.ts): 'direct' (the recipe's transform)
-// 41.9 -> 32.5 % pooled WER, 'channel' 30.8 %. pocketsphinx applies only one regression class
+// 41.9 -> 32.5 % pooled WER, 'channel' 30.8 % (corpus phone8k.wav 41.3 -> 34.1 / 33.8 %); a second
+// alignment round (--iterations 2) gave 31.1 %, so one is the default. pocketsphinx applies only one regression class
 // (ps_mllr.c reads no codebook-to-class map), so speech/silence classes are not an option.
 // Adaptation speech must be disjoint from everything scored: the scored sets are flite voices
 // (kal16, slt, rms, awb) reading bench/dialogues and the shared corpus, and the real-voice checks
