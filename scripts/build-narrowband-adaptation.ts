@@ -7,13 +7,14 @@
 // The CMUSphinx recipe "adapting the default acoustic model", from Debian packages only
 // (scripts/bootstrap.sh --bench installs them):
 //   speech with known words -> the corpus renderer's telephone channel -> the pipeline's decoding
-//   -> sphinx_fe (the model's feat.params, dither as in decoding) -> bw -> mllr_solve.
+//   -> sphinx_fe (the model's feat.params, as in decoding) -> bw -> mllr_solve.
 // By default (--mode channel) the same speech is also taken without the channel, and the file is
 // the telephone transform composed with the inverse of that wideband one: the adaptation speakers'
 // own difference from the model (synthetic voices, mostly) cancels and the channel stays. Measured
 // on the dev dialogues' phone8k.wav (bench/fit-narrowband.ts): 'direct' (the recipe's transform)
-// 41.9 -> 32.5 % pooled WER, 'channel' 30.8 % (corpus phone8k.wav 41.3 -> 34.1 / 33.8 %); a second
-// alignment round (--iterations 2) gave 31.1 %, so one is the default. pocketsphinx applies only one regression class
+// 41.9 -> 32.5 % pooled WER, 'channel' 30.8 % (corpus phone8k.wav 41.3 -> 34.1 / 33.8 %), both with
+// dither in features and decoding; 'channel' without dither 30.0 % (corpus 33.7 %), the file now; a
+// second alignment round (--iterations 2) gave 31.1 %, so one is the default. pocketsphinx applies only one regression class
 // (ps_mllr.c reads no codebook-to-class map), so speech/silence classes are not an option.
 // Adaptation speech must be disjoint from everything scored: the scored sets are flite voices
 // (kal16, slt, rms, awb) reading bench/dialogues and the shared corpus, and the real-voice checks
@@ -293,7 +294,8 @@ async function solve(channel: Channel): Promise<string> {
   const featDir = path.join(work, `mfc-${channel}`);
   fs.mkdirSync(featDir, { recursive: true });
   // The front end as pocketsphinx decodes such calls: the model's feat.params, and for telephone
-  // calls the same dither as NARROWBAND_DECODER_ARGS.
+  // calls any dither NARROWBAND_DECODER_ARGS sets (none now: without it dev WER was 30.0 %, with
+  // -dither yes -seed 1 in both the build and the decoding 30.8 %).
   const dither = channel === 'wide' ? [] : NARROWBAND_DECODER_ARGS.flatMap((v, i, a) => (i % 2 === 0 && (v === '-dither' || v === '-seed') ? [v, a[i + 1]] : []));
   run('sphinx_fe', ['-argfile', path.join(hmm, 'feat.params'), '-samprate', String(SR), ...dither, '-c', ctl, '-di', wavDir, '-do', featDir, '-ei', 'wav', '-eo', 'mfc', '-mswav', 'yes']);
   // Each iteration aligns the speech with the model as the previous transform adapted it (bw
