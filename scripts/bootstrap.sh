@@ -2,7 +2,8 @@
 # Installs what the service needs on a fresh Debian/Ubuntu machine: system packages through apt
 # when missing (ffmpeg, the pocketsphinx recogniser and its English model, espeak-ng for name
 # pronunciations; flite and sox for the test corpus, real recorded voices for the real-voice set;
-# with --bench also the extra voices bench/fit-voice.ts trains on; with --container podman, buildah, podman-compose, debootstrap, runc, curl, jq and psql for
+# with --bench also the extra voices bench/fit-voice.ts trains on and the tools that rebuild the
+# telephone MLLR transform; with --container podman, buildah, podman-compose, debootstrap, runc, curl, jq and psql for
 # container:check), then the npm dependencies when package.json or package-lock.json changed since the last install.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,6 +42,11 @@ if has_flag --bench; then
   for p in asterisk-prompt-es-co asterisk-prompt-fr-armelle asterisk-prompt-it-menardi-wav; do
     dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
   done
+  # Rebuilding the telephone MLLR transform (scripts/build-narrowband-adaptation.ts): sphinxtrain's
+  # bw and mllr_solve, sphinx_fe, and festival's ked voice as one more adaptation reader.
+  [ -x /usr/lib/sphinxtrain/bw ] || need+=(sphinxtrain)
+  command -v sphinx_fe >/dev/null 2>&1 || need+=(sphinxbase-utils)
+  [ -d /usr/share/festival/voices/english/ked_diphone ] || need+=(festival festvox-kdlpc16k)
 fi
 if has_flag --container; then
   # npm run container:check: build and run the image with podman; base images from Debian's mirror.

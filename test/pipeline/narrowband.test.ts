@@ -6,7 +6,7 @@ import path from 'node:path';
 import { readWavInfo, readWavMono, writeWav16 } from '../../src/pipeline/audio/decode.js';
 import { ArrayPcm } from '../../src/pipeline/audio/pcm.js';
 import { foldUpperBand, highBandShare, isNarrowband, isNarrowbandSpeech, NARROWBAND_MAX_HIGH_SHARE, writeFoldedWav } from '../../src/pipeline/transcription/narrowband.js';
-import { splitFeatureFlags, withFlags } from '../../src/pipeline/transcription/pocketsphinx.js';
+import { NARROWBAND_DECODER_ARGS, NARROWBAND_MLLR_PATH, PocketsphinxTranscriber, splitFeatureFlags, withFlags, withoutFlag } from '../../src/pipeline/transcription/pocketsphinx.js';
 
 const RATE = 16000;
 
@@ -69,6 +69,28 @@ describe('decoder flags for narrowband calls', () => {
   it('replaces a flag already set and appends new ones', () => {
     assert.deepEqual(withFlags(['-lw', '5', '-remove_noise', 'no'], ['-lw', '7', '-upperf', '3500']), ['-lw', '7', '-remove_noise', 'no', '-upperf', '3500']);
     assert.deepEqual(withFlags(['-lw', '5'], []), ['-lw', '5']);
+    assert.deepEqual(withoutFlag(['-dither', 'yes', '-mllr', 'x', '-seed', '1'], '-mllr'), ['-dither', 'yes', '-seed', '1']);
+  });
+
+  it('adapt the acoustic model to the telephone channel with the MLLR file beside the source', () => {
+    const at = NARROWBAND_DECODER_ARGS.indexOf('-mllr');
+    assert.ok(at >= 0 && at % 2 === 0);
+    assert.equal(NARROWBAND_DECODER_ARGS[at + 1], NARROWBAND_MLLR_PATH);
+    // pocketsphinx's format (ps_mllr.c): classes, streams, then per stream its length n, the n x n
+    // matrix, the bias and the variance scales. One class (pocketsphinx applies only the first),
+    // the model's three 13-wide streams (feat.params -svspec 0-12/13-25/26-38).
+    const v = fs.readFileSync(NARROWBAND_MLLR_PATH, 'utf8').trim().split(/\s+/).map(Number);
+    assert.ok(v.every(Number.isFinite));
+    assert.deepEqual(v.slice(0, 3), [1, 3, 13]);
+    assert.equal(v.length, 2 + 3 * (1 + 13 * 13 + 13 + 13));
+    for (let f = 0; f < 3; f++) assert.equal(v[2 + f * 196], 13);
+  });
+
+  it('leave the MLLR file out for an acoustic model other than the default', () => {
+    const own = new PocketsphinxTranscriber({ modelDir: '/elsewhere' }) as unknown as { narrowbandArgs: string[] };
+    assert.deepEqual(own.narrowbandArgs, withoutFlag(NARROWBAND_DECODER_ARGS, '-mllr'));
+    const deflt = new PocketsphinxTranscriber() as unknown as { narrowbandArgs: string[] };
+    assert.deepEqual(deflt.narrowbandArgs, NARROWBAND_DECODER_ARGS);
   });
 });
 

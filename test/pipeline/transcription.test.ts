@@ -7,12 +7,14 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import {
+  NARROWBAND_DECODER_ARGS,
   PocketsphinxTranscriber,
   acousticConfidence,
   checkPocketsphinx,
   controlFile,
   controlPieces,
   parseHypseg,
+  withoutFlag,
 } from '../../src/pipeline/transcription/pocketsphinx.js';
 import { WhisperCppTranscriber, WhisperInitError, wordsFromWhisperSegments } from '../../src/pipeline/transcription/whisper.js';
 import { createTranscriber, type TranscriptionLog } from '../../src/pipeline/transcription/index.js';
@@ -129,6 +131,13 @@ describe('PocketsphinxTranscriber', () => {
     const text = async (t: PocketsphinxTranscriber, wav: string) => (await t.transcribe({ wavPath: wav, durationSeconds: clipEnd })).words.map((w) => w.word).join(' ');
     assert.equal(await text(odd, clips['mono16k.wav']), await text(plain, clips['mono16k.wav']));
     assert.notEqual(await text(odd, clips['phone8k.wav']), await text(plain, clips['phone8k.wav']));
+    // The telephone MLLR transform is applied to the telephone clip only: its words' times or
+    // acoustic confidences change (the clip's one word is heard either way).
+    const adapted = new PocketsphinxTranscriber();
+    const unadapted = new PocketsphinxTranscriber({ narrowbandArgs: withoutFlag(NARROWBAND_DECODER_ARGS, '-mllr') });
+    const words = async (t: PocketsphinxTranscriber, wav: string) => JSON.stringify((await t.transcribe({ wavPath: wav, durationSeconds: clipEnd })).words);
+    assert.equal(await words(adapted, clips['mono16k.wav']), await words(unadapted, clips['mono16k.wav']));
+    assert.notEqual(await words(adapted, clips['phone8k.wav']), await words(unadapted, clips['phone8k.wav']));
   });
 
   it('names the Debian packages when the binary is missing', async () => {

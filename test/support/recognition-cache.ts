@@ -4,8 +4,9 @@
 //
 // The key is everything the answer depends on: the decoded WAV's bytes, the utterances and the
 // vocabulary the pipeline hands the recogniser, the recogniser's provider and model, and the
-// recogniser's version and settings (a hash of src/pipeline/transcription/ and the decoder
-// arguments). A change to any of them misses the cache instead of publishing a stale figure.
+// recogniser's version and settings (a hash of src/pipeline/transcription/: its sources, word
+// lists and telephone MLLR transform; and the decoder arguments). A change to any of them misses
+// the cache instead of publishing a stale figure.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -22,7 +23,7 @@ export function sourceVersion(dirs: string[]): string {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) walk(full);
-      else if (entry.name.endsWith('.ts') || entry.name.endsWith('.txt')) hash.update(`${path.relative(projectRoot, full)}\n`).update(fs.readFileSync(full));
+      else if (['.ts', '.txt', '.mllr'].some((ext) => entry.name.endsWith(ext))) hash.update(`${path.relative(projectRoot, full)}\n`).update(fs.readFileSync(full));
     }
   };
   for (const d of dirs) walk(path.join(projectRoot, d));

@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { PIPELINE_SAMPLE_RATE, PipelineError, type Recognition, type RecognizedWord, type TimeRange, type Transcriber, type TranscriptionInput } from '../types.js';
 import { ChildProcessError, runChild } from '../audio/child.js';
 import { readWavInfo } from '../audio/decode.js';
@@ -83,22 +84,38 @@ export interface RecognitionStats {
 export const DEFAULT_DECODER_ARGS: readonly string[] = ['-remove_noise', 'no', '-lw', '5', '-fwdflatlw', '7', '-bestpathlw', '8'];
 
 /**
- * Flags for telephone-band calls (narrowband.ts detects them from the decoded speech). Upsampled
- * 8 kHz audio leaves the model's mel filters above 4 kHz (feat.params: 25 filters, 130-6800 Hz)
- * nearly empty, so their log energies ride on codec and resampling leakage; dither (+-1 LSB of
- * random noise, fixed seed so a call decodes the same every time) gives them a steady floor.
- * Measured by bench/fit-narrowband.ts, pooled WER on phone8k.wav, first pass + dictation pass, VAD
- * utterances, no call dictionary: corpus (12 calls, in-sample) 48.3 -> 46.4 % (575 -> 553 errors of
- * 1191 words; 7 calls better, 5 worse); dev dialogues (26, bench/dialogues minus HELD_OUT_IDS)
- * 50.0 -> 48.7 % (912 -> 887 errors of 1823 words; 15 better, 10 worse, 1 same).
- * Tried and worse on the corpus: matching the filterbank to the band (-upperf 3500 in feat.params:
- * 98.2 %, the model's cepstra no longer fit), the 0-4 kHz band mirrored above 4 kHz at -20 dB
- * (foldUpperBand, 50.3 %), white noise above 4.5 kHz at -40 dB re the loud speech frames (49.0 %).
+ * MLLR transform of the acoustic model to the telephone channel (narrowband.mllr beside this file,
+ * made by scripts/build-narrowband-adaptation.ts from Debian packages: other voices than the scored
+ * ones, rendered through the corpus's telephone channel). It fits Debian's en-us model only, so a
+ * configured modelDir other than the default does not get it.
+ */
+export const NARROWBAND_MLLR_PATH = path.join(path.dirname(fileURLToPath(import.meta.url)), 'narrowband.mllr');
+
+/**
+ * Flags for telephone-band calls (narrowband.ts detects them from the decoded speech): the model's
+ * MLLR transform to the telephone channel (NARROWBAND_MLLR_PATH), for both passes. Upsampled 8 kHz
+ * audio leaves the model's mel filters above 4 kHz (feat.params: 25 filters, 130-6800 Hz) nearly
+ * empty, so the cepstra of telephone speech sit away from the model's means; the transform moves
+ * the means there. Measured by bench/fit-narrowband.ts, pooled WER on phone8k.wav, first pass +
+ * dictation pass, VAD utterances, no call dictionary, the call language model: dev dialogues (26,
+ * bench/dialogues minus HELD_OUT_IDS) 41.9 -> 30.0 % (763 -> 547 errors of 1823 words); corpus
+ * (12 calls) 41.3 -> 33.7 % (492 -> 401 of 1191), both against the dither flags used before.
+ * Chosen on dev among: the recipe's plain transform 32.5 % (corpus 34.1), the transform with the
+ * adaptation voices cancelled (build-narrowband-adaptation.ts --mode channel) with dither 30.8 %
+ * (33.8), a second alignment round 31.1 %, and without dither (this) 30.0 %. The adaptation speech
+ * (38 min of espeak-ng, festival and Tux Paint readers) shares no voice and no text with the dev or
+ * corpus dialogues, so neither set is in-sample for the transform itself.
+ * Before MLLR, dither (-dither yes -seed 1: +-1 LSB of seeded noise as a floor for the empty
+ * filters) was the telephone setting: corpus (in-sample) 48.3 -> 46.4 %, dev 50.0 -> 48.7 % with
+ * the general language model. Tried and worse on the corpus then: matching the filterbank to the
+ * band (-upperf 3500 in feat.params: 98.2 %, the model's cepstra no longer fit), the 0-4 kHz band
+ * mirrored above 4 kHz at -20 dB (foldUpperBand, 50.3 %), white noise above 4.5 kHz at -40 dB re
+ * the loud speech frames (49.0 %).
  * Wideband calls never get these flags: every wideband file of the corpus and dev sets (mono16k.wav,
  * call.m4a/mp3/ogg/aac) has 1e-3 or more of its speech energy above 3.8 kHz, so their recognition
  * is unchanged.
  */
-export const NARROWBAND_DECODER_ARGS: readonly string[] = ['-dither', 'yes', '-seed', '1'];
+export const NARROWBAND_DECODER_ARGS: readonly string[] = ['-mllr', NARROWBAND_MLLR_PATH];
 /** Off: mirroring the band made telephone calls worse (above). */
 export const NARROWBAND_FOLD_GAIN = 0;
 
@@ -139,6 +156,11 @@ async function modelFor(hmmDir: string, args: readonly string[], dir: string): P
   }
   await fsp.writeFile(path.join(variant, 'feat.params'), split.featParams);
   return { hmmDir: variant, args: split.args };
+}
+
+/** `args` (name/value pairs) without the flag `name`. */
+export function withoutFlag(args: readonly string[], name: string): string[] {
+  return args.flatMap((v, i) => (i % 2 === 0 ? (v === name ? [] : [v, args[i + 1]]) : []));
 }
 
 /** `base` with every flag of `extra` set to extra's value (replaced in place, or appended). */
@@ -218,7 +240,7 @@ export class PocketsphinxTranscriber implements Transcriber {
     this.binary = cfg.binary ?? DEFAULT_POCKETSPHINX_BINARY;
     this.modelDir = cfg.modelDir ?? DEFAULT_POCKETSPHINX_MODEL_DIR;
     this.decoderArgs = cfg.decoderArgs ?? DEFAULT_DECODER_ARGS;
-    this.narrowbandArgs = cfg.narrowbandArgs ?? NARROWBAND_DECODER_ARGS;
+    this.narrowbandArgs = cfg.narrowbandArgs ?? (this.modelDir === DEFAULT_POCKETSPHINX_MODEL_DIR ? NARROWBAND_DECODER_ARGS : withoutFlag(NARROWBAND_DECODER_ARGS, '-mllr'));
     this.narrowbandFoldGain = cfg.narrowbandFoldGain ?? NARROWBAND_FOLD_GAIN;
     this.perSecondMs = cfg.timeoutMsPerAudioSecond ?? 3000;
     this.baseMs = cfg.timeoutBaseMs ?? 60_000;
