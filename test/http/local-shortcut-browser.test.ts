@@ -6,39 +6,13 @@
 // browsers (curl, mobile apps, the tests) send neither Origin nor Sec-Fetch-Site and are unaffected.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { startTestService, type TestService } from '../support/service.js';
 import { pcmWavHeader } from '../support/wav.js';
-
-interface Raw {
-  status: number;
-  body: any;
-}
+import { rawRequest, type RawResponse } from '../support/raw-http.js';
 
 /** A request with exactly the headers given (fetch does not let a test choose Host). */
-function raw(t: TestService, method: string, path: string, headers: Record<string, string>, body?: { type: string; data: Buffer }): Promise<Raw> {
-  const u = new URL(t.url);
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      { host: u.hostname, port: u.port, method, path, headers: { ...headers, ...(body ? { 'content-type': body.type, 'content-length': String(body.data.length) } : {}) } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let parsed: unknown = text;
-          try {
-            parsed = text ? JSON.parse(text) : null;
-          } catch {
-            /* not JSON */
-          }
-          resolve({ status: res.statusCode ?? 0, body: parsed });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(body?.data);
-  });
+function raw(t: TestService, method: string, path: string, headers: Record<string, string>, body?: { type: string; data: Buffer }): Promise<RawResponse> {
+  return rawRequest(t.url, { method, path, headers: body ? { ...headers, 'content-type': body.type } : headers, body: body?.data });
 }
 
 /** A one-second silent WAV as a browser's FormData would send it. */

@@ -9,9 +9,9 @@ import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
 import { dbModes, startTestService, tempDir, TestIdp, type TestService } from '../support/service.js';
+import { rawRequest, type RawResponse } from '../support/raw-http.js';
 
 const modes = await dbModes();
 const CRLF = '\r\n';
@@ -51,35 +51,9 @@ function multipart(boundary: string, parts: Part[]): Buffer {
   return Buffer.concat(chunks);
 }
 
-interface RawResponse {
-  status: number;
-  body: any;
-}
-
 /** Sends the bytes unchanged with the given Content-Type (node's fetch would not let us choose). */
 function send(url: string, token: string, contentType: string, body: Buffer, extraHeaders: Record<string, string> = {}): Promise<RawResponse> {
-  const u = new URL('/api/calls/analyze', url);
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      { host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': contentType, 'content-length': String(body.length), ...extraHeaders } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let parsed: unknown = text;
-          try {
-            parsed = JSON.parse(text);
-          } catch {
-            /* not JSON */
-          }
-          resolve({ status: res.statusCode ?? 0, body: parsed });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
+  return rawRequest(url, { method: 'POST', path: '/api/calls/analyze', headers: { authorization: `Bearer ${token}`, 'content-type': contentType, ...extraHeaders }, body });
 }
 
 const okhttpBoundary = () => crypto.randomUUID();
