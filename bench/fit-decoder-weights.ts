@@ -17,6 +17,7 @@ import { decodeAudio } from '../src/pipeline/audio/decode.js';
 import { DEFAULT_DECODER_ARGS, PocketsphinxTranscriber } from '../src/pipeline/transcription/pocketsphinx.js';
 import { corpusFile, corpusIds, loadScorer, loadTruth } from '../test/support/corpus.js';
 import { cachingTranscriber } from '../test/support/recognition-cache.js';
+import { PooledWordErrors, wordErrors } from './support/word-errors.js';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(name);
@@ -61,20 +62,17 @@ async function main(): Promise<void> {
     for (const setting of candidates()) {
       const decoderArgs = toArgs(setting);
       const transcriber = cachingTranscriber(new PocketsphinxTranscriber({ decoderArgs, timeoutMsPerAudioSecond: 60_000 }), { settings: decoderArgs });
-      let errors = 0;
-      let refWords = 0;
+      const pooled = new PooledWordErrors();
       const wers: number[] = [];
       for (const id of ids) {
         const truth = loadTruth(id);
         const audio = decoded.get(id)!;
         const r = await transcriber.transcribe({ wavPath: audio.wavPath, durationSeconds: audio.durationSeconds });
-        const text = r.words.map((w) => w.word).join(' ');
-        const score = scorer.scoreTranscript(truth, { segments: [{ speakerId: 'S0', startSeconds: 0, endSeconds: truth.durationSeconds, text }], speakers: [{ speakerId: 'S0', role: 'UNKNOWN' }] });
-        errors += score.details.words.errors;
-        refWords += score.details.words.refWords;
-        wers.push(score.wer);
+        const e = wordErrors(scorer, truth, r.words);
+        pooled.add(e);
+        wers.push(e.wer);
       }
-      const row = { setting, pooled: errors / refWords, mean: wers.reduce((a, b) => a + b, 0) / wers.length };
+      const row = { setting, pooled: pooled.errors / pooled.refWords, mean: wers.reduce((a, b) => a + b, 0) / wers.length };
       rows.push(row);
       console.log(`| \`${decoderArgs.join(' ')}\` | ${(100 * row.pooled).toFixed(1)} | ${(100 * row.mean).toFixed(1)} |`);
     }

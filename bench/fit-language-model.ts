@@ -19,6 +19,7 @@ import { CALL_PHRASES_PATH, phraseSentences } from '../src/pipeline/transcriptio
 import { corpusDir, corpusFile, corpusIds, loadScorer, loadTruth, projectRoot } from '../test/support/corpus.js';
 import { cachingTranscriber } from '../test/support/recognition-cache.js';
 import { analysisDialoguesDir, devIds } from './support/analysis-sets.js';
+import { PooledWordErrors, wordErrors } from './support/word-errors.js';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(name);
@@ -94,17 +95,12 @@ async function main(): Promise<void> {
   for (const m of models) {
     const lmHash = m.name === 'general' ? 'general' : crypto.createHash('sha256').update(fs.readFileSync(path.join(m.dir, 'en-us.lm.bin'))).digest('hex').slice(0, 16);
     const transcriber = cachingTranscriber(new PocketsphinxTranscriber({ modelDir: m.dir, languageModel: 'general', timeoutMsPerAudioSecond: 60_000 }), { settings: [...DEFAULT_DECODER_ARGS, `lm:${lmHash}`] });
-    const pooled: Record<string, { errors: number; ref: number }> = { corpus: { errors: 0, ref: 0 }, dev: { errors: 0, ref: 0 } };
+    const pooled: Record<string, PooledWordErrors> = { corpus: new PooledWordErrors(), dev: new PooledWordErrors() };
     for (const c of calls) {
       const r = await transcriber.transcribe({ wavPath: c.wavPath, durationSeconds: c.durationSeconds });
-      const text = r.words.map((w) => w.word).join(' ');
-      const duration = (c.truth as { durationSeconds: number }).durationSeconds;
-      const score = scorer.scoreTranscript(c.truth, { segments: [{ speakerId: 'S0', startSeconds: 0, endSeconds: duration, text }], speakers: [{ speakerId: 'S0', role: 'UNKNOWN' }] });
-      pooled[c.set].errors += score.details.words.errors;
-      pooled[c.set].ref += score.details.words.refWords;
+      pooled[c.set].add(wordErrors(scorer, c.truth, r.words));
     }
-    const pct = (s: { errors: number; ref: number }) => (s.ref ? ((100 * s.errors) / s.ref).toFixed(1) : 'n/a');
-    console.log(`| ${m.name} | ${pct(pooled.corpus)} | ${pct(pooled.dev)} |`);
+    console.log(`| ${m.name} | ${pooled.corpus.percent()} | ${pooled.dev.percent()} |`);
   }
   fs.rmSync(work, { recursive: true, force: true });
 }

@@ -20,6 +20,7 @@ import { PocketsphinxTranscriber } from '../src/pipeline/transcription/pocketsph
 import { corpusIds, loadScorer, projectRoot, type Truth } from '../test/support/corpus.js';
 import { cachingTranscriber } from '../test/support/recognition-cache.js';
 import { devIds } from './support/analysis-sets.js';
+import { PooledWordErrors, wordErrors } from './support/word-errors.js';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(name);
@@ -46,19 +47,15 @@ try {
       const t = cachingTranscriber(new PocketsphinxTranscriber({ narrowbandArgs, narrowbandFoldGain: fold, timeoutMsPerAudioSecond: 60_000 }), {
         settings: ['narrowband', ...narrowbandArgs, 'fold', String(fold)],
       });
-      let errors = 0;
-      let refWords = 0;
+      const pooled = new PooledWordErrors();
       const t0 = Date.now();
       for (const id of ids) {
         const truth: Truth = JSON.parse(fs.readFileSync(path.join(outDir, id, 'truth.json'), 'utf8'));
         const a = decoded.get(id)!;
         const r = await t.transcribe({ wavPath: a.wavPath, durationSeconds: a.durationSeconds, utterances: a.utterances });
-        const text = r.words.map((w) => w.word).join(' ');
-        const score = scorer.scoreTranscript(truth, { segments: [{ speakerId: 'S0', startSeconds: 0, endSeconds: truth.durationSeconds, text }], speakers: [{ speakerId: 'S0', role: 'UNKNOWN' }] });
-        errors += score.details.words.errors;
-        refWords += score.details.words.refWords;
+        pooled.add(wordErrors(scorer, truth, r.words));
       }
-      console.log(`${set} ${tier} (${ids.length} calls) narrowband [${narrowbandArgs.join(' ')}] fold ${fold}: pooled WER ${((100 * errors) / refWords).toFixed(1)} % (${errors}/${refWords}), ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+      console.log(`${set} ${tier} (${ids.length} calls) narrowband [${narrowbandArgs.join(' ')}] fold ${fold}: pooled WER ${pooled.percent()} % (${pooled.errors}/${pooled.refWords}), ${((Date.now() - t0) / 1000).toFixed(0)} s`);
     }
   }
 } finally {

@@ -13,6 +13,7 @@ import { PocketsphinxTranscriber } from '../src/pipeline/transcription/pocketsph
 import { namesToWords } from '../src/pipeline/transcription/dictionary.js';
 import { corpusFile, corpusIds, loadScorer, loadTruth } from '../test/support/corpus.js';
 import { cachingTranscriber } from '../test/support/recognition-cache.js';
+import { wordErrors } from './support/word-errors.js';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(name);
@@ -47,7 +48,7 @@ for (const tier of tiers) {
       const text = r.words.map((w) => w.word.toLowerCase()).join(' ');
       const hits = spoken.filter((w) => new RegExp(`\\b${w}\\b`).test(text));
       results.push(`${hits.length}/${spoken.length}`);
-      const wer = scorer.scoreTranscript(truth, { segments: [{ speakerId: 'S0', startSeconds: 0, endSeconds: truth.durationSeconds, text }], speakers: [{ speakerId: 'S0', role: 'UNKNOWN' }] }).wer;
+      const wer = wordErrors(scorer, truth, r.words).wer;
       wers[vocabulary ? 1 : 0].push(wer);
       if (vocabulary) after += hits.length;
       else before += hits.length;
