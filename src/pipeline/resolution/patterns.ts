@@ -217,17 +217,16 @@ function answersWithOwnName(tokens: string[], hit: NameHit, spec: NameSpec): boo
 }
 
 /**
- * Claims made by one speaker's utterances (in time order), which supplied names the speaker said,
- * and in which of its utterances (`referencedIn`, utterance indices per name).
+ * Claims made by one speaker's utterances (in time order), and which supplied names the speaker
+ * said in which of its utterances (`referencedIn`, utterance indices per name).
  * `opening`: indices of this speaker's utterances among the first turns of the call.
  */
 export function claimsOfSpeaker(
   utterances: string[],
   specs: NameSpecs,
   opening: ReadonlySet<number> = new Set(),
-): { claims: TextClaim[]; references: Set<NameOwner>; referencedIn: Map<NameOwner, number[]> } {
+): { claims: TextClaim[]; referencedIn: Map<NameOwner, number[]> } {
   const claims: TextClaim[] = [];
-  const references = new Set<NameOwner>();
   const referencedIn = new Map<NameOwner, number[]>();
   utterances.forEach((text, u) => {
     const tokens = wordsOf(text);
@@ -240,7 +239,6 @@ export function claimsOfSpeaker(
       const ctx = opening.has(u) && answersWithOwnName(tokens, hit, spec) ? 'self' : contextOf(tokens, hit.start, hit.end, { orgName: !spec.personLike, firstTurn: u === 0, vocative: true });
       if (ctx === 'skip') continue;
       if (spec.commonWords && ctx === 'self' && (tokens[hit.start - 1] === "i'm" || tokens[hit.start - 1] === 'im')) continue;
-      references.add(hit.who);
       referencedIn.set(hit.who, [...(referencedIn.get(hit.who) ?? []), u]);
       if (hit.possessive) continue; // "Maria's car": about her, not to or from her
       if (ctx === 'self' || ctx === 'address') {
@@ -271,7 +269,7 @@ export function claimsOfSpeaker(
       else if (ctx === 'address' && !answering) claims.push({ kind: 'unknownName', about: 'other', role: 'CONTACT', utterance: u });
     });
   });
-  return { claims, references, referencedIn };
+  return { claims, referencedIn };
 }
 
 // Things only a caller says; they veto the looser answering forms ("Hello, this is the fraud team
