@@ -11,6 +11,10 @@ export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
   let parsed = ipaddr.parse(address);
   if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  // IPv4-compatible addresses (::/96, deprecated by RFC 4291) carry an IPv4 address in their last
+  // 32 bits, and ipaddr.js calls them unicast: ::7f00:1 is 127.0.0.1, ::a9fe:a9fe the cloud
+  // metadata address. No public service is reached that way, so the whole block is refused.
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).parts.slice(0, 6).every((p) => p === 0)) return false;
   // Everything else (private, loopback, linkLocal, uniqueLocal, carrierGradeNat, multicast,
   // reserved, unspecified, 6to4/teredo relays...) is refused.
   return parsed.range() === 'unicast';
