@@ -142,6 +142,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         await server?.close();
         await queue.stop(config.serviceEnv === 'test' ? 5 : 30);
         await pipeline.analyzer.close?.();
+        await pipeline.diarizer.close?.();
         await database.close();
       },
     };

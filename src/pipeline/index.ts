@@ -3,7 +3,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { createTranscriber } from './transcription/index.js';
-import { createDiarizer } from './diarization/index.js';
+import { ThreadedDiarizer } from './diarization/threaded.js';
 import { createAnalyzer } from './analysis/index.js';
 import { createSpeakerEmbedder, EMBEDDED_PROVIDER } from './voice/embedder.js';
 import { DEFAULT_VOICE_MATCH_THRESHOLD } from './voice/match.js';
@@ -52,7 +52,8 @@ export async function createPipeline(config: Config, log: Logger): Promise<Pipel
   }
   return {
     transcriber,
-    diarizer: createDiarizer(),
+    // Off the event loop, one thread per concurrent job (src/pipeline/diarization/threaded.ts).
+    diarizer: new ThreadedDiarizer(Math.max(1, config.worker.concurrency)),
     analyzer,
     embedder,
     voiceMatchThreshold: config.voice.matchThreshold ?? DEFAULT_VOICE_MATCH_THRESHOLD,

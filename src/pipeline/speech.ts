@@ -119,11 +119,12 @@ export function assertSpeechFound(recognition: Recognition): void {
 }
 
 /** Diarization: the recognised words attributed to speakers. */
-export async function diarizeSpeech(pipeline: Pipeline, audio: DecodedAudio, recognition: Recognition): Promise<Diarization> {
+export async function diarizeSpeech(pipeline: Pipeline, audio: DecodedAudio, recognition: Recognition, signal?: AbortSignal): Promise<Diarization> {
   try {
-    return await pipeline.diarizer.diarize(audio, recognition.words);
+    return await pipeline.diarizer.diarize(audio, recognition.words, signal);
   } catch (err) {
-    if (err instanceof PipelineError) throw err;
+    // An aborted job (shutdown, time limit) is not a diarization failure: the job runner decides.
+    if (err instanceof PipelineError || signal?.aborted) throw err;
     throw new PipelineError('diarization_failed', (err as Error).message);
   }
 }

@@ -91,7 +91,10 @@ export interface Diarization {
 export interface Diarizer {
   readonly provider: string;
   readonly model: string;
-  diarize(audio: DecodedAudio, words: RecognizedWord[]): Promise<Diarization>;
+  /** `signal` ends the work when the job is aborted (shutdown, time limit); diarizers that cannot stop ignore it. */
+  diarize(audio: DecodedAudio, words: RecognizedWord[], signal?: AbortSignal): Promise<Diarization>;
+  /** Ends the diarizer's worker threads (if it has any). */
+  close?(): Promise<void>;
 }
 
 /** A fixed-length speaker vector from speech audio. */

@@ -14,7 +14,7 @@ export const diarize = defineStage({
   async run(ctx) {
     const { recognition } = ctx.output(transcribe);
     const audio = await ctx.audio();
-    const diarization: Diarization = await ctx.time('diarize', () => diarizeSpeech(ctx.deps.pipeline, audio, recognition));
+    const diarization: Diarization = await ctx.time('diarize', () => diarizeSpeech(ctx.deps.pipeline, audio, recognition, ctx.job.signal));
     return { output: diarization, event: { speakers: diarization.speakers.length, model: diarization.model, ms: ctx.timings.diarize } };
   },
 });
