@@ -202,11 +202,12 @@ const BENCHES: Bench[] = [
   { name: 'pipeline', kind: 'writes', args: ['bench/pipeline.ts'], report: 'pipeline.md', speed: true, dataset: 'corpus calls and an 8 s clip', sample: 'not-applicable' },
   { name: 'object-storage', kind: 'writes', args: ['--expose-gc', 'bench/object-storage.ts'], report: 'object-storage.md', speed: true, dataset: 'generated blobs', sample: 'not-applicable' },
   { name: 'analysis-stall', kind: 'writes', args: ['bench/analysis-stall.ts'], report: 'analysis-stall.md', speed: true, dataset: 'a synthetic 3-hour transcript of corpus sentences', sample: 'not-applicable' },
+  { name: 'processing-stall', kind: 'writes', args: ['bench/processing-stall.ts'], report: 'processing-stall.md', speed: true, dataset: 'a corpus call looped to 5 minutes', sample: 'not-applicable' },
   { name: 'console', kind: 'writes', args: ['bench/console.ts'], report: 'console.md', speed: true, dataset: 'a seeded 3-hour call', sample: 'not-applicable' },
 ];
 
 /** Order of the sections in docs/benchmarks.md (speed.md is prose that introduces the speed reports). */
-const ORDER = ['speech.md', 'e2e-thresholds.md', 'diarization.md', 'diarization-asr.md', 'names.md', 'language-model.md', 'analysis.md', 'voice-real.md', 'voice.md', 'voice-lda.md', 'voice-fused.md', 'speed.md', 'http.md', 'growth.md', 'upload.md', 'pipeline.md', 'search.md', 'object-storage.md', 'long-calls.md', 'analysis-stall.md', 'console.md'];
+const ORDER = ['speech.md', 'e2e-thresholds.md', 'diarization.md', 'diarization-asr.md', 'names.md', 'language-model.md', 'analysis.md', 'voice-real.md', 'voice.md', 'voice-lda.md', 'voice-fused.md', 'speed.md', 'http.md', 'growth.md', 'upload.md', 'pipeline.md', 'search.md', 'object-storage.md', 'long-calls.md', 'analysis-stall.md', 'processing-stall.md', 'console.md'];
 
 const dir = path.join(projectRoot, 'docs/bench');
 
