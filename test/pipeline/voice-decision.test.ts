@@ -89,16 +89,18 @@ test('frame summaries: cepstral means and deviations, delta deviations, pitch me
   assert.deepEqual([...v1Features({ cep, logF0 })], [...Array.from({ length: 16 }, (_, k) => k + 1), 5]);
 });
 
-test("VOICE_EMBEDDING_PROVIDER=embedded-lda selects the fitted model, 'embedded-fused' the fused decision; 'embedded' stays the statistics embedder", async () => {
+test("VOICE_EMBEDDING_PROVIDER=embedded (and its earlier name embedded-fused) is the fused decision; 'embedded-stats' the statistics embedder, 'embedded-lda' the fitted model alone", async () => {
   assert.equal((await createSpeakerEmbedder({ provider: 'embedded-lda' })).provider, VOICE_MODEL.id);
-  const fused = await createSpeakerEmbedder({ provider: 'embedded-fused' });
-  assert.equal(fused.provider, FUSED_PROVIDER);
-  assert.equal(fused.normalization, VOICE_MODEL, 'the fitted model decides');
-  assert.deepEqual(fused.fusion, { fittedDim: VOICE_MODEL.projection.length, gate: FUSED_V1_GATE });
-  const plain = await createSpeakerEmbedder({ provider: 'embedded' });
-  assert.equal(plain.provider, EMBEDDED_PROVIDER);
+  for (const provider of ['embedded', 'embedded-fused'] as const) {
+    const fused = await createSpeakerEmbedder({ provider });
+    assert.equal(fused.provider, FUSED_PROVIDER, provider);
+    assert.equal(fused.normalization, VOICE_MODEL, 'the fitted model decides');
+    assert.deepEqual(fused.fusion, { fittedDim: VOICE_MODEL.projection.length, gate: FUSED_V1_GATE });
+  }
+  assert.equal(EMBEDDED_PROVIDER, FUSED_PROVIDER);
+  const plain = await createSpeakerEmbedder({ provider: 'embedded-stats' });
   assert.equal(plain.provider, V1_PROVIDER);
-  assert.equal(plain.normalization, undefined, 'the default embedder keeps raw cosine scores');
+  assert.equal(plain.normalization, undefined, 'the statistics embedder keeps raw cosine scores');
   assert.equal(plain.fusion, undefined);
   // Profiles of each embedder are of another provider than the others': never scored by another.
   assert.notEqual(V1_PROVIDER, FUSED_PROVIDER);
