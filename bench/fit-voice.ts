@@ -54,7 +54,10 @@ let KIND: StatisticsKind = (process.env.VOICE_FIT_KIND as StatisticsKind) ?? 'ms
 // The gate applied first (issue 27, making the fused decision the default): a party under the gate
 // is no rival for the margin. Why: on the synthetic phone8k calls v4 scores the kal16 profile against
 // the male rms / awb telephone parties at 2.6-5.7 (its owner 4.0-4.8) while the default embedder
-// scores them 0.49-0.72, under the gate: as rivals they hid the owner (8 of 72 missed). `--fused` of
+// scores them 0.49-0.72, under the gate: as rivals they hid the owner (8 of 72 missed). Every
+// synthetic owner's own phone8k score against its wideband profile is 3.6-11.9, above the threshold:
+// v4's telephone-band margin was not the cause. (A debugging run over the corpus calls with
+// FusedStatsEmbedder, normalizedScores and scoreSpeakers per part; not kept as a script.) `--fused` of
 // 2026-11-26 on the 45 training speakers of today (the 38 + 7 Tux Paint readers; 741480 owner-present
 // / 2033544 owner-absent trials), gate 0.8, v4's threshold 2.8 and margin 1.2:
 //   veto (as first built)  owner named 42.8 % (317312), wrong 0.03 % (201), named when absent 0.70 % (14324)
