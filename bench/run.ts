@@ -178,7 +178,7 @@ const BENCHES: Bench[] = [
   { name: 'analysis', kind: 'writes', args: ['bench/analysis.ts', '--asr'], report: 'analysis.md', frame: ANALYSIS_FRAME, dataset: 'corpus dialogues and the dialogue sets of bench/analysis.ts', sample: 'in-sample' },
   { name: 'voice-real', kind: 'writes', args: ['bench/voice-real.ts'], report: 'voice-real.md', dataset: 'real-voice recordings (bench/voice-real.ts)', sample: 'held-out' },
   { name: 'voice', kind: 'writes', args: ['bench/voice.ts'], report: 'voice.md', dataset: SYNTHETIC, sample: 'in-sample' },
-  // The opt-in embedders on the same synthetic trials (bench/voice-real.ts points at these reports).
+  // The fitted embedder alone (opt-in) and the fused decision (the default) on the same synthetic trials (bench/voice-real.ts points at these reports).
   { name: 'voice-lda', kind: 'writes', args: ['bench/voice.ts', '--embedder', 'v4'], report: 'voice-lda.md', dataset: SYNTHETIC, sample: 'in-sample' },
   { name: 'voice-fused', kind: 'writes', args: ['bench/voice.ts', '--embedder', 'fused'], report: 'voice-fused.md', dataset: SYNTHETIC, sample: 'in-sample' },
   {

@@ -91,7 +91,7 @@ export interface Config {
     sampleMinSeconds: number;
     sampleMaxSeconds: number;
     sampleMaxSizeMb: number;
-    provider: 'embedded' | 'embedded-fused' | 'embedded-lda' | 'onnx';
+    provider: 'embedded' | 'embedded-fused' | 'embedded-stats' | 'embedded-lda' | 'onnx';
     modelPath: string | null;
     /** Downloaded once into DATA_DIR/models when the model file is missing (docs/voice-embedders.md). */
     modelUrl: string | null;
@@ -323,7 +323,7 @@ export function loadConfig(env: Env = process.env): Config {
       sampleMinSeconds: voiceMin,
       sampleMaxSeconds: voiceMax,
       sampleMaxSizeMb: int(env, 'SERVICE_VOICE_SAMPLE_MAX_SIZE_MB', 10, 1, 1024),
-      provider: oneOf(env, 'VOICE_EMBEDDING_PROVIDER', ['embedded', 'embedded-fused', 'embedded-lda', 'onnx'] as const, 'embedded'),
+      provider: oneOf(env, 'VOICE_EMBEDDING_PROVIDER', ['embedded', 'embedded-fused', 'embedded-stats', 'embedded-lda', 'onnx'] as const, 'embedded'),
       modelPath: str(env, 'VOICE_EMBEDDING_MODEL_PATH'),
       modelUrl: url(env, 'VOICE_EMBEDDING_MODEL_URL', null),
       modelSha256: sha256Hex(env, 'VOICE_EMBEDDING_MODEL_SHA256'),

@@ -5,7 +5,7 @@ import type { Config } from '../config.js';
 import { createTranscriber } from './transcription/index.js';
 import { ThreadedDiarizer } from './diarization/threaded.js';
 import { createAnalyzer } from './analysis/index.js';
-import { createSpeakerEmbedder, EMBEDDED_PROVIDER } from './voice/embedder.js';
+import { createSpeakerEmbedder, V1_PROVIDER } from './voice/embedder.js';
 import { DEFAULT_VOICE_MATCH_THRESHOLD } from './voice/match.js';
 import type { Analyzer, Diarizer, SpeakerEmbedder, Transcriber } from './types.js';
 
@@ -45,9 +45,10 @@ export async function createPipeline(config: Config, log: Logger): Promise<Pipel
     log.warn({ err: (err as Error).message }, 'voice embedding provider unavailable; using the embedded extractor');
     embedder = await createSpeakerEmbedder({ provider: 'embedded' });
   }
-  if (embedder.provider !== EMBEDDED_PROVIDER && !embedder.normalization && config.voice.matchThreshold === null) {
-    // The default threshold is calibrated for the embedded statistics embedder (docs/bench/voice.md);
-    // a neural model's scores sit elsewhere, so its operator has to calibrate one (docs/voice-embedders.md).
+  if (embedder.provider !== V1_PROVIDER && !embedder.normalization && config.voice.matchThreshold === null) {
+    // The default threshold is calibrated for the statistics embedder's raw cosines (docs/bench/voice.md)
+    // and the fitted ones map their own threshold onto it (normalization); a neural model's scores sit
+    // elsewhere, so its operator has to calibrate one (docs/voice-embedders.md).
     log.warn({ provider: embedder.provider, threshold: DEFAULT_VOICE_MATCH_THRESHOLD }, 'VOICE_MATCH_THRESHOLD is not set: the default is calibrated for the embedded embedder, not this model');
   }
   return {

@@ -15,7 +15,7 @@ import { Value } from '@sinclair/typebox/value';
 import { Transcript } from '../../src/domain/transcript.js';
 import type { Recognition } from '../../src/pipeline/types.js';
 import { readWavMono } from '../../src/pipeline/audio/decode.js';
-import { FusedStatsEmbedder, serializeEmbedding } from '../../src/pipeline/voice/embedder.js';
+import { MfccStatsEmbedder, serializeEmbedding } from '../../src/pipeline/voice/embedder.js';
 import { corpusFile, loadScorer, loadTruth, type Truth } from '../support/corpus.js';
 import { startTestService, tempDir, TestIdp, uploadForm, type TestService, waitForCallSettled } from '../support/service.js';
 import { harvardText, voiceSample, type FliteVoice } from '../support/voices.js';
@@ -232,16 +232,17 @@ describe(`voice matching end to end (${CALL}, embedded PostgreSQL, real pipeline
     assertNoProfile(results.none);
   });
 
-  test('a profile of the opt-in fused embedder is never scored by the default: NO_PROFILE, and the status asks for a new sample', async () => {
+  test('a profile of the statistics embedder (the default before issue 27) is never scored by the default: NO_PROFILE, and the status asks for a new sample', async () => {
     assert.ok(present, 'the upload test enrolled the user');
     const me = (await t.request('GET', '/api/users/me', { token: present })).body;
     const db = t.service.ctx.database.db;
-    // The user's own voice as VOICE_EMBEDDING_PROVIDER=embedded-fused stores it (both vectors, another provider id).
+    // The user's own voice as the statistics embedder stored it before the fused decision became the
+    // default (or as VOICE_EMBEDDING_PROVIDER=embedded-stats stores it): another provider id.
     const sample = voiceSample(dir, userVoice, { seconds: 15, textOffset: 0 });
     const { samples, sampleRate } = await readWavMono(sample);
-    const fused = new FusedStatsEmbedder();
-    assert.notEqual(fused.provider, t.service.pipeline.embedder.provider);
-    await db.updateTable('voiceProfiles').set({ provider: fused.provider, embedding: serializeEmbedding(await fused.embed(samples, sampleRate)) }).where('userId', '=', me.id).execute();
+    const stats = new MfccStatsEmbedder();
+    assert.notEqual(stats.provider, t.service.pipeline.embedder.provider);
+    await db.updateTable('voiceProfiles').set({ provider: stats.provider, embedding: serializeEmbedding(await stats.embed(samples, sampleRate)) }).where('userId', '=', me.id).execute();
     assert.equal((await t.request('GET', '/api/users/me/voice-profile/status', { token: present })).body.status, 'REENROLLMENT_REQUIRED');
     results.older = await finish(present, await uploadCall(present));
     assertNoProfile(results.older);

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { dbModes, startTestService, tempDir, TestIdp, uploadForm, type TestService } from '../support/service.js';
 import { voiceSample } from '../support/voices.js';
-import { EMBEDDED_PROVIDER, FEATURE_DIM, FUSED_PROVIDER, FusedStatsEmbedder, deserializeEmbedding, serializeEmbedding } from '../../src/pipeline/voice/embedder.js';
+import { EMBEDDED_PROVIDER, FEATURE_DIM, FUSED_PROVIDER, FusedStatsEmbedder, V1_PROVIDER, deserializeEmbedding, serializeEmbedding } from '../../src/pipeline/voice/embedder.js';
 
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const CREATED_FIELDS = ['consentVersion', 'createdAt', 'provider', 'sampleDurationSeconds', 'status'];
@@ -133,8 +133,9 @@ for (const mode of await dbModes()) {
       assert.equal(row.status, 'ACTIVE');
       assert.equal(row.consentVersion, 'v7');
       assert.equal(row.provider, EMBEDDED_PROVIDER);
+      assert.equal(EMBEDDED_PROVIDER, FUSED_PROVIDER, 'the default stores the fused profile');
       assert.equal(row.sampleDurationSeconds, 8);
-      assert.equal(deserializeEmbedding(row.embedding).length, FEATURE_DIM, 'an opaque embedding is stored');
+      assert.equal(deserializeEmbedding(row.embedding).length, new FusedStatsEmbedder().dimension, 'an opaque embedding is stored');
 
       // The sample went through the blob store under the user's voice-samples folder, and is gone.
       const keys = written.filter((k) => k.startsWith(`users/${ids.a}/`));
@@ -193,19 +194,19 @@ for (const mode of await dbModes()) {
       assert.equal((await rows(ids.b)).length, 1);
     });
 
-    test('a profile of the opt-in fused embedder, under the default, is REENROLLMENT_REQUIRED; a new sample makes it ACTIVE', async () => {
+    test('a profile of the statistics embedder (the default before issue 27) is REENROLLMENT_REQUIRED; a new sample makes it ACTIVE', async () => {
       const [before] = await rows(ids.b);
-      // What an installation with VOICE_EMBEDDING_PROVIDER=embedded-fused stored: both vectors under the fused id.
-      await db().updateTable('voiceProfiles').set({ provider: FUSED_PROVIDER, embedding: serializeEmbedding(new Float32Array(new FusedStatsEmbedder().dimension).fill(0.25)) }).where('userId', '=', ids.b).execute();
+      // What an installation stored before the fused decision became the default: the statistics vector under its id.
+      await db().updateTable('voiceProfiles').set({ provider: V1_PROVIDER, embedding: serializeEmbedding(new Float32Array(FEATURE_DIM).fill(0.25)) }).where('userId', '=', ids.b).execute();
       const s = await status('b');
       assert.equal(s.status, 200);
-      assert.deepEqual(s.body, { status: 'REENROLLMENT_REQUIRED', provider: FUSED_PROVIDER, consentVersion: 'v7', createdAt: before.createdAt.toISOString() });
+      assert.deepEqual(s.body, { status: 'REENROLLMENT_REQUIRED', provider: V1_PROVIDER, consentVersion: 'v7', createdAt: before.createdAt.toISOString() });
       const r = await upload('b', samples.wav, 'audio/wav');
       assert.equal(r.status, 201, r.text);
       assert.equal(r.body.provider, EMBEDDED_PROVIDER);
       assert.deepEqual((await status('b')).body, { status: 'ACTIVE', provider: EMBEDDED_PROVIDER, consentVersion: 'v7', createdAt: r.body.createdAt });
       const [row] = await rows(ids.b);
-      assert.equal(deserializeEmbedding(row.embedding).length, FEATURE_DIM);
+      assert.equal(deserializeEmbedding(row.embedding).length, new FusedStatsEmbedder().dimension);
     });
 
     test('DELETE is 204 with no body, then status is MISSING, and DELETE again is 204', async () => {

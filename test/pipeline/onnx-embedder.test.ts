@@ -437,6 +437,16 @@ test('a configured model that cannot be had: the pipeline logs why and keeps the
   assert.match(warning.err ?? '', /model file not found/);
 });
 
+test('the built-in providers need no VOICE_MATCH_THRESHOLD: the default is calibrated for them (no warning)', async () => {
+  for (const provider of ['embedded', 'embedded-stats', 'embedded-lda'] as const) {
+    const lines: Array<{ msg: string }> = [];
+    const log = pino({ level: 'warn' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const pipeline = await createPipeline(loadConfig({ SERVICE_ENV: 'test', DATA_DIR: tmp, VOICE_EMBEDDING_PROVIDER: provider }), log);
+    assert.ok(pipeline.embedder.provider.startsWith('embedded-'), provider);
+    assert.deepEqual(lines.filter((l) => l.msg.startsWith('VOICE_MATCH_THRESHOLD is not set')), [], provider);
+  }
+});
+
 test('configuration: VOICE_EMBEDDING_MODEL_URL must be a URL, VOICE_EMBEDDING_MODEL_SHA256 a sha256; the model folder is DATA_DIR/models', () => {
   const c = loadConfig({ DATA_DIR: '/tmp/cas-onnx-config', VOICE_EMBEDDING_PROVIDER: 'onnx', VOICE_EMBEDDING_MODEL_URL: 'https://models.example/speaker.onnx', VOICE_EMBEDDING_MODEL_SHA256: 'AB'.repeat(32) });
   assert.deepEqual([c.voice.provider, c.voice.modelUrl, c.voice.modelSha256, c.voice.modelDir], ['onnx', 'https://models.example/speaker.onnx', 'ab'.repeat(32), '/tmp/cas-onnx-config/models']);

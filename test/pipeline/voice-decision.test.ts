@@ -89,23 +89,25 @@ test('frame summaries: cepstral means and deviations, delta deviations, pitch me
   assert.deepEqual([...v1Features({ cep, logF0 })], [...Array.from({ length: 16 }, (_, k) => k + 1), 5]);
 });
 
-test("VOICE_EMBEDDING_PROVIDER=embedded-lda selects the fitted model, 'embedded-fused' the fused decision; 'embedded' stays the statistics embedder", async () => {
+test("VOICE_EMBEDDING_PROVIDER=embedded (and its earlier name embedded-fused) is the fused decision; 'embedded-stats' the statistics embedder, 'embedded-lda' the fitted model alone", async () => {
   assert.equal((await createSpeakerEmbedder({ provider: 'embedded-lda' })).provider, VOICE_MODEL.id);
-  const fused = await createSpeakerEmbedder({ provider: 'embedded-fused' });
-  assert.equal(fused.provider, FUSED_PROVIDER);
-  assert.equal(fused.normalization, VOICE_MODEL, 'the fitted model decides');
-  assert.deepEqual(fused.fusion, { fittedDim: VOICE_MODEL.projection.length, gate: FUSED_V1_GATE });
-  const plain = await createSpeakerEmbedder({ provider: 'embedded' });
-  assert.equal(plain.provider, EMBEDDED_PROVIDER);
+  for (const provider of ['embedded', 'embedded-fused'] as const) {
+    const fused = await createSpeakerEmbedder({ provider });
+    assert.equal(fused.provider, FUSED_PROVIDER, provider);
+    assert.equal(fused.normalization, VOICE_MODEL, 'the fitted model decides');
+    assert.deepEqual(fused.fusion, { fittedDim: VOICE_MODEL.projection.length, gate: FUSED_V1_GATE });
+  }
+  assert.equal(EMBEDDED_PROVIDER, FUSED_PROVIDER);
+  const plain = await createSpeakerEmbedder({ provider: 'embedded-stats' });
   assert.equal(plain.provider, V1_PROVIDER);
-  assert.equal(plain.normalization, undefined, 'the default embedder keeps raw cosine scores');
+  assert.equal(plain.normalization, undefined, 'the statistics embedder keeps raw cosine scores');
   assert.equal(plain.fusion, undefined);
   // Profiles of each embedder are of another provider than the others': never scored by another.
   assert.notEqual(V1_PROVIDER, FUSED_PROVIDER);
   assert.notEqual(VOICE_MODEL.id, FUSED_PROVIDER);
 });
 
-describe('fusedMatch: the fitted decision names the party, the statistics score must reach the gate', () => {
+describe('fusedMatch: only parties whose statistics score reaches the gate are candidates; the fitted decision is taken among them', () => {
   // Fitted part 3 values (normalised against `cohort`), statistics part 2 values.
   const fusion = { fittedDim: 3, gate: 0.8 };
   const fit = { ...norm, threshold: 2, margin: 1 };
@@ -137,11 +139,21 @@ describe('fusedMatch: the fitted decision names the party, the statistics score 
     assert.ok(Object.values(r.scores).every((x) => x < DEFAULT_VOICE_MATCH_THRESHOLD));
   });
 
-  test('the gate never names a party the fitted decision does not name', () => {
+  test('a party under the fitted threshold is never named, however alike its statistics', () => {
     // Fitted: nobody (both far); statistics: A identical to the profile.
     const r = fusedMatch(fuse(profileFitted, plainProfile), { A: fuse(far, plainProfile), B: fuse(unit(0.9, -0.4, 0.1), plainOther) }, fit, fusion);
     assert.equal(normalizedMatch(normalizedScores(profileFitted, { A: far, B: unit(0.9, -0.4, 0.1) }, norm), fit).match.status, 'NO_MATCH');
     assert.deepEqual(r.match, { status: 'NO_MATCH', matchedSpeaker: null });
+  });
+
+  test('a rival under the gate does not hide the owner; two candidates still need the margin', () => {
+    // Fitted: A and B alike (a tie, so the fitted decision alone names nobody); statistics: only A reaches the gate.
+    assert.equal(normalizedMatch(normalizedScores(profileFitted, { A: near, B: near }, norm), fit).match.status, 'NO_MATCH');
+    const r = fusedMatch(fuse(profileFitted, plainProfile), { A: fuse(near, plainSame), B: fuse(near, plainOther) }, fit, fusion);
+    assert.deepEqual(r.match, { status: 'MATCHED', matchedSpeaker: 'A' });
+    assert.ok(r.scores.A >= DEFAULT_VOICE_MATCH_THRESHOLD && r.scores.B < fusion.gate, 'the reported scores show the decision');
+    // Both over the gate: the tie stands, nobody is named.
+    assert.deepEqual(fusedMatch(fuse(profileFitted, plainProfile), { A: fuse(near, plainSame), B: fuse(near, plainSame) }, fit, fusion).match, { status: 'NO_MATCH', matchedSpeaker: null });
   });
 
   test('a configured threshold moves the fitted decision as in normalizedMatch', () => {

@@ -225,8 +225,9 @@ test('the fused decision on corpus voices: the own voice matched, an absent voic
 test('createSpeakerEmbedder: embedded by default, a clear error for an unavailable neural model', async () => {
   const embedded = await createSpeakerEmbedder({ provider: 'embedded' });
   assert.equal(embedded.provider, EMBEDDED_PROVIDER);
-  assert.ok(embedded instanceof MfccStatsEmbedder, 'the default is the statistics embedder');
+  assert.ok(embedded instanceof FusedStatsEmbedder, 'the default is the fused decision');
   assert.ok((await createSpeakerEmbedder({ provider: 'embedded-fused' })) instanceof FusedStatsEmbedder);
+  assert.ok((await createSpeakerEmbedder({ provider: 'embedded-stats' })) instanceof MfccStatsEmbedder);
   await assert.rejects(createSpeakerEmbedder({ provider: 'onnx' }), /needs a model path/);
   await assert.rejects(createSpeakerEmbedder({ provider: 'onnx', modelPath: path.join(tmp, 'missing.onnx') }), (err: unknown) => {
     assert.ok(err instanceof EmbeddingError);

@@ -1,17 +1,22 @@
-// Speaker embeddings. The embedded default summarises a speaker's voice with statistics of
+// Speaker embeddings. The statistics embedder summarises a speaker's voice with statistics of
 // telephone-band spectral features: the mean mel cepstrum over 300-3400 Hz (vocal tract shape)
-// and the median pitch. It needs no model file and is deterministic, which keeps stored profiles
-// comparable across restarts; a neural extractor (ONNX x-vector/ECAPA) can replace it behind the
-// same `SpeakerEmbedder` interface. docs/bench/voice.md has the calibration and the feature choice.
+// and the median pitch; the fitted one widens those statistics and whitens them with a model fitted
+// on real speakers (voice-model.ts); the default (FusedStatsEmbedder) stores both and decides with
+// both. They need no model file and are deterministic, which keeps stored profiles comparable
+// across restarts; a neural extractor (ONNX x-vector/ECAPA) can replace them behind the same
+// `SpeakerEmbedder` interface. docs/bench/voice.md has the statistics embedder's calibration and
+// feature choice, docs/voice-embedders.md the others.
 import { detectSpeech } from '../diarization/vad.js';
 import type { SpeakerEmbedder } from '../types.js';
 import { PHONE_BANK, analyzeFrames } from './dsp.js';
 import { FEATURE_CENTER, FEATURE_SCALE } from './background.js';
 import { VOICE_MODEL } from './voice-model.js';
 
-/** The offline default (VOICE_EMBEDDING_PROVIDER=embedded): MfccStatsEmbedder. */
+/**
+ * The statistics embedder (MfccStatsEmbedder): the default until issue 27, now opt-in alone
+ * (VOICE_EMBEDDING_PROVIDER=embedded-stats) and the second half of the default fused profile.
+ */
 export const V1_PROVIDER = 'embedded-mfcc-stats-v1';
-export const EMBEDDED_PROVIDER = V1_PROVIDER;
 
 // Everything below defines what a stored profile means: a change to the features, the bank, the
 // gate or the background statistics needs a new provider id, or old profiles silently mismatch.
@@ -27,7 +32,7 @@ export const FEATURE_LAYOUT = [
   { name: 'pitchMedian', dim: 1 },
 ] as const;
 export const V1_FEATURE_DIM = FEATURE_LAYOUT.reduce((s, b) => s + b.dim, 0);
-/** Dimension of the default embedder's embeddings. */
+/** Dimension of the statistics embedder's embeddings. */
 export const FEATURE_DIM = V1_FEATURE_DIM;
 
 /**
@@ -266,7 +271,7 @@ export function l2normalize(v: Float32Array): Float32Array {
   return v;
 }
 
-/** Statistics-of-spectral-features speaker embedder; the offline default. */
+/** Statistics-of-spectral-features speaker embedder (opt-in alone as `embedded-stats`; half of the default fused profile). */
 export class MfccStatsEmbedder implements SpeakerEmbedder {
   readonly provider = V1_PROVIDER;
   readonly dimension = V1_FEATURE_DIM;
@@ -333,37 +338,44 @@ export class ProjectedStatsEmbedder implements SpeakerEmbedder {
 }
 
 /**
- * Gate of the fused decision: a party the fitted decision names counts as the user only when the
- * default embedder's [0,1] cosine score of it also reaches this. Chosen in the training speakers'
- * cross-validation only (`SWEEP_V1_GATE` of bench/fit-voice.ts, threshold and margin refitted per
- * gate, wrong party <= 0.1 %; owner named at <= 1 % owner-absent naming with gate 0 / 0.75 / 0.8 /
- * 0.85 / 0.9: 39.1 / 40.0 / 39.4 / 35.4 / 27.3 %) by the rule "the strictest gate that names the
- * owner no less often than no gate": the gate is there for safety, so it is set as high as it is free.
- * Not part of what a stored profile means (both vectors are stored): changing it needs no new id.
+ * Gate of the fused decision: only a party whose statistics-embedder [0,1] cosine score reaches this
+ * can be named (or stand as the runner-up, src/pipeline/voice/match.ts fusedMatch). Chosen in the
+ * training speakers' cross-validation only (`SWEEP_V1_GATE` of bench/fit-voice.ts, threshold and
+ * margin refitted per gate, wrong party <= 0.1 %; owner named at <= 1 % owner-absent naming with gate
+ * 0 / 0.75 / 0.8 / 0.85 / 0.9: 39.1 / 40.0 / 39.4 / 35.4 / 27.3 % on 38 speakers; with the gate
+ * applied first, on 45: 46.7 / 46.6 / 47.1 / 42.0 / 32.9 %) by the rule "the strictest gate that
+ * names the owner no less often than no gate": the gate is there for safety, so it is set as high as
+ * it is free. Not part of what a stored profile means (both vectors are stored): changing it needs no new id.
  */
 export const FUSED_V1_GATE = 0.8;
 
 /** Provider id of the fused profiles: both vectors, one after the other. */
 export const FUSED_PROVIDER = `${VOICE_MODEL.id}+${V1_PROVIDER}`;
+/**
+ * What the default VOICE_EMBEDDING_PROVIDER=embedded stores and scores: the fused decision since
+ * issue 27 (docs/voice-embedders.md, "Why it is the default"). Profiles of the statistics embedder
+ * made before are of another provider: reported REENROLLMENT_REQUIRED, never scored.
+ */
+export const EMBEDDED_PROVIDER = FUSED_PROVIDER;
 
 /** How the fused embedder's vector is laid out and decided (src/pipeline/voice/match.ts fusedMatch). */
 export interface Fusion {
   /** The fitted embedding's length: the vector's first `fittedDim` values; the default embedding follows. */
   fittedDim: number;
-  /** The default embedder's [0,1] score the named party must reach (FUSED_V1_GATE). */
+  /** The statistics embedder's [0,1] score a party must reach to be a candidate (FUSED_V1_GATE). */
   gate: number;
 }
 
 /**
- * Opt-in (VOICE_EMBEDDING_PROVIDER=embedded-fused): one frame analysis, two embeddings
- * stored one after the other, the fitted model's (`ProjectedStatsEmbedder`) and the statistics
- * embedder's (`MfccStatsEmbedder`), each L2-normalised. The fitted decision (cohort-normalised
- * scores, threshold and margin) chooses the party; the statistics embedder's score of that party
- * must also reach `FUSED_V1_GATE`. The fitted model alone names voices far from its real cohort
- * (the synthetic flite voices of docs/bench/voice.md) against each other; the statistics embedder
- * alone names strangers on recorded people (docs/bench/voice-real.md); each covers the other.
- * Not the default: on the synthetic voices' telephone variant the fitted decision misses the owner
- * in 8 of 72 calls where the statistics embedder misses none (docs/voice-embedders.md).
+ * The default (VOICE_EMBEDDING_PROVIDER=embedded, or its earlier opt-in name embedded-fused): one
+ * frame analysis, two embeddings stored one after the other, the fitted model's
+ * (`ProjectedStatsEmbedder`) and the statistics embedder's (`MfccStatsEmbedder`), each
+ * L2-normalised. Only parties the statistics embedder scores at `FUSED_V1_GATE` or more are
+ * candidates; among them the fitted decision (cohort-normalised scores, threshold and margin) names
+ * the party (src/pipeline/voice/match.ts fusedMatch). The fitted model alone names voices far from
+ * its real cohort (the synthetic flite voices of docs/bench/voice.md) against each other; the
+ * statistics embedder alone names strangers on recorded people (docs/bench/voice-real.md); each
+ * covers the other.
  */
 export class FusedStatsEmbedder implements SpeakerEmbedder {
   readonly provider: string;
@@ -394,8 +406,12 @@ export function fuseFrames(fr: SpeechFrames, model: VoiceModel = VOICE_MODEL): F
 }
 
 export interface SpeakerEmbedderConfig {
-  /** `embedded`: the statistics embedder (default); `embedded-fused`: fitted model gated by it; `embedded-lda`: the fitted model alone. */
-  provider: 'embedded' | 'embedded-fused' | 'embedded-lda' | 'onnx';
+  /**
+   * `embedded` (default; `embedded-fused` is its earlier opt-in name): the fitted model gated by the
+   * statistics embedder; `embedded-stats`: the statistics embedder alone (the default before issue
+   * 27); `embedded-lda`: the fitted model alone.
+   */
+  provider: 'embedded' | 'embedded-fused' | 'embedded-stats' | 'embedded-lda' | 'onnx';
   /** Path of a neural speaker-embedding model (ONNX) for the 'onnx' provider. */
   modelPath?: string;
   /** Where to download the model once when the file does not exist (VOICE_EMBEDDING_MODEL_URL). */
@@ -415,9 +431,10 @@ export interface SpeakerEmbedderConfig {
  * reason and uses the embedded one; docs/voice-embedders.md).
  */
 export async function createSpeakerEmbedder(cfg: SpeakerEmbedderConfig): Promise<SpeakerEmbedder> {
-  if (cfg.provider === 'embedded') return new MfccStatsEmbedder();
-  // Opt-in: safer on recorded people than the default, short of it on the synthetic telephone variant (docs/voice-embedders.md).
-  if (cfg.provider === 'embedded-fused') return new FusedStatsEmbedder();
+  // The default since issue 27: it names a stranger far less often on recorded people, and misses more owners (docs/voice-embedders.md).
+  if (cfg.provider === 'embedded' || cfg.provider === 'embedded-fused') return new FusedStatsEmbedder();
+  // Opt-in: the default before; names strangers in about a fifth of held-out real calls without the owner (docs/bench/voice-real.md).
+  if (cfg.provider === 'embedded-stats') return new MfccStatsEmbedder();
   // Opt-in: better on recorded people (docs/bench/voice-real.md), worse on synthetic voices (docs/voice-embedders.md).
   if (cfg.provider === 'embedded-lda') return new ProjectedStatsEmbedder();
   // Loaded on demand so the embedded provider never loads the native ONNX runtime.

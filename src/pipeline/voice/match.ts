@@ -94,12 +94,22 @@ export function normalizedMatch(normalized: Record<string, number>, fit: { thres
 }
 
 /**
- * The fused decision (opt-in `embedded-fused`, FusedStatsEmbedder): each vector holds the fitted
- * embedding (its first `fusion.fittedDim` values) and the statistics embedding after it. The fitted
- * decision (normalizedMatch) chooses the party; it stays the user only when the statistics
- * embedder's [0,1] cosine score of it reaches `fusion.gate`. Reported scores are the fitted ones,
- * except that a party below the gate reports its statistics score (under the gate, so under every
- * sensible threshold): a score at or above the threshold always means both embedders agree.
+ * The fused decision (FusedStatsEmbedder): each vector holds the fitted embedding (its first
+ * `fusion.fittedDim` values) and the statistics embedding after it. Only parties whose statistics
+ * [0,1] cosine score reaches `fusion.gate` are candidates; the fitted decision (normalizedMatch:
+ * threshold, and margin over the runner-up) is taken among them, so a party under the gate is
+ * neither named nor a rival. Reported scores are the fitted ones, except that a party under the
+ * gate reports its statistics score (under the gate, so under every sensible threshold): a score at
+ * or above the threshold always means both embedders agree, and the decision is the one the
+ * reported scores show.
+ *
+ * Why the gate comes first rather than only vetoing the fitted decision's choice: on telephone
+ * audio the fitted model can score a party the statistics embedder clearly rejects (synthetic
+ * profile kal16 against rms, [0,1] statistics score 0.54-0.72) as high as, or higher than, the
+ * owner; as a rival that party hid the owner (8 of 72 owners missed on the synthetic phone8k calls,
+ * docs/bench/voice-fused.md at the time). On real voices it changes almost nothing: in the training
+ * speakers' cross-validation, the same owner-absent naming, 181 more of 741480 owners named and one
+ * more wrong party (bench/fit-voice.ts `--fused`, figures in its header).
  */
 export function fusedMatch(
   profile: Float32Array,
@@ -111,13 +121,13 @@ export function fusedMatch(
   const split = (v: Float32Array) => ({ fitted: v.subarray(0, fusion.fittedDim), plain: v.subarray(fusion.fittedDim) });
   const p = split(profile);
   const parts = Object.entries(speakerEmbeddings).map(([k, v]) => [k, split(v)] as const);
-  const fitted = normalizedMatch(normalizedScores(p.fitted, Object.fromEntries(parts.map(([k, e]) => [k, e.fitted])), norm), norm, threshold01);
   const plain = scoreSpeakers(p.plain, Object.fromEntries(parts.map(([k, e]) => [k, e.plain])));
+  const normalized = normalizedScores(p.fitted, Object.fromEntries(parts.map(([k, e]) => [k, e.fitted])), norm);
+  const fitted = normalizedMatch(normalized, norm, threshold01);
+  const candidates = Object.fromEntries(Object.entries(normalized).filter(([k]) => plain[k] >= fusion.gate));
   const scores: Record<string, number> = {};
   for (const [k, s] of Object.entries(fitted.scores)) scores[k] = plain[k] >= fusion.gate ? s : Math.min(s, plain[k]);
-  const named = fitted.match.matchedSpeaker;
-  const match: VoiceMatch = named !== null && plain[named] >= fusion.gate ? fitted.match : { status: 'NO_MATCH', matchedSpeaker: null };
-  return { match, scores };
+  return { match: normalizedMatch(candidates, norm, threshold01).match, scores };
 }
 
 /**
