@@ -143,6 +143,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         await queue.stop(config.serviceEnv === 'test' ? 5 : 30);
         await pipeline.analyzer.close?.();
         await pipeline.diarizer.close?.();
+        await pipeline.embedder.close?.();
         await database.close();
       },
     };

@@ -33,11 +33,13 @@ export interface EnrolledProfile {
 }
 
 /**
- * The enrolments' CPU work (the sample check, the embedding) runs on this process's event loop,
- * about 0.65 s for a two-minute sample with the embedded embedder. Started side by side they ran
- * back to back in one turn of the loop (eight: a 4.7 s stall for every request of every user), so
- * the process takes them one at a time, each after a turn of the loop that answers what arrived
- * meanwhile. The per-user upload slot bounds one user; this bounds many users together.
+ * The enrolments' CPU work: the sample check (about a millisecond) and the embedding (about 0.9 s
+ * for a two-minute sample with the embedded embedder). The embedding runs in the pipeline's
+ * embedding threads (src/pipeline/voice/threaded.ts); before, on this process's event loop,
+ * enrolments sent side by side ran back to back in one turn of the loop (eight: a 4.7 s stall for
+ * every request of every user). The process still takes them one at a time, so that enrolments
+ * cannot take the CPU from the calls being processed. The per-user upload slot bounds one user;
+ * this bounds many users together.
  */
 let cpuTurn: Promise<void> = Promise.resolve();
 async function oneAtATime<T>(work: () => Promise<T>): Promise<T> {
@@ -135,8 +137,8 @@ export async function enrolVoiceSample(
   const tooLarge = new ServiceError(ErrorCode.VoiceSampleTooLarge, { maxBytes });
   if (req.declaredBytes > maxBytes) throw tooLarge;
   // An enrolment holds one of the user's upload slots (shared with call uploads) from its first
-  // byte to its answer: its decoding and embedding run in this process, the embedding on the
-  // event loop, so enrolments sent at once by one user would stall every other user's requests.
+  // byte to its answer: its decoding and embedding run in this process (the embedding in a worker
+  // thread), so enrolments sent at once by one user would take the CPU from every other user.
   const { uploads } = deps.config;
   const slot = await claimUploadSlot(deps.db, userId, { maxInFlight: uploads.maxInFlight, holdSeconds: uploads.timeoutSeconds + DECODE_TIMEOUT_MS / 1000 + 120 });
   const sampleDir = `users/${userId}/voice-samples/${crypto.randomUUID()}`;

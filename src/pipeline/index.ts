@@ -6,6 +6,7 @@ import { createTranscriber } from './transcription/index.js';
 import { ThreadedDiarizer } from './diarization/threaded.js';
 import { createAnalyzer } from './analysis/index.js';
 import { createSpeakerEmbedder, V1_PROVIDER } from './voice/embedder.js';
+import { ThreadedEmbedder, type EmbeddedVoiceProvider } from './voice/threaded.js';
 import { DEFAULT_VOICE_MATCH_THRESHOLD } from './voice/match.js';
 import type { Analyzer, Diarizer, SpeakerEmbedder, Transcriber } from './types.js';
 
@@ -32,6 +33,7 @@ export async function createPipeline(config: Config, log: Logger): Promise<Pipel
   );
   const analyzer = createAnalyzer({ provider: config.analysis.provider, openai: config.analysis.openai, threads: config.worker.concurrency }, log);
   let embedder: SpeakerEmbedder;
+  let embeddedProvider: EmbeddedVoiceProvider | null = config.voice.provider === 'onnx' ? null : config.voice.provider;
   try {
     embedder = await createSpeakerEmbedder({
       provider: config.voice.provider,
@@ -44,6 +46,7 @@ export async function createPipeline(config: Config, log: Logger): Promise<Pipel
   } catch (err) {
     log.warn({ err: (err as Error).message }, 'voice embedding provider unavailable; using the embedded extractor');
     embedder = await createSpeakerEmbedder({ provider: 'embedded' });
+    embeddedProvider = 'embedded';
   }
   if (embedder.provider !== V1_PROVIDER && !embedder.normalization && config.voice.matchThreshold === null) {
     // The default threshold is calibrated for the statistics embedder's raw cosines (docs/bench/voice.md)
@@ -56,7 +59,8 @@ export async function createPipeline(config: Config, log: Logger): Promise<Pipel
     // Off the event loop, one thread per concurrent job (src/pipeline/diarization/threaded.ts).
     diarizer: new ThreadedDiarizer(Math.max(1, config.worker.concurrency)),
     analyzer,
-    embedder,
+    // The embedded embedders off the event loop (src/pipeline/voice/threaded.ts); ONNX runs off it already.
+    embedder: embeddedProvider ? new ThreadedEmbedder(embeddedProvider, embedder, Math.max(1, config.worker.concurrency)) : embedder,
     voiceMatchThreshold: config.voice.matchThreshold ?? DEFAULT_VOICE_MATCH_THRESHOLD,
   };
 }

@@ -19,9 +19,15 @@ interface ThreadRequest<Req> {
   request: Req;
 }
 
-type ThreadReply<Res> =
-  | { id: number; ok: true; value: Res }
-  | { id: number; ok: false; error: { message: string; reason?: PipelineFailureReason; retryable?: boolean } };
+/** An error as it crosses from a thread: its class name, message and (for the pipeline's and the embedders' errors) reason. */
+export interface ThreadError {
+  name: string;
+  message: string;
+  reason?: string;
+  retryable?: boolean;
+}
+
+type ThreadReply<Res> = { id: number; ok: true; value: Res } | { id: number; ok: false; error: ThreadError };
 
 interface Task<Req, Res> {
   id: number;
@@ -62,6 +68,8 @@ export interface ThreadPoolOptions {
   work: string;
   /** The failure reason of a task whose thread died. */
   lostReason: PipelineFailureReason;
+  /** Rebuilds errors of the stage's own classes (a PipelineError is rebuilt without it); null: a plain Error. */
+  revive?: (error: ThreadError) => Error | null;
 }
 
 export class ThreadPool<Req, Res> {
@@ -136,7 +144,7 @@ export class ThreadPool<Req, Res> {
       if (!task || task.id !== reply.id) return;
       slot.task = null;
       if (reply.ok) task.resolve(reply.value);
-      else task.reject(reply.error.reason ? new PipelineError(reply.error.reason, reply.error.message, reply.error.retryable ?? false) : new Error(reply.error.message));
+      else task.reject(this.revive(reply.error));
       this.idle(slot);
       this.dispatch();
     });
@@ -152,6 +160,11 @@ export class ThreadPool<Req, Res> {
     slot.worker.on('error', () => lost('failed'));
     slot.worker.on('exit', (code) => lost(`exited with code ${code}`));
     return slot;
+  }
+
+  private revive(error: ThreadError): Error {
+    if (error.name === 'PipelineError' && error.reason) return new PipelineError(error.reason as PipelineFailureReason, error.message, error.retryable ?? false);
+    return this.opts.revive?.(error) ?? new Error(error.message);
   }
 
   private idle(slot: Slot<Req, Res>): void {
@@ -196,11 +209,16 @@ export function serveThread<Req, Res>(handle: (request: Req) => Promise<Res>, tr
       reply = { id, ok: true, value };
       transfer = transferOf(value);
     } catch (err) {
-      const e = err as Error;
+      const e = err as Error & { reason?: unknown };
       reply = {
         id,
         ok: false,
-        error: { message: e?.message ?? String(err), ...(err instanceof PipelineError ? { reason: err.reason, retryable: err.retryable } : {}) },
+        error: {
+          name: err instanceof PipelineError ? 'PipelineError' : (e?.name ?? 'Error'),
+          message: e?.message ?? String(err),
+          ...(typeof e?.reason === 'string' ? { reason: e.reason } : {}),
+          ...(err instanceof PipelineError ? { retryable: err.retryable } : {}),
+        },
       };
     }
     parentPort!.postMessage(reply, transfer);

@@ -111,6 +111,8 @@ export interface SpeakerEmbedder {
    */
   readonly fusion?: { fittedDim: number; gate: number };
   embed(samples: Float32Array, sampleRate: number, regions?: Array<{ start: number; end: number }>): Promise<Float32Array>;
+  /** Ends the embedder's worker threads (if it has any). */
+  close?(): Promise<void>;
 }
 
 /** Inputs to speaker naming (strategy 2), besides the diarized words. */
