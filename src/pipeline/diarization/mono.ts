@@ -466,6 +466,8 @@ export interface Separation {
   /** The same with models trained on all frames. */
   inSample: number;
   distinct: boolean;
+  /** Pause-delimited stretches each of the two clusters holds most of (see turnCount), when counted. */
+  turns?: [number, number];
 }
 
 /**
@@ -524,11 +526,12 @@ export function separation(feats: FeatureMatrix, lab: Int32Array, a: number, b: 
   // Held out by turns, a cluster that has only two turns of its own is little more than one turn
   // against one: a split of one voice by two sentences passes that (synthetic rms alone: 4.5
   // nats, ratio 1.03; slt alone: 5.5 nats, 0.86). Every party of a real call has more turns.
-  if (fold && speechIdx && (turnCount(speechIdx, lab, a) < o.minTurns || turnCount(speechIdx, lab, b) < o.minTurns)) return none;
+  const turns: [number, number] | undefined = speechIdx ? [turnCount(speechIdx, lab, a), turnCount(speechIdx, lab, b)] : undefined;
+  if (fold && turns && (turns[0] < o.minTurns || turns[1] < o.minTurns)) return { ...none, turns };
   const inSample = margin(() => true, () => true);
   const m0 = margin((i) => !even(i), even);
   const m1 = margin(even, (i) => !even(i));
-  if (inSample === null || m0 === null || m1 === null || inSample <= 0) return none;
+  if (inSample === null || m0 === null || m1 === null || inSample <= 0) return { ...none, turns };
   const heldOut = (m0 + m1) / 2;
-  return { heldOut, inSample, distinct: heldOut / inSample >= o.minGeneralisation && heldOut >= o.minMargin };
+  return { heldOut, inSample, turns, distinct: heldOut / inSample >= o.minGeneralisation && heldOut >= o.minMargin };
 }
