@@ -198,7 +198,7 @@ for (const tier of tiers) {
     }
     if (process.argv.includes('--trace') && !audio.channels) {
       const f = await diarizeFrames(audio.mono, audio.sampleRate, monoOpts);
-      console.error(id, 'clusters', f.clusters, f.separations.map((x) => `${x.heldOut.toFixed(2)}/${x.inSample.toFixed(2)}=${(x.heldOut / x.inSample).toFixed(2)}`).join(' '));
+      console.error(id, 'clusters', f.clusters, f.separations.map((x) => `${x.heldOut.toFixed(2)}/${x.inSample.toFixed(2)}=${(x.heldOut / x.inSample).toFixed(2)}${x.turns ? `[${x.turns.join(',')}]` : ''}`).join(' '));
     }
     const t0 = Date.now();
     const d = await diarizer.diarize(audio, words);

@@ -101,7 +101,7 @@ for (const tier of tiers) {
     const words = truthWords ? realTruthWords(truth) : await recognise(id, tier, audio);
     if (process.argv.includes('--trace')) {
       const f = await diarizeFrames(audio.mono, audio.sampleRate, monoOpts);
-      console.error(tier, id, 'clusters', f.clusters, f.separations.map((x) => `${x.heldOut.toFixed(2)}/${x.inSample.toFixed(2)}=${(x.heldOut / x.inSample).toFixed(2)}`).join(' '));
+      console.error(tier, id, 'clusters', f.clusters, f.separations.map((x) => `${x.heldOut.toFixed(2)}/${x.inSample.toFixed(2)}=${(x.heldOut / x.inSample).toFixed(2)}${x.turns ? `[${x.turns.join(',')}]` : ''}`).join(' '));
     }
     if (process.argv.includes('--trace-only')) continue;
     const t0 = Date.now();

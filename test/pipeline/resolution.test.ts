@@ -121,6 +121,21 @@ describe('label sources', () => {
     assert.equal(speaker(more, 'B').role, 'CONTACT');
   });
 
+  it('answering with one\'s own name, surname misheard, then "speaking" is a self-introduction', () => {
+    // "Hello, Nora Quill speaking." with the surname heard as a word that sounds like it; the
+    // greeting before the first name would otherwise make it an address to the user
+    const c = ctx({ userDisplayName: 'Nora Quill', contactName: null, phoneNumber: '+1 555 201 4433', direction: 'INCOMING' });
+    const r = resolve(turns(['A', 'hello nora quit speaking'], ['B', 'good morning this is the front desk at the library your books are ready'], ['A', 'great thank you']), c);
+    assert.equal(speaker(r, 'A').role, 'USER');
+    assert.equal(speaker(r, 'B').role, 'CONTACT');
+    // a caller greeting the user and naming themselves with a first name is still the caller
+    const caller = resolve(turns(['A', 'hi nora steve speaking'], ['B', 'oh hi how are you'], ['A', 'fine thanks']), c);
+    assert.equal(speaker(caller, 'A').role, 'CONTACT');
+    // and a word that sounds nothing like the surname is not taken for it
+    const other = resolve(turns(['A', 'hello nora table speaking'], ['B', 'yes hello'], ['A', 'fine thanks']), c);
+    assert.notEqual(speaker(other, 'A').role, 'USER');
+  });
+
   it('GREETING_MATCH (MEDIUM): a first name that is not the user\'s in a self-introduction', () => {
     const r = resolve(
       turns(['A', 'Hello?'], ['B', "Hi, Dr. Patel's office, this is Janet. I have your results."], ['A', 'Oh, thanks.']),

@@ -210,10 +210,19 @@ const roleOf = (who: NameOwner): 'USER' | 'CONTACT' => (who === 'user' ? 'USER' 
  * name contradict each other and the call stays unresolved.
  */
 function answersWithOwnName(tokens: string[], hit: NameHit, spec: NameSpec): boolean {
-  if (!spec.personLike || spec.tokens.length < 2 || hit.partial || hit.honorific || hit.possessive) return false;
+  if (!spec.personLike || spec.tokens.length < 2 || hit.honorific || hit.possessive) return false;
   if (hit.start === 0 || !atTurnStart(tokens, hit.start)) return false;
   const rest = tokens.slice(hit.end);
-  return rest.length === 0 || (rest.length === 1 && (rest[0] === 'speaking' || rest[0] === 'here'));
+  const signOff = (t: string | undefined) => t === 'speaking' || t === 'here';
+  if (!hit.partial) return rest.length === 0 || (rest.length === 1 && signOff(rest[0]));
+  // "Hello, Daniel Reed speaking." heard as "hello daniel reach speaking": only the first name
+  // matched, and the greeting before it would make it an address to the user. One word that sounds
+  // one step from the surname and then "speaking"/"here", closing the turn, is the surname misheard
+  // in the answerer's own introduction (wire-transfer-arrived phone8k, dev); a caller who greets and
+  // names themselves ("Hi Daniel, Steve here") gives a first name there, not the listener's surname.
+  if (hit.start + 1 !== hit.end || spec.tokens.length !== 2 || rest.length !== 2 || !signOff(rest[1])) return false;
+  const surname = spec.tokens[1];
+  return !isKnownFirstName(rest[0]) && mayBeMisheard(rest[0], surname);
 }
 
 /**
