@@ -735,3 +735,46 @@ it('a misrecognised business name after the greeting of an answering phrase is n
   assert.equal(byId.S1.role, 'USER');
   assert.ok(r.speakerResolution.warnings.includes('answering_pattern_used'));
 });
+
+describe('organisations named like people', () => {
+  it('a school whose name starts with a first name saying its own name does not make the listener the contact', () => {
+    // "Grant Elementary" once passed for a person, so the office's own name in passing pointed at the user
+    const r = resolve(
+      turns(
+        ['A', 'Hello?'],
+        ['B', 'Hi, this is the attendance desk at Grant Elementary. Your daughter was not in class this morning.'],
+        ['A', 'She had a dentist appointment, she will be there after lunch.'],
+        ['B', 'Thanks for letting us know.'],
+      ),
+      ctx({ userDisplayName: 'Helen Brandt', contactName: 'Grant Elementary', direction: 'INCOMING' }),
+    );
+    assert.equal(speaker(r, 'A').role, 'USER');
+    assert.equal(speaker(r, 'B').role, 'CONTACT');
+    assert.equal(nameSpecOf('Madison County Clerk', 'contact')?.personLike, false);
+  });
+
+  it('a greeting and then the office name opening the call is the office answering, not an address', () => {
+    const r = resolve(
+      turns(
+        ['A', 'Good afternoon, Oak Valley Water Department.'],
+        ['B', 'Hello, I think my water meter is broken, the bill doubled this month.'],
+        ['A', 'I can send a technician on Monday.'],
+      ),
+      ctx({ userDisplayName: 'Helen Brandt', contactName: 'Oak Valley Water Department', direction: 'OUTGOING' }),
+    );
+    assert.equal(speaker(r, 'A').role, 'CONTACT');
+    assert.equal(speaker(r, 'A').labelSource, 'CONTACT_METADATA');
+    assert.equal(speaker(r, 'B').role, 'USER');
+  });
+
+  it('a caller who greets the office by name and says why they call stays the caller', () => {
+    const r = resolve(
+      turns(
+        ['A', 'Hello, Oak Valley Water Department? I would like to report a broken meter.'],
+        ['B', 'Sure, what is the address?'],
+      ),
+      ctx({ userDisplayName: 'Helen Brandt', contactName: 'Oak Valley Water Department', direction: 'INCOMING' }),
+    );
+    assert.notEqual(speaker(r, 'A').role, 'CONTACT');
+  });
+});
