@@ -778,21 +778,3 @@ describe('organisations named like people', () => {
     assert.notEqual(speaker(r, 'A').role, 'CONTACT');
   });
 });
-
-describe('asking for someone is the caller', () => {
-  it('"am I speaking with" with the name misheard still marks the caller', () => {
-    assert.equal(callOpeningCue('hi there this is the permit desk am i speaking with a bunch of'), 'caller');
-    assert.equal(callOpeningCue('may i speak to the homeowner please'), 'caller');
-    assert.equal(callOpeningCue('thanks for calling who am i speaking with'), 'answerer');
-  });
-
-  it('the positional guess gives way when the first speaker asks for the user', () => {
-    // diarization put the user's "Hello" into the clerk's first turn, so the clerk speaks first
-    const r = resolve(
-      turns(['B', 'hello good morning this is the parking office am i speaking with a lemon'], ['A', 'yes that is me'], ['B', 'your permit expires next week']),
-      ctx({ userDisplayName: 'Helen Brandt', contactName: 'Westgate Parking Office', direction: 'INCOMING' }),
-    );
-    assert.equal(speaker(r, 'B').role, 'CONTACT');
-    assert.equal(speaker(r, 'A').role, 'USER');
-  });
-});

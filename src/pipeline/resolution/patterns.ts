@@ -330,10 +330,7 @@ export function isAnsweringPhrase(text: string, specs: NameSpecs): boolean {
 // about", "you called about ...", "got your message"), and what the party who took it says
 // ("thanks for calling", "thanks for getting back to me"). Unlike the answering phrase they need
 // not open the call: a caller often speaks first on a recording that starts after the pickup.
-// Asking for someone ("am I speaking with ...", "may I speak to ...") is the caller checking who
-// picked up, and stays a cue when the name after it is misheard ("am i speaking with with a pair of"
-// for "Linda Perez", tax-office-refund-check phone8k, dev); "who am I speaking with" is the answerer.
-const CALLER_CUE = /\b((?<!who )(am i|are we) (speaking|talking) (with|to)|(can|could|may) i (speak|talk) (with|to)|returning (your|the) (call|message)|return(ing)? your (call|message)|calling you back|call(ing)? back about|you called (about|me|us|earlier|yesterday|this morning|this afternoon|regarding|for)|you (had )?called about|(i'm|im|i am|we're|we are) calling (about|to|from|regarding|because|on behalf|back|with|for)|got your (message|voicemail|email)|(i|we) missed your call)\b/;
+const CALLER_CUE = /\b(returning (your|the) (call|message)|return(ing)? your (call|message)|calling you back|call(ing)? back about|you called (about|me|us|earlier|yesterday|this morning|this afternoon|regarding|for)|you (had )?called about|(i'm|im|i am|we're|we are) calling (about|to|from|regarding|because|on behalf|back|with|for)|got your (message|voicemail|email)|(i|we) missed your call)\b/;
 const ANSWERER_CUE = /\b(thank you|thanks)( so much| very much)? for (calling|ringing|getting back to (me|us)|returning my call|calling (me|us) back)\b/;
 
 /** Whether a turn says its speaker placed the call ('caller') or took it ('answerer'). */
