@@ -55,12 +55,6 @@ const ORG_WORDS = new Set([
   'international', 'national', 'delivery', 'movers', 'storage', 'airlines', 'telecom', 'wireless', 'cable',
   'utilities', 'dentistry', 'orthodontics', 'optometry', 'chiropractic', 'pediatrics', 'surgery',
   'apartments', 'management', 'construction', 'contractors', 'landscaping', 'automotive', 'recruiting',
-  // Schools and public offices: "Jefferson Elementary" is two words the lexicon does not know as
-  // ordinary ones, and "Madison County Clerk" starts with a first name; both passed for a person.
-  'elementary', 'academy', 'kindergarten', 'preschool', 'daycare', 'college', 'institute', 'clerk', 'clerks',
-  'tax', 'taxes', 'water', 'passport', 'city', 'town', 'township', 'district', 'municipal', 'registry',
-  'bureau', 'embassy', 'consulate', 'treasury', 'revenue', 'assessor', 'sheriff', 'police', 'permit',
-  'permits', 'parish', 'borough',
 ]);
 
 // Frequent conversational words the lexicon lookup could miss (inflections, contractions, fillers).
@@ -117,15 +111,10 @@ export function nameSpecOf(name: string | null | undefined, who: NameOwner): Nam
   const tokens = all.filter((t) => !HONORIFICS.has(t));
   if (tokens.length === 0) return null;
   const first = tokens[0];
-  // A word that only businesses and offices use makes the name an organisation's even when it starts
-  // with a first name ("Madison County Clerk", "Grant Elementary"): taken for a person, the office
-  // saying its own name ("the front office at Madison County Clerk") reads as a name said to the
-  // listener, and the mention makes the listener the contact (roles crossed).
-  const orgWord = tokens.some((t) => ORG_WORDS.has(t));
   const personLike =
     who === 'user' ||
     tokens.length < all.length ||
-    (isKnownFirstName(first) && !orgWord) ||
+    isKnownFirstName(first) ||
     (tokens.length >= 2 && tokens.length <= 3 && tokens.every((t) => !isCommonWord(t) && !ORG_WORDS.has(t)));
   const firstDistinctive = !isCommonWord(first) && first.length >= 3;
   const firstUsableAlone = personLike ? first.length >= 2 : tokens.length > 1 && firstDistinctive && first.length >= 4;

@@ -185,10 +185,6 @@ function contextOf(tokens: string[], start: number, end: number, opts: { orgName
     // "Passport Agency, how can I help?": a business opening its own line offers help; the comma
     // that would tell it from a vocative is never in a recogniser's text
     if (startOfTurn && /^how (can|may) (i|we) (help|assist)\b/.test(tokens.slice(end, end + 4).join(' '))) return 'self';
-    // "Good morning, Hamilton Elementary.": a greeting and then the organisation's name opening the
-    // speaker's first turn is the office answering its line; a caller greets a person, and one who
-    // checks they reached the office goes on to say why they call ("Hi, Acme Dental? I'd like ...")
-    if (opts.firstTurn && startOfTurn && start > 0 && !CALLER_MARKERS.test(tokens.join(' '))) return 'self';
   }
 
   // A name in a dictated address ("email them to paula at stone tax dot com") is not said to or of
