@@ -108,6 +108,16 @@ export async function ensureModelFile(opts: OnnxEmbedderOptions): Promise<string
 }
 
 /**
+ * Ends a download's temporary file and removes it. The stream opens its file asynchronously: removed
+ * before that open completes (a download refused at its first chunk), the file was created after the
+ * removal and left behind, so the removal waits for the stream to close.
+ */
+async function closeAndRemove(out: fs.WriteStream, tmp: string): Promise<void> {
+  if (!out.closed) await new Promise<void>((resolve) => out.once('close', () => resolve()).destroy());
+  await fsp.rm(tmp, { force: true });
+}
+
+/**
  * Downloads `url` to `dest` through a temporary file, refusing more than the size limit and, when
  * a sha256 is configured, a file with another hash. Without network access it fails within the
  * connect timeout. Messages name neither the URL (it may carry a token) nor the local path.
@@ -162,8 +172,7 @@ export async function downloadModel(
     }
     await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
   } catch (err) {
-    out.destroy();
-    await fsp.rm(tmp, { force: true });
+    await closeAndRemove(out, tmp);
     throw unavailable(`voice embedding model download interrupted (${abort.signal.aborted ? 'no data for too long' : (err as Error).message})`);
   } finally {
     clearTimeout(timer);
