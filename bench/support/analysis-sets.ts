@@ -32,7 +32,24 @@ export const RETIRED_HELD_OUT_IDS: readonly string[] = [
 ];
 
 /** The held-out set in use: never looked at to tune anything, only reported. */
-export const HELD_OUT_IDS: readonly string[] = [];
+export const HELD_OUT_IDS: readonly string[] = [
+  'assessor-appeal-form',
+  'card-dispute-credit',
+  'coworker-sunday-shift',
+  'fence-permit-approved',
+  'friend-ski-cabin',
+  'hvac-ac-tuneup',
+  'locksmith-rekey-house',
+  'pharmacy-prior-auth',
+  'property-manager-dishwasher',
+  'recruiter-zoom-analyst',
+  'renters-insurance-laptop',
+  'school-counselor-homework',
+  'sister-moving-day',
+  'therapist-teams-intake',
+  'washer-delivery-early',
+  'windshield-glass-claim',
+];
 
 export function analysisDialogueIds(): string[] {
   return fs.readdirSync(analysisDialoguesDir).filter((f) => f.endsWith('.json')).map((f) => f.replace(/\.json$/, '')).sort();
