@@ -194,7 +194,11 @@ const HEADER = [
 async function main() {
   const verbose = process.argv.includes('--verbose');
   const set = arg('--set') ?? 'both';
-  const tiers = (arg('--tiers')?.split(',') ?? ['m4a', 'phone8k', 'text']) as Tier[];
+  // --recognise-only recognises and prints the recogniser's cost only: no tier is scored (the text
+  // tier needs no recognition, so it does not run at all). It once ran the text tier and printed a
+  // fresh held-out part's text-tier scores (session 15).
+  const recogniseOnly = process.argv.includes('--recognise-only');
+  const tiers = ((arg('--tiers')?.split(',') ?? ['m4a', 'phone8k', 'text']) as Tier[]).filter((t) => !recogniseOnly || t !== 'text');
   const only = arg('--ids')?.split(',');
   render();
 
@@ -224,13 +228,14 @@ async function main() {
     const gates: string[] = [];
     const markers: string[] = [];
     // --dev-tiers limits the dev part's tiers (its recognitions are the slow part; it is only tuned on)
-    const partTiers = part.name === 'dev' && arg('--dev-tiers') ? (arg('--dev-tiers')!.split(',') as Tier[]) : tiers;
+    const partTiers = (part.name === 'dev' && arg('--dev-tiers') ? (arg('--dev-tiers')!.split(',') as Tier[]) : tiers).filter((t) => !recogniseOnly || t !== 'text');
     for (const tier of partTiers) {
       const statsFrom = recognitionStats.length;
       const r = await runTier(pipeline, part.ids, tier, verbose);
       const stats = recognitionStats.slice(statsFrom);
       if (stats.length) process.stdout.write(`${statsLine(tier, stats)}\n`);
       if (stats.length && arg('--recogniser-stats')) fs.appendFileSync(arg('--recogniser-stats')!, stats.map((s) => `${JSON.stringify(s)}\n`).join(''));
+      if (recogniseOnly) continue;
       const t = totals(r.scores);
       const label = tier === 'text' ? 'dialogue text (no recognition)' : tier === 'm4a' ? 'call.m4a (AAC 32 kbit/s)' : 'phone8k.wav (8 kHz telephone)';
       rows.push(summaryRows(label, tier, t, r));
@@ -254,6 +259,7 @@ async function main() {
     doc.push(title, '', ...rows, '', provenanceLine(p, ['npx tsx bench/analysis-heldout.ts', ...process.argv.slice(2)].join(' ')), ...markers, '', ...(part.sample === 'held-out' ? ['Acceptance (issue 28):', '', ...gates, ''] : []), '<details><summary>Per call</summary>', '', ...details, '</details>', '');
   }
   await mock?.stop();
+  if (recogniseOnly) return;
   const text = doc.join('\n');
   console.log(`\n${text}`);
   if (!process.argv.includes('--no-write') && !process.argv.includes('--openai-mock')) {
