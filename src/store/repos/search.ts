@@ -14,6 +14,9 @@ export interface SearchPageOptions {
   maxSegmentsPerHit: number;
 }
 
+/** Query nodes (lexemes and operators) up to which a snippet highlights the query itself: `a b c`, `"a b c"`. */
+export const HEADLINE_MAX_QUERY_NODES = 5;
+
 /** One page of hits (one row more than `limit` when more follow), with snippets and matching segments. */
 export async function searchPage(db: Db, userId: string, opts: SearchPageOptions) {
   return sql<{
@@ -33,14 +36,27 @@ export async function searchPage(db: Db, userId: string, opts: SearchPageOptions
   }>`
     WITH q0 AS (SELECT websearch_to_tsquery('english', ${opts.q}) AS query),
     -- The query's positive lexemes OR-ed: segments holding some of the words when none holds all.
-    q AS (
+    q1 AS (
       SELECT q0.query,
-        (SELECT string_agg('''' || m[1] || '''', ' | ')
+        (SELECT string_agg(DISTINCT '''' || m[1] || '''', ' | ')
            FROM regexp_matches(
              regexp_replace(regexp_replace(querytree(q0.query)::text, '!\\s*\\([^)]*\\)', '', 'g'), '!\\s*''(?:[^'']|'''')*''', '', 'g'),
              '''((?:[^'']|'''')*)''', 'g') AS m
         )::tsquery AS any_query
       FROM q0
+    ),
+    -- What the snippet highlights. ts_headline's cost grows steeply with the number of query nodes
+    -- (a quoted phrase of 80 words over 20 000 characters of notes: minutes of CPU per hit on
+    -- PostgreSQL 15; 70 excluded words: 2 s), so a query of more than five nodes (three words and
+    -- their operators) is highlighted by its words OR-ed, whose cost stays linear in the text; one
+    -- with no word to find (only exclusions, which a matching text does not hold) by a lexeme no
+    -- text holds (the marker character, removed from the text).
+    q AS (
+      SELECT q1.query, q1.any_query,
+        CASE WHEN numnode(q1.query) <= ${sql.lit(HEADLINE_MAX_QUERY_NODES)} THEN q1.query
+             WHEN q1.any_query IS NOT NULL THEN q1.any_query
+             ELSE quote_literal(chr(1))::tsquery END AS headline_query
+      FROM q1
     ),
     page AS (
       SELECT s.call_id, s.content, ts_rank_cd(s.document, q.query) AS rank, c.created_at
@@ -54,7 +70,7 @@ export async function searchPage(db: Db, userId: string, opts: SearchPageOptions
     SELECT c.id, c.title, c.upload_title AS "uploadTitle", c.suggested_title AS "suggestedTitle", c.contact_name AS "contactName",
            c.status, c.created_at AS "createdAt", c.duration_seconds AS "durationSeconds",
            page.rank::float8 AS rank,
-           ts_headline('english', translate(page.content, ${opts.markers}, '  '), q.query, ${opts.headlineOptions}) AS snippet,
+           ts_headline('english', translate(page.content, ${opts.markers}, '  '), q.headline_query, ${opts.headlineOptions}) AS snippet,
            coalesce(m.n, 0)::int AS "matchingSegmentCount",
            CASE WHEN m.n > 0 THEN CASE WHEN m.all_terms THEN 'all_terms' ELSE 'some_terms' END ELSE 'none' END AS "segmentMatch",
            coalesce(m.segments, '[]'::jsonb) AS segments
