@@ -142,7 +142,7 @@ describe('decoding memory bounded whatever rate the header declares', () => {
   // whose length grows with the ratio: a 40 kB file declaring 100 MHz made ffmpeg allocate and
   // compute a 470 MB filter bank (150 MHz: 670 MB and 3 s of CPU), per decoding, on the upload path
   // of calls and of voice samples alike. No recording has such a rate.
-  const HUGE_RATE = 99_999_989;
+  const HUGE_RATE = 24_999_991;
   /** ffmpeg run under /usr/bin/time, its peak resident size (kB) appended to `log`; null without /usr/bin/time. */
   function measuredFfmpeg(dir: string): { path: string; peakKb(): number } | null {
     if (!fs.existsSync('/usr/bin/time')) return null;
@@ -152,8 +152,10 @@ describe('decoding memory bounded whatever rate the header declares', () => {
     return { path: wrapper, peakKb: () => Math.max(...fs.readFileSync(log, 'utf8').split('\n').filter((l) => /^\d+$/.test(l)).map(Number)) };
   }
 
-  it('a 40 kB WAV declaring 100 MHz fails as audio_undecodable without ffmpeg taking hundreds of MB', async (t) => {
-    const f = write('fast.wav', wavHeader(40_000, { sampleRate: HUGE_RATE }), Buffer.alloc(40_000, 7));
+  it('a WAV declaring 25 MHz fails as audio_undecodable without ffmpeg taking hundreds of MB', async (t) => {
+    // 0.06 s at that rate: before the cap ffmpeg decoded it (to 1 000 samples) at a 156 MB peak.
+    const bytes = 3_000_000;
+    const f = write('fast.wav', wavHeader(bytes, { sampleRate: HUGE_RATE }), Buffer.alloc(bytes, 7));
     const measured = measuredFfmpeg(tmp);
     const e = await rejection(decodeAudio(f, path.join(tmp, 'work', 'fast'), { timeoutMs: 60_000, maxSeconds: 600, ...(measured ? { ffmpegPath: measured.path } : {}) }));
     assert.equal(e.reason, 'audio_undecodable');
