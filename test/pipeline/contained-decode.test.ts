@@ -16,6 +16,7 @@ import { decodeAudio, ffmpegIoFault, LocalStorageFault, plausibleSecondsFor, pro
 import { PipelineError } from '../../src/pipeline/types.js';
 import { corpusFile, ensureCorpus, loadTruth } from '../support/corpus.js';
 import { hlsPlaylist, ffconcatScript, id3Tag, sdpDescription, slowWav } from '../support/hostile-audio.js';
+import { wavHeader } from '../support/wav.js';
 
 const ID = 'car-repair';
 let tmp: string;
@@ -133,6 +134,39 @@ describe('decoded length bounded by what the file can hold', () => {
       assert.ok(plausibleSecondsFor(fmt, bytes) > 4 * loadTruth(ID).durationSeconds, file);
     }
     assert.equal((await rejection(decode(corpusFile(ID, 'call.ogg'), 'too-long', 10))).reason, 'audio_too_long');
+  });
+});
+
+describe('decoding memory bounded whatever rate the header declares', () => {
+  // A WAV header may declare any sample rate up to 4 GHz. Resampling to 16 kHz builds a filter
+  // whose length grows with the ratio: a 40 kB file declaring 100 MHz made ffmpeg allocate and
+  // compute a 470 MB filter bank (150 MHz: 670 MB and 3 s of CPU), per decoding, on the upload path
+  // of calls and of voice samples alike. No recording has such a rate.
+  const HUGE_RATE = 24_999_991;
+  /** ffmpeg run under /usr/bin/time, its peak resident size (kB) appended to `log`; null without /usr/bin/time. */
+  function measuredFfmpeg(dir: string): { path: string; peakKb(): number } | null {
+    if (!fs.existsSync('/usr/bin/time')) return null;
+    const log = path.join(dir, 'rss.log');
+    const wrapper = path.join(dir, 'ffmpeg-measured');
+    fs.writeFileSync(wrapper, `#!/bin/sh\nexec /usr/bin/time -f '%M' -a -o '${log}' ffmpeg "$@"\n`, { mode: 0o755 });
+    return { path: wrapper, peakKb: () => Math.max(...fs.readFileSync(log, 'utf8').split('\n').filter((l) => /^\d+$/.test(l)).map(Number)) };
+  }
+
+  it('a WAV declaring 25 MHz fails as audio_undecodable without ffmpeg taking hundreds of MB', async (t) => {
+    // 0.06 s at that rate: before the cap ffmpeg decoded it (to 1 000 samples) at a 156 MB peak.
+    const bytes = 3_000_000;
+    const f = write('fast.wav', wavHeader(bytes, { sampleRate: HUGE_RATE }), Buffer.alloc(bytes, 7));
+    const measured = measuredFfmpeg(tmp);
+    const e = await rejection(decodeAudio(f, path.join(tmp, 'work', 'fast'), { timeoutMs: 60_000, maxSeconds: 600, ...(measured ? { ffmpegPath: measured.path } : {}) }));
+    assert.equal(e.reason, 'audio_undecodable');
+    if (!measured) return t.diagnostic('no /usr/bin/time: peak memory not measured');
+    assert.ok(measured.peakKb() < 200_000, `ffmpeg peaked at ${measured.peakKb()} kB`);
+  });
+
+  it('the highest rates real recorders use (384 kHz) still decode', async () => {
+    const f = write('hires.wav', wavHeader(384_000 * 2, { sampleRate: 384_000 }), Buffer.alloc(384_000 * 2, 3));
+    const d = await decode(f, 'hires');
+    assert.ok(Math.abs(d.durationSeconds - 1) < 0.05, `${d.durationSeconds} s`);
   });
 });
 

@@ -35,9 +35,9 @@ const SearchHitSchema = Type.Object({
   status: CallStatusSchema,
   createdAt: DateTime,
   durationSeconds: Nullable(Type.Integer()),
-  rank: Type.Number({ description: 'ts_rank_cd of the call\'s weighted document; higher is better. Comparable within one result list only.' }),
+  rank: Type.Number({ description: 'ts_rank_cd of the call\'s weighted document (for a query of more than three words, of its words OR-ed); higher is better. Comparable within one result list only.' }),
   snippet: Type.String({
-    description: `Fragments of the matching text (ts_headline), joined by " … ", matched words wrapped in ${HIGHLIGHT_START}…${HIGHLIGHT_STOP}. Safe to insert as HTML: all other text is HTML-escaped (\`&amp;\` \`&lt;\` \`&gt;\` \`&quot;\` \`&#39;\`), so the only markup is these markers, balanced and never nested; user text that looks like markup (including a literal \`<mark>\`) arrives escaped. For plain text, remove the markers and unescape those five entities.`,
+    description: `Fragments of the matching text (ts_headline), joined by " … ", matched words wrapped in ${HIGHLIGHT_START}…${HIGHLIGHT_STOP}. Fragments are chosen by the whole query when it has at most three words, otherwise by any of its words (the cost of ranking and highlighting a long query grows steeply with its length). Safe to insert as HTML: all other text is HTML-escaped (\`&amp;\` \`&lt;\` \`&gt;\` \`&quot;\` \`&#39;\`), so the only markup is these markers, balanced and never nested; user text that looks like markup (including a literal \`<mark>\`) arrives escaped. For plain text, remove the markers and unescape those five entities.`,
   }),
   matchingSegmentCount: Type.Integer({ description: 'How many transcript segments are listed in `segments` before the cut to the first ones.' }),
   segmentMatch: LiteralUnion(SEGMENT_MATCHES, {

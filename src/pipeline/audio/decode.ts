@@ -177,10 +177,22 @@ function ffmpegFailure(err: unknown, what: string): PipelineError {
   return new PipelineError('internal_error', `${what} failed unexpectedly`);
 }
 
+/**
+ * The largest single block ffmpeg may allocate (its `-max_alloc`; ffmpeg's own default is 2 GiB).
+ * A header may declare any sample rate (WAV and Ogg up to 4 GHz, ISO-BMFF a float), and the
+ * resampler's filter grows with the ratio to 16 kHz: a 40 kB WAV declaring 100 MHz made ffmpeg
+ * build a 470 MB filter bank (150 MHz: 670 MB and 3 s of CPU) for every decoding. The largest
+ * block a real upload needs is the ISO-BMFF sample index, 24 bytes per AAC frame: 4 hours of
+ * 96 kHz AAC (1.35 M frames) is a 33 MB block (2 hours at 48 kHz decode with 16 MiB and fail
+ * with 4 MiB).
+ */
+export const FFMPEG_MAX_ALLOC_BYTES = 64 * 1024 * 1024;
+
 /** ffmpeg arguments decoding the first audio stream of a contained input to 16 kHz 16-bit PCM. */
 function ffmpegArgs(input: ContainedInput, output: string, format: 'wav' | 's16le', layouts: string, limitSeconds: number): string[] {
   return [
     '-nostdin', '-hide_banner', '-loglevel', 'error', '-y',
+    '-max_alloc', String(FFMPEG_MAX_ALLOC_BYTES),
     ...input.args,
     '-map', '0:a:0', '-vn', '-sn', '-dn',
     // aformat picks the closest allowed layout, so 5.1 and other layouts fold down to stereo.

@@ -14,6 +14,9 @@ export interface SearchPageOptions {
   maxSegmentsPerHit: number;
 }
 
+/** Query nodes (lexemes and operators) up to which hits are ranked and highlighted by the query itself: `a b c`, `"a b c"`. */
+export const SCORING_MAX_QUERY_NODES = 5;
+
 /** One page of hits (one row more than `limit` when more follow), with snippets and matching segments. */
 export async function searchPage(db: Db, userId: string, opts: SearchPageOptions) {
   return sql<{
@@ -33,17 +36,32 @@ export async function searchPage(db: Db, userId: string, opts: SearchPageOptions
   }>`
     WITH q0 AS (SELECT websearch_to_tsquery('english', ${opts.q}) AS query),
     -- The query's positive lexemes OR-ed: segments holding some of the words when none holds all.
-    q AS (
+    q1 AS (
       SELECT q0.query,
-        (SELECT string_agg('''' || m[1] || '''', ' | ')
+        (SELECT string_agg(DISTINCT '''' || m[1] || '''', ' | ')
            FROM regexp_matches(
              regexp_replace(regexp_replace(querytree(q0.query)::text, '!\\s*\\([^)]*\\)', '', 'g'), '!\\s*''(?:[^'']|'''')*''', '', 'g'),
              '''((?:[^'']|'''')*)''', 'g') AS m
         )::tsquery AS any_query
       FROM q0
     ),
+    -- What ranks the hits and what the snippet highlights. The cost of ts_rank_cd and ts_headline
+    -- grows steeply with the number of query nodes: 80 words (within q's 500 characters) over
+    -- 20 000 characters of notes cost 45 ms of ranking for every matching call (not only the page's)
+    -- and, as a quoted phrase, minutes of headline per hit on PostgreSQL 15 (70 excluded words: 2 s).
+    -- So a query of more than five nodes (three words and their operators) is ranked and highlighted
+    -- by its words OR-ed, whose cost stays linear in the text; one with no word to find (only
+    -- exclusions, which a matching text does not hold) by a lexeme no text holds (the marker
+    -- character, removed from the text). Which calls match is always decided by the whole query.
+    q AS (
+      SELECT q1.query, q1.any_query,
+        CASE WHEN numnode(q1.query) <= ${sql.lit(SCORING_MAX_QUERY_NODES)} THEN q1.query
+             WHEN q1.any_query IS NOT NULL THEN q1.any_query
+             ELSE quote_literal(chr(1))::tsquery END AS scoring_query
+      FROM q1
+    ),
     page AS (
-      SELECT s.call_id, s.content, ts_rank_cd(s.document, q.query) AS rank, c.created_at
+      SELECT s.call_id, s.content, ts_rank_cd(s.document, q.scoring_query) AS rank, c.created_at
       FROM call_search s
       JOIN calls c ON c.id = s.call_id AND c.user_id = s.user_id
       CROSS JOIN q
@@ -54,7 +72,7 @@ export async function searchPage(db: Db, userId: string, opts: SearchPageOptions
     SELECT c.id, c.title, c.upload_title AS "uploadTitle", c.suggested_title AS "suggestedTitle", c.contact_name AS "contactName",
            c.status, c.created_at AS "createdAt", c.duration_seconds AS "durationSeconds",
            page.rank::float8 AS rank,
-           ts_headline('english', translate(page.content, ${opts.markers}, '  '), q.query, ${opts.headlineOptions}) AS snippet,
+           ts_headline('english', translate(page.content, ${opts.markers}, '  '), q.scoring_query, ${opts.headlineOptions}) AS snippet,
            coalesce(m.n, 0)::int AS "matchingSegmentCount",
            CASE WHEN m.n > 0 THEN CASE WHEN m.all_terms THEN 'all_terms' ELSE 'some_terms' END ELSE 'none' END AS "segmentMatch",
            coalesce(m.segments, '[]'::jsonb) AS segments
