@@ -519,6 +519,17 @@ describe('call-opening cues', () => {
     assert.equal(callOpeningCue('Who am I speaking with?'), null);
   });
 
+  it('"it\'s me" opening a turn is the caller, who expects to be known by voice', () => {
+    // The answerer's "Hello?" lost (or diarized into the caller's turn): the caller speaks first.
+    const r = resolve(
+      turns(['A', "Hey, it's me. My flight lands on Friday, can you pick me up?"], ['B', "Sure, I'll be there."], ['A', 'Thanks.']),
+      ctx({ userDisplayName: 'Sarah Carter', contactName: 'Luke Carter', direction: 'INCOMING' }),
+    );
+    assert.equal(speaker(r, 'A').role, 'CONTACT');
+    assert.equal(speaker(r, 'B').role, 'USER');
+    assert.equal(callOpeningCue('Is it me you are looking for?'), null);
+  });
+
   it('recognises the documented cues and leaves plain talk alone', () => {
     for (const text of ['returning your call about the leak', 'you called about the apartment?', "hi i'm calling about my order", 'we are calling from the clinic', 'I got your message this morning'])
       assert.equal(callOpeningCue(text), 'caller', text);

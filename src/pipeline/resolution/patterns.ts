@@ -357,10 +357,13 @@ export function isAnsweringPhrase(text: string, specs: NameSpecs): boolean {
 const CALLER_CUE = /\b((?<!who )am i (speaking|talking) (with|to)|(may|can|could) i (please )?speak (with|to)|returning (your|the) (call|message)|return(ing)? your (call|message)|calling you back|call(ing)? back about|you called (about|me|us|earlier|yesterday|this morning|this afternoon|regarding|for)|you (had )?called about|(i'm|im|i am|we're|we are) calling (about|to|from|regarding|because|on behalf|back|with|for)|got your (message|voicemail|email)|(i|we) missed your call)\b/;
 const ANSWERER_CUE = /\b(thank you|thanks)( so much| very much)? for (calling|ringing|getting back to (me|us)|returning my call|calling (me|us) back)\b/;
 
+// "Hi, it's me": only the party who placed the call expects to be known by voice alone.
+const ITS_ME = /^((hi|hey|hello|oh|yeah|um|uh|so)\s+)*(it's|its|it is) me\b/;
+
 /** Whether a turn says its speaker placed the call ('caller') or took it ('answerer'). */
 export function callOpeningCue(text: string): 'caller' | 'answerer' | null {
   const joined = wordsOf(text).join(' ');
-  const caller = CALLER_CUE.test(joined);
+  const caller = CALLER_CUE.test(joined) || ITS_ME.test(joined);
   const answerer = ANSWERER_CUE.test(joined);
   if (caller === answerer) return null;
   return caller ? 'caller' : 'answerer';

@@ -23,7 +23,7 @@
 //     MEDIUM, warning `answering_pattern_used`. Only the first turn of the recording counts, since
 //     a caller's "Dr. Patel's office, this is Janet" in the second turn looks the same.
 //  5. Call-opening cues in the first turns of the call (patterns.ts callOpeningCue): "returning
-//     your call", "I'm calling about", "you called about", "got your message", "am I speaking
+//     your call", "I'm calling about", "you called about", "got your message", "it's me", "am I speaking
 //     with", "may I speak to" mark the party who placed this call; "thanks for calling", "thanks for getting back to me" the one who took it.
 //     With the direction, the caller is the USER on OUTGOING calls and the CONTACT on INCOMING ones.
 //     MEDIUM, labelled like the answering phrase (GREETING_MATCH, warning `answering_pattern_used`:
