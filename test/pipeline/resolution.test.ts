@@ -359,6 +359,86 @@ describe('a business that names itself (issue 28)', () => {
     assert.notEqual(speaker(r, 'B').role, 'CONTACT');
   });
 
+  it('an organisation\'s whole name opening the call is the organisation answering, even without "how" (issue 28)', () => {
+    // "City Tax Office, how may I help you?" heard with its "how" as "hi": read as a vocative, the
+    // office's own name addressed the caller and crossed the roles.
+    const context = ctx({ userDisplayName: 'Steven Ward', contactName: 'Riverton Water Office', direction: 'OUTGOING' });
+    for (const opening of ['Riverton water office hi may I help you', 'Good morning, Riverton Water Office.']) {
+      const r = resolve(turns(['A', opening], ['B', "Hi, I got a bill and I don't understand it."], ['A', 'Let me check.']), context);
+      assert.equal(speaker(r, 'A').role, 'CONTACT', opening);
+      assert.equal(speaker(r, 'A').labelSource, 'CONTACT_METADATA', opening);
+      assert.equal(speaker(r, 'B').role, 'USER', opening);
+    }
+  });
+
+  it('a caller who names the office they reached and says why they call still addresses it', () => {
+    const r = resolve(
+      turns(['A', 'Hello?'], ['B', "Hi, Riverton Water Office? I'd like to ask about my bill."], ['A', 'Sure, what is the account number?']),
+      ctx({ userDisplayName: 'Steven Ward', contactName: 'Riverton Water Office', direction: 'OUTGOING' }),
+    );
+    assert.equal(speaker(r, 'B').role, 'USER');
+    assert.equal(speaker(r, 'A').role, 'CONTACT');
+    // only the call's first turn is the answerer's: after it, the name opening a turn is the caller's
+    const second = resolve(
+      turns(['A', 'Good morning, how can I help?'], ['B', 'Hi, Riverton Water Office, I need to ask about my bill.'], ['A', 'Sure, what is the account number?']),
+      ctx({ userDisplayName: 'Steven Ward', contactName: 'Riverton Water Office', direction: 'OUTGOING' }),
+    );
+    assert.equal(second.speakers.find((s) => s.sourceSpeakerId === 'B')?.role, 'USER');
+  });
+
+  it('"this is <someone> at <organisation>" introduces the organisation; "my appointment at" does not', () => {
+    const context = ctx({ userDisplayName: 'Rachel Brooks', contactName: 'Jefferson Elementary', direction: 'INCOMING' });
+    for (const intro of ["Hi, it's the front office at Jefferson Elementary, your son left his lunch box on the bus.", 'Hello, this is Paul Gomez at jefferson elementary.']) {
+      const r = resolve(turns(['A', 'Hello?'], ['B', intro], ['A', 'Oh, thanks for letting me know.']), context);
+      assert.equal(speaker(r, 'B').role, 'CONTACT', intro);
+      assert.equal(speaker(r, 'B').labelSource, 'CONTACT_METADATA', intro);
+      assert.equal(speaker(r, 'A').role, 'USER', intro);
+    }
+    const caller = resolve(
+      turns(['A', 'Hello.'], ['B', "Hi, I'm calling about my appointment at Bright Smile Dental."], ['A', 'Sure.']),
+      ctx({ userDisplayName: 'Rachel Brooks', contactName: 'Bright Smile Dental', direction: 'OUTGOING' }),
+    );
+    assert.notEqual(speaker(caller, 'B').labelSource, 'CONTACT_METADATA');
+  });
+
+  it('a school or an office named after a person is an organisation (issue 28)', () => {
+    assert.equal(nameSpecOf('Lincoln Elementary', 'contact')?.personLike, false);
+    assert.equal(nameSpecOf('Madison County Clerk', 'contact')?.personLike, false);
+    assert.equal(nameSpecOf('Grant Academy', 'contact')?.personLike, false);
+    assert.equal(nameSpecOf('Lincoln Brooks', 'contact')?.personLike, true);
+    // The office saying its own name in passing does not point at the listener.
+    const r = resolve(
+      turns(['A', 'Hello?'], ['B', 'Hi, your son left his jacket on the bus, so Jefferson Elementary has it at the front desk.'], ['A', 'Thanks, I will get it at three.']),
+      ctx({ userDisplayName: 'Rachel Brooks', contactName: 'Jefferson Elementary', direction: 'INCOMING' }),
+    );
+    assert.equal(speaker(r, 'A').role, 'USER');
+    assert.equal(speaker(r, 'B').role, 'CONTACT');
+  });
+
+  it('a first name that is also an ordinary word before a surname is a person ("Frank Miller")', () => {
+    assert.equal(nameSpecOf('Frank Miller', 'contact')?.personLike, true);
+    assert.equal(nameSpecOf('Frank Miller Plumbing', 'contact')?.personLike, false);
+    // so "Hi Frank" greets the contact; taken for a business, the first word alone was never matched
+    const r = resolve(
+      turns(['A', 'Hello?'], ['B', "Hi Frank, it's about the lease."], ['A', 'Yes, I have it ready.']),
+      ctx({ userDisplayName: 'Anna Lopez', contactName: 'Frank Miller', direction: 'OUTGOING' }),
+    );
+    assert.equal(speaker(r, 'A').role, 'CONTACT');
+    assert.equal(speaker(r, 'A').labelSource, 'GREETING_MATCH');
+  });
+
+  it('family filed by relation ("Mom", "Aunt Rosa") are people, not organisations answering', () => {
+    assert.equal(nameSpecOf('Mom', 'contact')?.personLike, true);
+    assert.equal(nameSpecOf('Aunt Rosa', 'contact')?.personLike, true);
+    assert.equal(nameSpecOf('Grandma', 'contact')?.personLike, true);
+    const r = resolve(
+      turns(['A', 'Hello?'], ['B', 'Hi Aunt Rosa, how was the party on Saturday?'], ['A', 'It was lovely, everybody came.']),
+      ctx({ userDisplayName: 'Peter Young', contactName: 'Aunt Rosa', direction: 'OUTGOING' }),
+    );
+    assert.equal(speaker(r, 'B').role, 'USER');
+    assert.equal(speaker(r, 'A').role, 'CONTACT');
+  });
+
   it('an organisation\'s name before "calling" later in the call is no introduction', () => {
     const r = resolve(
       turns(['A', 'Hello.'], ['B', 'Hi, I have a question about my order.'], ['A', 'Sure.'], ['B', 'I thought I heard maple avenue bakery calling for me yesterday.']),
@@ -424,6 +504,30 @@ describe('call-opening cues', () => {
     assert.equal(speaker(named, 'B').role, 'CONTACT');
     assert.equal(speaker(named, 'B').confidence, 'HIGH');
     assert.deepEqual(named.speakerResolution.warnings, []);
+  });
+
+  it('asking for someone by name is the caller, even with the name misheard; "who am I speaking with" is not', () => {
+    // The user's "Hello?" diarized into the caller's first turn, the name after the question misheard:
+    // without the cue only the positional guess was left, and it made the caller the user.
+    const r = resolve(
+      turns(['A', 'Hello good afternoon with the county clerks office am I speaking with with a pair of'], ['B', 'Yes this is she.'], ['A', 'You overpaid your property tax.'], ['B', 'Oh, good.']),
+      ctx({ userDisplayName: 'Linda Perez', contactName: 'County Tax Office', direction: 'INCOMING' }),
+    );
+    assert.equal(speaker(r, 'A').role, 'CONTACT');
+    assert.equal(speaker(r, 'B').role, 'USER');
+    assert.equal(callOpeningCue('May I speak to the account holder?'), 'caller');
+    assert.equal(callOpeningCue('Who am I speaking with?'), null);
+  });
+
+  it('"it\'s me" opening a turn is the caller, who expects to be known by voice', () => {
+    // The answerer's "Hello?" lost (or diarized into the caller's turn): the caller speaks first.
+    const r = resolve(
+      turns(['A', "Hey, it's me. My flight lands on Friday, can you pick me up?"], ['B', "Sure, I'll be there."], ['A', 'Thanks.']),
+      ctx({ userDisplayName: 'Sarah Carter', contactName: 'Luke Carter', direction: 'INCOMING' }),
+    );
+    assert.equal(speaker(r, 'A').role, 'CONTACT');
+    assert.equal(speaker(r, 'B').role, 'USER');
+    assert.equal(callOpeningCue('Is it me you are looking for?'), null);
   });
 
   it('recognises the documented cues and leaves plain talk alone', () => {

@@ -55,6 +55,9 @@ const ORG_WORDS = new Set([
   'international', 'national', 'delivery', 'movers', 'storage', 'airlines', 'telecom', 'wireless', 'cable',
   'utilities', 'dentistry', 'orthodontics', 'optometry', 'chiropractic', 'pediatrics', 'surgery',
   'apartments', 'management', 'construction', 'contractors', 'landscaping', 'automotive', 'recruiting',
+  // Schools: a school is usually named after a person ("Lincoln Elementary", "Kennedy Academy"), so
+  // the kind of school is the only word that tells it from a person's name.
+  'elementary', 'academy', 'college', 'kindergarten', 'preschool', 'daycare', 'institute',
 ]);
 
 // Frequent conversational words the lexicon lookup could miss (inflections, contractions, fillers).
@@ -90,6 +93,11 @@ export function isKnownFirstName(word: string): boolean {
   return tags.some((t) => FIRST_NAME_TAGS.has(t)) && tags.every((t) => NAME_TAGS.has(t));
 }
 
+function isSurnameOnly(word: string): boolean {
+  const tags = lexTags(word.toLowerCase());
+  return tags.length > 0 && tags.every((t) => t === 'LastName');
+}
+
 /**
  * Lower-case word tokens of a name or an utterance: accents folded ("José" = "jose", as recognisers
  * often drop them), apostrophes kept so "maria's" stays one token.
@@ -111,15 +119,39 @@ export function nameSpecOf(name: string | null | undefined, who: NameOwner): Nam
   const tokens = all.filter((t) => !HONORIFICS.has(t));
   if (tokens.length === 0) return null;
   const first = tokens[0];
+  // A name with a business or office word is an organisation's even when it starts with a first name
+  // ("Madison County Clerk", "Franklin Elementary"): taken for a person, the office saying its own
+  // name in passing reads as a name said to the listener.
+  const orgWord = tokens.some((t) => ORG_WORDS.has(t));
   const personLike =
     who === 'user' ||
     tokens.length < all.length ||
-    isKnownFirstName(first) ||
+    (isKnownFirstName(first) && !orgWord) ||
+    // How people file family and partners in their phone book ("Mom", "Grandma", "Aunt Rosa"): a
+    // person, though the words are ordinary ones. Taken for an organisation, "Hi Mom" opening a turn
+    // would read as a business answering with its own name.
+    // A first name the lexicon knows only as an ordinary word ("Frank Miller", "Will Turner") before a
+    // word it knows only as a surname.
+    (!orgWord && tokens.length === 2 && isSurnameOnly(tokens[1])) ||
+    (!orgWord && tokens.length <= 2 && isKinship(first) && tokens.every((t) => isKinship(t) || isKnownFirstName(t) || !isCommonWord(t))) ||
     (tokens.length >= 2 && tokens.length <= 3 && tokens.every((t) => !isCommonWord(t) && !ORG_WORDS.has(t)));
   const firstDistinctive = !isCommonWord(first) && first.length >= 3;
   const firstUsableAlone = personLike ? first.length >= 2 : tokens.length > 1 && firstDistinctive && first.length >= 4;
   const commonWords = tokens.every((t) => isCommonWord(t)) && !isKnownFirstName(first);
   return { who, tokens, personLike, firstUsableAlone, firstDistinctive, commonWords };
+}
+
+// Family and partner words as contacts are filed under them. (The lexicon's people nouns also take in
+// trades, "plumber", "clerk", which name a business as often as a person: hence a list.)
+const KINSHIP = new Set([
+  'mom', 'mum', 'mommy', 'mummy', 'mama', 'momma', 'ma', 'mother', 'dad', 'daddy', 'papa', 'pa', 'father',
+  'grandma', 'grandpa', 'granny', 'grandad', 'granddad', 'grandmother', 'grandfather', 'nana', 'nan', 'gran',
+  'aunt', 'auntie', 'aunty', 'uncle', 'sis', 'sister', 'bro', 'brother', 'son', 'daughter', 'cousin', 'niece',
+  'nephew', 'wife', 'husband', 'hubby', 'babe', 'baby', 'honey', 'sweetheart', 'grandson', 'granddaughter',
+]);
+
+function isKinship(word: string): boolean {
+  return KINSHIP.has(word.toLowerCase());
 }
 
 export const HONORIFICS = new Set(['mr', 'mrs', 'ms', 'miss', 'mister', 'missus', 'dr', 'doctor', 'mx', 'sir', 'madam']);

@@ -159,7 +159,22 @@ function hasIntroCueBefore(tokens: string[], start: number, window: number): boo
 }
 
 /** Where a name at [start, end) stands: introducing the speaker, addressing the listener, or in passing. */
-function contextOf(tokens: string[], start: number, end: number, opts: { orgName: boolean; firstTurn: boolean; vocative: boolean }): Context {
+// Words between an introduction and "at <organisation>" that make the organisation something else's
+// place ("I'm calling about my appointment at ...", "this is a reminder for your visit at ...").
+const NOT_WORKPLACE = new Set(['about', 'regarding', 'for', 'to', 'with', 'on', 'in', 'of', 'reminder', 'appointment', 'visit', 'order', 'account']);
+
+/** "this is <who> at" / "it's the front office at": an introduction up to the "at" at `at`. */
+function introducesWorkplace(tokens: string[], at: number): boolean {
+  for (let k = at - 1; k >= Math.max(0, at - 8); k--) {
+    const t = tokens[k];
+    if (NOT_WORKPLACE.has(t)) return false;
+    if (SELF_INTRO_ONE.has(t) && t !== "name's" && t !== 'names') return k < at - 1;
+    if (k + 1 < at && SELF_INTRO_TWO.has(`${t} ${tokens[k + 1]}`) && t !== 'name') return k + 1 < at - 1;
+  }
+  return false;
+}
+
+function contextOf(tokens: string[], start: number, end: number, opts: { orgName: boolean; wholeOrgName?: boolean; firstTurn: boolean; vocative: boolean }): Context {
   const p1 = tokens[start - 1] ?? '';
   const p2 = tokens[start - 2] ?? '';
   const n1 = tokens[end] ?? '';
@@ -185,6 +200,14 @@ function contextOf(tokens: string[], start: number, end: number, opts: { orgName
     // "Passport Agency, how can I help?": a business opening its own line offers help; the comma
     // that would tell it from a vocative is never in a recogniser's text
     if (startOfTurn && /^how (can|may) (i|we) (help|assist)\b/.test(tokens.slice(end, end + 4).join(' '))) return 'self';
+    // "City Tax Office, hi, may I help you?", "Good morning, Hamilton Elementary.": an organisation's
+    // whole name (of several words) opening the call's first turn is the organisation answering its
+    // line. A caller who checks they reached the office speaks after the answerer ("Hi, Acme Dental?
+    // I need ...") and goes on to say why they call; a single word may be a nickname ("Hi Nana").
+    if (startOfTurn && opts.wholeOrgName && !CALLER_MARKERS.test(tokens.join(' '))) return 'self';
+    // "this is Paul Gomez at Kennedy Elementary", "it's the front office at Franklin Elementary": the
+    // speaker's place of work after their introduction; not "I'm calling about my appointment at X".
+    if (p1 === 'at' && introducesWorkplace(tokens, start - 1)) return 'self';
   }
 
   // A name in a dictated address ("email them to paula at stone tax dot com") is not said to or of
@@ -228,12 +251,14 @@ function answersWithOwnName(tokens: string[], hit: NameHit, spec: NameSpec): boo
 /**
  * Claims made by one speaker's utterances (in time order), and which supplied names the speaker
  * said in which of its utterances (`referencedIn`, utterance indices per name).
- * `opening`: indices of this speaker's utterances among the first turns of the call.
+ * `opening`: indices of this speaker's utterances among the first turns of the call; `callOpener`:
+ * the index of the utterance that opens the call, when it is this speaker's.
  */
 export function claimsOfSpeaker(
   utterances: string[],
   specs: NameSpecs,
   opening: ReadonlySet<number> = new Set(),
+  callOpener: number | null = null,
 ): { claims: TextClaim[]; referencedIn: Map<NameOwner, number[]> } {
   const claims: TextClaim[] = [];
   const referencedIn = new Map<NameOwner, number[]>();
@@ -245,7 +270,7 @@ export function claimsOfSpeaker(
       for (let k = hit.start; k < hit.end; k++) covered.add(k);
       const spec = hit.who === 'user' ? specs.user : specs.contact;
       if (!spec) continue;
-      const ctx = opening.has(u) && answersWithOwnName(tokens, hit, spec) ? 'self' : contextOf(tokens, hit.start, hit.end, { orgName: !spec.personLike, firstTurn: u === 0, vocative: true });
+      const ctx = opening.has(u) && answersWithOwnName(tokens, hit, spec) ? 'self' : contextOf(tokens, hit.start, hit.end, { orgName: !spec.personLike, wholeOrgName: !hit.partial && spec.tokens.length >= 2 && u === callOpener, firstTurn: u === 0, vocative: true });
       if (ctx === 'skip') continue;
       if (spec.commonWords && ctx === 'self' && (tokens[hit.start - 1] === "i'm" || tokens[hit.start - 1] === 'im')) continue;
       referencedIn.set(hit.who, [...(referencedIn.get(hit.who) ?? []), u]);
@@ -326,13 +351,19 @@ export function isAnsweringPhrase(text: string, specs: NameSpecs): boolean {
 // about", "you called about ...", "got your message"), and what the party who took it says
 // ("thanks for calling", "thanks for getting back to me"). Unlike the answering phrase they need
 // not open the call: a caller often speaks first on a recording that starts after the pickup.
-const CALLER_CUE = /\b(returning (your|the) (call|message)|return(ing)? your (call|message)|calling you back|call(ing)? back about|you called (about|me|us|earlier|yesterday|this morning|this afternoon|regarding|for)|you (had )?called about|(i'm|im|i am|we're|we are) calling (about|to|from|regarding|because|on behalf|back|with|for)|got your (message|voicemail|email)|(i|we) missed your call)\b/;
+// Asking for someone by name ("am I speaking with ...", "may I speak to ...") is the caller checking
+// who picked up; it stays a cue when the name after it is misheard. "Who am I speaking with?" is the
+// answerer's question.
+const CALLER_CUE = /\b((?<!who )am i (speaking|talking) (with|to)|(may|can|could) i (please )?speak (with|to)|returning (your|the) (call|message)|return(ing)? your (call|message)|calling you back|call(ing)? back about|you called (about|me|us|earlier|yesterday|this morning|this afternoon|regarding|for)|you (had )?called about|(i'm|im|i am|we're|we are) calling (about|to|from|regarding|because|on behalf|back|with|for)|got your (message|voicemail|email)|(i|we) missed your call)\b/;
 const ANSWERER_CUE = /\b(thank you|thanks)( so much| very much)? for (calling|ringing|getting back to (me|us)|returning my call|calling (me|us) back)\b/;
+
+// "Hi, it's me": only the party who placed the call expects to be known by voice alone.
+const ITS_ME = /^((hi|hey|hello|oh|yeah|um|uh|so)\s+)*(it's|its|it is) me\b/;
 
 /** Whether a turn says its speaker placed the call ('caller') or took it ('answerer'). */
 export function callOpeningCue(text: string): 'caller' | 'answerer' | null {
   const joined = wordsOf(text).join(' ');
-  const caller = CALLER_CUE.test(joined);
+  const caller = CALLER_CUE.test(joined) || ITS_ME.test(joined);
   const answerer = ANSWERER_CUE.test(joined);
   if (caller === answerer) return null;
   return caller ? 'caller' : 'answerer';

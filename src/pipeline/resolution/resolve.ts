@@ -23,8 +23,8 @@
 //     MEDIUM, warning `answering_pattern_used`. Only the first turn of the recording counts, since
 //     a caller's "Dr. Patel's office, this is Janet" in the second turn looks the same.
 //  5. Call-opening cues in the first turns of the call (patterns.ts callOpeningCue): "returning
-//     your call", "I'm calling about", "you called about", "got your message" mark the party who
-//     placed this call; "thanks for calling", "thanks for getting back to me" the one who took it.
+//     your call", "I'm calling about", "you called about", "got your message", "it's me", "am I speaking
+//     with", "may I speak to" mark the party who placed this call; "thanks for calling", "thanks for getting back to me" the one who took it.
 //     With the direction, the caller is the USER on OUTGOING calls and the CONTACT on INCOMING ones.
 //     MEDIUM, labelled like the answering phrase (GREETING_MATCH, warning `answering_pattern_used`:
 //     roles from an opening phrase). This is what gets "Hi, this is the front desk at Harbor
@@ -208,10 +208,12 @@ export function resolveSpeakers(input: SpeakerUtterances[], context: ResolutionC
   // The turns that open the call: where an answerer says their own name ("Hello, Frank Harris").
   const openers = new Set(openingUtterances(input, 3).map((o) => o.utterance));
   const introductions = new Set(openingUtterances(input, OPENING_TURNS).map((o) => o.utterance));
+  const callOpener = openingUtterances(input, 1)[0]?.utterance;
   pair.forEach((speakerIndex, p) => {
     const utts = input[speakerIndex].utterances;
     const opening = new Set(utts.flatMap((u, k) => (openers.has(u) ? [k] : [])));
-    const { claims, referencedIn } = claimsOfSpeaker(utts.map((u) => u.text), specs, opening);
+    const first = utts.findIndex((u) => u === callOpener);
+    const { claims, referencedIn } = claimsOfSpeaker(utts.map((u) => u.text), specs, opening, first >= 0 ? first : null);
     references.push(new Set([...referencedIn].filter(([, at]) => at.some((k) => introductions.has(utts[k]))).map(([who]) => who)));
     for (const c of claims) {
       if (c.about === 'self') evidence.push({ kind: c.kind, target: p, role: c.role, from: p, who: c.who });

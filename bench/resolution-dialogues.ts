@@ -1,0 +1,50 @@
+// Speaker naming (src/pipeline/resolution) re-run on the dev part's cached speech-stage transcripts
+// (.cache/analysis-transcripts/<speech version>/, written by bench/analysis-heldout.ts), scored for
+// roles and naming with the corpus scorer: seconds per iteration when only the resolution rules
+// change, instead of re-running diarization for 100 recordings. Only devIds() are read (never the
+// held-out calls). The utterances are rebuilt from the stored segments, as a re-naming of a stored
+// transcript does (speakerUtterancesOfTranscript); confirm with bench/analysis-heldout.ts.
+//   npx tsx bench/resolution-dialogues.ts [<transcript dir>] [--ids a,b] [--verbose] [--all]
+// Without a directory: the most recently written one.
+import fs from 'node:fs';
+import path from 'node:path';
+import { resolveSpeakers } from '../src/pipeline/resolution/resolve.js';
+import { speakerUtterancesOfTranscript } from '../src/pipeline/normalize.js';
+import { loadScorer, projectRoot } from '../test/support/corpus.js';
+import { devIds } from './support/analysis-sets.js';
+
+const root = path.join(projectRoot, '.cache/analysis-transcripts');
+const dir = process.argv[2] && !process.argv[2].startsWith('--') ? process.argv[2]
+  : path.join(root, fs.readdirSync(root).sort((a, b) => fs.statSync(path.join(root, b)).mtimeMs - fs.statSync(path.join(root, a)).mtimeMs)[0]);
+const onlyArg = process.argv.indexOf('--ids');
+const only = onlyArg >= 0 ? process.argv[onlyArg + 1].split(',') : null;
+const verbose = process.argv.includes('--verbose');
+const scorer = await loadScorer();
+const files = fs.readdirSync(dir);
+const tally: Record<string, [number, number, number]> = {};
+for (const id of devIds()) {
+  if (only && !only.includes(id)) continue;
+  const truth = JSON.parse(fs.readFileSync(path.join(projectRoot, '.cache/analysis-dialogues', id, 'truth.json'), 'utf8'));
+  for (const tier of ['m4a', 'phone8k']) {
+    const f = files.find((x) => x.startsWith(`${id}.${tier}.`));
+    if (!f) continue;
+    const t = JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8'));
+    const before = scorer.scoreTranscript(truth, t);
+    const res = resolveSpeakers(speakerUtterancesOfTranscript(t), {
+      userDisplayName: truth.user.displayName, contactName: truth.upload.contactName, phoneNumber: truth.upload.phoneNumber,
+      direction: truth.upload.direction, voiceEmbeddingEnabled: false, voice: { status: 'DISABLED', scores: {}, threshold: 0.5 },
+    });
+    const bySrc = new Map(res.speakers.map((s) => [s.sourceSpeakerId, s]));
+    const t2 = { ...t, speakers: t.speakers.map((s: any) => ({ ...s, ...bySrc.get(s.sourceSpeakerId), speakerId: s.speakerId })),
+      segments: t.segments.map((g: any) => ({ ...g, role: bySrc.get(g.sourceSpeakerId)!.role, speakerDisplayName: bySrc.get(g.sourceSpeakerId)!.displayName })) };
+    const after = scorer.scoreTranscript(truth, t2);
+    const k = tally[tier] ??= [0, 0, 0];
+    k[0]++; if (after.roleAccuracy === 1) k[1]++; if (after.naming === 1) k[2]++;
+    const changed = before.roleAccuracy !== after.roleAccuracy || before.naming !== after.naming;
+    if (after.roleAccuracy !== 1 || after.naming !== 1 || changed || process.argv.includes('--all')) {
+      console.log(`${tier} ${id}: roles ${before.roleAccuracy}->${after.roleAccuracy} naming ${before.naming}->${after.naming} ${changed ? 'CHANGED' : ''} (${res.speakers.map((s) => `${s.sourceSpeakerId}=${s.role}/${s.labelSource}`).join(', ')}; ${res.speakerResolution.warnings.join(',')})`);
+      if (verbose) for (const g of t.segments) console.log(`    | ${g.sourceSpeakerId} ${bySrc.get(g.sourceSpeakerId)!.role}: ${g.text}`);
+    }
+  }
+}
+for (const [tier, [n, r, nm]] of Object.entries(tally)) console.log(`${tier}: roles ${r}/${n}, naming ${nm}/${n}`);
