@@ -246,3 +246,71 @@ describe('EmbeddedAnalyzer on calls outside the corpus', () => {
     assert.deepEqual(groundingViolations(raw, transcript, context), []);
   });
 });
+
+describe('EmbeddedAnalyzer on phrasings of other speakers', () => {
+  const recordedAt = '2025-06-10T15:00:00Z'; // a Tuesday
+  const context: AnalysisContext = { userDisplayName: 'Anna Berg', contactName: 'Tom Wells', phoneNumber: null, direction: 'OUTGOING', recordedAt, title: null };
+  const run = (turns: Array<[0 | 1, string]>) => analyzer.analyze(transcriptOf(turns, ['Anna Berg', 'Tom Wells'], recordedAt), context);
+
+  it('reads indirect requests as the addressee\'s items', async () => {
+    const a = await run([
+      [0, 'Hi Tom. If you could send me the signed contract by Friday, that would be great.'],
+      [1, 'Yep, no problem.'],
+      [0, 'Any chance you could call the supplier tomorrow about the tiles?'],
+      [1, 'You got it.'],
+      [0, 'I was wondering if you could text me the gate code.'],
+      [1, 'Sure thing.'],
+      [0, 'And would you be able to email the floor plans to anna at berg design dot com?'],
+      [1, 'For sure.'],
+    ]);
+    const contract = only(a.actionItems, (i) => /contract/i.test(i.title));
+    assert.equal(contract.ownerDisplayName, 'Tom Wells');
+    assert.equal(contract.dueDate, '2025-06-13');
+    const call = only(a.actionItems, (i) => i.intent === 'call');
+    assert.equal(call.ownerDisplayName, 'Tom Wells');
+    assert.equal(call.dueDate, '2025-06-11');
+    assert.equal(only(a.actionItems, (i) => i.intent === 'message').ownerDisplayName, 'Tom Wells');
+    const email = only(a.actionItems, (i) => /floor plans/i.test(i.title));
+    assert.equal(email.intent, 'email');
+    assert.equal(email.intentMetadata?.toEmail, 'anna@bergdesign.com');
+    assert.match(email.title, /^Email the floor plans/);
+  });
+
+  it('reads promises said from the other side and without a subject', async () => {
+    const a = await run([
+      [0, 'So where are we with the photos?'],
+      [1, 'Expect an email from me with the photos tonight.'],
+      [0, 'Great. And the invoice?'],
+      [1, 'You will hear from me about the invoice by Thursday.'],
+      [0, 'Thanks. Will text you the gate code tomorrow.'],
+    ]);
+    const email = only(a.actionItems, (i) => i.intent === 'email');
+    assert.equal(email.ownerDisplayName, 'Tom Wells');
+    assert.equal(email.dueDate, '2025-06-10');
+    const text = only(a.actionItems, (i) => i.intent === 'message');
+    assert.equal(text.ownerDisplayName, 'Anna Berg');
+    assert.equal(text.dueDate, '2025-06-11');
+  });
+
+  it('makes no item of an open offer, a question or a past action', async () => {
+    const a = await run([
+      [1, 'I already sent the quote last week.'],
+      [0, 'Did you send it to the right address?'],
+      [1, 'I think so. If you need anything else, just give me a call.'],
+      [0, 'Thanks, bye.'],
+    ]);
+    assert.deepEqual(a.actionItems, []);
+  });
+
+  it('moves the date of an item when it is changed later in the call', async () => {
+    const a = await run([
+      [0, 'Could you send me the signed contract by Friday?'],
+      [1, 'Sure, I will send it by Friday.'],
+      [0, 'Great, and the tiles look good.'],
+      [1, 'Actually, make that Monday for the contract, I am away on Friday.'],
+    ]);
+    const contract = only(a.actionItems, (i) => /contract/i.test(i.title));
+    assert.equal(contract.dueDate, '2025-06-16');
+    assert.equal(a.actionItems?.length, 1);
+  });
+});

@@ -7,7 +7,7 @@
 // the rest of the "I'll do X" plans and dated plans of a party become next steps. Every piece of
 // launcher metadata (addresses, numbers, times, providers) is taken from what was said.
 import type { AnalysisActionItem, Intent, IntentMetadata } from '../../../domain/analysis.js';
-import { clausesOf, type Clause } from './clauses.js';
+import { CHANGE_OF_PLAN, clausesOf, type Clause } from './clauses.js';
 import type { DateMention } from './dates.js';
 import { callDay } from './dates.js';
 import { phoneDigits, toE164, type SpokenEmail, type SpokenNumber, type SpokenPhone } from './spoken.js';
@@ -188,6 +188,8 @@ interface Group {
   /** Units that joined without a clause of their own (acceptances, proposals, addresses). */
   extraUnits: Unit[];
   accepts: Unit[];
+  /** A date set by a later change ("actually, make that Monday"). */
+  changedDue?: Due;
 }
 
 function firstName(name: string): string {
@@ -255,9 +257,16 @@ export function extractActions(ct: CallText): ActionResult {
   const proposals: Array<{ unit: Unit; clause: Clause }> = [];
   const accepts: Array<{ unit: Unit; clause: Clause }> = [];
   const desires: Array<{ unit: Unit; clause: Clause }> = [];
+  const changes: Array<{ unit: Unit; clause: Clause; date: DateMention }> = [];
 
   for (const unit of ct.units) {
     for (const clause of clausesOf(unit)) {
+      // "Actually, make that Monday": a new date for something said before, not a new item
+      const changed = CHANGE_OF_PLAN.test(clause.text) ? clauseDates(unit, clause).find((d) => d.date && d.date >= day) ?? unit.dates.find((d) => d.date && d.date >= day) : undefined;
+      if (changed && !clause.negated) {
+        changes.push({ unit, clause, date: changed });
+        continue;
+      }
       if (clause.kind === 'other' || clause.negated) continue;
       if (clause.kind === 'proposal') {
         proposals.push({ unit, clause });
@@ -368,6 +377,23 @@ export function extractActions(ct: CallText): ActionResult {
     if (g && g.cands.some((x) => x.clause.kind === 'request')) g.extraUnits.push(a.unit);
   }
 
+  // changes of plan move the latest matching item's date (the one whose words they repeat, else the
+  // latest dated one, else the latest one); a meeting's new time is one more proposal
+  for (const ch of changes) {
+    const stems = contentStems(ch.clause.text.replace(CHANGE_OF_PLAN, '$1'));
+    const earlier = [...groups, ...meetingGroups].filter((g) => lastTurn(g) <= ch.unit.turn);
+    const byWords = earlier.filter((g) => stems.length && g.cands.some((c) => overlap(c.stems, stems) > 0));
+    const before = earlier.filter((g) => ch.unit.turn - lastTurn(g) <= 6);
+    if (!before.length && !byWords.length) continue;
+    const pool = byWords.length ? byWords : before.filter((g) => g.meeting || dueOf(ct, g.cands, day)).length ? before.filter((g) => g.meeting || dueOf(ct, g.cands, day)) : before;
+    const target = pool.sort((a, b) => lastTurn(b) - lastTurn(a))[0];
+    if (target.meeting) proposals.push({ unit: ch.unit, clause: ch.clause });
+    else {
+      target.changedDue = { date: ch.date.date!, text: ch.date.text, mention: ch.date };
+      target.extraUnits.push(ch.unit);
+    }
+  }
+
   const actionItems: AnalysisActionItem[] = [];
   const nextSteps: NextStepOut[] = [];
   const actionUnits = new Set<number>();
@@ -390,7 +416,7 @@ export function extractActions(ct: CallText): ActionResult {
     const planned = kinds.has('commit') || kinds.has('joint');
     const isAction = (launchable && (asked || planned)) || (asked && g.intent === 'task');
     const best = pickBest(g.cands);
-    const due = dueOf(ct, g.cands, day);
+    const due = g.changedDue ?? dueOf(ct, g.cands, day);
     // The confidence floor: what the recogniser was unsure of is not turned into an item.
     if (units.every(isBelowConfidenceFloor)) continue;
     // A task needs something to do: a title with fewer than two content words ("Fall", "Invite
@@ -410,7 +436,10 @@ export function extractActions(ct: CallText): ActionResult {
     }
     const meta = metadataFor(ct, g, best, units, due);
     for (const u of units) actionUnits.add(u.idx);
-    actionItems.push(buildItem(g.owner, titleOf(best), units, meta.units, g.intent, meta.metadata, due, g.cands));
+    let title = titleOf(best);
+    const was = g.changedDue ? dueOf(ct, g.cands, day) : null;
+    if (g.changedDue && was) title = title.replace(new RegExp(`\\b${was.text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`, 'i'), g.changedDue.text);
+    actionItems.push(buildItem(g.owner, title, units, meta.units, g.intent, meta.metadata, due, g.cands));
   }
 
   actionItems.sort((a, b) => (a.sourceSegmentIds?.[0] ?? '').localeCompare(b.sourceSegmentIds?.[0] ?? ''));

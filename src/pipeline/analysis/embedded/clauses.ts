@@ -52,7 +52,7 @@ export function expand(text: string): string {
 
 // Discourse markers that open a clause without being part of it. The ambiguous ones ("look",
 // "right", "well") only count when a comma follows, so "Look at the report" stays an imperative.
-const MARKER = /^(?:(?:yes|yeah|yep|sure|okay|ok|oh|ah|well|great|perfect|fine|alright|all right|right|no problem|got it|understood|of course|look|listen|honestly|hi|hello|hey|thanks|thank you|cool|good|excellent|wonderful|absolutely|definitely|certainly|no worries|sounds good)\s*[,.!]\s*|(?:and|but|so|then|just|also|actually|and then|oh and|plus)[,]?\s+)+/i;
+const MARKER = /^(?:(?:yes|yeah|yep|yup|for sure|you got it|sure thing|sure|okay|ok|oh|ah|well|great|perfect|fine|alright|all right|right|no problem|got it|understood|of course|look|listen|honestly|hi|hello|hey|thanks|thank you|cool|good|excellent|wonderful|absolutely|definitely|certainly|no worries|sounds good)\s*[,.!]\s*|(?:and|but|so|then|just|also|actually|and then|oh and|plus)[,]?\s+)+/i;
 // The same "look" / "listen" in a recogniser's text, which has no comma: a marker when a clause with
 // its own subject and finite verb follows ("look the boiler company can not come until Wednesday"),
 // since the imperative takes a particle or an object and no second verb ("look at the report", "look
@@ -71,7 +71,40 @@ const PROGRESSIVE = /^(I|we|We)\s+(am|are)\s+(\w+ing)\b\s*(.*)$/i;
 const LET_ME = /^let me\s+(?!know\b)(?!see\b|think\b|check (?:that|this|it|now)\b|have a look\b|take a look\b|look (?:that|it|this) up\b|(?:pull|bring|look) (?:\w+ ){0,2}up\b|find (?:that|it|this)\b|grab\b|just\b|explain\b|ask\b)(.+)$/i;
 const LET_US = /^let us\s+(.+)$/i;
 const HAPPY_TO = /^(?:(?:I|we)\s+(?:am|are|would be|will be)\s+)?(?:happy|glad|more than happy)\s+to\s+(.+)$/i;
-const REQUEST_Q = /^(?:can|could|would|will)\s+you\s+(?:please\s+|kindly\s+|maybe\s+|possibly\s+|also\s+|just\s+)?(?!like\b|mind\b)(.+?)[?.!]*$/i;
+const REQUEST_Q = /^(?:can|could|would|will)\s+you\s+(?:please\s+|kindly\s+|maybe\s+|possibly\s+|also\s+|just\s+)?(?:be able to\s+|be so kind as to\s+)?(?!like\b|mind\b)(.+?)[?.!]*$/i;
+// The indirect ways of asking: "if you could send me the contract, that would be great", "any chance
+// you could call the supplier?", "I was wondering if you could ...", "do you think you could ...",
+// "would it be possible for you to ...", "can I get you to ...", "mind sending ...?"
+const INDIRECT_REQUEST = new RegExp(
+  '^(?:' +
+    [
+      '(?:it would be (?:great|good|helpful|nice|ideal|awesome|perfect|lovely|amazing)|I would (?:really |so )?appreciate(?: it)?|I was (?:just )?wondering|I wonder|I am wondering|I was hoping|I am hoping)\\s+if\\s+you\\s+(?:could|can|would|might|are able to)',
+      '(?:if|when)\\s+you\\s+(?:could|can|would|get a chance to|have a (?:sec|second|minute|moment|chance) to)(?=.*(?:,|\\bthat would\\b|\\bthat will\\b|\\bthanks?\\b|\\bplease\\b|\\bgreat\\b|$))',
+      '(?:is there )?any chance (?:that )?you (?:could|can|would|might)',
+      '(?:do|did) you think you (?:could|can|would|might)',
+      '(?:are|were) you able to',
+      '(?:would|will|is) it be possible (?:for you )?to|is it possible (?:for you )?to',
+      '(?:can|could|may) I (?:get|ask|have) you to',
+      'how about you|why do not you|why not',
+    ].join('|') +
+    ')\\s+(?:please\\s+|just\\s+|maybe\\s+|possibly\\s+|also\\s+)?(.+?)(?:,?\\s*(?:that would|that will|it would) be (?:great|perfect|awesome|helpful|ideal|lovely|amazing|brilliant|super helpful)|,?\\s*(?:thanks|thank you)(?: so much)?)?[?.!]*$',
+  'i',
+);
+const MIND_DOING = /^(?:do you )?mind\s+(\w+ing)\b\s*(.*?)[?.!]*$/i;
+// A commitment with its subject dropped, as terse speakers say it: "Will send it tonight.", "Gonna
+// call them tomorrow.", "Sending it now."
+const BARE_COMMIT = /^(?:will|gonna|going to|shall)\s+(?!not\b|be\b|do\b|have\b)(.+)$/i;
+const BARE_PROGRESSIVE = /^(sending|emailing|texting|calling|forwarding|booking|scheduling|mailing|sharing|uploading|putting|setting|writing|messaging|ordering|paying|signing|dropping|printing|booking|getting)\s+(?!about\b|from\b|because\b|to say\b|regarding\b)(.+)$/i;
+// The speaker's promise said from the other side: "you will have the invoice by Thursday", "you'll
+// hear from me tomorrow", "expect an email from me with the photos tonight"
+const YOU_WILL_HAVE = /^you\s+(?:will|are going to|should|shall)\s+(?:have|get|receive|see)\s+(?!to\b)(.+?)(?:\s+from\s+(?:me|us))?(\s+.*)?$/i;
+const YOU_WILL_HEAR = /^you\s+(?:will|are going to|should)\s+hear (?:back )?from\s+(?:me|us)\b\s*(.*)$/i;
+const EXPECT_FROM = /^(?:you can |you should |you will )?(?:expect|look out for|watch for|keep an eye out for)\s+(.+?)\s+from\s+(?:me|us)\b\s*(.*)$/i;
+// A condition that is no event but an open offer ("if you need anything else, call us", "if you have
+// any questions, give me a ring"): what follows is a courtesy, not a task.
+const OPEN_OFFER = /^(?:if|should|in case)\s+(?:you\s+(?:need|have|want|think of)\s+(?:anything|any(?:thing)? (?:else|more|other)|any (?:questions?|problems?|issues?|concerns?|help)|help|more (?:info|information|help))|(?:anything|something)\s+(?:else\s+)?(?:comes up|changes)|there is anything(?: else)?|(?:any )?questions? come up)\b/i;
+// "Actually, make that Monday", "let's say Thursday instead": a change to something agreed before.
+export const CHANGE_OF_PLAN = /^(?:(?:actually|sorry|wait|oh)\s*,?\s*)*(?:(?:make|change|move|push|switch|bump) (?:that|it|this)(?: (?:to|back to|up to|over to))?|let us (?:say|do|make it)|scratch that,?|(?:on )?second thought,?)\s+(.+)$|^(?:(?:actually|sorry)\s*,?\s*)?(?:\S+\s+){0,4}?(?:instead|would be better|is better|works better)\b/i;
 const WOULD_YOU_MIND = /^would you mind\s+(\w+ing)\b\s*(.*?)[?.!]*$/i;
 const PLEASE = /^(?:please|kindly)\s*,?\s+(.+)$/i;
 const NEED_YOU = /^(?:I|we)\s+(?:need|want|would like|would love|will need)\s+you\s+to\s+(.+)$/i;
@@ -80,7 +113,7 @@ const YOU_NEED = /^you\s+(?:will\s+|would\s+|might\s+|may\s+)?(?:need to|have to
 const MAKE_SURE = /^(?:make sure|be sure|remember|do not forget|don't forget|please remember)\s+(?:that\s+)?(?:to\s+|you\s+)?(.+)$/i;
 const REMIND_ME = /^remind me\s+(?:to|about|that)?\s*(.+)$/i;
 const DESIRE = /^(?:I|we)\s+(?:would|will)\s+(?:like|love)\s+to\s+(.+)$|^(?:I|we)\s+(?:want|wanted|hope|hoped|was hoping|were hoping)\s+to\s+(.+)$/i;
-const ACCEPT = /^(?:(?:that|it|this|that time|the time|the price|the plan|the date|(?:[\w:.]+\s+){0,5}?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|today|tonight|morning|afternoon|evening|\d{1,2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?|noon)(?:\s+[\w:.]+){0,3}?)\s+(?:works|would work|sounds good|sounds great|sounds fair|sounds perfect|is good|is fine|is perfect|suits me|is great)(?:\s+for\s+(?:me|us))?|will do|deal|agreed|sure thing|no problem|sounds good|perfect|okay|ok|great|fine|yes|sure|of course|absolutely|got it|that works|works for me)[.!]*$/i;
+const ACCEPT = /^(?:(?:that|it|this|that time|the time|the price|the plan|the date|(?:[\w:.]+\s+){0,5}?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|today|tonight|morning|afternoon|evening|\d{1,2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?|noon)(?:\s+[\w:.]+){0,3}?)\s+(?:works|would work|sounds good|sounds great|sounds fair|sounds perfect|is good|is fine|is perfect|suits me|is great)(?:\s+for\s+(?:me|us))?|will do|deal|agreed|sure thing|no problem|sounds good|perfect|okay|ok|great|fine|yes|yep|yup|sure|of course|absolutely|got it|that works|works for me|you got it|on it|I am on it|can do|consider it done|for sure|no worries|happy to|my pleasure|I can do that|I will do that|done)[.!]*$/i;
 const PROPOSAL = /^(?:would|does|do|will|is|could|can)\s+(?:a|an|the|that|this|it|[\w:.]+day|next|tomorrow|[\w\s:.]{0,30}?)\b.*\b(?:work|suit|be (?:ok|okay|good|fine|possible))\b|^(?:how|what)\s+about\b|^(?:are|would)\s+you\s+(?:be\s+)?(?:free|available)\b|^shall we\b|^should we\b|^(?:can|could) we\b/i;
 const NEED_TO_NOUN = /^((?:I|we)\s+(?:will\s+|would\s+|also\s+|just\s+|still\s+)?need)\s+to\s+(?!(?:think|know|hear|speak|take|get|make|be|dispose|approve|consist|rid|care|remind|inform|warn|convince|let|keep|run|get)\b)([a-z]+)\s+of\b/i;
 const HEARD_YOU_REQUEST = /^you\s+((?!are\b|were\b|have\b|had\b|know\b|do\b|did\b|said\b|told\b|mean\b|see\b)[a-z]+\s+(?:me|us)\b.*)$/i;
@@ -172,7 +205,17 @@ function clean(s: string): string {
 
 /** Reads one clause (markers and conditions removed) into a speech act. */
 function classify(raw: string, unit: Unit, inherited: string | null): Omit<Clause, 'offset'> {
-  const cond = stripCondition(raw.trim().replace(MARKER, '').replace(HEARD_MARKER, ''));
+  const unmarked = raw.trim().replace(MARKER, '').replace(HEARD_MARKER, '').trim();
+  if (OPEN_OFFER.test(unmarked)) {
+    const v = clean(unmarked);
+    return { text: unmarked, conditional: true, whenClause: false, kind: 'other', vp: v, verb: verbOf(v), negated: false };
+  }
+  const indirect = unmarked.match(INDIRECT_REQUEST);
+  if (indirect && !/^(not|be\b|have\b)/i.test(indirect[1])) {
+    const v = clean(indirect[1]);
+    if (!INFO_REQUEST.test(v)) return { text: unmarked, conditional: false, whenClause: false, kind: 'request', vp: v, verb: verbOf(v), negated: false };
+  }
+  const cond = stripCondition(unmarked);
   let text = cond.text.replace(MARKER, '').replace(HEARD_MARKER, '').trim();
   text = text.replace(VOCATIVE_END, (m) => (/[?]/.test(m) ? '?' : '')).trim();
   const base = { text, conditional: cond.conditional, whenClause: cond.whenClause };
@@ -206,7 +249,15 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
   // "remind me to buy a card": a self-reminder (the spec's `reminder`) of the speaker, who is the
   // one to be reminded, whoever else offers to help
   if ((m = text.match(REMIND_ME))) return mk('commit', `set a reminder to ${m[1]}`);
-  if ((m = text.match(WOULD_YOU_MIND))) return mk('request', `${nlp(m[1]).verbs().toInfinitive().out('text')} ${m[2]}`);
+  if ((m = text.match(WOULD_YOU_MIND)) || (m = text.match(MIND_DOING))) return mk('request', `${nlp(m[1]).verbs().toInfinitive().out('text')} ${m[2]}`);
+  if ((m = text.match(EXPECT_FROM))) return mk('commit', `send ${m[1]} ${m[2]}`);
+  if ((m = text.match(YOU_WILL_HEAR))) return mk('commit', `get back to you ${m[1]}`);
+  if ((m = text.match(YOU_WILL_HAVE)) && !isQ && !/^(a|an|the)?\s*(great|good|nice|lovely|fun|chance|choice|option|time)\b/i.test(m[1])) return mk('commit', `send ${m[1]}${m[2] ?? ''}`);
+  if ((m = text.match(BARE_COMMIT)) && !isQ && startsWithVerb(m[1])) return mk('commit', m[1]);
+  if ((m = text.match(BARE_PROGRESSIVE)) && !isQ && !unit.past) {
+    const inf = nlp(m[1]).verbs().toInfinitive().out('text') || m[1].replace(/ing$/, '');
+    return mk('commit', `${inf} ${m[2]}`);
+  }
   if ((m = text.match(REQUEST_Q))) {
     if (INFO_REQUEST.test(m[1])) return mk('other', m[1]);
     return mk('request', m[1]);
