@@ -302,6 +302,23 @@ describe('EmbeddedAnalyzer on phrasings of other speakers', () => {
     assert.deepEqual(a.actionItems, []);
   });
 
+  it('makes a commitment that takes on the other party\'s stated need an action item', async () => {
+    const a = await run([
+      [1, 'There is a balance of two hundred dollars on the account. It has to be paid by Friday.'],
+      [0, 'Okay, I will pay it online tomorrow.'],
+      [1, 'Also, please confirm your new address by email to billing at acme dot com.'],
+      [0, 'Sure, I will send it today.'],
+      [1, 'Great. Tell your husband to feel better.'],
+    ]);
+    const pay = only(a.actionItems, (i) => /\bpay\b/i.test(i.title));
+    assert.equal(pay.ownerDisplayName, 'Anna Berg');
+    assert.equal(pay.intent, 'task');
+    const email = only(a.actionItems, (i) => i.intent === 'email');
+    assert.equal(email.ownerDisplayName, 'Anna Berg');
+    assert.equal(email.intentMetadata?.toEmail, 'billing@acme.com');
+    assert.equal(a.actionItems?.length, 2);
+  });
+
   it('moves the date of an item when it is changed later in the call', async () => {
     const a = await run([
       [0, 'Could you send me the signed contract by Friday?'],

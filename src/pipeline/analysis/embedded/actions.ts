@@ -79,7 +79,7 @@ export function channelOf(text: string, verb: string): Candidate['channel'] {
 
 const PRONOUN_OBJECT = /^(\w+(?:\s+(?:back|over|up|out|on|off))?)\s+(it|them|that|this|those|these)\b/i;
 /** Verbs whose pronoun object is a thing handed over, worth naming in a title ("send it"). */
-const TRANSFER_VERB = /^(send|resend|forward|email|mail|share|bring|return|ship|drop|give|sign|pay|post|upload|print|fax|text|whatsapp|message|deliver|submit|pick|check|review|fix|look)$/i;
+const TRANSFER_VERB = /^(send|resend|forward|email|mail|share|bring|return|ship|drop|give|sign|pay|post|upload|print|fax|text|whatsapp|message|deliver|submit|pick|check|review|fix|look|get|grab|collect|fetch)$/i;
 const NOT_ANTECEDENT = /^(i|you|we|they|he|she|it|me|us|them|him|her|that|this|what|email|e-mail|mail|something|anything|everything|nothing|someone|anyone|everyone|minute|second|moment|problem|way|time|day|morning|afternoon|evening|night|week|month|year|lot|bit|thing|things|sure|okay|address|number|same|other|end|relief|pleasure|news|call|phone|line)$/i;
 // An amount or a span of time is not a thing handed over ("the price is twelve dollars, please
 // pick it up": "it" is the refill, not "the price 12 dollars").
@@ -111,7 +111,9 @@ function findAntecedent(ct: CallText, unit: Unit, clause: Clause): Antecedent | 
     const phrases = nounChunks(u.norm).reverse();
     for (const p of phrases) {
       if (DOCUMENTISH.test(p) || INVITE.test(p) || MEETING_NOUN.test(p)) return { phrase: p, unit: u };
-      if (unit.idx - k <= 3) fallback ??= { phrase: p, unit: u };
+      // a place named after a preposition ("is it at the office now?") is where the thing is, not it
+      const place = new RegExp(`\\b(?:at|in|on|to|from|into|inside|near|avoid)\\s+${p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'i').test(u.norm);
+      if (unit.idx - k <= 6 && !place && !(u.speaker.speakerId === unit.speaker.speakerId && u.isQuestion)) fallback ??= { phrase: p, unit: u };
     }
   }
   return fallback;
@@ -190,7 +192,30 @@ interface Group {
   accepts: Unit[];
   /** A date set by a later change ("actually, make that Monday"). */
   changedDue?: Due;
+  /** The other party's sentence of need this group's commitment answers ("it has to be paid by ..."). */
+  answers?: Unit;
 }
+
+// What the other party says when something is up to the listener without asking in so many words:
+// "it has to be paid by June 30th", "we need a doctor's note", "you can grab it at three".
+const REQUIREMENT = /\b(?:need|needs|needed|has to|have to|must|should|required|requires|you can|you could|you may want|want you|would like you|it would help|it would be (?:great|good|helpful))\b/i;
+const POINTS_BACK = /^\w+(?:\s+(?:up|back|over|in|off|out))?\s+(?:it|them|that|this|one|those|these)\b/i;
+
+/** The other party's sentence of need, in the turn before, that a commitment of the group takes on. */
+function answeredNeed(ct: CallText, g: Group): Unit | null {
+  const c = g.cands.find((x) => x.clause.kind === 'commit' || x.clause.kind === 'joint');
+  if (!c) return null;
+  const prev = ct.units.filter((u) => u.idx < c.unit.idx && u.turn >= c.unit.turn - 2 && u.speaker.speakerId !== c.unit.speaker.speakerId);
+  if (!prev.length) return null;
+  const lastTurnOf = prev[prev.length - 1].turn;
+  for (const u of prev.filter((x) => x.turn === lastTurnOf).reverse()) {
+    if (!REQUIREMENT.test(u.norm) || (u.isQuestion && /\?\s*$/.test(u.text))) continue;
+    const common = overlap(contentStems(u.norm), c.stems) > 0;
+    if (common || POINTS_BACK.test(c.clause.vp)) return u;
+  }
+  return null;
+}
+
 
 function firstName(name: string): string {
   return name.split(/\s+/)[0] ?? name;
@@ -412,7 +437,10 @@ export function extractActions(ct: CallText): ActionResult {
     const units = uniq([...g.cands.map((c) => c.unit), ...g.extraUnits, ...replied]);
     const kinds = new Set(g.cands.map((c) => c.clause.kind));
     const launchable = g.intent !== 'task' && g.intent !== 'none';
-    const asked = kinds.has('request');
+    // a commitment that takes on the other party's stated need is what they asked for
+    if (!kinds.has('request')) g.answers = answeredNeed(ct, g) ?? undefined;
+    if (g.answers && !units.includes(g.answers)) units.push(g.answers);
+    const asked = kinds.has('request') || !!g.answers;
     const planned = kinds.has('commit') || kinds.has('joint');
     const isAction = (launchable && (asked || planned)) || (asked && g.intent === 'task');
     const best = pickBest(g.cands);
@@ -421,7 +449,7 @@ export function extractActions(ct: CallText): ActionResult {
     if (units.every(isBelowConfidenceFloor)) continue;
     // A task needs something to do: a title with fewer than two content words ("Fall", "Invite
     // him") is a fragment of misrecognised speech more often than a request.
-    if (g.intent === 'task' && contentStems(titleOf(best)).length < 2) continue;
+    if (g.intent === 'task' && contentStems(titleOf(best)).length < 2 && !g.answers) continue;
     if (!isAction) {
       nextSteps.push({
         text: titleOf(best),

@@ -63,6 +63,11 @@ const VOCATIVE_END = /,\s*[A-Z][a-z]+\s*[.?!]?$/;
 
 const PLEASANTRY = /^(have a|see you|talk (to you )?soon|speak soon|take care|thank|bye|goodbye|enjoy|hang on|hold on|excuse|sorry|welcome|good (morning|afternoon|evening|night|luck)|congrat|guess|imagine|mind you|wait|look forward|looking forward|keep me posted|be well|stay safe|happy to help)/i;
 const PURPOSE_OF_CALL = /^(calling|phoning|ringing|reaching out|writing|following up|checking in) (about|from|with|to|because|regarding|back|on behalf|for|in)\b|^(speaking|looking forward|sorry|glad|happy|afraid|here|fine|good|okay)\b/i;
+// "Please confirm your mailing address by email to ...": said or spelled on the call is no task, sent
+// on a channel afterwards is
+const BY_CHANNEL = /\b(?:by|via|over|in an?) (?:e-?mail|text|message|writing|letter|mail|fax)\b|\bin writing\b/i;
+// Good wishes passed on ("tell him to feel better", "say hi to your mom") are no errand.
+const WELL_WISHES = /^(?:please\s+)?(?:tell|give|send)\s+(?:(?:your|my|the|our)\s+)?\w+\s+(?:to feel better|to get well|(?:that )?I said hi|my (?:best|love|regards|thanks))|^say (?:hi|hello)\b/i;
 const INFO_REQUEST = /^(hear|repeat|say|spell|hold|explain|describe|confirm|clarify|tell me (more|about|what|how|if|whether|why|when|where|who)|give me a (second|moment|minute|sec)|see|imagine|believe|understand)\b/i;
 
 const SUBJECT_MODAL =
@@ -227,7 +232,7 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
   };
 
   if (!text) return mk('other', '');
-  if (PLEASANTRY.test(text)) return mk('other', text);
+  if (PLEASANTRY.test(text) || WELL_WISHES.test(text)) return mk('other', text);
   // "Okay, go ahead with the repair": consent to what the other party offered, not a new task
   if (/^go ahead\b/i.test(text)) return mk('accept', text);
 
@@ -259,11 +264,11 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
     return mk('commit', `${inf} ${m[2]}`);
   }
   if ((m = text.match(REQUEST_Q))) {
-    if (INFO_REQUEST.test(m[1])) return mk('other', m[1]);
+    if (INFO_REQUEST.test(m[1]) && !BY_CHANNEL.test(m[1])) return mk('other', m[1]);
     return mk('request', m[1]);
   }
   if ((m = text.match(PLEASE))) {
-    if (PLEASANTRY.test(m[1]) || INFO_REQUEST.test(m[1])) return mk('other', m[1]);
+    if (PLEASANTRY.test(m[1]) || (INFO_REQUEST.test(m[1]) && !BY_CHANNEL.test(m[1]))) return mk('other', m[1]);
     return mk('request', m[1]);
   }
   if ((m = text.match(MAKE_SURE))) return mk('request', m[1]);
