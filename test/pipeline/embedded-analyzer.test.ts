@@ -319,6 +319,30 @@ describe('EmbeddedAnalyzer on phrasings of other speakers', () => {
     assert.equal(a.actionItems?.length, 2);
   });
 
+  it('reads terse promises, favours, needs and notes to self with the right owner and intent', async () => {
+    const a = await run([
+      [0, 'Do me a favor and call the bank tomorrow about the card.'],
+      [1, 'Sure. Need the invoice by Thursday, though.'],
+      [0, 'Text you the address tonight.'],
+      [1, 'Thanks. Note to self, water the plants on Sunday.'],
+      [0, 'And I need to remember to renew my passport next week.'],
+    ]);
+    const call = only(a.actionItems, (i) => i.intent === 'call');
+    assert.equal(call.ownerDisplayName, 'Tom Wells');
+    assert.equal(call.dueDate, '2025-06-11');
+    const invoice = only(a.actionItems, (i) => /invoice/i.test(i.title));
+    assert.equal(invoice.ownerDisplayName, 'Anna Berg');
+    assert.equal(invoice.dueDate, '2025-06-12');
+    const text = only(a.actionItems, (i) => i.intent === 'message');
+    assert.equal(text.ownerDisplayName, 'Anna Berg');
+    const plants = only(a.actionItems, (i) => /plants/i.test(i.title));
+    assert.equal(plants.intent, 'reminder');
+    assert.equal(plants.ownerDisplayName, 'Tom Wells');
+    const passport = only(a.actionItems, (i) => /passport/i.test(i.title));
+    assert.equal(passport.intent, 'reminder');
+    assert.equal(passport.ownerDisplayName, 'Anna Berg');
+  });
+
   it('moves the date of an item when it is changed later in the call', async () => {
     const a = await run([
       [0, 'Could you send me the signed contract by Friday?'],

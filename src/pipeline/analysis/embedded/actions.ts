@@ -148,7 +148,8 @@ function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecede
   // A reminder is the owner's own (spec: reminder); one sent to the other party ("can you send me
   // a reminder the day before?") is a message to them.
   if (/^(send|resend|give|drop)$/.test(verb) && /\breminder\b/i.test(vp) && /^\w+\s+(me|us|you|him|her|them|[A-Z][a-z]+)\b/.test(vp)) return { intent: 'message', channel, provider: null };
-  if (verb === 'remind' || /\b(reminder|alarm)\b/i.test(vp) || /\bmake a note\b/i.test(vp)) return { intent: 'reminder', channel: null, provider: null };
+  // "I need to remember to renew my passport": the speaker's own memory aid, like "remind me"
+  if (verb === 'remind' || /\b(reminder|alarm)\b/i.test(vp) || /\bmake a note\b/i.test(vp) || (clause.kind !== 'request' && /^(?:remember|not forget) to\b/i.test(vp))) return { intent: 'reminder', channel: null, provider: null };
   // "What's your email?" - "tom baker at hotmail dot com" - "I'll send them this afternoon": sending
   // "it/them" right after an address was dictated is an e-mail, whatever the pronoun stands for
   if (/^(send|resend|forward|share|mail)$/.test(verb) && !/\bback\b/i.test(vp) && PRONOUN_OBJECT.test(vp)) {

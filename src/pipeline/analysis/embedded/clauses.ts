@@ -95,6 +95,13 @@ const INDIRECT_REQUEST = new RegExp(
     ')\\s+(?:please\\s+|just\\s+|maybe\\s+|possibly\\s+|also\\s+)?(.+?)(?:,?\\s*(?:that would|that will|it would) be (?:great|perfect|awesome|helpful|ideal|lovely|amazing|brilliant|super helpful)|,?\\s*(?:thanks|thank you)(?: so much)?)?[?.!]*$',
   'i',
 );
+// "Do me a favor and call the bank": the favour asked is the verb after it
+const FAVOR = /\b(?:(?:could you |can you |would you )?do me a (?:favou?r|solid)|be a (?:dear|star|love))\s*(?:,|and)\s*/gi;
+// "Note to self: water the plants", "mental note, ...": a reminder of the speaker's own
+const NOTE_TO_SELF = /^(?:note to self|(?:I will )?make a (?:mental )?note|mental note)\s*[,:-]?\s*(?:to\s+)?(.+)$/i;
+// "Call you back in ten", "Text you the address tonight": a contact verb whose object is the listener,
+// said with no subject, is the speaker's own promise ("I'll"), not an order
+const SELF_TO_YOU = /^(?:call|ring|phone|text|email|e-mail|message|send|ping|get back to|shoot|drop|forward|mail|whatsapp)\s+you\b/i;
 const MIND_DOING = /^(?:do you )?mind\s+(\w+ing)\b\s*(.*?)[?.!]*$/i;
 // A commitment with its subject dropped, as terse speakers say it: "Will send it tonight.", "Gonna
 // call them tomorrow.", "Sending it now."
@@ -112,8 +119,8 @@ const OPEN_OFFER = /^(?:if|should|in case)\s+(?:you\s+(?:need|have|want|think of
 export const CHANGE_OF_PLAN = /^(?:(?:actually|sorry|wait|oh)\s*,?\s*)*(?:(?:make|change|move|push|switch|bump) (?:that|it|this)(?: (?:to|back to|up to|over to))?|let us (?:say|do|make it)|scratch that,?|(?:on )?second thought,?)\s+(.+)$|^(?:(?:actually|sorry)\s*,?\s*)?(?:\S+\s+){0,4}?(?:instead|would be better|is better|works better)\b/i;
 const WOULD_YOU_MIND = /^would you mind\s+(\w+ing)\b\s*(.*?)[?.!]*$/i;
 const PLEASE = /^(?:please|kindly)\s*,?\s+(.+)$/i;
-const NEED_YOU = /^(?:I|we)\s+(?:need|want|would like|would love|will need)\s+you\s+to\s+(.+)$/i;
-const NEED_THING = /^(?:I|we)\s+(?:will\s+|would\s+|also\s+|just\s+|still\s+)?need\s+((?:a|an|the|your)\s+(?!(?:minute|moment|second|bit|word|favor|favour)\b).+)$/i;
+const NEED_YOU = /^(?:(?:I|we)\s+)?(?:need|want|would like|would love|will need)\s+you\s+to\s+(.+)$/i;
+const NEED_THING = /^(?:(?:I|we)\s+)?(?:will\s+|would\s+|also\s+|just\s+|still\s+)?need\s+((?:a|an|the|your)\s+(?!(?:minute|moment|second|bit|word|favor|favour)\b).+)$/i;
 const YOU_NEED = /^you\s+(?:will\s+|would\s+|might\s+|may\s+)?(?:need to|have to|must|should|want to|ought to|will want to|are going to need to|will need to)\s+(.+)$/i;
 const MAKE_SURE = /^(?:make sure|be sure|remember|do not forget|don't forget|please remember)\s+(?:that\s+)?(?:to\s+|you\s+)?(.+)$/i;
 const REMIND_ME = /^remind me\s+(?:to|about|that)?\s*(.+)$/i;
@@ -211,6 +218,15 @@ function clean(s: string): string {
 /** Reads one clause (markers and conditions removed) into a speech act. */
 function classify(raw: string, unit: Unit, inherited: string | null): Omit<Clause, 'offset'> {
   const unmarked = raw.trim().replace(MARKER, '').replace(HEARD_MARKER, '').trim();
+  const selfNote = unmarked.match(NOTE_TO_SELF);
+  if (selfNote) {
+    const v = clean(`set a reminder to ${selfNote[1]}`);
+    return { text: unmarked, conditional: false, whenClause: false, kind: 'commit', vp: v, verb: 'set', negated: false };
+  }
+  if (SELF_TO_YOU.test(unmarked) && !/\?\s*$/.test(unmarked) && !unit.past) {
+    const v = clean(unmarked);
+    return { text: unmarked, conditional: false, whenClause: false, kind: 'commit', vp: v, verb: verbOf(v), negated: false };
+  }
   if (OPEN_OFFER.test(unmarked)) {
     const v = clean(unmarked);
     return { text: unmarked, conditional: true, whenClause: false, kind: 'other', vp: v, verb: verbOf(v), negated: false };
@@ -339,7 +355,7 @@ const HEARD_PLEASE = new RegExp(`^(?:the|a|uh|um)\\s+(?=${IMPERATIVE_VERBS.sourc
 
 /** The speech acts of one sentence, in order. */
 export function clausesOf(unit: Unit): Clause[] {
-  const expanded = expand(unit.norm).replace(HEARD_REQUEST, '$1 you ').replace(HEARD_CALL_BACK, 'call us back').replace(HEARD_PLEASE, 'please ');
+  const expanded = expand(unit.norm).replace(FAVOR, 'please ').replace(HEARD_REQUEST, '$1 you ').replace(HEARD_CALL_BACK, 'call us back').replace(HEARD_PLEASE, 'please ');
   const out: Clause[] = [];
   let inherited: string | null = null;
   for (const part of splitClauses(expanded)) {
