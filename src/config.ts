@@ -91,6 +91,11 @@ export interface Config {
     sampleMinSeconds: number;
     sampleMaxSeconds: number;
     sampleMaxSizeMb: number;
+    /**
+     * Samples of one user that may reach decoding in a rolling hour (each an ffmpeg decode and about
+     * a second of embedding CPU in the API process), counted in the database across all processes.
+     */
+    maxEnrolmentsPerHour: number;
     provider: 'embedded' | 'embedded-fused' | 'embedded-stats' | 'embedded-lda' | 'onnx';
     modelPath: string | null;
     /** Downloaded once into DATA_DIR/models when the model file is missing (docs/voice-embedders.md). */
@@ -323,6 +328,7 @@ export function loadConfig(env: Env = process.env): Config {
       sampleMinSeconds: voiceMin,
       sampleMaxSeconds: voiceMax,
       sampleMaxSizeMb: int(env, 'SERVICE_VOICE_SAMPLE_MAX_SIZE_MB', 10, 1, 1024),
+      maxEnrolmentsPerHour: int(env, 'SERVICE_MAX_VOICE_ENROLMENTS_PER_HOUR', 10, 1, 100_000),
       provider: oneOf(env, 'VOICE_EMBEDDING_PROVIDER', ['embedded', 'embedded-fused', 'embedded-stats', 'embedded-lda', 'onnx'] as const, 'embedded'),
       modelPath: str(env, 'VOICE_EMBEDDING_MODEL_PATH'),
       modelUrl: url(env, 'VOICE_EMBEDDING_MODEL_URL', null),

@@ -15,6 +15,7 @@ import * as m008 from './migrations/008_analysis_revisions_and_item_edits.js';
 import * as m009 from './migrations/009_containment.js';
 import * as m010 from './migrations/010_call_stages.js';
 import * as m011 from './migrations/011_analysis_pending_index.js';
+import * as m012 from './migrations/012_voice_enrolment_attempts.js';
 import type { Database } from './schema.js';
 
 // pg returns int8 and numeric as strings; every count here fits in a double.
@@ -55,6 +56,7 @@ const migrations: Record<string, Migration> = {
   '009_containment': m009,
   '010_call_stages': m010,
   '011_analysis_pending_index': m011,
+  '012_voice_enrolment_attempts': m012,
 };
 
 class StaticMigrationProvider implements MigrationProvider {
