@@ -45,6 +45,12 @@ export interface Config {
   host: string;
   dataDir: string;
   databaseUrl: string | null;
+  /**
+   * DATABASE_REQUEST_STATEMENT_TIMEOUT_MS: PostgreSQL cancels a statement of an HTTP request
+   * handler running longer than this (503 service_unavailable); 0: no limit. Jobs, sweeps,
+   * migrations and account deletion have none.
+   */
+  databaseRequestStatementTimeoutMs: number;
   /** Where audio is stored: DATA_DIR/blobs (one machine) or an S3-compatible bucket (many). */
   blobStore: { kind: 'fs' } | { kind: 's3'; s3: S3Settings };
   serviceEnv: 'development' | 'production' | 'test';
@@ -281,6 +287,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: str(env, 'HOST') ?? '0.0.0.0',
     dataDir,
     databaseUrl: url(env, 'DATABASE_URL', null, ['postgres:', 'postgresql:']),
+    databaseRequestStatementTimeoutMs: int(env, 'DATABASE_REQUEST_STATEMENT_TIMEOUT_MS', 30_000, 0, 3_600_000),
     blobStore,
     serviceEnv,
     isProduction,

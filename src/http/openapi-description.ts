@@ -13,7 +13,7 @@ Every error answers \`{"error": {"code", "message", "details"?}}\`. Codes beyond
 \`contact_not_found\`, \`action_item_not_found\`, \`user_not_found\`, \`feature_flag_not_found\` (404),
 \`api_key_invalid\` (401), \`call_not_reanalyzable\` (409; \`details.status\` holds the call's status),
 \`webhook_not_found\` (404), \`webhook_limit_reached\` (422; \`details.limit\`), \`speaker_correction_not_applicable\` (422; \`details.operation\` and \`details.reason\`),
-\`idempotency_request_in_progress\` (409), \`idempotency_key_reused\` (422), \`service_unavailable\` (503, the database is unreachable),
+\`idempotency_request_in_progress\` (409), \`idempotency_key_reused\` (422), \`service_unavailable\` (503, the database is unreachable${config.databaseRequestStatementTimeoutMs > 0 ? `, or a statement of the request ran past the database time limit of ${config.databaseRequestStatementTimeoutMs / 1000} s and was cancelled; retry later` : ''}),
 \`storage_unavailable\` (503: the recording could not be stored, the disk being full or read-only; nothing was created, retry later), \`uri_too_long\` (414),
 \`request_headers_too_large\` (431), \`request_timeout\` (408), \`range_not_satisfiable\` (416, a call audio range past the end), \`waveform_not_found\` (404), \`internal_error\` (500).
 Upload limits answer 429 with \`upload_rate_limited\`, \`concurrent_calls_limit\`, \`monthly_upload_bytes_limit\`,

@@ -31,7 +31,7 @@ const CreatedProfile = Type.Object({
 });
 
 export default async function voiceProfileRoutes(app: FastifyInstance, ctx: AppContext) {
-  const db = ctx.database.db;
+  const db = ctx.database.requestDb;
   const voice = ctx.config.voice;
 
   // The hook is scoped to this plugin's routes; it runs before the body is read.
