@@ -45,6 +45,12 @@ export interface Config {
   host: string;
   dataDir: string;
   databaseUrl: string | null;
+  /**
+   * DATABASE_REQUEST_STATEMENT_TIMEOUT_MS: PostgreSQL cancels a statement of an HTTP request
+   * handler running longer than this (503 service_unavailable); 0: no limit. Jobs, sweeps,
+   * migrations and account deletion have none.
+   */
+  databaseRequestStatementTimeoutMs: number;
   /** Where audio is stored: DATA_DIR/blobs (one machine) or an S3-compatible bucket (many). */
   blobStore: { kind: 'fs' } | { kind: 's3'; s3: S3Settings };
   serviceEnv: 'development' | 'production' | 'test';
@@ -91,6 +97,11 @@ export interface Config {
     sampleMinSeconds: number;
     sampleMaxSeconds: number;
     sampleMaxSizeMb: number;
+    /**
+     * Samples of one user that may reach decoding in a rolling hour (each an ffmpeg decode and about
+     * a second of embedding CPU in the API process), counted in the database across all processes.
+     */
+    maxEnrolmentsPerHour: number;
     provider: 'embedded' | 'embedded-fused' | 'embedded-stats' | 'embedded-lda' | 'onnx';
     modelPath: string | null;
     /** Downloaded once into DATA_DIR/models when the model file is missing (docs/voice-embedders.md). */
@@ -276,6 +287,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: str(env, 'HOST') ?? '0.0.0.0',
     dataDir,
     databaseUrl: url(env, 'DATABASE_URL', null, ['postgres:', 'postgresql:']),
+    databaseRequestStatementTimeoutMs: int(env, 'DATABASE_REQUEST_STATEMENT_TIMEOUT_MS', 30_000, 0, 3_600_000),
     blobStore,
     serviceEnv,
     isProduction,
@@ -323,6 +335,7 @@ export function loadConfig(env: Env = process.env): Config {
       sampleMinSeconds: voiceMin,
       sampleMaxSeconds: voiceMax,
       sampleMaxSizeMb: int(env, 'SERVICE_VOICE_SAMPLE_MAX_SIZE_MB', 10, 1, 1024),
+      maxEnrolmentsPerHour: int(env, 'SERVICE_MAX_VOICE_ENROLMENTS_PER_HOUR', 10, 1, 100_000),
       provider: oneOf(env, 'VOICE_EMBEDDING_PROVIDER', ['embedded', 'embedded-fused', 'embedded-stats', 'embedded-lda', 'onnx'] as const, 'embedded'),
       modelPath: str(env, 'VOICE_EMBEDDING_MODEL_PATH'),
       modelUrl: url(env, 'VOICE_EMBEDDING_MODEL_URL', null),

@@ -15,6 +15,7 @@ import { STRANDED_CALLS_SWEEP_QUEUE, SWEEP_QUEUE, type JobQueue } from './store/
 import { sweepIdempotencyKeys } from './store/repos/idempotency-keys.js';
 import { sweepOrphanCallFiles, sweepStrayVoiceSamples, sweepWorkFiles } from './store/sweeps.js';
 import { sweepExpiredUploadSlots } from './domain/upload-slots.js';
+import { sweepOldEnrolmentAttempts } from './domain/voice-enrolment.js';
 import { failStrandedCalls } from './domain/stranded-calls.js';
 import { BINDING_KEY, ensureBlobBinding } from './store/blob-binding.js';
 
@@ -41,14 +42,16 @@ const warnFailed = (log: Logger, what: string) => (err: unknown) => {
 
 export const SCHEDULED_SWEEPS: readonly ScheduledSweep[] = [
   {
-    // Expired idempotency keys and upload slots; blobs a crash left half-written, or without a
-    // call; voice samples whose enrolment died. Hourly: nothing here holds a user back.
+    // Expired idempotency keys, upload slots and voice enrolment attempts; blobs a crash left
+    // half-written, or without a call; voice samples whose enrolment died. Hourly: nothing here
+    // holds a user back.
     name: SWEEP_QUEUE,
     cron: '7 * * * *',
     expireInSeconds: 1800,
     async run({ db, blobs, log }) {
       await sweepIdempotencyKeys(db).catch(warnFailed(log, 'idempotency key sweep'));
       await sweepExpiredUploadSlots(db).catch(warnFailed(log, 'upload slot sweep'));
+      await sweepOldEnrolmentAttempts(db).catch(warnFailed(log, 'voice enrolment attempt sweep'));
       await blobs.sweepIncomplete().catch(warnFailed(log, 'incomplete upload sweep'));
       await sweepStrayVoiceSamples(blobs).catch(warnFailed(log, 'voice sample sweep'));
       await sweepOrphanCallFiles(db, blobs, 3600_000, log).catch(warnFailed(log, 'orphan file sweep'));

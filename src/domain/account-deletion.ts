@@ -6,6 +6,8 @@ import { deleteUserRow } from '../store/repos/users.js';
 
 export async function deleteAccount(ctx: Pick<AppContext, 'database' | 'blobs' | 'identity' | 'log'>, userId: string, externalUserId: string): Promise<void> {
   await ctx.blobs.deletePrefix(userPrefix(userId));
+  // The pool without the request handlers' statement time limit: the cascade over every row of a
+  // user with many calls may run long, and cutting it would only make the client retry it.
   await deleteUserRow(ctx.database.db, userId);
   if (ctx.identity?.deleteUser) {
     try {

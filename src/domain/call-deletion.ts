@@ -7,7 +7,8 @@ import { callPrefix } from '../store/blobs.js';
 import { deleteCallRow, findCall } from './calls.js';
 
 export async function deleteCallAndFiles(ctx: Pick<AppContext, 'database' | 'blobs' | 'log'>, userId: string, callId: string): Promise<boolean> {
-  const db = ctx.database.db;
+  // Called by request handlers only: the request pool, with its statement time limit.
+  const db = ctx.database.requestDb;
   const call = await findCall(db, userId, callId);
   if (!call) return false;
   try {

@@ -15,6 +15,10 @@ import { MIN_ENROLMENT_SPEECH_SECONDS, checkEnrolmentSample } from '../pipeline/
 import { ErrorCode, ServiceError, errors } from './errors.js';
 import { observeUpload } from '../observability/metrics.js';
 import { claimUploadSlot } from './upload-slots.js';
+import { assertAccountMayUpload } from './uploads.js';
+import { lockKeyForTransaction } from '../store/repos/locks.js';
+import { countRecentEnrolmentAttempts, deleteEnrolmentAttemptsBefore, insertEnrolmentAttempt } from '../store/repos/voice-enrolment-attempts.js';
+import type { User } from '../store/schema.js';
 
 export interface VoiceEnrolmentDeps {
   db: Db;
@@ -121,21 +125,67 @@ export interface StoredSample {
   bytes: number;
 }
 
+/** The rolling window of the per-user enrolment rate limit. */
+export const ENROLMENT_WINDOW_SECONDS = 3600;
+
+function enrolmentRateLimited(limit: number, current: number): ServiceError {
+  return new ServiceError(ErrorCode.VoiceEnrolmentRateLimited, { limit, current, windowSeconds: ENROLMENT_WINDOW_SECONDS });
+}
+
 /**
- * The enrolment use case, POST /api/users/me/voice-profile: the declared size is checked before
- * any byte is read, `readSample` stores the sample under a folder of its own (with the size
- * limit it is given), the profile is made from it, and the sample is deleted whatever the outcome,
- * before the answer goes out. `declaredBytes`: the body size the client declared, less the
- * multipart framing.
+ * Refuses, before any byte of the sample is read, a user who has already had `limit` samples
+ * decoded in the window. A read only: `recordEnrolmentAttempt` decides.
+ */
+async function assertEnrolmentAllowed(db: Db, userId: string, limit: number): Promise<void> {
+  const current = await countRecentEnrolmentAttempts(db, userId, ENROLMENT_WINDOW_SECONDS);
+  if (current >= limit) throw enrolmentRateLimited(limit, current);
+}
+
+/**
+ * Counts one sample about to be decoded, or answers 429 `voice_enrolment_rate_limited` when the
+ * user's window is full. The count is rows of voice_enrolment_attempts, checked and written under
+ * a per-user lock in one transaction, so the limit holds across every process sharing the
+ * database, and enrolments sent at once cannot all pass on the same count.
+ */
+async function recordEnrolmentAttempt(db: Db, userId: string, limit: number): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await lockKeyForTransaction(trx, `voice-enrolments:${userId}`);
+    const current = await countRecentEnrolmentAttempts(trx, userId, ENROLMENT_WINDOW_SECONDS);
+    if (current >= limit) throw enrolmentRateLimited(limit, current);
+    await insertEnrolmentAttempt(trx, userId);
+  });
+}
+
+/** Removes enrolment attempts that left the window. Returns how many. */
+export async function sweepOldEnrolmentAttempts(db: Db): Promise<number> {
+  return deleteEnrolmentAttemptsBefore(db, ENROLMENT_WINDOW_SECONDS);
+}
+
+/**
+ * The enrolment use case, POST /api/users/me/voice-profile. Before any byte of the sample is read:
+ * an account that may upload (403 `ACCOUNT_SUSPENDED`/`ACCOUNT_DISABLED` with the reason, as call
+ * uploads), the declared size, the user's enrolment rate (429 `voice_enrolment_rate_limited`), one
+ * of the user's upload slots. Then `readSample` stores the sample under a folder of its own (with
+ * the size limit it is given), the sample is counted against the rate limit, and the profile is
+ * made from it; the sample is deleted whatever the outcome, before the answer goes out.
+ * `declaredBytes`: the body size the client declared, less the multipart framing.
+ *
+ * The rate limit counts samples that reach decoding, whatever their outcome (too short, too
+ * noisy, a new profile): that is where the cost is. A request refused before (no file part, a
+ * format that is not audio, too large while streaming) costs no decode and is not counted.
  */
 export async function enrolVoiceSample(
   deps: VoiceEnrolmentDeps & { config: Pick<Config, 'uploads'> },
-  userId: string,
+  user: User,
   req: { declaredBytes: number; readSample(keyFor: (format: string) => string, limits: { maxBytes: number; tooLarge: ServiceError }): Promise<StoredSample | null> },
 ): Promise<EnrolledProfile> {
+  const userId = user.id;
+  assertAccountMayUpload(user);
   const maxBytes = deps.config.voice.sampleMaxSizeMb * 1024 * 1024;
   const tooLarge = new ServiceError(ErrorCode.VoiceSampleTooLarge, { maxBytes });
   if (req.declaredBytes > maxBytes) throw tooLarge;
+  const rateLimit = deps.config.voice.maxEnrolmentsPerHour;
+  await assertEnrolmentAllowed(deps.db, userId, rateLimit);
   // An enrolment holds one of the user's upload slots (shared with call uploads) from its first
   // byte to its answer: its decoding and embedding run in this process (the embedding in a worker
   // thread), so enrolments sent at once by one user would take the CPU from every other user.
@@ -146,6 +196,7 @@ export async function enrolVoiceSample(
     const stored = await req.readSample((format) => `${sampleDir}/sample.${format}`, { maxBytes, tooLarge });
     if (!stored) throw errors.validation({ fields: [{ path: '/file', message: 'is required' }] }, 'The file part is missing.');
     observeUpload('voice_sample', stored.bytes);
+    await recordEnrolmentAttempt(deps.db, userId, rateLimit);
     return await enrolVoice(deps, userId, stored.key);
   } finally {
     await deps.blobs.deletePrefix(sampleDir).catch(() => undefined);

@@ -132,7 +132,7 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   });
 
   registerJsonBodyParser(app);
-  const mediaSessions = new MediaSessions(ctx.database.db);
+  const mediaSessions = new MediaSessions(ctx.database.requestDb);
   registerAuth(app, ctx, mediaSessions);
   // An unknown route answers 404 right after authentication, before its body is parsed, so a
   // malformed body or content type gets the same answer as any other request to it. Admin routes

@@ -15,6 +15,7 @@ import * as m008 from './migrations/008_analysis_revisions_and_item_edits.js';
 import * as m009 from './migrations/009_containment.js';
 import * as m010 from './migrations/010_call_stages.js';
 import * as m011 from './migrations/011_analysis_pending_index.js';
+import * as m012 from './migrations/012_voice_enrolment_attempts.js';
 import type { Database } from './schema.js';
 
 // pg returns int8 and numeric as strings; every count here fits in a double.
@@ -39,6 +40,14 @@ export function isDatabaseUnavailable(err: { code?: unknown; message?: unknown }
   return /timeout exceeded when trying to connect|Connection terminated|is not queryable/i.test(message);
 }
 
+/**
+ * Whether PostgreSQL cancelled a statement at its time limit (request handlers' statement_timeout,
+ * SQLSTATE 57014 query_canceled): the request answers 503 service_unavailable, to be retried.
+ */
+export function isStatementTimeout(err: { code?: unknown }): boolean {
+  return err.code === '57014';
+}
+
 export type Db = Kysely<Database>;
 /** An open transaction: what a use case passes to repository functions that must commit together. */
 export type Tx = Transaction<Database>;
@@ -55,6 +64,7 @@ const migrations: Record<string, Migration> = {
   '009_containment': m009,
   '010_call_stages': m010,
   '011_analysis_pending_index': m011,
+  '012_voice_enrolment_attempts': m012,
 };
 
 class StaticMigrationProvider implements MigrationProvider {
@@ -68,8 +78,20 @@ export const SEEDED_FLAGS: Array<{ key: string; enabled: boolean }> = [
 ];
 
 export interface DatabaseHandle {
+  /**
+   * No statement time limit: migrations, the pipeline's jobs, the sweeps, account deletion (one
+   * DELETE cascading over every row of a user, which may take long) and whatever is not a request.
+   */
   db: Db;
   pool: pg.Pool;
+  /**
+   * For HTTP request handlers (src/http and what they call): the same database through a pool of
+   * its own whose connections carry `statement_timeout` (DATABASE_REQUEST_STATEMENT_TIMEOUT_MS),
+   * so a pathological query of a request is cancelled by PostgreSQL instead of holding a backend;
+   * the request answers 503 service_unavailable (isStatementTimeout).
+   */
+  requestDb: Db;
+  requestPool: pg.Pool;
   /** The pg connection settings, shared with pg-boss so it uses the same server. */
   connection: pg.PoolConfig;
   embedded: EmbeddedPostgres | null;
@@ -87,17 +109,28 @@ export async function openDatabase(config: Config, log: Logger, opts: { migrate?
     const c = await embedded.start();
     connection = { host: c.host, port: c.port, user: c.user, database: c.database };
   }
-  const pool = new pg.Pool({ ...connection, max: 10, connectionTimeoutMillis: 5000, idleTimeoutMillis: 30000 });
-  // A dropped connection (database restart) must not crash the process; the pool reconnects.
-  pool.on('error', (err) => log.warn({ err: err.message }, 'idle database connection failed'));
-  // pg-pool removes its error listener from a client while it is checked out (Kysely checks one
-  // out per query or transaction), and pg emits 'error' on a connection lost mid-query: without a
-  // listener of our own that is an uncaught exception that ends the process. The query itself
-  // still fails and the pool discards the dead client on release.
-  pool.on('connect', (client) => {
-    client.on('error', (err) => log.warn({ err: err.message }, 'database connection lost'));
-  });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: [new CamelCasePlugin()] });
+  const makePool = (extra: pg.PoolConfig = {}) => {
+    const pool = new pg.Pool({ ...connection, max: 10, connectionTimeoutMillis: 5000, idleTimeoutMillis: 30000, ...extra });
+    // A dropped connection (database restart) must not crash the process; the pool reconnects.
+    pool.on('error', (err) => log.warn({ err: err.message }, 'idle database connection failed'));
+    // pg-pool removes its error listener from a client while it is checked out (Kysely checks one
+    // out per query or transaction), and pg emits 'error' on a connection lost mid-query: without a
+    // listener of our own that is an uncaught exception that ends the process. The query itself
+    // still fails and the pool discards the dead client on release.
+    pool.on('connect', (client) => {
+      client.on('error', (err) => log.warn({ err: err.message }, 'database connection lost'));
+    });
+    return pool;
+  };
+  const kysely = (pool: pg.Pool) => new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: [new CamelCasePlugin()] });
+  const pool = makePool();
+  const db = kysely(pool);
+  // Both pools open connections only when used: a worker-only process never opens a request
+  // connection. The limit is a startup parameter of each connection (pg sends it with the
+  // connection's settings), so it costs no round trip; 0 leaves the request pool unlimited.
+  const timeoutMs = config.databaseRequestStatementTimeoutMs;
+  const requestPool = makePool(timeoutMs > 0 ? { statement_timeout: timeoutMs } : {});
+  const requestDb = kysely(requestPool);
 
   try {
     if (opts.migrate !== false) {
@@ -106,6 +139,7 @@ export async function openDatabase(config: Config, log: Logger, opts: { migrate?
     }
   } catch (err) {
     await db.destroy().catch(() => undefined);
+    await requestDb.destroy().catch(() => undefined);
     await embedded?.stop();
     throw err;
   }
@@ -113,6 +147,8 @@ export async function openDatabase(config: Config, log: Logger, opts: { migrate?
   return {
     db,
     pool,
+    requestDb,
+    requestPool,
     connection,
     embedded,
     async ping() {
@@ -124,6 +160,7 @@ export async function openDatabase(config: Config, log: Logger, opts: { migrate?
       }
     },
     async close() {
+      await requestDb.destroy().catch(() => undefined);
       await db.destroy().catch(() => undefined);
       await embedded?.stop();
     },

@@ -264,6 +264,7 @@ export interface Database {
   idempotencyKeys: IdempotencyKeysTable;
   serviceIdentity: ServiceIdentityTable;
   uploadsInFlight: UploadsInFlightTable;
+  voiceEnrolmentAttempts: VoiceEnrolmentAttemptsTable;
 }
 
 /** One row: the random id of this database, to which the blob store is bound (migration 009). */
@@ -279,6 +280,13 @@ export interface UploadsInFlightTable {
   userId: string;
   startedAt: Generated<Date>;
   expiresAt: Date;
+}
+
+/** A voice sample that reached decoding; counted by the per-user enrolment rate limit (migration 012). */
+export interface VoiceEnrolmentAttemptsTable {
+  id: Generated<string>;
+  userId: string;
+  attemptedAt: Generated<Date>;
 }
 
 export type User = Selectable<UsersTable>;

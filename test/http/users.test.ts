@@ -47,6 +47,7 @@ const USER_TABLES: Array<[string, string]> = [
   ['voice_profiles', 'user_id'],
   ['idempotency_keys', 'user_id'],
   ['usage_ledger', 'user_id'],
+  ['voice_enrolment_attempts', 'user_id'],
 ];
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -315,6 +316,7 @@ for (const mode of await dbModes()) {
         .values({ userId: id, provider: 'test', consentVersion: 'v1', embedding: Buffer.from([1, 2, 3]), sampleDurationSeconds: 7, updatedAt: new Date() })
         .execute();
       await db().insertInto('usageLedger').values({ userId: id, callId, bytes: 10, durationSeconds: 42 }).execute();
+      await db().insertInto('voiceEnrolmentAttempts').values({ userId: id }).execute();
       const blobDir = path.join(t.dataDir, 'blobs', 'users', id);
       fs.mkdirSync(path.join(blobDir, 'calls', callId), { recursive: true });
       fs.writeFileSync(path.join(blobDir, 'calls', callId, 'audio.wav'), crypto.randomBytes(64));

@@ -50,7 +50,7 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext, mediaSession
     request.user = { id: row.id, externalUserId: row.externalUserId, email: row.email, isAdmin, row };
   };
   const withUser = async (request: FastifyRequest, claims: IdentityClaims) => {
-    const row = await findOrCreateUser(ctx.database.db, claims);
+    const row = await findOrCreateUser(ctx.database.requestDb, claims);
     cache.put(row);
     attach(request, claims, row);
   };
@@ -71,7 +71,7 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext, mediaSession
   // It stands for the bearer token and the API key alike, on the routes that accept it only.
   const attachMediaSession = async (request: FastifyRequest, token: string) => {
     const userId = await mediaSessions!.verify(token);
-    const row = userId ? await getUser(ctx.database.db, userId) : undefined;
+    const row = userId ? await getUser(ctx.database.requestDb, userId) : undefined;
     if (!row) throw new ServiceError(ErrorCode.AuthInvalid);
     request.user = { id: row.id, externalUserId: row.externalUserId, email: row.email, isAdmin: false, row };
   };

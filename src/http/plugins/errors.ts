@@ -5,7 +5,7 @@ import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorCode, ServiceError } from '../../domain/errors.js';
-import { isDatabaseUnavailable } from '../../store/database.js';
+import { isDatabaseUnavailable, isStatementTimeout } from '../../store/database.js';
 
 const MALFORMED_MULTIPART = /^(Unexpected end of multipart data|Multipart: Boundary not found|\w+ terminated early due to unexpected end of multipart data)$/;
 
@@ -57,6 +57,11 @@ export function registerErrorHandling(app: FastifyInstance): void {
       if (isDatabaseUnavailable(err)) {
         se = new ServiceError(ErrorCode.ServiceUnavailable);
         request.log.error({ err: err.message }, 'database unavailable');
+      } else if (isStatementTimeout(err)) {
+        // PostgreSQL cancelled a statement of this request at DATABASE_REQUEST_STATEMENT_TIMEOUT_MS:
+        // the service's 5xx body, never the driver's message or a stack; the route is logged, not the SQL.
+        se = new ServiceError(ErrorCode.ServiceUnavailable);
+        request.log.error({ route: request.routeOptions.url, method: request.method }, 'database statement time limit reached');
       } else if ((err as { code?: unknown }).code === 'BLOB_STORE_UNAVAILABLE') {
         se = new ServiceError(ErrorCode.ServiceUnavailable);
         request.log.error({ err: err.message }, 'object storage unavailable');

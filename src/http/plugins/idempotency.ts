@@ -65,7 +65,7 @@ function requestHash(req: FastifyRequest): string {
 // Expired records are removed by the maintenance sweep (sweepIdempotencyKeys, src/store/repos/idempotency-keys.ts).
 
 export function registerIdempotency(app: FastifyInstance, ctx: AppContext): void {
-  const db = ctx.database.db;
+  const db = ctx.database.requestDb;
 
   // preValidation (not preHandler): a request that fails schema validation is answered and stored
   // like one that fails in its handler, so every 4xx of a key is replayed the same way.

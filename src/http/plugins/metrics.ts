@@ -23,7 +23,7 @@ function tokenMatches(header: string | undefined, token: string): boolean {
 export function registerMetrics(app: FastifyInstance, ctx: AppContext): void {
   if (!ctx.config.metrics.enabled) return;
   collectProcessMetrics();
-  setQueueBacklogSource({ queues: [CALL_QUEUE, WEBHOOK_QUEUE], read: () => readQueueBacklog(ctx.database.db) });
+  setQueueBacklogSource({ queues: [CALL_QUEUE, WEBHOOK_QUEUE], read: () => readQueueBacklog(ctx.database.requestDb) });
 
   // Callback-style like the server's other global hooks (no promise per request). The route label
   // is the matched route's pattern (`/api/calls/:id`), never the URL: ids and queries stay out.

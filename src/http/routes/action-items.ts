@@ -67,7 +67,7 @@ const CallParams = Type.Object({ callId: Uuid });
 
 export default async function actionItemRoutes(scope: FastifyInstance, ctx: AppContext) {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
-  const db = ctx.database.db;
+  const db = ctx.database.requestDb;
   const Item = ActionItemSchema;
 
   app.get(

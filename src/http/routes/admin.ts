@@ -35,7 +35,7 @@ function paging(q: { page?: number; size?: number }) {
 
 export default async function adminRoutes(scope: FastifyInstance, ctx: AppContext) {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
-  const db = ctx.database.db;
+  const db = ctx.database.requestDb;
 
   // Non-admins get the same 404 body as an unknown route (see the not-found handler). The check
   // runs at onRequest (after authentication), before the body is parsed or validated, so neither

@@ -31,7 +31,7 @@ const StoredAnalysis = Type.Union([Analysis, LegacyAnalysis]);
 
 export default async function analysisRoutes(scope: FastifyInstance, ctx: AppContext) {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
-  const db = ctx.database.db;
+  const db = ctx.database.requestDb;
 
   app.get(
     '/api/calls/:id/analysis',

@@ -68,6 +68,6 @@ export default async function analyticsRoutes(scope: FastifyInstance, ctx: AppCo
         response: { 200: VibeSchema, ...errorResponses(400, 401) },
       },
     },
-    async (req) => vibeReport(ctx.database.db, req.user.id, req.query.days ?? DEFAULT_VIBE_DAYS),
+    async (req) => vibeReport(ctx.database.requestDb, req.user.id, req.query.days ?? DEFAULT_VIBE_DAYS),
   );
 }

@@ -20,8 +20,8 @@ const MAX_BULK_DELETE = 100;
 
 export default async function callRoutes(scope: FastifyInstance, ctx: AppContext) {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
-  const db = ctx.database.db;
-  const pool = ctx.database.pool;
+  const db = ctx.database.requestDb;
+  const pool = ctx.database.requestPool;
 
   const statuses = new CallStatusReader(pool);
   const lists = new CallListReader(pool);

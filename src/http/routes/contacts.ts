@@ -34,7 +34,7 @@ const IdParams = Type.Object({ id: Uuid });
 
 export default async function contactRoutes(scope: FastifyInstance, ctx: AppContext) {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
-  const db = ctx.database.db;
+  const db = ctx.database.requestDb;
 
   app.get(
     '/api/contacts',

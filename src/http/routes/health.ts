@@ -60,7 +60,7 @@ export default async function healthRoutes(app: FastifyInstance, ctx: AppContext
     const check = (work: () => Promise<boolean>) => within(CHECK_TIMEOUT_MS, work()).catch(() => false);
     const [database, migrations, blobStore] = await Promise.all([
       check(() => ctx.database.ping()),
-      check(async () => (await pendingMigrations(ctx.database.db)) === 0),
+      check(async () => (await pendingMigrations(ctx.database.requestDb)) === 0),
       check(() => blobStoreReachable(ctx.blobs)),
     ]);
     const ready = database && migrations && blobStore;

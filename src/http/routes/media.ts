@@ -37,7 +37,7 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
 
 export default async function mediaRoutes(scope: FastifyInstance, ctx: AppContext & { mediaSessions: MediaSessions }) {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
-  const db = ctx.database.db;
+  const db = ctx.database.requestDb;
 
   app.get(
     '/api/calls/:id/audio',

@@ -28,7 +28,7 @@ export default async function planAndFlagRoutes(app: FastifyInstance, ctx: AppCo
       },
     },
     async () => {
-      const rows = await listFlags(ctx.database.db);
+      const rows = await listFlags(ctx.database.requestDb);
       return { flags: Object.fromEntries(rows.map((r) => [r.flagKey, r.enabled])) };
     },
   );

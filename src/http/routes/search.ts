@@ -76,7 +76,7 @@ export default async function searchRoutes(scope: FastifyInstance, ctx: AppConte
         if (decoded === null) throw errors.validation({ fields: [{ path: '/querystring/cursor', message: 'is not a cursor of this search' }] });
         offset = decoded;
       }
-      const { items, nextOffset } = await searchCalls(ctx.database.db, req.user.id, { q, limit, offset });
+      const { items, nextOffset } = await searchCalls(ctx.database.requestDb, req.user.id, { q, limit, offset });
       return nextOffset === null ? { items } : { items, nextCursor: encodeSearchCursor(nextOffset, q) };
     },
   );

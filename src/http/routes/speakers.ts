@@ -38,7 +38,7 @@ export default async function speakerRoutes(scope: FastifyInstance, ctx: AppCont
     },
     async (req) => {
       const { operations } = req.body;
-      return correctSpeakers({ db: ctx.database.db, queue: ctx.queue }, req.user.row, req.params.id, operations);
+      return correctSpeakers({ db: ctx.database.requestDb, queue: ctx.queue }, req.user.row, req.params.id, operations);
     },
   );
 }

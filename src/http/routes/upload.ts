@@ -49,7 +49,7 @@ function isInvalidJsonField(err: unknown): boolean {
 }
 
 export default async function uploadRoutes(app: FastifyInstance, ctx: AppContext) {
-  const db = ctx.database.db;
+  const db = ctx.database.requestDb;
 
   app.post(
     '/api/calls/analyze',

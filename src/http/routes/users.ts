@@ -34,7 +34,7 @@ export default async function userRoutes(scope: FastifyInstance, ctx: AppContext
       const { displayName } = req.body;
       const trimmed = displayName.trim();
       if (!trimmed) throw errors.validation({ fields: [{ path: '/body/displayName', message: 'must not be blank' }] });
-      const user = await updateDisplayName(ctx.database.db, req.user.id, trimmed);
+      const user = await updateDisplayName(ctx.database.requestDb, req.user.id, trimmed);
       return profileOf(user, req.user.isAdmin);
     },
   );
@@ -62,7 +62,7 @@ export default async function userRoutes(scope: FastifyInstance, ctx: AppContext
     },
     async (req) => {
       const b = req.body;
-      const user = await updateConsent(ctx.database.db, req.user.id, {
+      const user = await updateConsent(ctx.database.requestDb, req.user.id, {
         privacyPolicyVersion: b.privacyPolicyVersion,
         termsVersion: b.termsVersion,
         callRecordingDisclaimerVersion: b.callRecordingDisclaimerVersion,
@@ -82,7 +82,7 @@ export default async function userRoutes(scope: FastifyInstance, ctx: AppContext
         response: { 200: UsageLimitsSchema, ...errorResponses(401) },
       },
     },
-    async (req) => computeLimits(ctx.database.db, ctx.config, req.user.id),
+    async (req) => computeLimits(ctx.database.requestDb, ctx.config, req.user.id),
   );
 
   app.get(
@@ -106,7 +106,7 @@ export default async function userRoutes(scope: FastifyInstance, ctx: AppContext
         },
       },
     },
-    async (req) => computeStats(ctx.database.db, req.user.id),
+    async (req) => computeStats(ctx.database.requestDb, req.user.id),
   );
 
   app.delete(

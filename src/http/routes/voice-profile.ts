@@ -31,7 +31,7 @@ const CreatedProfile = Type.Object({
 });
 
 export default async function voiceProfileRoutes(app: FastifyInstance, ctx: AppContext) {
-  const db = ctx.database.db;
+  const db = ctx.database.requestDb;
   const voice = ctx.config.voice;
 
   // The hook is scoped to this plugin's routes; it runs before the body is read.
@@ -42,17 +42,28 @@ export default async function voiceProfileRoutes(app: FastifyInstance, ctx: AppC
   app.post(
     '/api/users/me/voice-profile',
     {
+      // As on the call upload: a request refused or cut before its sample was read (403 account
+      // status, 429 rate or slots, 413 declared size) closes the connection, since the unread rest
+      // of the body would otherwise hold the socket, and the server's close, for nothing.
+      onSend: (req, reply, payload, done) => {
+        if (reply.statusCode >= 400 && !req.raw.readableEnded) reply.header('connection', 'close');
+        done(null, payload);
+      },
       schema: {
         tags,
         summary: 'Create or replace the voice profile from a sample (WAV, MP3 or M4A)',
-        description: `multipart/form-data with one \`file\` part. The client must show a consent screen first. Duration between ${voice.sampleMinSeconds} and ${voice.sampleMaxSeconds} s, at most ${voice.sampleMaxSizeMb} MB. The sample is deleted once the embedding is made. An enrolment holds one of the caller's upload slots (shared with \`POST /api/calls/analyze\`) until it is answered: past the limit, 429 \`uploads_in_flight_limit\`.`,
+        description:
+          `multipart/form-data with one \`file\` part. The client must show a consent screen first. Duration between ${voice.sampleMinSeconds} and ${voice.sampleMaxSeconds} s, at most ${voice.sampleMaxSizeMb} MB. The sample is deleted once the embedding is made.\n\n` +
+          `A \`SUSPENDED\` or \`DISABLED\` account gets 403 \`ACCOUNT_SUSPENDED\` or \`ACCOUNT_DISABLED\` with the admin's reason in \`details.reason\` (as on \`POST /api/calls/analyze\`), before any byte of the sample is read; the profile is unchanged.\n\n` +
+          `Rate limit: at most ${voice.maxEnrolmentsPerHour} samples per user reach decoding in a rolling hour (\`SERVICE_MAX_VOICE_ENROLMENTS_PER_HOUR\`), counted across all processes of the service, whatever their outcome (a new profile, or a sample refused as too short, too long, too noisy); a request refused before decoding (no file part, not audio, too large) is not counted. Past it: 429 \`voice_enrolment_rate_limited\` with \`details\` \`{limit, current, windowSeconds}\` (the body of the upload usage guards), answered before the sample is read; the existing profile is unchanged. ` +
+          `An enrolment also holds one of the caller's upload slots (shared with \`POST /api/calls/analyze\`) until it is answered: past that limit, 429 \`uploads_in_flight_limit\`.`,
         consumes: ['multipart/form-data'],
-        response: { 201: CreatedProfile, ...errorResponses(400, 401, 404, 408, 413, 415, 429, 502, 503) },
+        response: { 201: CreatedProfile, ...errorResponses(400, 401, 403, 404, 408, 413, 415, 429, 502, 503) },
       },
     },
     async (req, reply) => {
       if (!req.isMultipart()) throw errors.validation({ fields: [{ path: '/file', message: 'is required (multipart/form-data)' }] });
-      const created = await enrolVoiceSample({ db, blobs: ctx.blobs, embedder: ctx.embedder, config: ctx.config, log: req.log }, req.user.id, {
+      const created = await enrolVoiceSample({ db, blobs: ctx.blobs, embedder: ctx.embedder, config: ctx.config, log: req.log }, req.user.row, {
         declaredBytes: Number(req.headers['content-length'] ?? 0) - MULTIPART_OVERHEAD,
         readSample: (keyFor, limits) => readGuardedSample(req, reply, ctx, keyFor, limits),
       });

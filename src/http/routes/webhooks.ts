@@ -65,7 +65,7 @@ function isCreatedEndpoint(body: unknown): body is { id: string } {
 
 export default async function webhookRoutes(scope: FastifyInstance, ctx: AppContext) {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
-  const db = ctx.database.db;
+  const db = ctx.database.requestDb;
   const rules = { allowPrivateNetworks: ctx.config.webhooks.allowPrivateNetworks, maxEndpointsPerUser: ctx.config.webhooks.maxEndpointsPerUser };
 
   app.post(
