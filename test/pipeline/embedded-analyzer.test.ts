@@ -343,6 +343,45 @@ describe('EmbeddedAnalyzer on phrasings of other speakers', () => {
     assert.equal(passport.ownerDisplayName, 'Anna Berg');
   });
 
+  it('reassembles addresses with an initial, a new top-level domain, a dash, spelled letters and hyphen-spelled words, grounded', async () => {
+    const addr = (t: string) => normalizeSpoken(t).entities.filter((e) => e.kind === 'email').map((e) => (e as { address: string }).address);
+    assert.deepEqual(addr("Sure, it's o park at fastmail dot com."), ['opark@fastmail.com']);
+    assert.deepEqual(addr('Send the invite to studio at nina patel dot design.'), ['studio@ninapatel.design']);
+    assert.deepEqual(addr("It's l dot morris at northfield dash group dot com."), ['l.morris@northfield-group.com']);
+    assert.deepEqual(addr('approvals at oak hollow h o a dot org, thanks'), ['approvals@oakhollowhoa.org']);
+    assert.deepEqual(addr('meet me at the station dot com'), []);
+    const turns: Array<[0 | 1, string]> = [
+      [1, 'I can e-mail the estimate over this afternoon. What is the address?'],
+      [0, "It's p-r-i-y-a dot s-h-a-h at yahoo dot com."],
+      [1, 'Got it. Let me get that over to you this afternoon.'],
+    ];
+    const email = only((await run(turns)).actionItems, (i) => i.intent === 'email');
+    assert.equal(email.intentMetadata?.toEmail, 'priya.shah@yahoo.com');
+    assert.equal(email.ownerDisplayName, 'Tom Wells');
+    const transcript = transcriptOf(turns, ['Anna Berg', 'Tom Wells'], recordedAt);
+    assert.deepEqual(groundingViolations(finalizeAnalysis(buildAnalysis(transcript, context), transcript), transcript, context), []);
+  });
+
+  it('reads chatty and terse forms of promises by the speaker\'s side', async () => {
+    const a = await run([
+      [0, 'Would you mind texting me rather than calling?'],
+      [1, "For sure, I'll shoot you a text by tomorrow evening."],
+      [0, 'And if you could add me to the group chat, that\'d be great.'],
+      [1, 'No problem. Expect a call from the adjuster on Thursday to confirm the time.'],
+      [0, 'Fax the request to Doctor Hale then.'],
+      [1, 'Will do. Ask for Linda at the desk. Tell Sue at the front desk I said hi.'],
+    ]);
+    const texts = (a.actionItems ?? []).filter((i) => i.intent === 'message');
+    assert.equal(texts.length, 2, JSON.stringify(a.actionItems?.map((i) => i.title)));
+    assert.ok(texts.every((i) => i.ownerDisplayName === 'Tom Wells'));
+    assert.ok(texts.some((i) => i.dueDate === '2025-06-11'));
+    const call = only(a.actionItems, (i) => i.intent === 'call');
+    assert.equal(call.ownerDisplayName, 'Tom Wells');
+    assert.equal(call.dueDate, '2025-06-12');
+    only(a.actionItems, (i) => /^Fax/.test(i.title));
+    assert.equal(a.actionItems?.length, 4);
+  });
+
   it('moves the date of an item when it is changed later in the call', async () => {
     const a = await run([
       [0, 'Could you send me the signed contract by Friday?'],

@@ -314,7 +314,10 @@ function emailStreams(text: string): string[][] {
     for (let j = 1; j < found[0].length; j++) heard[k + j] = '';
     k += found[0].length - 1;
   }
-  return [plain, withDigits.filter((x, k) => x !== '' || plain[k] === ''), heard.filter((x) => x !== '')];
+  // Fourth: a word spelled out with hyphens ("p-r-i-y-a dot shah ...") is the word
+  const single = (k: number) => toks[k]?.kind === 'word' && toks[k].text.length === 1;
+  const spelled = plain.filter((_x, k) => !(toks[k].text === '-' && single(k - 1) && single(k + 1)));
+  return [plain, withDigits.filter((x, k) => x !== '' || plain[k] === ''), heard.filter((x) => x !== ''), spelled];
 }
 
 function streamSpells(stream: string[], target: string): boolean {

@@ -126,7 +126,7 @@ function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecede
   const provider = providerOf(clause.text) ?? (ante ? providerOf(ante.phrase) : null);
   const channel = channelOf(vp, verb);
   const hasEmail = unit.entities.some((e) => e.kind === 'email' && vp.includes((e as SpokenEmail).address));
-  if (['whatsapp', 'text', 'message', 'sms', 'telegram', 'ping'].includes(verb) || (channel && /^(send|resend|forward|share|drop|reply|write)$/.test(verb))) {
+  if (['whatsapp', 'text', 'message', 'sms', 'telegram', 'ping'].includes(verb) || (channel && /^(send|resend|forward|share|drop|reply|write|shoot|fire|flick|get)$/.test(verb)) || /\b(?:group chat|chat group|whats ?app group|the chat)\b/i.test(vp)) {
     return { intent: 'message', channel, provider: null };
   }
   // "We'll send you a text message and you can reply yes" - "I'll reply to the next": a reply to
@@ -381,6 +381,10 @@ export function extractActions(ct: CallText): ActionResult {
       if (g.owner.speakerId !== c.owner.speakerId || c.unit.turn - lastTurn(g) > 3) return false;
       const kinds = new Set(g.cands.map((x) => x.clause.kind));
       const pair = (kinds.has('request') && c.clause.kind !== 'request') || (c.clause.kind === 'request' && !kinds.has('request'));
+      // "I can e-mail the estimate over this afternoon" ... "let me get that over to you": the same
+      // promise said again, in other words, a turn or two later
+      const restated = !pair && c.clause.kind !== 'request' && !kinds.has('request') && g.intent === c.intent && c.intent !== 'task' && c.unit.turn - lastTurn(g) <= 2 && c.unit.turn > lastTurn(g) && (PRONOUN_OBJECT.test(c.clause.vp) || Math.max(...g.cands.map((x) => overlap(x.stems, c.stems))) >= 0.3);
+      if (restated) return true;
       if (!pair) return false;
       if (g.intent === c.intent && g.intent !== 'task') return true;
       const sim = Math.max(...g.cands.map((x) => overlap(x.stems, c.stems)));

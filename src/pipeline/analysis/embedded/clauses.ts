@@ -37,7 +37,7 @@ const EXPANSIONS: Array<[RegExp, string]> = [
   [/\b(\w+)n't\b/gi, '$1 not'],
   [/\b(i|you|we|they|he|she|it|that|there)'ll\b/gi, '$1 will'],
   [/\b(i|you|we|they)'ve\b/gi, '$1 have'],
-  [/\b(i|you|we|they|he|she)'d\b/gi, '$1 would'],
+  [/\b(i|you|we|they|he|she|it|that|this|there|who|what)'d\b/gi, '$1 would'],
   [/\bi'm\b/gi, 'I am'],
   [/\b(you|we|they)'re\b/gi, '$1 are'],
   [/\b(it|that|what|there|here|he|she|who|where)'s\b/gi, '$1 is'],
@@ -67,7 +67,9 @@ const PURPOSE_OF_CALL = /^(calling|phoning|ringing|reaching out|writing|followin
 // on a channel afterwards is
 const BY_CHANNEL = /\b(?:by|via|over|in an?) (?:e-?mail|text|message|writing|letter|mail|fax)\b|\bin writing\b/i;
 // Good wishes passed on ("tell him to feel better", "say hi to your mom") are no errand.
-const WELL_WISHES = /^(?:please\s+)?(?:tell|give|send)\s+(?:(?:your|my|the|our)\s+)?\w+\s+(?:to feel better|to get well|(?:that )?I said hi|my (?:best|love|regards|thanks))|^say (?:hi|hello)\b/i;
+const WELL_WISHES = /^(?:please\s+)?(?:tell|give|send)\s+.{0,40}?\b(?:to feel better|to get well|(?:that )?I said (?:hi|hello)|my (?:best|love|regards|thanks))|^say (?:hi|hello)\b/i;
+// "Ask for Linda at the desk", "use my cell, 555 ...": how to reach someone, not an errand
+const HOW_TO_REACH = /^(?:[Jj]ust\s+)?(?:[Aa]sk for\s+[A-Z][a-z]+|[Uu]se (?:this|that|my|the|our)?\s*(?:e-?mail|address|number|cell|mobile|line)\b|use \S+@\S+)/;
 const INFO_REQUEST = /^(hear|repeat|say|spell|hold|explain|describe|confirm|clarify|tell me (more|about|what|how|if|whether|why|when|where|who)|give me a (second|moment|minute|sec)|see|imagine|believe|understand)\b/i;
 
 const SUBJECT_MODAL =
@@ -106,12 +108,19 @@ const MIND_DOING = /^(?:do you )?mind\s+(\w+ing)\b\s*(.*?)[?.!]*$/i;
 // A commitment with its subject dropped, as terse speakers say it: "Will send it tonight.", "Gonna
 // call them tomorrow.", "Sending it now."
 const BARE_COMMIT = /^(?:will|gonna|going to|shall)\s+(?!not\b|be\b|do\b|have\b)(.+)$/i;
-const BARE_PROGRESSIVE = /^(sending|emailing|texting|calling|forwarding|booking|scheduling|mailing|sharing|uploading|putting|setting|writing|messaging|ordering|paying|signing|dropping|printing|booking|getting)\s+(?!about\b|from\b|because\b|to say\b|regarding\b)(.+)$/i;
+const BARE_PROGRESSIVE = /^(?!(?:checking|wondering|hoping|thinking|calling|looking|trying|going|getting|being|having|doing|feeling|saying|asking|speaking|ringing|phoning|following|reaching)\b)([a-z]+ing)\s+((?:you|it|them|him|her|the|a|an|your|my|our|this|these|those|over|out|now|that over|that now|that across)\b.*)$/i;
 // The speaker's promise said from the other side: "you will have the invoice by Thursday", "you'll
 // hear from me tomorrow", "expect an email from me with the photos tonight"
 const YOU_WILL_HAVE = /^you\s+(?:will|are going to|should|shall)\s+(?:have|get|receive|see)\s+(?!to\b)(.+?)(?:\s+from\s+(?:me|us))?(\s+.*)?$/i;
 const YOU_WILL_HEAR = /^you\s+(?:will|are going to|should)\s+hear (?:back )?from\s+(?:me|us)\b\s*(.*)$/i;
 const EXPECT_FROM = /^(?:you can |you should |you will )?(?:expect|look out for|watch for|keep an eye out for)\s+(.+?)\s+from\s+(?:me|us)\b\s*(.*)$/i;
+// "Look out for the photos shortly", "expect a call from the adjuster on Thursday": what the speaker's
+// side will send or do
+const LOOK_OUT = /^(?:you can |you should )?(?:look out for|watch for|keep an eye out for|watch out for)\s+(.+)$/i;
+const EXPECT_CONTACT = /^(?:you can |you should |you will )?expect\s+(?:a|an)\s+(call|phone call|ring|text|text message|message|e-?mail)\s+from\s+(.+?)((?:\s+(?:on|by|at|in|within|tomorrow|today|tonight|this|next|before|after|around|to|about)\b.*)?)$/i;
+// "The tech will call about half an hour before", "the driver will text you": someone on the
+// speaker's side who will get in touch is the speaker's side's promise
+const AGENT_WILL_CONTACT = /^(?:the|our|my|a|an)\s+(?:[a-z-]+\s+){0,2}?(?:will|is going to|shall)\s+((?:call|ring|phone|text|email|e-mail|message|contact|send)\b.*)$|^(?:someone|somebody|he|she)\s+(?:will|is going to)\s+((?:call|ring|phone|text|email|e-mail|message|contact)\b.*)$/i;
 // A condition that is no event but an open offer ("if you need anything else, call us", "if you have
 // any questions, give me a ring"): what follows is a courtesy, not a task.
 const OPEN_OFFER = /^(?:if|should|in case)\s+(?:you\s+(?:need|have|want|think of)\s+(?:anything|any(?:thing)? (?:else|more|other)|any (?:questions?|problems?|issues?|concerns?|help)|help|more (?:info|information|help))|(?:anything|something)\s+(?:else\s+)?(?:comes up|changes)|there is anything(?: else)?|(?:any )?questions? come up)\b/i;
@@ -125,7 +134,7 @@ const YOU_NEED = /^you\s+(?:will\s+|would\s+|might\s+|may\s+)?(?:need to|have to
 const MAKE_SURE = /^(?:make sure|be sure|remember|do not forget|don't forget|please remember)\s+(?:that\s+)?(?:to\s+|you\s+)?(.+)$/i;
 const REMIND_ME = /^remind me\s+(?:to|about|that)?\s*(.+)$/i;
 const DESIRE = /^(?:I|we)\s+(?:would|will)\s+(?:like|love)\s+to\s+(.+)$|^(?:I|we)\s+(?:want|wanted|hope|hoped|was hoping|were hoping)\s+to\s+(.+)$/i;
-const ACCEPT = /^(?:(?:that|it|this|that time|the time|the price|the plan|the date|(?:[\w:.]+\s+){0,5}?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|today|tonight|morning|afternoon|evening|\d{1,2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?|noon)(?:\s+[\w:.]+){0,3}?)\s+(?:works|would work|sounds good|sounds great|sounds fair|sounds perfect|is good|is fine|is perfect|suits me|is great)(?:\s+for\s+(?:me|us))?|will do|deal|agreed|sure thing|no problem|sounds good|perfect|okay|ok|great|fine|yes|yep|yup|sure|of course|absolutely|got it|that works|works for me|you got it|on it|I am on it|can do|consider it done|for sure|no worries|happy to|my pleasure|I can do that|I will do that|done)[.!]*$/i;
+const ACCEPT = /^(?:(?:that|it|this|that time|the time|the price|the plan|the date|(?:[\w:.]+\s+){0,5}?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|today|tonight|morning|afternoon|evening|\d{1,2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?|noon)(?:\s+[\w:.]+){0,3}?)\s+(?:works|would work|sounds good|sounds great|sounds fair|sounds perfect|is good|is fine|is perfect|suits me|is great)(?:\s+for\s+(?:me|us))?|will do|deal|agreed|sure thing|no problem|sounds good|perfect|okay|ok|great|fine|yes|yep|yup|sure|of course|absolutely|got it|that works|works for me|you got it|on it|I am on it|can do|leave it with me|consider it done|for sure|no worries|happy to|my pleasure|I can do that|I will do that|done)[.!]*$/i;
 const PROPOSAL = /^(?:would|does|do|will|is|could|can)\s+(?:a|an|the|that|this|it|[\w:.]+day|next|tomorrow|[\w\s:.]{0,30}?)\b.*\b(?:work|suit|be (?:ok|okay|good|fine|possible))\b|^(?:how|what)\s+about\b|^(?:are|would)\s+you\s+(?:be\s+)?(?:free|available)\b|^shall we\b|^should we\b|^(?:can|could) we\b/i;
 const NEED_TO_NOUN = /^((?:I|we)\s+(?:will\s+|would\s+|also\s+|just\s+|still\s+)?need)\s+to\s+(?!(?:think|know|hear|speak|take|get|make|be|dispose|approve|consist|rid|care|remind|inform|warn|convince|let|keep|run|get)\b)([a-z]+)\s+of\b/i;
 const HEARD_YOU_REQUEST = /^you\s+((?!are\b|were\b|have\b|had\b|know\b|do\b|did\b|said\b|told\b|mean\b|see\b)[a-z]+\s+(?:me|us)\b.*)$/i;
@@ -133,7 +142,16 @@ const FUTURE_MARKER = /\b(will|should|shall|can|could|is going to|are going to|g
 
 // Verbs people use for bare imperatives on a call ("call me back", "send it back", "bring your ID").
 // An imperative outside this list is more likely a tagging or recognition error than a request.
-const IMPERATIVE_VERBS = /^(?:just\s+)?(call|ring|phone|text|message|whatsapp|email|e-mail|mail|send|resend|forward|share|check|double-check|confirm|book|schedule|reschedule|cancel|remind|bring|take|pick|drop|grab|get|buy|order|pay|sign|fill|complete|submit|upload|download|return|ship|post|print|scan|review|read|look|update|arrive|come|go|meet|join|contact|reach|give|let|keep|try|ask|tell|write|note|add|remove|change|reset|restart|turn|unplug|plug|install|open|close|lock|leave|wait|hold|save|transfer|deposit|collect|deliver|fix|clean|prepare|make|set|put|use|log|register|renew|follow|visit|stop|start|bring|find|remember|ensure|double)\b/i;
+const IMPERATIVE_VERBS = /^(?:just\s+)?(call|ring|phone|text|message|whatsapp|email|fax|invoice|e-mail|mail|send|resend|forward|share|check|double-check|confirm|book|schedule|reschedule|cancel|remind|bring|take|pick|drop|grab|get|buy|order|pay|sign|fill|complete|submit|upload|download|return|ship|post|print|scan|review|read|look|update|arrive|come|go|meet|join|contact|reach|give|let|keep|try|ask|tell|write|note|add|remove|change|reset|restart|turn|unplug|plug|install|open|close|lock|leave|wait|hold|save|transfer|deposit|collect|deliver|fix|clean|prepare|make|set|put|use|log|register|renew|follow|visit|stop|start|bring|find|remember|ensure|double)\b/i;
+
+/** "texting" -> "text", "dropping" -> "drop" (compromise leaves some gerunds as they are). */
+export function baseOfGerund(w: string): string {
+  const n = nlp(w).verbs().toInfinitive().out('text');
+  if (n && !/ing$/i.test(n)) return n;
+  let b = w.replace(/ing$/i, '');
+  if (/([bdgmnprt])\1$/i.test(b)) b = b.slice(0, -1);
+  return b;
+}
 
 function verbOf(vp: string): string {
   const first = vp.trim().split(/\s+/)[0]?.toLowerCase().replace(/[^a-z-]/g, '') ?? '';
@@ -155,7 +173,7 @@ function startsWithVerb(clause: string): boolean {
   if (t.tags.includes('Gerund') || t.tags.includes('PastTense') || t.tags.includes('Participle')) return false;
   // A present-tense verb with an -s ("Sounds good", "Works for me") is a clipped statement.
   if (/s$/.test(w) && t.tags.includes('PresentTense') && !t.tags.includes('Infinitive')) return false;
-  return t.tags.includes('Imperative') || (t.tags.includes('Verb') && t.tags.includes('Infinitive')) || /^(email|e-mail|text|whatsapp|message|call|ring|phone|send|resend|check|pick|bring|book|schedule|remind|forward|pay|sign|fill|return|drop|grab|get|make|set|submit|upload|review|read|update|arrive|come|meet|contact|reach|give|let|keep|try|ask|tell|share|ship|order|buy|confirm)$/.test(w);
+  return t.tags.includes('Imperative') || (t.tags.includes('Verb') && t.tags.includes('Infinitive')) || /^(email|e-mail|text|whatsapp|message|call|ring|phone|send|resend|check|pick|bring|book|schedule|remind|forward|pay|sign|fill|return|drop|grab|get|make|set|submit|upload|review|read|update|arrive|come|meet|contact|reach|give|let|keep|try|ask|tell|share|ship|order|buy|confirm|fax|invoice)$/.test(w);
 }
 
 /** Splits a sentence into clauses at coordinations that start a new predicate. */
@@ -182,6 +200,11 @@ function splitClauses(expanded: string): Array<{ text: string; offset: number; j
   }
   parts.push({ text: expanded.slice(last), offset: last, joined });
   return parts.filter((p) => p.text.trim().length > 0);
+}
+
+/** "get that over to you" is a sending: read it as "send that to you". */
+function sendFor(s: string): string {
+  return s.replace(/^get\s+((?:it|that|this|them|those|these|(?:the|a|an|your|my|our)\s+[\w' -]+?))\s+(?:over\s+)?(?:to|across to|out to)\s+(you|him|her|them|us)\b/i, 'send $1 to $2');
 }
 
 function stripCondition(text: string): { text: string; conditional: boolean; whenClause: boolean } {
@@ -211,7 +234,7 @@ function stripCondition(text: string): { text: string; conditional: boolean; whe
 }
 
 function clean(s: string): string {
-  return s
+  return sendFor(s)
     .replace(/^(?:also|just|then|definitely|probably|certainly|quickly|still|really|actually|first)\s+/i, '').replace(/\s+/g, ' ').replace(/^[,;:\s]+|[\s,;:]+$/g, '').replace(/[.!?]+$/, '').trim();
 }
 
@@ -248,7 +271,7 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
   };
 
   if (!text) return mk('other', '');
-  if (PLEASANTRY.test(text) || WELL_WISHES.test(text)) return mk('other', text);
+  if (PLEASANTRY.test(text) || WELL_WISHES.test(text) || HOW_TO_REACH.test(text)) return mk('other', text);
   // "Okay, go ahead with the repair": consent to what the other party offered, not a new task
   if (/^go ahead\b/i.test(text)) return mk('accept', text);
 
@@ -270,15 +293,19 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
   // "remind me to buy a card": a self-reminder (the spec's `reminder`) of the speaker, who is the
   // one to be reminded, whoever else offers to help
   if ((m = text.match(REMIND_ME))) return mk('commit', `set a reminder to ${m[1]}`);
-  if ((m = text.match(WOULD_YOU_MIND)) || (m = text.match(MIND_DOING))) return mk('request', `${nlp(m[1]).verbs().toInfinitive().out('text')} ${m[2]}`);
+  if ((m = text.match(WOULD_YOU_MIND)) || (m = text.match(MIND_DOING))) return mk('request', `${baseOfGerund(m[1])} ${m[2]}`);
+  if ((m = text.match(EXPECT_CONTACT))) {
+    const how = m[1].toLowerCase();
+    const verb = /call|ring/.test(how) ? 'call' : /text|message/.test(how) ? 'text' : 'email';
+    return mk('commit', `${verb} you${m[3] ?? ''}`);
+  }
   if ((m = text.match(EXPECT_FROM))) return mk('commit', `send ${m[1]} ${m[2]}`);
+  if ((m = text.match(LOOK_OUT)) && !isQ) return mk('commit', `send ${m[1]}`);
+  if ((m = text.match(AGENT_WILL_CONTACT)) && !isQ && !unit.past) return mk('commit', m[1] ?? m[2]);
   if ((m = text.match(YOU_WILL_HEAR))) return mk('commit', `get back to you ${m[1]}`);
   if ((m = text.match(YOU_WILL_HAVE)) && !isQ && !/^(a|an|the)?\s*(great|good|nice|lovely|fun|chance|choice|option|time)\b/i.test(m[1])) return mk('commit', `send ${m[1]}${m[2] ?? ''}`);
   if ((m = text.match(BARE_COMMIT)) && !isQ && startsWithVerb(m[1])) return mk('commit', m[1]);
-  if ((m = text.match(BARE_PROGRESSIVE)) && !isQ && !unit.past) {
-    const inf = nlp(m[1]).verbs().toInfinitive().out('text') || m[1].replace(/ing$/, '');
-    return mk('commit', `${inf} ${m[2]}`);
-  }
+  if ((m = text.match(BARE_PROGRESSIVE)) && !isQ && !unit.past && IMPERATIVE_VERBS.test(baseOfGerund(m[1]))) return mk('commit', `${baseOfGerund(m[1])} ${m[2]}`);
   if ((m = text.match(REQUEST_Q))) {
     if (INFO_REQUEST.test(m[1]) && !BY_CHANNEL.test(m[1])) return mk('other', m[1]);
     return mk('request', m[1]);
@@ -310,7 +337,7 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
     const rest = `${m[3]} ${m[4]}`.trim();
     if (PURPOSE_OF_CALL.test(rest) || isQ) return mk('other', rest);
     // "I'm shipping you a replacement": the present progressive of a plan
-    const inf = nlp(m[3]).verbs().toInfinitive().out('text') || m[3].replace(/ing$/, '');
+    const inf = baseOfGerund(m[3]);
     if (/^(be|have|feel|think|hope|look|wonder|try|say|tell|ask|do|go)$/.test(inf.toLowerCase())) return mk('other', rest);
     // "I'm calling ...": on a call, the present progressive of calling describes this very call
     // (its purpose, however the rest was heard), never a call still to be made ("I'll call")

@@ -68,6 +68,9 @@ const CURRENCIES: Record<string, string> = {
 const TLDS = new Set([
   'com', 'net', 'org', 'io', 'co', 'uk', 'us', 'ca', 'de', 'fr', 'es', 'it', 'nl', 'be', 'ch', 'at', 'au', 'nz', 'ie', 'in', 'edu',
   'gov', 'info', 'biz', 'me', 'app', 'dev', 'ai', 'tv', 'eu', 'se', 'no', 'dk', 'fi', 'pl', 'pt', 'br', 'mx', 'jp', 'cn', 'za',
+  // generic top-level domains small businesses and freelancers use
+  'design', 'studio', 'shop', 'store', 'online', 'site', 'tech', 'xyz', 'email', 'cloud', 'agency', 'law', 'health', 'blog', 'art',
+  'media', 'studio', 'life', 'page', 'club', 'team', 'works', 'group', 'photography', 'photo', 'dental', 'clinic', 'realty', 'homes', 'coffee', 'us',
 ]);
 /** Words that cannot be the local part of an address ("send it to me at ..."). */
 const NOT_LOCAL = new Set(['me', 'us', 'you', 'him', 'her', 'them', 'it', 'is', 'was', 'be', 'the', 'a', 'an', 'to', 'and', 'or', 'back', 'home', 'work', 'that', 'this', 'there', 'here', 'look', 'arrive', 'arrives', 'meet']);
@@ -104,7 +107,9 @@ function tokenize(text: string): Tok[] {
       core += '.';
       post = post.slice(1);
     }
-    return { raw, w: core.toLowerCase(), pre: m[1], post };
+    // "p-r-i-y-a": a word spelled out letter by letter is the word
+    const w = /^(?:\p{L}-){2,}\p{L}$/u.test(core) ? core.replace(/-/g, '') : core;
+    return { raw, w: w.toLowerCase(), pre: m[1], post };
   });
 }
 
@@ -454,7 +459,13 @@ function emailReplacements(toks: Tok[], taken: Set<number>, names: ReadonlySet<s
       }
       if (!/^[a-z0-9-]+$/.test(t.w)) break;
       const cur = labels[labels.length - 1];
-      if (cur.length >= 3) break;
+      // "northfield dash group": a hyphen inside a label; "oak hollow h o a": letters spelled out
+      if ((t.w === 'dash' || t.w === 'hyphen') && cur.length && j + 1 < toks.length && /^[a-z0-9]+$/.test(toks[j + 1].w)) {
+        cur.push('-');
+        j++;
+        continue;
+      }
+      if (cur.filter((x) => x !== '-' && x.length > 1).length >= 3 || cur.length >= 8) break;
       cur.push(t.w);
       if (labels.length >= 2 && cur.length === 1 && TLDS.has(t.w) && (j + 1 >= toks.length || toks[j + 1].w !== 'dot')) {
         end = j + 1;
@@ -469,6 +480,12 @@ function emailReplacements(toks: Tok[], taken: Set<number>, names: ReadonlySet<s
     const first = toks[s];
     if (!/^[a-z0-9]+$/.test(first.w) || NOT_LOCAL.has(first.w) || first.post) continue;
     const parts: string[] = [first.w];
+    // "o park at fastmail dot com": an initial said before the name belongs to the address
+    const initial = toks[s - 1];
+    if (first.w.length > 1 && initial && /^[b-hj-z]$/.test(initial.w) && !initial.post && initial.raw.length === 1 + initial.pre.length && !(toks[s - 2] && /^[a-z]$/.test(toks[s - 2].w))) {
+      s--;
+      parts[0] = initial.w + parts[0];
+    }
     if (first.w.length === 1) {
       while (s - 1 >= 0 && /^[a-z0-9]$/.test(toks[s - 1].w) && !toks[s - 1].post && toks[s - 1].raw.length === 1 + toks[s - 1].pre.length) {
         s--;
@@ -487,7 +504,7 @@ function emailReplacements(toks: Tok[], taken: Set<number>, names: ReadonlySet<s
       parts.unshift(toks[s].w);
     }
     const local = parts.join('');
-    const domain = labels.map((l) => l.map(numberWordToDigit).join('')).join('.');
+    const domain = labels.map((l) => l.map((x) => (x === '-' ? x : numberWordToDigit(x))).join('')).join('.');
     const address = `${local.split(/([._-])/).map(numberWordToDigit).join('')}@${domain}`;
     if (!/^[a-z0-9._-]+@[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(address)) continue;
     out.push({ start: s, end, text: address, entity: { kind: 'email', address, spoken: spokenOf(toks, s, end) } });
