@@ -382,6 +382,20 @@ describe('EmbeddedAnalyzer on phrasings of other speakers', () => {
     assert.equal(a.actionItems?.length, 4);
   });
 
+  it('makes a dated plain promise to the other party an item, but not an offer, the speaker\'s own comings and goings or a way to reach someone', async () => {
+    const a = await run([
+      [0, 'My bill doubled this month.'],
+      [1, "Looks like an estimated read. We'll send a technician to read the meter Monday."],
+      [0, "Fine. I'll stop by the office on Thursday anyway."],
+      [1, 'We can also start the new plan next week. If you ever have another billing question, just ask for me. Use my cell.'],
+    ]);
+    const tech = only(a.actionItems, (i) => /technician/i.test(i.title));
+    assert.equal(tech.ownerDisplayName, 'Tom Wells');
+    assert.equal(tech.intent, 'task');
+    assert.equal(tech.dueDate, '2025-06-16');
+    assert.equal(a.actionItems?.length, 1, JSON.stringify(a.actionItems?.map((i) => i.title)));
+  });
+
   it('moves the date of an item when it is changed later in the call', async () => {
     const a = await run([
       [0, 'Could you send me the signed contract by Friday?'],

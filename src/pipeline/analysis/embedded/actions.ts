@@ -202,6 +202,9 @@ interface Group {
 const REQUIREMENT = /\b(?:need|needs|needed|has to|have to|must|should|required|requires|you can|you could|you may want|want you|would like you|it would help|it would be (?:great|good|helpful))\b/i;
 const POINTS_BACK = /^\w+(?:\s+(?:up|back|over|in|off|out))?\s+(?:it|them|that|this|one|those|these)\b/i;
 
+// (and deliberating, "I'll talk it over with my husband", is no deliverable either)
+const OWN_MOVES = /^(work|stop|come|go|be|stay|swing|head|pop|have|get|leave|move|start|do|try|see|meet|wait|arrive|look|think|check|let|talk|discuss|consider|decide|sleep|mull|figure|ask)$/i;
+
 /** The other party's sentence of need, in the turn before, that a commitment of the group takes on. */
 function answeredNeed(ct: CallText, g: Group): Unit | null {
   const c = g.cands.find((x) => x.clause.kind === 'commit' || x.clause.kind === 'joint');
@@ -447,9 +450,14 @@ export function extractActions(ct: CallText): ActionResult {
     if (g.answers && !units.includes(g.answers)) units.push(g.answers);
     const asked = kinds.has('request') || !!g.answers;
     const planned = kinds.has('commit') || kinds.has('joint');
-    const isAction = (launchable && (asked || planned)) || (asked && g.intent === 'task');
-    const best = pickBest(g.cands);
     const due = g.changedDue ?? dueOf(ct, g.cands, day);
+    // a dated promise to do something for the other party ("we'll send a technician Monday") is an
+    // action item of the one who promised, like one they were asked for
+    // (a plain "will" or "-ing", not "we can start next week", an offer; nor the speaker's own
+    // comings and goings, "I'll stop by on Thursday", "I'll work from home that day")
+    const promised = !!due && g.cands.some((c) => c.clause.kind === 'commit' && !c.clause.conditional && !/^(can|could|need to|have to|must|should|may|might|will have to)$/i.test(c.clause.modal ?? '') && !OWN_MOVES.test(c.clause.verb));
+    const isAction = (launchable && (asked || planned)) || (asked && g.intent === 'task') || (promised && g.intent === 'task');
+    const best = pickBest(g.cands);
     // The confidence floor: what the recogniser was unsure of is not turned into an item.
     if (units.every(isBelowConfidenceFloor)) continue;
     // A task needs something to do: a title with fewer than two content words ("Fall", "Invite

@@ -27,6 +27,8 @@ export interface Clause {
    * me up"): it holds only if the addressee's next turn takes it on ("Sure, I'll be there").
    */
   needsAnswer?: boolean;
+  /** The modal of a first-person commitment ("will", "can", "need to"), when one was said. */
+  modal?: string;
 }
 
 const EXPANSIONS: Array<[RegExp, string]> = [
@@ -69,7 +71,7 @@ const BY_CHANNEL = /\b(?:by|via|over|in an?) (?:e-?mail|text|message|writing|let
 // Good wishes passed on ("tell him to feel better", "say hi to your mom") are no errand.
 const WELL_WISHES = /^(?:please\s+)?(?:tell|give|send)\s+.{0,40}?\b(?:to feel better|to get well|(?:that )?I said (?:hi|hello)|my (?:best|love|regards|thanks))|^say (?:hi|hello)\b/i;
 // "Ask for Linda at the desk", "use my cell, 555 ...": how to reach someone, not an errand
-const HOW_TO_REACH = /^(?:[Jj]ust\s+)?(?:[Aa]sk for\s+[A-Z][a-z]+|[Uu]se (?:this|that|my|the|our)?\s*(?:e-?mail|address|number|cell|mobile|line)\b|use \S+@\S+)/;
+const HOW_TO_REACH = /^(?:[Jj]ust\s+)?(?:[Aa]sk for\s+(?:[A-Z][a-z]+|me|us)\b|[Uu]se (?:this|that|my|the|our)?\s*(?:e-?mail|address|number|cell|mobile|line)\b|[Uu]se \S+@\S+)/;
 const INFO_REQUEST = /^(hear|repeat|say|spell|hold|explain|describe|confirm|clarify|tell me (more|about|what|how|if|whether|why|when|where|who)|give me a (second|moment|minute|sec)|see|imagine|believe|understand)\b/i;
 
 const SUBJECT_MODAL =
@@ -108,7 +110,7 @@ const MIND_DOING = /^(?:do you )?mind\s+(\w+ing)\b\s*(.*?)[?.!]*$/i;
 // A commitment with its subject dropped, as terse speakers say it: "Will send it tonight.", "Gonna
 // call them tomorrow.", "Sending it now."
 const BARE_COMMIT = /^(?:will|gonna|going to|shall)\s+(?!not\b|be\b|do\b|have\b)(.+)$/i;
-const BARE_PROGRESSIVE = /^(?!(?:checking|wondering|hoping|thinking|calling|looking|trying|going|getting|being|having|doing|feeling|saying|asking|speaking|ringing|phoning|following|reaching)\b)([a-z]+ing)\s+((?:you|it|them|him|her|the|a|an|your|my|our|this|these|those|over|out|now|that over|that now|that across)\b.*)$/i;
+const BARE_PROGRESSIVE = /^(?!(?:checking|wondering|hoping|thinking|calling|looking|trying|going|getting|being|having|doing|feeling|saying|asking|speaking|ringing|phoning|following|reaching)\b)([a-z]+ing)\s+((?:you|it|them|him|her|the|a|an|your|my|our|this|these|those|over|out|now|that over|that now|that across)\b(?!.*\b(?:would be|will be|is|was|sounds|seems|works|makes)\b).*)$/i;
 // The speaker's promise said from the other side: "you will have the invoice by Thursday", "you'll
 // hear from me tomorrow", "expect an email from me with the photos tonight"
 const YOU_WILL_HAVE = /^you\s+(?:will|are going to|should|shall)\s+(?:have|get|receive|see)\s+(?!to\b)(.+?)(?:\s+from\s+(?:me|us))?(\s+.*)?$/i;
@@ -123,7 +125,7 @@ const EXPECT_CONTACT = /^(?:you can |you should |you will )?expect\s+(?:a|an)\s+
 const AGENT_WILL_CONTACT = /^(?:the|our|my|a|an)\s+(?:[a-z-]+\s+){0,2}?(?:will|is going to|shall)\s+((?:call|ring|phone|text|email|e-mail|message|contact|send)\b.*)$|^(?:someone|somebody|he|she)\s+(?:will|is going to)\s+((?:call|ring|phone|text|email|e-mail|message|contact)\b.*)$/i;
 // A condition that is no event but an open offer ("if you need anything else, call us", "if you have
 // any questions, give me a ring"): what follows is a courtesy, not a task.
-const OPEN_OFFER = /^(?:if|should|in case)\s+(?:you\s+(?:need|have|want|think of)\s+(?:anything|any(?:thing)? (?:else|more|other)|any (?:questions?|problems?|issues?|concerns?|help)|help|more (?:info|information|help))|(?:anything|something)\s+(?:else\s+)?(?:comes up|changes)|there is anything(?: else)?|(?:any )?questions? come up)\b/i;
+const OPEN_OFFER = /^(?:if|should|in case)\s+(?:you\s+(?:ever\s+)?(?:need|have|want|think of|run into|get)\s+(?:anything|any(?:thing)? (?:else|more|other)|(?:any|another|more|other)\s+(?:\w+\s+)?(?:questions?|problems?|issues?|concerns?|help|trouble)|help|more (?:info|information|help))|(?:anything|something)\s+(?:else\s+)?(?:comes up|changes)|there is anything(?: else)?|(?:any )?questions? come up)\b/i;
 // "Actually, make that Monday", "let's say Thursday instead": a change to something agreed before.
 export const CHANGE_OF_PLAN = /^(?:(?:actually|sorry|wait|oh)\s*,?\s*)*(?:(?:make|change|move|push|switch|bump) (?:that|it|this)(?: (?:to|back to|up to|over to))?|let us (?:say|do|make it)|scratch that,?|(?:on )?second thought,?)\s+(.+)$|^(?:(?:actually|sorry)\s*,?\s*)?(?:\S+\s+){0,4}?(?:instead|would be better|is better|works better)\b/i;
 const WOULD_YOU_MIND = /^would you mind\s+(\w+ing)\b\s*(.*?)[?.!]*$/i;
@@ -331,7 +333,7 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
     if (/^(need|be needing|want|like|love|see about)\b/i.test(vp) && !/^need to\b/i.test(vp)) return mk('other', vp, negated);
     if (negated) return mk('other', vp, true);
     const soft = /^(could|may|might|should)$/.test(modal) || (modal === 'can' && unit.dates.length === 0);
-    return mk(soft ? 'soft' : 'commit', vp);
+    return { ...mk(soft ? 'soft' : 'commit', vp), modal };
   }
   if ((m = text.match(PROGRESSIVE))) {
     const rest = `${m[3]} ${m[4]}`.trim();
