@@ -350,6 +350,7 @@ describe('EmbeddedAnalyzer on phrasings of other speakers', () => {
     assert.deepEqual(addr("It's l dot morris at northfield dash group dot com."), ['l.morris@northfield-group.com']);
     assert.deepEqual(addr('approvals at oak hollow h o a dot org, thanks'), ['approvals@oakhollowhoa.org']);
     assert.deepEqual(addr('meet me at the station dot com'), []);
+    assert.deepEqual(addr('email me the form derek dot lane at fast male dot com'), ['derek.lane@fastmail.com']);
     const turns: Array<[0 | 1, string]> = [
       [1, 'I can e-mail the estimate over this afternoon. What is the address?'],
       [0, "It's p-r-i-y-a dot s-h-a-h at yahoo dot com."],
@@ -394,6 +395,19 @@ describe('EmbeddedAnalyzer on phrasings of other speakers', () => {
     assert.equal(tech.intent, 'task');
     assert.equal(tech.dueDate, '2025-06-16');
     assert.equal(a.actionItems?.length, 1, JSON.stringify(a.actionItems?.map((i) => i.title)));
+  });
+
+  it('finds a promise run on after another clause without punctuation, as a recogniser writes it', async () => {
+    const a = await run([
+      [0, 'My bill doubled this month.'],
+      [1, "looks like an estimated read we'll send a technician to read the meter monday"],
+      [1, 'perfect expected call from the adjuster on thursday to confirm the time'],
+    ]);
+    const tech = only(a.actionItems, (i) => /technician/i.test(i.title));
+    assert.equal(tech.ownerDisplayName, 'Tom Wells');
+    assert.equal(tech.dueDate, '2025-06-16');
+    const call = only(a.actionItems, (i) => i.intent === 'call');
+    assert.equal(call.ownerDisplayName, 'Tom Wells');
   });
 
   it('moves the date of an item when it is changed later in the call', async () => {

@@ -18,4 +18,6 @@ export const HEARD_DOMAIN: Array<[string[], string]> = [
   [['yahoo'], 'yahoo'], [['ya', 'who'], 'yahoo'], [['yeah', 'who'], 'yahoo'],
   [['outlook'], 'outlook'], [['out', 'look'], 'outlook'], [['out', 'luck'], 'outlook'],
   [['icloud'], 'icloud'], [['i', 'cloud'], 'icloud'],
+  [['fastmail'], 'fastmail'], [['fast', 'mail'], 'fastmail'], [['fast', 'male'], 'fastmail'],
+  [['protonmail'], 'protonmail'], [['proton', 'mail'], 'protonmail'], [['proton', 'male'], 'protonmail'],
 ];

@@ -119,7 +119,7 @@ const EXPECT_FROM = /^(?:you can |you should |you will )?(?:expect|look out for|
 // "Look out for the photos shortly", "expect a call from the adjuster on Thursday": what the speaker's
 // side will send or do
 const LOOK_OUT = /^(?:you can |you should )?(?:look out for|watch for|keep an eye out for|watch out for)\s+(.+)$/i;
-const EXPECT_CONTACT = /^(?:you can |you should |you will )?expect\s+(?:a|an)\s+(call|phone call|ring|text|text message|message|e-?mail)\s+from\s+(.+?)((?:\s+(?:on|by|at|in|within|tomorrow|today|tonight|this|next|before|after|around|to|about)\b.*)?)$/i;
+const EXPECT_CONTACT = /^(?:you can |you should |you will )?expect(?:ed)?\s+(?:a\s+|an\s+)?(call|phone call|ring|text|text message|message|e-?mail)\s+from\s+(.+?)((?:\s+(?:on|by|at|in|within|tomorrow|today|tonight|this|next|before|after|around|to|about)\b.*)?)$/i;
 // "The tech will call about half an hour before", "the driver will text you": someone on the
 // speaker's side who will get in touch is the speaker's side's promise
 const AGENT_WILL_CONTACT = /^(?:the|our|my|a|an)\s+(?:[a-z-]+\s+){0,2}?(?:will|is going to|shall)\s+((?:call|ring|phone|text|email|e-mail|message|contact|send)\b.*)$|^(?:someone|somebody|he|she)\s+(?:will|is going to)\s+((?:call|ring|phone|text|email|e-mail|message|contact)\b.*)$/i;
@@ -182,7 +182,7 @@ function startsWithVerb(clause: string): boolean {
 function splitClauses(expanded: string): Array<{ text: string; offset: number; joined: boolean }> {
   const parts: Array<{ text: string; offset: number; joined: boolean }> = [];
   let joined = false;
-  const re = /((?<=[.!?])\s+(?=[A-Z])|;\s+|,?\s+(?:and|but|so)\s+(?=(?:I|we|you|he|she|they|it|then|also)\b)|,\s+(?:and|but)\s+|\s+and\s+(?=(?:then\s+)?[a-z]+\s)|,\s+(?=(?:I|we|he|she|they)\s+(?!think\b|guess\b|mean\b|know\b)[a-z]))/g;
+  const re = /((?<=[.!?])\s+(?=[A-Z])|;\s+|,?\s+(?:and|but|so)\s+(?=(?:I|we|you|he|she|they|it|then|also)\b)|,\s+(?:and|but)\s+|\s+and\s+(?=(?:then\s+)?[a-z]+\s)|,\s+(?=(?:I|we|he|she|they)\s+(?!think\b|guess\b|mean\b|know\b)[a-z])|(?<=[a-z])\s+(?=(?:I|[Ww]e)\s+(?:will|shall|am going to|are going to|am gonna|are gonna)\s+(?!be\b|need\b|have\b|see\b)[a-z]))/g;
   let last = 0;
   for (const m of expanded.matchAll(re)) {
     const cut = m.index!;

@@ -504,7 +504,8 @@ function emailReplacements(toks: Tok[], taken: Set<number>, names: ReadonlySet<s
       parts.unshift(toks[s].w);
     }
     const local = parts.join('');
-    const domain = labels.map((l) => l.map((x) => (x === '-' ? x : numberWordToDigit(x))).join('')).join('.');
+    // "fast male", "proton male": the "mail" of a webmail name as a recogniser hears it
+    const domain = labels.map((l) => l.map((x, i) => (x === '-' ? x : i > 0 && i === l.length - 1 && x === 'male' ? 'mail' : numberWordToDigit(x))).join('')).join('.');
     const address = `${local.split(/([._-])/).map(numberWordToDigit).join('')}@${domain}`;
     if (!/^[a-z0-9._-]+@[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(address)) continue;
     out.push({ start: s, end, text: address, entity: { kind: 'email', address, spoken: spokenOf(toks, s, end) } });
