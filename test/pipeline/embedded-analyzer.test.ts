@@ -410,6 +410,15 @@ describe('EmbeddedAnalyzer on phrasings of other speakers', () => {
     assert.equal(call.ownerDisplayName, 'Tom Wells');
   });
 
+  it('makes no request of a greeting heard as an imperative or of a "please" with no verb after it', async () => {
+    const a = await run([
+      [1, 'Try county power billing and service.'],
+      [0, 'Hi, is the meter outside?'],
+      [1, 'Yes please the meters by that gate anything else today.'],
+    ]);
+    assert.deepEqual(a.actionItems, []);
+  });
+
   it('moves the date of an item when it is changed later in the call', async () => {
     const a = await run([
       [0, 'Could you send me the signed contract by Friday?'],

@@ -314,6 +314,8 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
   }
   if ((m = text.match(PLEASE))) {
     if (PLEASANTRY.test(m[1]) || (INFO_REQUEST.test(m[1]) && !BY_CHANNEL.test(m[1]))) return mk('other', m[1]);
+    // "yes please, the meter is by that gate": "please" as a reply, not a request, when no verb follows
+    if (/^(?:the|a|an|this|that|it|he|she|they|we|I|my|your|our)\b/i.test(m[1])) return mk('other', m[1]);
     return mk('request', m[1]);
   }
   if ((m = text.match(MAKE_SURE))) return mk('request', m[1]);
@@ -358,7 +360,9 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
   if (isQ) return mk('other', text);
   // A bare imperative is weak evidence; on a segment the recogniser was unsure of it is more
   // often a misheard word ("Share I have your file up") than a request.
-  if (startsWithVerb(text) && IMPERATIVE_VERBS.test(text) && text.split(/\s+/).length >= 2 && unit.confidence !== 'LOW' && !/^\S+\s+(I|he|she|we|they|it's|it is|is|are|was|were)\b/i.test(text)) {
+  // (the very first words of a call, with no object, are a greeting, "Tri-County Power, billing and
+  // service", whatever verb a recogniser makes of them)
+  if (startsWithVerb(text) && IMPERATIVE_VERBS.test(text) && text.split(/\s+/).length >= 2 && unit.confidence !== 'LOW' && (unit.idx > 0 || /\b(?:the|a|an|your|my|our|me|us|it|them|this|that|these|those|him|her)\b/i.test(text)) && !/^\S+\s+(I|he|she|we|they|it's|it is|is|are|was|were)\b/i.test(text)) {
     if (INFO_REQUEST.test(text)) return mk('other', text);
     return mk('request', text);
   }
