@@ -455,7 +455,8 @@ export function extractActions(ct: CallText): ActionResult {
     // action item of the one who promised, like one they were asked for
     // (a plain "will" or "-ing", not "we can start next week", an offer; nor the speaker's own
     // comings and goings, "I'll stop by on Thursday", "I'll work from home that day")
-    const promised = !!due && g.cands.some((c) => c.clause.kind === 'commit' && !c.clause.conditional && !/^(can|could|need to|have to|must|should|may|might|will have to)$/i.test(c.clause.modal ?? '') && !OWN_MOVES.test(c.clause.verb));
+    // (and it hands over or does something to a thing or a person: "pay darn 70 on Sunday" is misheard speech)
+    const promised = !!due && g.cands.some((c) => c.clause.kind === 'commit' && !c.clause.conditional && !/^(can|could|need to|have to|must|should|may|might|will have to|happy to)$/i.test(c.clause.modal ?? '') && !OWN_MOVES.test(c.clause.verb) && /^\S+\s+(?:\w+\s+)?(?:the|a|an|your|my|our|his|her|their|you|him|them|it|this|that|these|those)\b/i.test(c.clause.vp));
     const isAction = (launchable && (asked || planned)) || (asked && g.intent === 'task') || (promised && g.intent === 'task');
     const best = pickBest(g.cands);
     // The confidence floor: what the recogniser was unsure of is not turned into an item.

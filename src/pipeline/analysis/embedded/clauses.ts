@@ -315,7 +315,8 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
   if ((m = text.match(PLEASE))) {
     if (PLEASANTRY.test(m[1]) || (INFO_REQUEST.test(m[1]) && !BY_CHANNEL.test(m[1]))) return mk('other', m[1]);
     // "yes please, the meter is by that gate": "please" as a reply, not a request, when no verb follows
-    if (/^(?:the|a|an|this|that|it|he|she|they|we|I|my|your|our)\b/i.test(m[1])) return mk('other', m[1]);
+    // ("please the on site": a determiner before a preposition is a misheard "be", a request still)
+    if (/^(?:(?:the|a|an|this|that|my|your|our)\s+(?!on|in|at|to|for|by|with|from|up|out|here|there|ready)\w|(?:it|he|she|they|we|I)\s)/i.test(m[1])) return mk('other', m[1]);
     return mk('request', m[1]);
   }
   if ((m = text.match(MAKE_SURE))) return mk('request', m[1]);
@@ -324,7 +325,7 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
   if ((m = text.match(LET_ME))) return mk('commit', m[1]);
   if (/^let me\b/i.test(text)) return mk('other', text);
   if (/^let me know\b/i.test(text)) return mk('request', text.replace(/^let me/i, 'let them'));
-  if ((m = text.match(HAPPY_TO))) return mk('commit', m[1]);
+  if ((m = text.match(HAPPY_TO))) return { ...mk('commit', m[1]), modal: 'happy to' };
   if ((m = text.match(SUBJECT_MODAL))) {
     const modal = m[2].toLowerCase();
     let vp = m[3];
