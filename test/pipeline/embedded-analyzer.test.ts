@@ -417,6 +417,9 @@ describe('EmbeddedAnalyzer on phrasings of other speakers', () => {
       [1, 'Yes please the meters by that gate anything else today.'],
     ]);
     assert.deepEqual(a.actionItems, []);
+    // "Fine, note to self ..." with the comma lost and "fine" heard as "find"
+    const b = await run([[0, 'Find note to self cancel the hotel for the twentieth.']]);
+    assert.equal(only(b.actionItems, () => true).intent, 'reminder');
   });
 
   it('moves the date of an item when it is changed later in the call', async () => {

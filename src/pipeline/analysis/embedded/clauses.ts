@@ -102,7 +102,7 @@ const INDIRECT_REQUEST = new RegExp(
 // "Do me a favor and call the bank": the favour asked is the verb after it
 const FAVOR = /\b(?:(?:could you |can you |would you )?do me a (?:favou?r|solid)|be a (?:dear|star|love))\s*(?:,|and)\s*/gi;
 // "Note to self: water the plants", "mental note, ...": a reminder of the speaker's own
-const NOTE_TO_SELF = /^(?:note to self|(?:I will )?make a (?:mental )?note|mental note)\s*[,:-]?\s*(?:to\s+)?(.+)$/i;
+const NOTE_TO_SELF = /^(?:(?:\w+\s+)?note to self|(?:I will )?make a (?:mental )?note|mental note)\s*[,:-]?\s*(?:to\s+)?(.+)$/i;
 // "Call you back in ten", "Text you the address tonight": a contact verb whose object is the listener,
 // said with no subject, is the speaker's own promise ("I'll"), not an order
 const SELF_TO_YOU = /^(?:call|ring|phone|text|email|e-mail|message|send|ping|get back to|shoot|drop|forward|mail|whatsapp)\s+you\b/i;
