@@ -351,6 +351,9 @@ describe('EmbeddedAnalyzer on phrasings of other speakers', () => {
     assert.deepEqual(addr('approvals at oak hollow h o a dot org, thanks'), ['approvals@oakhollowhoa.org']);
     assert.deepEqual(addr('meet me at the station dot com'), []);
     assert.deepEqual(addr('email me the form derek dot lane at fast male dot com'), ['derek.lane@fastmail.com']);
+    // only a webmail name heard.ts knows becomes "...mail"; a second "at" ends no domain
+    assert.deepEqual(addr('email is oak park at best male dot com'), ['park@bestmale.com']);
+    assert.ok(addr('okay it p r i live dot at a cage at yahoo dot com').every((x) => !x.startsWith('dot@') && !x.includes('cageat')));
     const turns: Array<[0 | 1, string]> = [
       [1, 'I can e-mail the estimate over this afternoon. What is the address?'],
       [0, "It's p-r-i-y-a dot s-h-a-h at yahoo dot com."],

@@ -73,7 +73,7 @@ const TLDS = new Set([
   'media', 'studio', 'life', 'page', 'club', 'team', 'works', 'group', 'photography', 'photo', 'dental', 'clinic', 'realty', 'homes', 'coffee', 'us',
 ]);
 /** Words that cannot be the local part of an address ("send it to me at ..."). */
-const NOT_LOCAL = new Set(['me', 'us', 'you', 'him', 'her', 'them', 'it', 'is', 'was', 'be', 'the', 'a', 'an', 'to', 'and', 'or', 'back', 'home', 'work', 'that', 'this', 'there', 'here', 'look', 'arrive', 'arrives', 'meet']);
+const NOT_LOCAL = new Set(['dot', 'at', 'me', 'us', 'you', 'him', 'her', 'them', 'it', 'is', 'was', 'be', 'the', 'a', 'an', 'to', 'and', 'or', 'back', 'home', 'work', 'that', 'this', 'there', 'here', 'look', 'arrive', 'arrives', 'meet']);
 /** Nouns that make a number a quantity worth reporting with its unit. */
 const UNIT_WORDS = new RegExp(
   `^(${[...Object.keys(CURRENCIES), 'percent', 'minutes?', 'hours?', 'days?', 'nights?', 'weeks?', 'months?', 'years?', 'business', 'working', 'times', 'people', 'items?', 'units?', 'miles?', 'kilometers?', 'km', 'kilos?', 'kg', 'gigs?', 'gb', 'mbps', 'seconds?'].join('|')})$`,
@@ -457,7 +457,8 @@ function emailReplacements(toks: Tok[], taken: Set<number>, names: ReadonlySet<s
         j++;
         continue;
       }
-      if (!/^[a-z0-9-]+$/.test(t.w)) break;
+      // a second "at" means the domain starts after it ("dot at a cage at yahoo dot com")
+      if (!/^[a-z0-9-]+$/.test(t.w) || t.w === 'at') break;
       const cur = labels[labels.length - 1];
       // "northfield dash group": a hyphen inside a label; "oak hollow h o a": letters spelled out
       if ((t.w === 'dash' || t.w === 'hyphen') && cur.length && j + 1 < toks.length && /^[a-z0-9]+$/.test(toks[j + 1].w)) {
@@ -504,8 +505,15 @@ function emailReplacements(toks: Tok[], taken: Set<number>, names: ReadonlySet<s
       parts.unshift(toks[s].w);
     }
     const local = parts.join('');
-    // "fast male", "proton male": the "mail" of a webmail name as a recogniser hears it
-    const domain = labels.map((l) => l.map((x, i) => (x === '-' ? x : i > 0 && i === l.length - 1 && x === 'male' ? 'mail' : numberWordToDigit(x))).join('')).join('.');
+    // "fast male", "proton male": the "mail" of a webmail name as a recogniser hears it (only the
+    // webmail names heard.ts knows, so that grounding reads it back the same way)
+    const webmail = new Set(HEARD_DOMAIN.map(([, d]) => d));
+    const label = (l: string[]) => {
+      const plain = l.map((x) => (x === '-' ? x : numberWordToDigit(x))).join('');
+      const mailed = plain.replace(/male$/, 'mail');
+      return l.length > 1 && mailed !== plain && webmail.has(mailed) ? mailed : plain;
+    };
+    const domain = labels.map(label).join('.');
     const address = `${local.split(/([._-])/).map(numberWordToDigit).join('')}@${domain}`;
     if (!/^[a-z0-9._-]+@[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(address)) continue;
     out.push({ start: s, end, text: address, entity: { kind: 'email', address, spoken: spokenOf(toks, s, end) } });
