@@ -3,9 +3,9 @@
 // and a ggml model file is required (downloaded once when a URL is configured).
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { downloadModelFile } from '../model-download.js';
 import { PipelineError, type Recognition, type RecognizedWord, type Transcriber } from '../types.js';
 
 export interface WhisperConfig {
@@ -72,54 +72,19 @@ async function sha256File(file: string): Promise<string> {
   return hash.digest('hex');
 }
 
-/**
- * Downloads `url` to `dest` via a temporary file, logging progress every 10 %, and checks the
- * sha256 when one is given. Without network access this fails within the connect timeout.
- */
+/** The largest whisper model file accepted from a download (ggml large models are about 3 GB). */
+export const MAX_WHISPER_MODEL_BYTES = 4 * 1024 * 1024 * 1024;
+
+/** Downloads the ggml model (src/pipeline/model-download.ts), logging progress every 10 %. */
 export async function downloadModel(url: string, dest: string, sha256: string | undefined, log: TranscriptionLog, connectTimeoutMs = 15_000): Promise<void> {
-  await fsp.mkdir(path.dirname(dest), { recursive: true });
-  const tmp = `${dest}.download-${process.pid}`;
-  const connect = new AbortController();
-  const timer = setTimeout(() => connect.abort(), connectTimeoutMs);
-  let res: Response;
-  try {
-    res = await fetch(url, { signal: connect.signal, redirect: 'follow' });
-  } catch (err) {
-    const cause = (err as { cause?: { code?: string } }).cause?.code ?? (connect.signal.aborted ? 'timeout' : 'network error');
-    throw new WhisperInitError(`whisper model download failed (${cause}); place the model file at ${dest} or check network access`);
-  } finally {
-    clearTimeout(timer);
-  }
-  if (!res.ok || !res.body) throw new WhisperInitError(`whisper model download failed (HTTP ${res.status})`);
-  const total = Number(res.headers.get('content-length')) || 0;
-  log.info({ dest, bytes: total || null }, 'downloading whisper model');
-  const hash = createHash('sha256');
-  const out = fs.createWriteStream(tmp);
-  let received = 0;
-  let nextReport = 0.1;
-  try {
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      hash.update(chunk);
-      received += chunk.byteLength;
-      if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', r));
-      if (total && received / total >= nextReport) {
-        log.info({ percent: Math.floor((received / total) * 100) }, 'whisper model download progress');
-        nextReport += 0.1;
-      }
-    }
-    await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
-  } catch (err) {
-    out.destroy();
-    await fsp.rm(tmp, { force: true });
-    throw new WhisperInitError(`whisper model download interrupted (${(err as Error).message})`);
-  }
-  const digest = hash.digest('hex');
-  if (sha256 && digest.toLowerCase() !== sha256.toLowerCase()) {
-    await fsp.rm(tmp, { force: true });
-    throw new WhisperInitError(`whisper model download has sha256 ${digest}, expected ${sha256}`);
-  }
-  await fsp.rename(tmp, dest);
-  log.info({ dest, bytes: received }, 'whisper model downloaded');
+  await downloadModelFile(url, dest, {
+    what: 'whisper model',
+    maxBytes: MAX_WHISPER_MODEL_BYTES,
+    sha256,
+    connectTimeoutMs,
+    log,
+    fail: (message) => new WhisperInitError(message),
+  });
 }
 
 // whisper.cpp emits annotations such as [BLANK_AUDIO], (music) or [_TT_150] as text.

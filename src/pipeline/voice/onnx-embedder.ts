@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import protobuf from 'protobufjs/minimal.js';
 import { detectSpeech } from '../diarization/vad.js';
+import { downloadModelFile } from '../model-download.js';
 import type { SpeakerEmbedder } from '../types.js';
 import { EmbeddingError, MIN_SPEECH_SECONDS, l2normalize, normalizeSpans } from './embedder.js';
 import { KALDI_FBANK_80, KaldiFbank, subtractMean, type FeatureMatrix } from './fbank.js';
@@ -107,83 +108,21 @@ export async function ensureModelFile(opts: OnnxEmbedderOptions): Promise<string
   return file;
 }
 
-/**
- * Ends a download's temporary file and removes it. The stream opens its file asynchronously: removed
- * before that open completes (a download refused at its first chunk), the file was created after the
- * removal and left behind, so the removal waits for the stream to close.
- */
-async function closeAndRemove(out: fs.WriteStream, tmp: string): Promise<void> {
-  if (!out.closed) await new Promise<void>((resolve) => out.once('close', () => resolve()).destroy());
-  await fsp.rm(tmp, { force: true });
-}
-
-/**
- * Downloads `url` to `dest` through a temporary file, refusing more than the size limit and, when
- * a sha256 is configured, a file with another hash. Without network access it fails within the
- * connect timeout. Messages name neither the URL (it may carry a token) nor the local path.
- */
+/** Downloads the model file (src/pipeline/model-download.ts) with this provider's limits and errors. */
 export async function downloadModel(
   url: string,
   dest: string,
   opts: Pick<OnnxEmbedderOptions, 'modelSha256' | 'log' | 'connectTimeoutMs' | 'idleTimeoutMs' | 'maxModelBytes'> = {},
 ): Promise<void> {
-  const maxBytes = opts.maxModelBytes ?? MAX_MODEL_BYTES;
-  await fsp.mkdir(path.dirname(dest), { recursive: true });
-  // One controller for the whole transfer: first the connect timeout, then an idle timeout that
-  // every received chunk re-arms, so a stalled server cannot hold the service's start for ever.
-  const abort = new AbortController();
-  let timer = setTimeout(() => abort.abort(), opts.connectTimeoutMs ?? 15_000);
-  const rearm = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => abort.abort(), opts.idleTimeoutMs ?? 60_000);
-  };
-  let res: Response;
-  try {
-    res = await fetch(url, { signal: abort.signal, redirect: 'follow' });
-  } catch (err) {
-    clearTimeout(timer);
-    const cause = (err as { cause?: { code?: string } }).cause?.code ?? (abort.signal.aborted ? 'timeout' : 'network error');
-    throw unavailable(`voice embedding model download failed (${cause}); place the model file at the configured path or check network access`);
-  }
-  rearm();
-  if (!res.ok || !res.body) {
-    clearTimeout(timer);
-    await res.body?.cancel().catch(() => undefined);
-    throw unavailable(`voice embedding model download failed (HTTP ${res.status})`);
-  }
-  const declared = Number(res.headers.get('content-length')) || 0;
-  if (declared > maxBytes) {
-    clearTimeout(timer);
-    await res.body.cancel().catch(() => undefined);
-    throw unavailable(`voice embedding model download refused: ${declared} bytes is over the ${maxBytes}-byte limit`);
-  }
-  opts.log?.info({ bytes: declared || null }, 'downloading voice embedding model');
-  const tmp = `${dest}.download-${process.pid}`;
-  const hash = createHash('sha256');
-  const out = fs.createWriteStream(tmp);
-  let received = 0;
-  try {
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      rearm();
-      received += chunk.byteLength;
-      if (received > maxBytes) throw new Error(`over the ${maxBytes}-byte limit`);
-      hash.update(chunk);
-      if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', r));
-    }
-    await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
-  } catch (err) {
-    await closeAndRemove(out, tmp);
-    throw unavailable(`voice embedding model download interrupted (${abort.signal.aborted ? 'no data for too long' : (err as Error).message})`);
-  } finally {
-    clearTimeout(timer);
-  }
-  const digest = hash.digest('hex');
-  if (opts.modelSha256 && digest !== opts.modelSha256.toLowerCase()) {
-    await fsp.rm(tmp, { force: true });
-    throw unavailable(`voice embedding model download has sha256 ${digest}, expected ${opts.modelSha256.toLowerCase()}`);
-  }
-  await fsp.rename(tmp, dest);
-  opts.log?.info({ bytes: received }, 'voice embedding model downloaded');
+  await downloadModelFile(url, dest, {
+    what: 'voice embedding model',
+    maxBytes: opts.maxModelBytes ?? MAX_MODEL_BYTES,
+    sha256: opts.modelSha256,
+    connectTimeoutMs: opts.connectTimeoutMs,
+    idleTimeoutMs: opts.idleTimeoutMs,
+    log: opts.log,
+    fail: unavailable,
+  });
 }
 
 /**
