@@ -70,7 +70,7 @@ const TLDS = new Set([
   'gov', 'info', 'biz', 'me', 'app', 'dev', 'ai', 'tv', 'eu', 'se', 'no', 'dk', 'fi', 'pl', 'pt', 'br', 'mx', 'jp', 'cn', 'za',
   // generic top-level domains small businesses and freelancers use
   'design', 'studio', 'shop', 'store', 'online', 'site', 'tech', 'xyz', 'email', 'cloud', 'agency', 'law', 'health', 'blog', 'art',
-  'media', 'studio', 'life', 'page', 'club', 'team', 'works', 'group', 'photography', 'photo', 'dental', 'clinic', 'realty', 'homes', 'coffee', 'us',
+  'media', 'life', 'page', 'club', 'team', 'works', 'group', 'photography', 'photo', 'dental', 'clinic', 'realty', 'homes', 'coffee', 'us',
 ]);
 /** Words that cannot be the local part of an address ("send it to me at ..."). */
 const NOT_LOCAL = new Set(['dot', 'at', 'me', 'us', 'you', 'him', 'her', 'them', 'it', 'is', 'was', 'be', 'the', 'a', 'an', 'to', 'and', 'or', 'back', 'home', 'work', 'that', 'this', 'there', 'here', 'look', 'arrive', 'arrives', 'meet']);
