@@ -3,10 +3,13 @@
 // the operator's API key) exchanges it for a short-lived cookie that the service signs itself. The
 // cookie is accepted only by read routes that ask for it (the call's audio, waveform and transcript
 // export); every write still needs the header, so writes need no CSRF defence. The signing key is
-// shared by every process through the database (service_secrets).
+// shared by every process through the database (service_secrets). Each cookie carries the user's
+// media session generation (users.media_session_generation): ending the session moves the user to
+// the next one, so a copy of an earlier cookie stops working at once, not when it expires.
 import { jwtVerify, SignJWT } from 'jose';
 import type { Db } from '../store/database.js';
 import { sharedSecret } from '../store/repos/service-secrets.js';
+import { endMediaSessions } from '../store/repos/users.js';
 
 export const MEDIA_COOKIE = 'cas_media';
 export const MEDIA_SESSION_SECONDS = 15 * 60;
@@ -42,11 +45,11 @@ export class MediaSessions {
     return this.key;
   }
 
-  /** A signed session for the user, valid for MEDIA_SESSION_SECONDS. */
-  async issue(userId: string, now = new Date()): Promise<{ token: string; expiresAt: Date }> {
+  /** A signed session for the user under their current generation, valid for MEDIA_SESSION_SECONDS. */
+  async issue(userId: string, generation: number, now = new Date()): Promise<{ token: string; expiresAt: Date }> {
     const iat = Math.floor(now.getTime() / 1000);
     const expiresAt = new Date((iat + MEDIA_SESSION_SECONDS) * 1000);
-    const token = await new SignJWT({})
+    const token = await new SignJWT({ gen: generation })
       .setProtectedHeader({ alg: 'HS256' })
       .setSubject(userId)
       .setAudience(AUDIENCE)
@@ -57,13 +60,22 @@ export class MediaSessions {
     return { token, expiresAt };
   }
 
-  /** The user id the session was issued to, or null when it is not one of ours or has expired. */
-  async verify(token: string): Promise<string | null> {
+  /**
+   * The user id and generation the session was issued under, or null when it is not one of ours or
+   * has expired. The caller compares the generation with the user's current one.
+   */
+  async verify(token: string): Promise<{ userId: string; generation: number } | null> {
     try {
       const { payload } = await jwtVerify(token, await this.signingKey(), { algorithms: ['HS256'], audience: AUDIENCE, issuer: ISSUER });
-      return typeof payload.sub === 'string' ? payload.sub : null;
+      if (typeof payload.sub !== 'string' || typeof payload.gen !== 'number') return null;
+      return { userId: payload.sub, generation: payload.gen };
     } catch {
       return null;
     }
+  }
+
+  /** Ends every session issued to the user so far (sign out): their cookies are refused from now on. */
+  async endAll(userId: string): Promise<void> {
+    await endMediaSessions(this.db, userId);
   }
 }

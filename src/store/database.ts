@@ -16,6 +16,7 @@ import * as m009 from './migrations/009_containment.js';
 import * as m010 from './migrations/010_call_stages.js';
 import * as m011 from './migrations/011_analysis_pending_index.js';
 import * as m012 from './migrations/012_voice_enrolment_attempts.js';
+import * as m013 from './migrations/013_media_session_generation.js';
 import type { Database } from './schema.js';
 
 // pg returns int8 and numeric as strings; every count here fits in a double.
@@ -65,6 +66,7 @@ const migrations: Record<string, Migration> = {
   '010_call_stages': m010,
   '011_analysis_pending_index': m011,
   '012_voice_enrolment_attempts': m012,
+  '013_media_session_generation': m013,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

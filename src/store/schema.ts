@@ -33,6 +33,8 @@ export interface UsersTable {
   accountStatusReason: string | null;
   topupMinutesBalance: Generated<number>;
   topupTranscriptsBalance: Generated<number>;
+  /** Media session cookies of an older generation are refused (migration 013). */
+  mediaSessionGeneration: Generated<number>;
 }
 
 export interface ContactsTable {

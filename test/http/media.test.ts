@@ -133,9 +133,19 @@ for (const mode of await dbModes()) {
       assert.equal((await get(`/api/calls/${callId}/audio`, { cookie: tampered })).status, 401);
       assert.equal((await get(`/api/calls/${callId}/audio`, { cookie: 'cas_media=eyJhbGciOiJub25lIn0.e30.' })).status, 401);
 
+      const sessionB = await fetch(`${t.url}/api/session`, { method: 'POST', headers: bearer(t.tokenB) });
+      const cookieB = (sessionB.headers.get('set-cookie') ?? '').split(';')[0];
       const end = await fetch(`${t.url}/api/session`, { method: 'DELETE', headers: bearer(t.tokenA) });
       assert.equal(end.status, 204);
       assert.match(end.headers.get('set-cookie') ?? '', /^cas_media=; Max-Age=0/);
+      // Ending the session ends the cookie itself, not only this browser's copy of it.
+      assert.equal((await get(`/api/calls/${callId}/audio`, { cookie, range: 'bytes=0-9' })).status, 401);
+      assert.equal((await get(`/api/calls/${callId}/waveform`, { cookie })).status, 401);
+      // The other user's session was not touched; a session started afterwards works again.
+      assert.equal((await get(`/api/calls/${other}/transcript?format=txt`, { cookie: cookieB })).status, 200);
+      const again = await fetch(`${t.url}/api/session`, { method: 'POST', headers: bearer(t.tokenA) });
+      const fresh = (again.headers.get('set-cookie') ?? '').split(';')[0];
+      assert.equal((await get(`/api/calls/${callId}/waveform`, { cookie: fresh })).status, 200);
     });
   });
 }

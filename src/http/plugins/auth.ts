@@ -70,9 +70,10 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext, mediaSession
   // A media element's request: no Authorization header, the cookie the page obtained with one.
   // It stands for the bearer token and the API key alike, on the routes that accept it only.
   const attachMediaSession = async (request: FastifyRequest, token: string) => {
-    const userId = await mediaSessions!.verify(token);
-    const row = userId ? await getUser(ctx.database.requestDb, userId) : undefined;
-    if (!row) throw new ServiceError(ErrorCode.AuthInvalid);
+    const session = await mediaSessions!.verify(token);
+    const row = session ? await getUser(ctx.database.requestDb, session.userId) : undefined;
+    // A cookie of an ended session (DELETE /api/session since it was issued) is refused.
+    if (!row || row.mediaSessionGeneration !== session!.generation) throw new ServiceError(ErrorCode.AuthInvalid);
     request.user = { id: row.id, externalUserId: row.externalUserId, email: row.email, isAdmin: false, row };
   };
 

@@ -118,7 +118,7 @@ export default async function mediaRoutes(scope: FastifyInstance, ctx: AppContex
       },
     },
     async (req, reply) => {
-      const { token, expiresAt } = await ctx.mediaSessions.issue(req.user.id);
+      const { token, expiresAt } = await ctx.mediaSessions.issue(req.user.id, req.user.row.mediaSessionGeneration);
       reply.header('set-cookie', mediaCookieHeader(token, req.protocol === 'https'));
       return { expiresAt: expiresAt.toISOString() };
     },
@@ -126,8 +126,16 @@ export default async function mediaRoutes(scope: FastifyInstance, ctx: AppContex
 
   app.delete(
     '/api/session',
-    { schema: { tags, summary: 'End the media session (clears the cookie)', response: { 204: Type.Null(), ...errorResponses(401) } } },
+    {
+      schema: {
+        tags,
+        summary: 'End the media session (clears the cookie)',
+        description: 'Clears the cookie and ends every media session of the user issued before this call, in every browser: a copy of an earlier cookie is refused from now on (401).',
+        response: { 204: Type.Null(), ...errorResponses(401) },
+      },
+    },
     async (req, reply) => {
+      await ctx.mediaSessions.endAll(req.user.id);
       reply.header('set-cookie', mediaCookieHeader('', req.protocol === 'https'));
       return reply.status(204).send(null);
     },

@@ -59,6 +59,17 @@ export async function getUser(db: Db, userId: string): Promise<User | undefined>
   return db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst();
 }
 
+/** Ends every media session cookie issued to the user so far; returns the new generation. */
+export async function endMediaSessions(db: Db, userId: string): Promise<number> {
+  const row = await db
+    .updateTable('users')
+    .set((eb) => ({ mediaSessionGeneration: eb('mediaSessionGeneration', '+', 1) }))
+    .where('id', '=', userId)
+    .returning('mediaSessionGeneration')
+    .executeTakeFirst();
+  return row?.mediaSessionGeneration ?? 0;
+}
+
 export async function updateDisplayName(db: Db, userId: string, displayName: string): Promise<User> {
   return db.updateTable('users').set({ displayName }).where('id', '=', userId).returningAll().executeTakeFirstOrThrow();
 }
