@@ -53,8 +53,25 @@ export const RETIRED_HELD_OUT_IDS_2: readonly string[] = [
   'windshield-glass-claim',
 ];
 
-/** The held-out set in use: never looked at to tune anything, only reported. Empty until the third set lands. */
-export const HELD_OUT_IDS: readonly string[] = [];
+/** The held-out set in use, the third held-out set, written blind in session 16: never looked at to tune anything, only reported. */
+export const HELD_OUT_IDS: readonly string[] = [
+  'budget-deadline-google-meet',
+  'city-parking-permit-proof',
+  'college-reunion-whatsapp-call',
+  'courier-locked-gate-redelivery',
+  'credit-union-auto-loan-zoom',
+  'data-engineer-teams-second-round',
+  'daycare-fever-early-pickup',
+  'home-insurance-pipe-claim',
+  'landlord-boiler-gas-engineer',
+  'mechanic-water-pump-belt',
+  'passport-renewal-status-check',
+  'pharmacy-insulin-pickup',
+  'physio-hamstring-recheck',
+  'recruiter-offer-turned-down',
+  'roofer-gutter-fascia-quote',
+  'sofa-backorder-swap-charcoal',
+];
 
 export function analysisDialogueIds(): string[] {
   return fs.readdirSync(analysisDialoguesDir).filter((f) => f.endsWith('.json')).map((f) => f.replace(/\.json$/, '')).sort();
