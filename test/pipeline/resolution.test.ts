@@ -144,8 +144,8 @@ describe('label sources', () => {
     assert.equal(speaker(r, 'B').role, 'CONTACT');
     assert.equal(speaker(r, 'B').labelSource, 'GREETING_MATCH');
     assert.equal(speaker(r, 'B').confidence, 'MEDIUM');
-    // The spoken name decides the role but is not shown: the supplied contact name is.
-    assert.equal(speaker(r, 'B').displayName, 'Riverside Family Practice');
+    // The contact is an organisation: the person who introduced themselves is shown (issue 28).
+    assert.equal(speaker(r, 'B').displayName, 'Janet');
     assert.equal(speaker(r, 'A').role, 'USER');
     assert.deepEqual(r.speakerResolution.warnings, []);
   });
@@ -692,7 +692,8 @@ describe('tolerant name matching', () => {
     assert.equal(speaker(r, 'B').role, 'CONTACT');
     assert.equal(speaker(r, 'B').labelSource, 'GREETING_MATCH');
     assert.equal(speaker(r, 'B').confidence, 'MEDIUM');
-    assert.equal(speaker(r, 'B').displayName, 'Contact');
+    // No contact name supplied: the name the user greeted them by is shown.
+    assert.equal(speaker(r, 'B').displayName, 'Janet');
     assert.equal(speaker(r, 'A').displayName, 'Maria Lopez');
   });
 
@@ -715,6 +716,54 @@ describe('tolerant name matching', () => {
       ctx({ userDisplayName: null, contactName: null, phoneNumber: null, direction: null }),
     );
     assert.ok(r.speakers.every((s) => s.role === 'UNKNOWN'));
+  });
+});
+
+describe('a contact named from the call (issue 28)', () => {
+  const unnamed = (over: Partial<ResolutionContext> = {}) => ctx({ userDisplayName: 'Brian Cole', contactName: null, phoneNumber: '+1 555 330 8821', direction: 'INCOMING', ...over });
+
+  it('the name a contact introduces itself with replaces the phone label', () => {
+    const r = resolve(turns(['A', 'Hello?'], ['B', 'Hi, this is Grace Okafor from Brightline Talent.'], ['A', 'Oh hi.']), unnamed());
+    assert.equal(speaker(r, 'B').role, 'CONTACT');
+    assert.equal(speaker(r, 'B').displayName, 'Grace Okafor');
+    assert.equal(speaker(r, 'B').label, 'Grace Okafor');
+    assert.equal(r.speakerResolution.usedPhoneFallback, false);
+  });
+
+  it('a whole name given late in the call, in apposition to "me"', () => {
+    const r = resolve(
+      turns(['A', 'Hello, yes, go ahead.'], ['B', 'Calling from the catering kitchen about Saturday.'], ['A', "Who's running the event on the day?"], ['B', "That's me, Pete Larsen, running the kitchen."]),
+      unnamed(),
+    );
+    assert.equal(speaker(r, 'B').displayName, 'Pete Larsen');
+  });
+
+  it('a whole name opening the caller\'s first turn after greeting the user', () => {
+    const r = resolve(turns(['A', 'Hello?'], ['B', 'hi brian jess morgan recruiting at brightline the team wants a panel interview'], ['A', 'great']), unnamed());
+    assert.equal(speaker(r, 'B').displayName, 'Jess Morgan');
+  });
+
+  it('the user greeting the caller by first name on picking up', () => {
+    const r = resolve(turns(['A', 'Dana, hi, I saw the office number. Is the crown ready?'], ['B', 'Hi Brian, yes. Can you come in Thursday?']), unnamed());
+    assert.equal(speaker(r, 'B').role, 'CONTACT');
+    assert.equal(speaker(r, 'B').displayName, 'Dana');
+  });
+
+  it('no surname is read into the word after the name ("this is janet im calling")', () => {
+    const r = resolve(turns(['A', 'hello'], ['B', 'hi this is janet im calling with your results'], ['A', 'thanks']), unnamed());
+    assert.equal(speaker(r, 'B').displayName, 'Janet');
+  });
+
+  it('a supplied person\'s name is kept; a business with nobody named keeps its own name', () => {
+    const person = resolve(turns(['A', 'Hello?'], ['B', "Hi, it's Janet from the school."], ['A', 'Oh hi.']), unnamed({ contactName: 'Daniel Okafor' }));
+    assert.equal(speaker(person, 'B').displayName, 'Daniel Okafor');
+    const business = resolve(turns(['A', 'Hello?'], ['B', "Hi, it's the garage calling about your car."], ['A', 'Okay.']), unnamed({ contactName: 'Westside Auto' }));
+    assert.equal(speaker(business, 'B').displayName, 'Westside Auto');
+  });
+
+  it('the user\'s own first name misheard is not taken for the contact\'s', () => {
+    const r = resolve(turns(['A', 'hello'], ['B', 'hi its ryan about the order'], ['A', 'yes']), unnamed({ userDisplayName: 'Brian Cole' }));
+    assert.notEqual(speaker(r, 'B').displayName, 'Ryan');
   });
 });
 

@@ -306,6 +306,59 @@ export function claimsOfSpeaker(
   return { claims, referencedIn };
 }
 
+/** A first name (and the surname after it, when one follows) that a speaker introduced themselves with or greeted the listener by. */
+export interface HeardName {
+  about: 'self' | 'other';
+  /** As displayed: capitalised words ("Linda Moreau", "Dana"). */
+  name: string;
+  utterance: number;
+}
+
+// Words after a first name that are no surname however the lexicon tags them.
+const NOT_SURNAME = new Set(['speaking', 'here', 'calling', 'from', 'at', 'with', 'over', 'and', 'the', 'your', 'you', 'this', 'it', 'hi', 'hello', 'i', 'im', 'id', 'ill', 'ive', 'me', 'we', 'he', 'she']);
+const surnameShaped = (w: string | undefined): w is string => w !== undefined && /^[a-z]{2,}$/.test(w) && !NOT_SURNAME.has(w) && !isCommonWord(w);
+
+const capitalised = (w: string) => w.charAt(0).toUpperCase() + w.slice(1);
+
+/**
+ * Names the speaker's utterances give that are neither the user's nor the contact's as supplied: a
+ * known first name in an introduction ("this is Dana", "it's Linda", "Priya Shah, Harbor Mutual
+ * claims") or a greeting ("Hi Grace", and a vocative opening the call: "Dana, hi"). Only names the
+ * lexicon knows as first names count, so what is shown is spelt as the lexicon spells it, not as a
+ * recogniser guessed a rare word; the word after it is kept as a surname when it is no ordinary
+ * word. Used to name a contact whose supplied name is missing or an organisation's (resolve.ts).
+ */
+export function heardNamesOf(utterances: string[], specs: NameSpecs, callOpener: number | null = null): HeardName[] {
+  const out: HeardName[] = [];
+  utterances.forEach((text, u) => {
+    const tokens = wordsOf(text);
+    const covered = new Set<number>();
+    for (const hit of findNameHits(tokens, specs)) for (let k = hit.start; k < hit.end; k++) covered.add(k);
+    const answering = isAnsweringPhrase(text, specs);
+    tokens.forEach((tok, i) => {
+      if (covered.has(i) || tok.endsWith("'s") || !isKnownFirstName(tok)) return;
+      // The user's first name misheard ("shelly" for "Julie") is no one else's name; the surname is
+      // not compared here (Grace sounds one step from Reyes).
+      if (specs.user && mayBeMisheard(tok, specs.user.tokens[0])) return;
+      let ctx = contextOf(tokens, i, i + 1, { orgName: false, firstTurn: u === 0, vocative: false });
+      // "Dana, hi, I saw the office number": greeting the caller by name on picking up.
+      if (ctx === 'mention' && u === callOpener && atTurnStart(tokens, i) && (i + 1 === tokens.length || VOCATIVE_FOLLOWERS.has(tokens[i + 1]))) ctx = 'address';
+      const next = tokens[i + 1];
+      const fullName = surnameShaped(next) && !covered.has(i + 1);
+      // A whole name in apposition to the speaker: "that's me, Pete Larsen", "ask for me, Linda Ortega".
+      if (ctx === 'mention' && fullName && tokens[i - 1] === 'me') ctx = 'self';
+      // A whole name opening the speaker's first turn, after a greeting of the user: "Hi Omar, Jess
+      // Morgan, recruiting at Brightline" (a caller greets by first name; a whole name is their own).
+      if (ctx === 'mention' && fullName && u === 0 && tokens.slice(0, i).every((t, k) => OPENERS.has(t) || covered.has(k))) ctx = 'self';
+      if (ctx !== 'self' && (ctx !== 'address' || answering)) return;
+      // A first name after a greeted one is the speaker's own ("Hi Grace, Tom here"), not a surname.
+      const surname = fullName && (ctx === 'self' || !isKnownFirstName(next));
+      out.push({ about: ctx === 'self' ? 'self' : 'other', name: surname ? `${capitalised(tok)} ${capitalised(next)}` : capitalised(tok), utterance: u });
+    });
+  });
+  return out;
+}
+
 // Things only a caller says; they veto the looser answering forms ("Hello, this is the fraud team
 // at Harbor Bank. Am I speaking with Laura Chen?" is a caller introducing themselves).
 const CALLER_MARKERS = /\b(calling|call you|ringing|am i speaking|is this|is that|can i speak|may i speak|could i speak|i'd like|i would like|i wanted|i want to|following up|follow up|returning your|got your message)\b/;

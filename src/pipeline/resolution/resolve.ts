@@ -60,9 +60,13 @@
 //
 // NAMES. USER: the user's display name ('You' when unknown). CONTACT: the contact name, else
 // `Contact ending <last 4 digits>` of the phone number (usedPhoneFallback), else 'Contact'.
-// UNKNOWN: 'Speaker <n>' in order of first appearance. `label` equals `displayName`. A name a speaker
-// gives that was not supplied ("this is Janet") helps decide roles but is never shown: the
-// recogniser's spelling of an unknown name is not trustworthy enough to display.
+// UNKNOWN: 'Speaker <n>' in order of first appearance. `label` equals `displayName`. A contact
+// without a supplied person's name (no contact name, or an organisation's: "County Assessor's
+// Office") is shown with the name it introduced itself with ("this is Linda Moreau", "that's me,
+// Pete Larsen"), else the one the user greeted it by ("Hi Grace", "Dana, hi"): issue 28's calls
+// expect the person on the line, not the phone label. Only first names the lexicon knows count
+// (patterns.ts heardNamesOf), so a rare word the recogniser guessed is never shown as a name; the
+// label source becomes GREETING_MATCH where it was BY_ELIMINATION or PHONE_FALLBACK.
 //
 // SPEAKER COUNTS. One speaker: its own introductions and its greetings of the other party still
 // decide its role ("Hi Maria, it's Daniel" on a voicemail is the contact); no position guess, since
@@ -78,7 +82,7 @@ import {
 } from '../../domain/transcript.js';
 import type { ResolutionContext } from '../types.js';
 import { nameSpecOf, phoneFallbackLabel, wordsOf, type NameOwner } from './names.js';
-import { callOpeningCue, claimsOfSpeaker, isAnsweringPhrase, type NameSpecs } from './patterns.js';
+import { callOpeningCue, claimsOfSpeaker, heardNamesOf, isAnsweringPhrase, type HeardName, type NameSpecs } from './patterns.js';
 
 /** One stretch of speech of one source speaker. */
 export interface Utterance {
@@ -222,6 +226,11 @@ export function resolveSpeakers(input: SpeakerUtterances[], context: ResolutionC
       else evidence.push({ kind: c.kind, target: p, role: other(c.role), from: p, who: c.who });
     }
   });
+  // Names neither supplied one, per speaker (see heardNamesOf): only for showing a contact.
+  const heardNames: HeardName[][] = input.map((s) => {
+    const first = s.utterances.findIndex((u) => u === callOpener);
+    return heardNamesOf(s.utterances.map((u) => u.text), specs, first >= 0 ? first : null);
+  });
   if (matchedId !== null) {
     const p = pair.findIndex((i) => ids[i] === matchedId);
     if (p >= 0) evidence.push({ kind: 'voice', target: p, role: 'USER', from: p });
@@ -325,6 +334,23 @@ export function resolveSpeakers(input: SpeakerUtterances[], context: ResolutionC
     usedDirection = true;
   }
 
+  // A contact without a supplied person's name (none, or an organisation's) is shown with the name
+  // it introduced itself with, or the one the user greeted it by ("this is Dana", "Hi Grace").
+  let heardContactName = false;
+  if (!contactName || (specs.contact && !specs.contact.personLike)) {
+    const contactAt = pair.find((i) => resolved[i].role === 'CONTACT');
+    const userAt = pair.find((i) => resolved[i].role === 'USER');
+    if (contactAt !== undefined) {
+      const own = heardNames[contactAt].find((h) => h.about === 'self') ?? (userAt !== undefined ? heardNames[userAt].find((h) => h.about === 'other') : undefined);
+      if (own) {
+        const r = resolved[contactAt];
+        const labelSource: LabelSource = r.labelSource === 'PHONE_FALLBACK' || r.labelSource === 'BY_ELIMINATION' ? 'GREETING_MATCH' : r.labelSource;
+        Object.assign(r, { displayName: own.name, label: own.name, labelSource });
+        heardContactName = true;
+      }
+    }
+  }
+
   const resolvedSpeakerCount = resolved.filter(
     (s) => s.role !== 'UNKNOWN' && s.labelSource !== 'POSITIONAL_FALLBACK' && s.labelSource !== 'DIARIZATION',
   ).length;
@@ -336,7 +362,7 @@ export function resolveSpeakers(input: SpeakerUtterances[], context: ResolutionC
     usedUserDisplayName: userName !== null && (resolved.some((s) => s.role === 'USER') || nameClaimed('user')),
     usedContactName: contactName !== null && (resolved.some((s) => s.role === 'CONTACT') || nameClaimed('contact')),
     usedDirection,
-    usedPhoneFallback: phoneLabel !== null && resolved.some((s) => s.role === 'CONTACT'),
+    usedPhoneFallback: phoneLabel !== null && !heardContactName && resolved.some((s) => s.role === 'CONTACT'),
     voiceEmbeddingEnabled: context.voiceEmbeddingEnabled,
     voiceProfileUsed: resolved.some((s) => s.labelSource === 'VOICE_EMBEDDING'),
     voiceMatchStatus: voiceStatus,
