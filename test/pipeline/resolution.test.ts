@@ -767,6 +767,36 @@ describe('a contact named from the call (issue 28)', () => {
   });
 });
 
+describe('both names said by both speakers (issue 28)', () => {
+  it('a whole-name introduction that every greeting agrees with settles the call', () => {
+    const r = resolve(
+      turns(['A', 'Hello, Kevin here.'], ['B', "Hi Kevin, it's Megan Hill from the design team."], ['A', "Hi Megan, what's up?"], ['B', 'Could we do a Zoom call on Friday?']),
+      ctx({ userDisplayName: 'Megan Hill', contactName: 'Kevin Wright', direction: 'OUTGOING' }),
+    );
+    assert.equal(speaker(r, 'A').role, 'CONTACT');
+    assert.equal(speaker(r, 'B').role, 'USER');
+    assert.equal(speaker(r, 'B').labelSource, 'USER_PROFILE');
+    assert.deepEqual(r.speakerResolution.warnings, []);
+  });
+
+  it('first names alone leave it ambiguous', () => {
+    const r = resolve(
+      turns(['A', 'Hello, Kevin here.'], ['B', "Hi Kevin, it's Megan."], ['A', "Hi Megan, what's up?"], ['B', 'Could we do a Zoom call on Friday?']),
+      ctx({ userDisplayName: 'Megan Hill', contactName: 'Kevin Wright', direction: 'OUTGOING' }),
+    );
+    assert.ok(r.speakers.every((s) => s.labelSource === 'AMBIGUOUS'));
+  });
+});
+
+it('a name after a preposition is no mention pointing at the listener ("a refill for Nora Bell")', () => {
+  const r = resolve(
+    turns(['A', 'Maple Street Pharmacy, pharmacy counter, how can I help?'], ['B', 'Hi, refill for Nora Bell, prescription number four four seven.'], ['A', 'Got it.']),
+    ctx({ userDisplayName: 'Nora Bell', contactName: null, direction: 'OUTGOING' }),
+  );
+  assert.equal(speaker(r, 'A').role, 'CONTACT');
+  assert.equal(speaker(r, 'B').role, 'USER');
+});
+
 describe('speaker counts', () => {
   it('no speakers: empty result without warnings', () => {
     const r = resolveSpeakers([], ctx());

@@ -55,6 +55,7 @@ const VOCATIVE_FOLLOWERS = new Set([
   "it's", 'its', 'it', 'this', "i'm", 'im', 'i', 'how', 'good', 'hi', 'hello', 'hey', 'are', 'got', 'can',
   'could', 'do', 'did', 'you', 'thanks', 'thank', "how's", "what's", 'hope', 'sorry', 'just',
 ]);
+const ABOUT_SOMEONE = new Set(['for', 'under', 'to', 'about', 'with', 'from', 'of', 'by', 'on', 'behalf']);
 const DETERMINERS = new Set(['the', 'a', 'an', 'my', 'your', 'our', 'their', 'his', 'her', 'its', 'this', 'that', 'some', 'any']);
 const SELF_INTRO_ONE = new Set(["it's", 'its', "i'm", 'im', "name's", 'names']);
 const SELF_INTRO_TWO = new Set(['this is', 'it is', 'i am', 'name is', 'here is']);
@@ -282,6 +283,9 @@ export function claimsOfSpeaker(
       // A name in passing: only a person's name, heard clearly, not used as a common noun.
       if (!spec.personLike || hit.grade === 'loose') continue;
       if (DETERMINERS.has(tokens[hit.start - 1] ?? '')) continue;
+      // After a preposition the name is what the sentence is about, not whom it is said to: "a refill
+      // for Nora Bell" is the caller giving their own name, "send it to Priya" names a third party.
+      if (ABOUT_SOMEONE.has(tokens[hit.start - 1] ?? '')) continue;
       if (hit.partial && !hit.honorific && !spec.firstDistinctive) continue;
       claims.push({ kind: 'mention', about: 'other', role: roleOf(hit.who), who: hit.who, utterance: u });
     }

@@ -39,6 +39,8 @@
 // boundary, and showing no names is better than showing swapped ones. A name said later, once the
 // parties are introduced ("Thank you, Brian" closing the call), is an ordinary mention: it does not
 // undo the introductions ("this is Jessica" / "Hi Jessica, Brian Ford here") that settled who is who.
+// Nor is a call ambiguous when one speaker introduced themselves with their whole supplied name ("Hi
+// Kevin, it's Megan Hill") and every introduction and greeting agrees with it.
 // Both speakers get role UNKNOWN, labelSource AMBIGUOUS, warning `speaker_identity_ambiguous`,
 // unless the voice profile decides. Evenly contradicting evidence with nothing below to break the
 // tie ends the same way.
@@ -256,7 +258,16 @@ export function resolveSpeakers(input: SpeakerUtterances[], context: ResolutionC
   const namesAmbiguous =
     pair.length === 2 && specs.user !== null && specs.contact !== null &&
     references.every((r) => r.has('user') && r.has('contact'));
-  const tiers = namesAmbiguous ? (['VOICE'] as Tier[]) : TIERS;
+  // ... unless one of them gave their whole supplied name in an introduction ("Hi Kevin, it's Megan
+  // Hill", "Hi Rosa, this is Owen Park") and no introduction or greeting says otherwise: the whole
+  // name leaves no doubt whose it is, and the rest only agrees with it. A first name alone ("Jamie,
+  // it's Chris") keeps the call ambiguous.
+  const wholeNameIntroduced =
+    namesAmbiguous &&
+    evidence.some((e) => e.kind === 'strict' && e.target === e.from) &&
+    new Set(evidence.filter((e) => TIER_OF[e.kind] === 'TEXT_HIGH').map(hypothesisOf)).size === 1;
+  const tiers = namesAmbiguous && !wholeNameIntroduced ? (['VOICE'] as Tier[]) : TIERS;
+  const ambiguousNames = namesAmbiguous && !wholeNameIntroduced;
 
   let decided: { hypothesis: 0 | 1; tier: Tier; unanimous: boolean } | null = null;
   let contradicted = false;
@@ -303,7 +314,7 @@ export function resolveSpeakers(input: SpeakerUtterances[], context: ResolutionC
       const role = roles[p];
       const own = evidence
         // Cues are the weakest evidence: they label a speaker only when they decided the roles.
-        .filter((e) => e.target === p && e.role === role && (!namesAmbiguous || e.kind === 'voice') && (e.kind !== 'cue' || decided.tier === 'CUES'))
+        .filter((e) => e.target === p && e.role === role && (!ambiguousNames || e.kind === 'voice') && (e.kind !== 'cue' || decided.tier === 'CUES'))
         .sort((x, y) => LABEL_RANK[x.kind] - LABEL_RANK[y.kind])[0];
       if (!own) {
         const source: LabelSource = role === 'CONTACT' && !contactName && phoneLabel ? 'PHONE_FALLBACK' : 'BY_ELIMINATION';
@@ -323,7 +334,7 @@ export function resolveSpeakers(input: SpeakerUtterances[], context: ResolutionC
       warnings.push('answering_pattern_used');
       usedDirection = true;
     }
-  } else if (namesAmbiguous || contradicted) {
+  } else if (ambiguousNames || contradicted) {
     ambiguous = true;
     for (const i of pair) assign(i, 'UNKNOWN', 'AMBIGUOUS', 'MEDIUM');
     warnings.push('speaker_identity_ambiguous');
