@@ -4,10 +4,11 @@
 // change, instead of re-running diarization for 100 recordings. Only devIds() are read (never the
 // held-out calls). The utterances are rebuilt from the stored segments, as a re-naming of a stored
 // transcript does (speakerUtterancesOfTranscript); confirm with bench/analysis-heldout.ts.
-//   npx tsx bench/resolution-dialogues.ts [<transcript dir>] [--ids a,b] [--verbose] [--all] [--text] [--noisy]
+//   npx tsx bench/resolution-dialogues.ts [<transcript dir>] [--ids a,b] [--verbose] [--all] [--text] [--noisy] [--drop-hello]
 // Without a directory: the most recently written one. --text resolves the dialogue's own turns
 // instead (exact words, perfect diarization; --noisy lower-cases and strips punctuation as a
-// recogniser does): what the rules can do when recognition and diarization are right. Each call's
+// recogniser does; --drop-hello drops a first turn of one or two words, the "Hello?" a recogniser or
+// the VAD often loses): what the rules can do when recognition and diarization are right. Each call's
 // line says which evidence decided its roles (labelSource per speaker); the totals count the calls
 // left to the positional guess (POSITIONAL_FALLBACK) and those with one speaker.
 import fs from 'node:fs';
@@ -40,6 +41,7 @@ for (const id of devIds()) {
     const t = textTier ? truthTranscript(truth, scorer) : JSON.parse(fs.readFileSync(path.join(dir, f!), 'utf8'));
     if (textTier) t.segments = t.segments.map((g: any) => ({ ...g, sourceSpeakerId: g.speakerId, text: asHeard(g.text) }));
     if (textTier) t.speakers = t.speakers.map((sp: any) => ({ ...sp, sourceSpeakerId: sp.speakerId }));
+    if (textTier && process.argv.includes('--drop-hello') && t.segments[0].text.split(/\s+/).length <= 2) t.segments = t.segments.slice(1);
     const before = scorer.scoreTranscript(truth, t);
     const res = resolveSpeakers(speakerUtterancesOfTranscript(t), {
       userDisplayName: truth.user.displayName, contactName: truth.upload.contactName, phoneNumber: truth.upload.phoneNumber,

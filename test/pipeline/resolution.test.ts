@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  callFlowCue,
   callOpeningCue,
   groupUtterances,
   isAnsweringPhrase,
@@ -795,6 +796,35 @@ it('a name after a preposition is no mention pointing at the listener ("a refill
   );
   assert.equal(speaker(r, 'A').role, 'CONTACT');
   assert.equal(speaker(r, 'B').role, 'USER');
+});
+
+describe('call-flow cues check the positional guess (issue 28)', () => {
+  it('reads weak signs of who placed the call', () => {
+    for (const text of ['Hi there, calling from the cleaning company, just a quick check-in.', 'calling about the bathroom job', 'um just a heads up the fence stain needs a form'])
+      assert.equal(callFlowCue(text), 'caller', text);
+    for (const text of ["Hello? Go ahead, I've got a couple of minutes.", "yeah hello go ahead i'm listening", "Hello? Sorry, who's this?", 'Reservations desk, go ahead please.'])
+      assert.equal(callFlowCue(text), 'answerer', text);
+    for (const text of ['Thanks for calling about it.', 'Were you calling about the bill?', 'Go ahead and book it.', 'Hello?', "It's the garage, they called about the car."])
+      assert.equal(callFlowCue(text), null, text);
+  });
+
+  const noNames = (direction: 'INCOMING' | 'OUTGOING') => ctx({ userDisplayName: 'Peter Hall', contactName: null, phoneNumber: '+1 555 266 3018', direction });
+
+  it('overturn the guess when the first voice is the one who placed the call (its "Hello?" lost)', () => {
+    const r = resolve(turns(['B', 'Hi, calling about the bathroom job. The tile is back ordered three weeks.'], ['A', 'Annoying. What are the options?'], ['B', 'We can swap it.']), noNames('INCOMING'));
+    assert.equal(speaker(r, 'B').role, 'CONTACT');
+    assert.equal(speaker(r, 'A').role, 'USER');
+    assert.equal(speaker(r, 'A').labelSource, 'GREETING_MATCH');
+    assert.equal(speaker(r, 'A').confidence, 'MEDIUM');
+    assert.deepEqual(r.speakerResolution.warnings, ['answering_pattern_used']);
+  });
+
+  it('leave it a guess when they agree with it, as when there are none', () => {
+    const r = resolve(turns(['A', 'Hello?'], ['B', "Hi, it's the garage calling about your car."], ['A', 'Okay, how much?']), noNames('INCOMING'));
+    assert.equal(speaker(r, 'A').role, 'USER');
+    assert.equal(speaker(r, 'A').labelSource, 'POSITIONAL_FALLBACK');
+    assert.deepEqual(r.speakerResolution.warnings, ['speaker_roles_unresolved']);
+  });
 });
 
 describe('speaker counts', () => {

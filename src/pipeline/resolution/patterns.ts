@@ -425,3 +425,20 @@ export function callOpeningCue(text: string): 'caller' | 'answerer' | null {
   if (caller === answerer) return null;
   return caller ? 'caller' : 'answerer';
 }
+
+// Weaker signs of who placed the call, read only to check the positional guess (resolve.ts): the
+// party stating why they call without an "I'm" ("calling about the bathroom job", "Hi, calling from
+// the kennel", "just a quick heads up") placed it; the one who invites the other to talk ("go ahead,
+// I'm listening") or asks who is calling took it. On their own they do not label anyone: "it's the
+// garage calling about your car" is as often said after the answerer's "Hello?" as before it.
+const WEAK_CALLER = /\b((?<!(for|you're|youre|you are|who's|whos|who is|why are you|were you|is) )calling (about|from|regarding|to (confirm|let|remind|check|say|ask|tell)|on behalf|back)|just (a )?(quick )?(heads up|check in|reminder)|quick (check in|heads up|reminder))\b/;
+const WEAK_ANSWERER = /(^|\b(hello|hi|yes|yeah|yep|okay|ok|sure|um|uh|so|desk|line|office|counter|speaking) )go ahead\b(?! and\b)|\bi'm listening\b|\bwho's (this|calling)\b|\bwho is (this|calling)\b|\bmay i ask who's calling\b/;
+
+/** A weaker sign that a turn's speaker placed the call ('caller') or took it ('answerer'); see WEAK_CALLER. */
+export function callFlowCue(text: string): 'caller' | 'answerer' | null {
+  const joined = wordsOf(text).join(' ');
+  const caller = WEAK_CALLER.test(joined);
+  const answerer = WEAK_ANSWERER.test(joined);
+  if (caller === answerer) return null;
+  return caller ? 'caller' : 'answerer';
+}

@@ -32,6 +32,10 @@
 //  6. Positional fallback, LOW: no evidence at all. The first speaker answered the phone, so is the
 //     USER on INCOMING calls and the CONTACT on OUTGOING ones. Warning `speaker_roles_unresolved`.
 //     Without a direction there is no guess: both speakers stay UNKNOWN (labelSource DIARIZATION).
+//     Weaker call-flow signs in the opening turns (patterns.ts callFlowCue: "calling about ..."
+//     without "I'm", "just a quick heads up"; "go ahead, I'm listening", "who's this?") only check
+//     the guess: all saying the first voice placed the call, they overturn it (GREETING_MATCH,
+//     MEDIUM, `answering_pattern_used`); otherwise the guess stands as a guess.
 //
 // AMBIGUOUS: when each of the two speakers says both the user's and the contact's name (in any
 // pattern) in the opening exchange (the first OPENING_TURNS turns of the call), no text evidence is
@@ -84,7 +88,7 @@ import {
 } from '../../domain/transcript.js';
 import type { ResolutionContext } from '../types.js';
 import { nameSpecOf, phoneFallbackLabel, wordsOf, type NameOwner } from './names.js';
-import { callOpeningCue, claimsOfSpeaker, heardNamesOf, isAnsweringPhrase, type HeardName, type NameSpecs } from './patterns.js';
+import { callFlowCue, callOpeningCue, claimsOfSpeaker, heardNamesOf, isAnsweringPhrase, type HeardName, type NameSpecs } from './patterns.js';
 
 /** One stretch of speech of one source speaker. */
 export interface Utterance {
@@ -340,8 +344,24 @@ export function resolveSpeakers(input: SpeakerUtterances[], context: ResolutionC
     warnings.push('speaker_identity_ambiguous');
   } else if (pair.length === 2 && context.direction) {
     const first: Role = context.direction === 'INCOMING' ? 'USER' : 'CONTACT';
-    assign(pair[0], first, 'POSITIONAL_FALLBACK', 'LOW');
-    assign(pair[1], other(first), 'POSITIONAL_FALLBACK', 'LOW');
+    // The guess assumes the first voice answered. Weaker call-flow signs in the opening turns
+    // (patterns.ts callFlowCue) that all say the first voice placed the call overturn it: the
+    // recording began after the pickup, or the answerer's short "Hello?" was lost or went to the
+    // other party. When they agree with the guess, or there are none, it stands as a guess.
+    const placedFirst = new Set<boolean>();
+    for (const { speakerIndex, utterance } of openingUtterances(input, OPENING_TURNS)) {
+      const p = pair.indexOf(speakerIndex);
+      const cue = p < 0 ? null : callFlowCue(utterance.text);
+      if (cue) placedFirst.add((cue === 'caller') === (p === 0));
+    }
+    if (placedFirst.size === 1 && placedFirst.has(true)) {
+      assign(pair[0], other(first), 'GREETING_MATCH', 'MEDIUM');
+      assign(pair[1], first, 'GREETING_MATCH', 'MEDIUM');
+      warnings.push('answering_pattern_used');
+    } else {
+      assign(pair[0], first, 'POSITIONAL_FALLBACK', 'LOW');
+      assign(pair[1], other(first), 'POSITIONAL_FALLBACK', 'LOW');
+    }
     usedDirection = true;
   }
 
