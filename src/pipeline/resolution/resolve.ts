@@ -372,14 +372,7 @@ export function resolveSpeakers(input: SpeakerUtterances[], context: ResolutionC
     const contactAt = pair.find((i) => resolved[i].role === 'CONTACT');
     const userAt = pair.find((i) => resolved[i].role === 'USER');
     if (contactAt !== undefined) {
-      // Its own introductions first, then the user's greetings; a name the other party also uses
-      // ("this is len manner" for Linda Moreau, answered "Hi Linda ... thanks, Linda") outweighs
-      // one heard once, as the recogniser garbles names often and the same way rarely.
-      const candidates = [...heardNames[contactAt].filter((h) => h.about === 'self'), ...(userAt !== undefined ? heardNames[userAt].filter((h) => h.about === 'other') : [])];
-      const firstOf = (h: HeardName) => wordsOf(h.name)[0];
-      const said = (i: number | undefined, w: string) => (i === undefined ? 0 : input[i].utterances.reduce((n, u) => n + wordsOf(u.text).filter((t) => t === w).length, 0));
-      const votes = (h: HeardName) => said(contactAt, firstOf(h)) + said(userAt, firstOf(h));
-      const own = candidates.reduce<HeardName | undefined>((best, h) => (!best || votes(h) > votes(best) ? h : best), undefined);
+      const own = heardNames[contactAt].find((h) => h.about === 'self') ?? (userAt !== undefined ? heardNames[userAt].find((h) => h.about === 'other') : undefined);
       if (own) {
         const r = resolved[contactAt];
         const labelSource: LabelSource = r.labelSource === 'PHONE_FALLBACK' || r.labelSource === 'BY_ELIMINATION' ? 'GREETING_MATCH' : r.labelSource;
