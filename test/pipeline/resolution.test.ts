@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  callFlowCue,
   callOpeningCue,
   groupUtterances,
   isAnsweringPhrase,
@@ -144,8 +145,8 @@ describe('label sources', () => {
     assert.equal(speaker(r, 'B').role, 'CONTACT');
     assert.equal(speaker(r, 'B').labelSource, 'GREETING_MATCH');
     assert.equal(speaker(r, 'B').confidence, 'MEDIUM');
-    // The spoken name decides the role but is not shown: the supplied contact name is.
-    assert.equal(speaker(r, 'B').displayName, 'Riverside Family Practice');
+    // The contact is an organisation: the person who introduced themselves is shown (issue 28).
+    assert.equal(speaker(r, 'B').displayName, 'Janet');
     assert.equal(speaker(r, 'A').role, 'USER');
     assert.deepEqual(r.speakerResolution.warnings, []);
   });
@@ -692,7 +693,8 @@ describe('tolerant name matching', () => {
     assert.equal(speaker(r, 'B').role, 'CONTACT');
     assert.equal(speaker(r, 'B').labelSource, 'GREETING_MATCH');
     assert.equal(speaker(r, 'B').confidence, 'MEDIUM');
-    assert.equal(speaker(r, 'B').displayName, 'Contact');
+    // No contact name supplied: the name the user greeted them by is shown.
+    assert.equal(speaker(r, 'B').displayName, 'Janet');
     assert.equal(speaker(r, 'A').displayName, 'Maria Lopez');
   });
 
@@ -715,6 +717,113 @@ describe('tolerant name matching', () => {
       ctx({ userDisplayName: null, contactName: null, phoneNumber: null, direction: null }),
     );
     assert.ok(r.speakers.every((s) => s.role === 'UNKNOWN'));
+  });
+});
+
+describe('a contact named from the call (issue 28)', () => {
+  const unnamed = (over: Partial<ResolutionContext> = {}) => ctx({ userDisplayName: 'Brian Cole', contactName: null, phoneNumber: '+1 555 330 8821', direction: 'INCOMING', ...over });
+
+  it('the name a contact introduces itself with replaces the phone label', () => {
+    const r = resolve(turns(['A', 'Hello?'], ['B', 'Hi, this is Grace Okafor from Brightline Talent.'], ['A', 'Oh hi.']), unnamed());
+    assert.equal(speaker(r, 'B').role, 'CONTACT');
+    assert.equal(speaker(r, 'B').displayName, 'Grace Okafor');
+    assert.equal(speaker(r, 'B').label, 'Grace Okafor');
+    assert.equal(r.speakerResolution.usedPhoneFallback, false);
+  });
+
+  it('a whole name given late in the call, in apposition to "me"', () => {
+    const r = resolve(
+      turns(['A', 'Hello, yes, go ahead.'], ['B', 'Calling from the catering kitchen about Saturday.'], ['A', "Who's running the event on the day?"], ['B', "That's me, Pete Larsen, running the kitchen."]),
+      unnamed(),
+    );
+    assert.equal(speaker(r, 'B').displayName, 'Pete Larsen');
+  });
+
+  it('a whole name opening the caller\'s first turn after greeting the user', () => {
+    const r = resolve(turns(['A', 'Hello?'], ['B', 'hi brian jess morgan recruiting at brightline the team wants a panel interview'], ['A', 'great']), unnamed());
+    assert.equal(speaker(r, 'B').displayName, 'Jess Morgan');
+  });
+
+  it('the user greeting the caller by first name on picking up', () => {
+    const r = resolve(turns(['A', 'Dana, hi, I saw the office number. Is the crown ready?'], ['B', 'Hi Brian, yes. Can you come in Thursday?']), unnamed());
+    assert.equal(speaker(r, 'B').role, 'CONTACT');
+    assert.equal(speaker(r, 'B').displayName, 'Dana');
+  });
+
+  it('no surname is read into the word after the name ("this is janet im calling")', () => {
+    const r = resolve(turns(['A', 'hello'], ['B', 'hi this is janet im calling with your results'], ['A', 'thanks']), unnamed());
+    assert.equal(speaker(r, 'B').displayName, 'Janet');
+  });
+
+  it('a supplied person\'s name is kept; a business with nobody named keeps its own name', () => {
+    const person = resolve(turns(['A', 'Hello?'], ['B', "Hi, it's Janet from the school."], ['A', 'Oh hi.']), unnamed({ contactName: 'Daniel Okafor' }));
+    assert.equal(speaker(person, 'B').displayName, 'Daniel Okafor');
+    const business = resolve(turns(['A', 'Hello?'], ['B', "Hi, it's the garage calling about your car."], ['A', 'Okay.']), unnamed({ contactName: 'Westside Auto' }));
+    assert.equal(speaker(business, 'B').displayName, 'Westside Auto');
+  });
+
+  it('the user\'s own first name misheard is not taken for the contact\'s', () => {
+    const r = resolve(turns(['A', 'hello'], ['B', 'hi its ryan about the order'], ['A', 'yes']), unnamed({ userDisplayName: 'Brian Cole' }));
+    assert.notEqual(speaker(r, 'B').displayName, 'Ryan');
+  });
+});
+
+describe('both names said by both speakers (issue 28)', () => {
+  it('a whole-name introduction that every greeting agrees with settles the call', () => {
+    const r = resolve(
+      turns(['A', 'Hello, Kevin here.'], ['B', "Hi Kevin, it's Megan Hill from the design team."], ['A', "Hi Megan, what's up?"], ['B', 'Could we do a Zoom call on Friday?']),
+      ctx({ userDisplayName: 'Megan Hill', contactName: 'Kevin Wright', direction: 'OUTGOING' }),
+    );
+    assert.equal(speaker(r, 'A').role, 'CONTACT');
+    assert.equal(speaker(r, 'B').role, 'USER');
+    assert.equal(speaker(r, 'B').labelSource, 'USER_PROFILE');
+    assert.deepEqual(r.speakerResolution.warnings, []);
+  });
+
+  it('first names alone leave it ambiguous', () => {
+    const r = resolve(
+      turns(['A', 'Hello, Kevin here.'], ['B', "Hi Kevin, it's Megan."], ['A', "Hi Megan, what's up?"], ['B', 'Could we do a Zoom call on Friday?']),
+      ctx({ userDisplayName: 'Megan Hill', contactName: 'Kevin Wright', direction: 'OUTGOING' }),
+    );
+    assert.ok(r.speakers.every((s) => s.labelSource === 'AMBIGUOUS'));
+  });
+});
+
+it('a name after a preposition is no mention pointing at the listener ("a refill for Nora Bell")', () => {
+  const r = resolve(
+    turns(['A', 'Maple Street Pharmacy, pharmacy counter, how can I help?'], ['B', 'Hi, refill for Nora Bell, prescription number four four seven.'], ['A', 'Got it.']),
+    ctx({ userDisplayName: 'Nora Bell', contactName: null, direction: 'OUTGOING' }),
+  );
+  assert.equal(speaker(r, 'A').role, 'CONTACT');
+  assert.equal(speaker(r, 'B').role, 'USER');
+});
+
+describe('call-flow cues check the positional guess (issue 28)', () => {
+  it('reads weak signs of who placed the call', () => {
+    for (const text of ['Hi there, calling from the cleaning company, just a quick check-in.', 'calling about the bathroom job', 'um just a heads up the fence stain needs a form'])
+      assert.equal(callFlowCue(text), 'caller', text);
+    for (const text of ["Hello? Go ahead, I've got a couple of minutes.", "yeah hello go ahead i'm listening", "Hello? Sorry, who's this?", 'Reservations desk, go ahead please.'])
+      assert.equal(callFlowCue(text), 'answerer', text);
+    for (const text of ['Thanks for calling about it.', 'Were you calling about the bill?', 'Go ahead and book it.', 'Hello?', "It's the garage, they called about the car."])
+      assert.equal(callFlowCue(text), null, text);
+  });
+
+  const noNames = (direction: 'INCOMING' | 'OUTGOING') => ctx({ userDisplayName: 'Peter Hall', contactName: null, phoneNumber: '+1 555 266 3018', direction });
+
+  it('overturn the guess when the first voice is the one who placed the call (its "Hello?" lost)', () => {
+    const r = resolve(turns(['B', 'Hi, calling about the bathroom job. The tile is back ordered three weeks.'], ['A', 'Annoying. What are the options?'], ['B', 'We can swap it.']), noNames('INCOMING'));
+    assert.equal(speaker(r, 'B').role, 'CONTACT');
+    assert.equal(speaker(r, 'A').role, 'USER');
+    assert.equal(speaker(r, 'A').labelSource, 'GREETING_MATCH');
+    assert.equal(speaker(r, 'A').confidence, 'MEDIUM');
+    assert.deepEqual(r.speakerResolution.warnings, ['answering_pattern_used']);
+  });
+
+  it('leave it a guess when they agree with it, as when there are none', () => {
+    const r = resolve(turns(['A', 'Hello?'], ['B', "Hi, it's the garage calling about your car."], ['A', 'Okay, how much?']), noNames('INCOMING'));
+    assert.equal(speaker(r, 'A').role, 'USER');
+    assert.equal(speaker(r, 'A').labelSource, 'POSITIONAL_FALLBACK');
+    assert.deepEqual(r.speakerResolution.warnings, ['speaker_roles_unresolved']);
   });
 });
 

@@ -8,4 +8,4 @@ export {
   type SpeakerResolutionResult,
 } from './resolve.js';
 export { phoneFallbackLabel, matchToken, nameSpecOf, isCommonWord, isKnownFirstName, type NameSpec, type MatchGrade } from './names.js';
-export { callOpeningCue, claimsOfSpeaker, isAnsweringPhrase, type TextClaim, type ClaimKind } from './patterns.js';
+export { callFlowCue, callOpeningCue, heardNamesOf, claimsOfSpeaker, isAnsweringPhrase, type TextClaim, type ClaimKind } from './patterns.js';

@@ -55,6 +55,7 @@ const VOCATIVE_FOLLOWERS = new Set([
   "it's", 'its', 'it', 'this', "i'm", 'im', 'i', 'how', 'good', 'hi', 'hello', 'hey', 'are', 'got', 'can',
   'could', 'do', 'did', 'you', 'thanks', 'thank', "how's", "what's", 'hope', 'sorry', 'just',
 ]);
+const ABOUT_SOMEONE = new Set(['for', 'under', 'to', 'about', 'with', 'from', 'of', 'by', 'on', 'behalf']);
 const DETERMINERS = new Set(['the', 'a', 'an', 'my', 'your', 'our', 'their', 'his', 'her', 'its', 'this', 'that', 'some', 'any']);
 const SELF_INTRO_ONE = new Set(["it's", 'its', "i'm", 'im', "name's", 'names']);
 const SELF_INTRO_TWO = new Set(['this is', 'it is', 'i am', 'name is', 'here is']);
@@ -282,6 +283,9 @@ export function claimsOfSpeaker(
       // A name in passing: only a person's name, heard clearly, not used as a common noun.
       if (!spec.personLike || hit.grade === 'loose') continue;
       if (DETERMINERS.has(tokens[hit.start - 1] ?? '')) continue;
+      // After a preposition the name is what the sentence is about, not whom it is said to: "a refill
+      // for Nora Bell" is the caller giving their own name, "send it to Priya" names a third party.
+      if (ABOUT_SOMEONE.has(tokens[hit.start - 1] ?? '')) continue;
       if (hit.partial && !hit.honorific && !spec.firstDistinctive) continue;
       claims.push({ kind: 'mention', about: 'other', role: roleOf(hit.who), who: hit.who, utterance: u });
     }
@@ -304,6 +308,59 @@ export function claimsOfSpeaker(
     });
   });
   return { claims, referencedIn };
+}
+
+/** A first name (and the surname after it, when one follows) that a speaker introduced themselves with or greeted the listener by. */
+export interface HeardName {
+  about: 'self' | 'other';
+  /** As displayed: capitalised words ("Linda Moreau", "Dana"). */
+  name: string;
+  utterance: number;
+}
+
+// Words after a first name that are no surname however the lexicon tags them.
+const NOT_SURNAME = new Set(['speaking', 'here', 'calling', 'from', 'at', 'with', 'over', 'and', 'the', 'your', 'you', 'this', 'it', 'hi', 'hello', 'i', 'im', 'id', 'ill', 'ive', 'me', 'we', 'he', 'she']);
+const surnameShaped = (w: string | undefined): w is string => w !== undefined && /^[a-z]{2,}$/.test(w) && !NOT_SURNAME.has(w) && !isCommonWord(w);
+
+const capitalised = (w: string) => w.charAt(0).toUpperCase() + w.slice(1);
+
+/**
+ * Names the speaker's utterances give that are neither the user's nor the contact's as supplied: a
+ * known first name in an introduction ("this is Dana", "it's Linda", "Priya Shah, Harbor Mutual
+ * claims") or a greeting ("Hi Grace", and a vocative opening the call: "Dana, hi"). Only names the
+ * lexicon knows as first names count, so what is shown is spelt as the lexicon spells it, not as a
+ * recogniser guessed a rare word; the word after it is kept as a surname when it is no ordinary
+ * word. Used to name a contact whose supplied name is missing or an organisation's (resolve.ts).
+ */
+export function heardNamesOf(utterances: string[], specs: NameSpecs, callOpener: number | null = null): HeardName[] {
+  const out: HeardName[] = [];
+  utterances.forEach((text, u) => {
+    const tokens = wordsOf(text);
+    const covered = new Set<number>();
+    for (const hit of findNameHits(tokens, specs)) for (let k = hit.start; k < hit.end; k++) covered.add(k);
+    const answering = isAnsweringPhrase(text, specs);
+    tokens.forEach((tok, i) => {
+      if (covered.has(i) || tok.endsWith("'s") || !isKnownFirstName(tok)) return;
+      // The user's first name misheard ("shelly" for "Julie") is no one else's name; the surname is
+      // not compared here (Grace sounds one step from Reyes).
+      if (specs.user && mayBeMisheard(tok, specs.user.tokens[0])) return;
+      let ctx = contextOf(tokens, i, i + 1, { orgName: false, firstTurn: u === 0, vocative: false });
+      // "Dana, hi, I saw the office number": greeting the caller by name on picking up.
+      if (ctx === 'mention' && u === callOpener && atTurnStart(tokens, i) && (i + 1 === tokens.length || VOCATIVE_FOLLOWERS.has(tokens[i + 1]))) ctx = 'address';
+      const next = tokens[i + 1];
+      const fullName = surnameShaped(next) && !covered.has(i + 1);
+      // A whole name in apposition to the speaker: "that's me, Pete Larsen", "ask for me, Linda Ortega".
+      if (ctx === 'mention' && fullName && tokens[i - 1] === 'me') ctx = 'self';
+      // A whole name opening the speaker's first turn, after a greeting of the user: "Hi Omar, Jess
+      // Morgan, recruiting at Brightline" (a caller greets by first name; a whole name is their own).
+      if (ctx === 'mention' && fullName && u === 0 && tokens.slice(0, i).every((t, k) => OPENERS.has(t) || covered.has(k))) ctx = 'self';
+      if (ctx !== 'self' && (ctx !== 'address' || answering)) return;
+      // A first name after a greeted one is the speaker's own ("Hi Grace, Tom here"), not a surname.
+      const surname = fullName && (ctx === 'self' || !isKnownFirstName(next));
+      out.push({ about: ctx === 'self' ? 'self' : 'other', name: surname ? `${capitalised(tok)} ${capitalised(next)}` : capitalised(tok), utterance: u });
+    });
+  });
+  return out;
 }
 
 // Things only a caller says; they veto the looser answering forms ("Hello, this is the fraud team
@@ -365,6 +422,23 @@ export function callOpeningCue(text: string): 'caller' | 'answerer' | null {
   const joined = wordsOf(text).join(' ');
   const caller = CALLER_CUE.test(joined) || ITS_ME.test(joined);
   const answerer = ANSWERER_CUE.test(joined);
+  if (caller === answerer) return null;
+  return caller ? 'caller' : 'answerer';
+}
+
+// Weaker signs of who placed the call, read only to check the positional guess (resolve.ts): the
+// party stating why they call without an "I'm" ("calling about the bathroom job", "Hi, calling from
+// the kennel", "just a quick heads up") placed it; the one who invites the other to talk ("go ahead,
+// I'm listening") or asks who is calling took it. On their own they do not label anyone: "it's the
+// garage calling about your car" is as often said after the answerer's "Hello?" as before it.
+const WEAK_CALLER = /\b((?<!(for|you're|youre|you are|who's|whos|who is|why are you|were you|is) )calling (about|from|regarding|to (confirm|let|remind|check|say|ask|tell)|on behalf|back)|just (a )?(quick )?(heads up|check in|reminder)|quick (check in|heads up|reminder))\b/;
+const WEAK_ANSWERER = /(^|\b(hello|hi|yes|yeah|yep|okay|ok|sure|um|uh|so|desk|line|office|counter|speaking) )go ahead\b(?! and\b)|\bi'm listening\b|\bwho's (this|calling)\b|\bwho is (this|calling)\b|\bmay i ask who's calling\b/;
+
+/** A weaker sign that a turn's speaker placed the call ('caller') or took it ('answerer'); see WEAK_CALLER. */
+export function callFlowCue(text: string): 'caller' | 'answerer' | null {
+  const joined = wordsOf(text).join(' ');
+  const caller = WEAK_CALLER.test(joined);
+  const answerer = WEAK_ANSWERER.test(joined);
   if (caller === answerer) return null;
   return caller ? 'caller' : 'answerer';
 }

@@ -32,6 +32,10 @@
 //  6. Positional fallback, LOW: no evidence at all. The first speaker answered the phone, so is the
 //     USER on INCOMING calls and the CONTACT on OUTGOING ones. Warning `speaker_roles_unresolved`.
 //     Without a direction there is no guess: both speakers stay UNKNOWN (labelSource DIARIZATION).
+//     Weaker call-flow signs in the opening turns (patterns.ts callFlowCue: "calling about ..."
+//     without "I'm", "just a quick heads up"; "go ahead, I'm listening", "who's this?") only check
+//     the guess: all saying the first voice placed the call, they overturn it (GREETING_MATCH,
+//     MEDIUM, `answering_pattern_used`); otherwise the guess stands as a guess.
 //
 // AMBIGUOUS: when each of the two speakers says both the user's and the contact's name (in any
 // pattern) in the opening exchange (the first OPENING_TURNS turns of the call), no text evidence is
@@ -39,6 +43,8 @@
 // boundary, and showing no names is better than showing swapped ones. A name said later, once the
 // parties are introduced ("Thank you, Brian" closing the call), is an ordinary mention: it does not
 // undo the introductions ("this is Jessica" / "Hi Jessica, Brian Ford here") that settled who is who.
+// Nor is a call ambiguous when one speaker introduced themselves with their whole supplied name ("Hi
+// Kevin, it's Megan Hill") and every introduction and greeting agrees with it.
 // Both speakers get role UNKNOWN, labelSource AMBIGUOUS, warning `speaker_identity_ambiguous`,
 // unless the voice profile decides. Evenly contradicting evidence with nothing below to break the
 // tie ends the same way.
@@ -60,9 +66,13 @@
 //
 // NAMES. USER: the user's display name ('You' when unknown). CONTACT: the contact name, else
 // `Contact ending <last 4 digits>` of the phone number (usedPhoneFallback), else 'Contact'.
-// UNKNOWN: 'Speaker <n>' in order of first appearance. `label` equals `displayName`. A name a speaker
-// gives that was not supplied ("this is Janet") helps decide roles but is never shown: the
-// recogniser's spelling of an unknown name is not trustworthy enough to display.
+// UNKNOWN: 'Speaker <n>' in order of first appearance. `label` equals `displayName`. A contact
+// without a supplied person's name (no contact name, or an organisation's: "County Assessor's
+// Office") is shown with the name it introduced itself with ("this is Linda Moreau", "that's me,
+// Pete Larsen"), else the one the user greeted it by ("Hi Grace", "Dana, hi"): issue 28's calls
+// expect the person on the line, not the phone label. Only first names the lexicon knows count
+// (patterns.ts heardNamesOf), so a rare word the recogniser guessed is never shown as a name; the
+// label source becomes GREETING_MATCH where it was BY_ELIMINATION or PHONE_FALLBACK.
 //
 // SPEAKER COUNTS. One speaker: its own introductions and its greetings of the other party still
 // decide its role ("Hi Maria, it's Daniel" on a voicemail is the contact); no position guess, since
@@ -78,7 +88,7 @@ import {
 } from '../../domain/transcript.js';
 import type { ResolutionContext } from '../types.js';
 import { nameSpecOf, phoneFallbackLabel, wordsOf, type NameOwner } from './names.js';
-import { callOpeningCue, claimsOfSpeaker, isAnsweringPhrase, type NameSpecs } from './patterns.js';
+import { callFlowCue, callOpeningCue, claimsOfSpeaker, heardNamesOf, isAnsweringPhrase, type HeardName, type NameSpecs } from './patterns.js';
 
 /** One stretch of speech of one source speaker. */
 export interface Utterance {
@@ -222,6 +232,11 @@ export function resolveSpeakers(input: SpeakerUtterances[], context: ResolutionC
       else evidence.push({ kind: c.kind, target: p, role: other(c.role), from: p, who: c.who });
     }
   });
+  // Names neither supplied one, per speaker (see heardNamesOf): only for showing a contact.
+  const heardNames: HeardName[][] = input.map((s) => {
+    const first = s.utterances.findIndex((u) => u === callOpener);
+    return heardNamesOf(s.utterances.map((u) => u.text), specs, first >= 0 ? first : null);
+  });
   if (matchedId !== null) {
     const p = pair.findIndex((i) => ids[i] === matchedId);
     if (p >= 0) evidence.push({ kind: 'voice', target: p, role: 'USER', from: p });
@@ -247,7 +262,16 @@ export function resolveSpeakers(input: SpeakerUtterances[], context: ResolutionC
   const namesAmbiguous =
     pair.length === 2 && specs.user !== null && specs.contact !== null &&
     references.every((r) => r.has('user') && r.has('contact'));
-  const tiers = namesAmbiguous ? (['VOICE'] as Tier[]) : TIERS;
+  // ... unless one of them gave their whole supplied name in an introduction ("Hi Kevin, it's Megan
+  // Hill", "Hi Rosa, this is Owen Park") and no introduction or greeting says otherwise: the whole
+  // name leaves no doubt whose it is, and the rest only agrees with it. A first name alone ("Jamie,
+  // it's Chris") keeps the call ambiguous.
+  const wholeNameIntroduced =
+    namesAmbiguous &&
+    evidence.some((e) => e.kind === 'strict' && e.target === e.from) &&
+    new Set(evidence.filter((e) => TIER_OF[e.kind] === 'TEXT_HIGH').map(hypothesisOf)).size === 1;
+  const tiers = namesAmbiguous && !wholeNameIntroduced ? (['VOICE'] as Tier[]) : TIERS;
+  const ambiguousNames = namesAmbiguous && !wholeNameIntroduced;
 
   let decided: { hypothesis: 0 | 1; tier: Tier; unanimous: boolean } | null = null;
   let contradicted = false;
@@ -294,7 +318,7 @@ export function resolveSpeakers(input: SpeakerUtterances[], context: ResolutionC
       const role = roles[p];
       const own = evidence
         // Cues are the weakest evidence: they label a speaker only when they decided the roles.
-        .filter((e) => e.target === p && e.role === role && (!namesAmbiguous || e.kind === 'voice') && (e.kind !== 'cue' || decided.tier === 'CUES'))
+        .filter((e) => e.target === p && e.role === role && (!ambiguousNames || e.kind === 'voice') && (e.kind !== 'cue' || decided.tier === 'CUES'))
         .sort((x, y) => LABEL_RANK[x.kind] - LABEL_RANK[y.kind])[0];
       if (!own) {
         const source: LabelSource = role === 'CONTACT' && !contactName && phoneLabel ? 'PHONE_FALLBACK' : 'BY_ELIMINATION';
@@ -314,15 +338,48 @@ export function resolveSpeakers(input: SpeakerUtterances[], context: ResolutionC
       warnings.push('answering_pattern_used');
       usedDirection = true;
     }
-  } else if (namesAmbiguous || contradicted) {
+  } else if (ambiguousNames || contradicted) {
     ambiguous = true;
     for (const i of pair) assign(i, 'UNKNOWN', 'AMBIGUOUS', 'MEDIUM');
     warnings.push('speaker_identity_ambiguous');
   } else if (pair.length === 2 && context.direction) {
     const first: Role = context.direction === 'INCOMING' ? 'USER' : 'CONTACT';
-    assign(pair[0], first, 'POSITIONAL_FALLBACK', 'LOW');
-    assign(pair[1], other(first), 'POSITIONAL_FALLBACK', 'LOW');
+    // The guess assumes the first voice answered. Weaker call-flow signs in the opening turns
+    // (patterns.ts callFlowCue) that all say the first voice placed the call overturn it: the
+    // recording began after the pickup, or the answerer's short "Hello?" was lost or went to the
+    // other party. When they agree with the guess, or there are none, it stands as a guess.
+    const placedFirst = new Set<boolean>();
+    for (const { speakerIndex, utterance } of openingUtterances(input, OPENING_TURNS)) {
+      const p = pair.indexOf(speakerIndex);
+      const cue = p < 0 ? null : callFlowCue(utterance.text);
+      if (cue) placedFirst.add((cue === 'caller') === (p === 0));
+    }
+    if (placedFirst.size === 1 && placedFirst.has(true)) {
+      assign(pair[0], other(first), 'GREETING_MATCH', 'MEDIUM');
+      assign(pair[1], first, 'GREETING_MATCH', 'MEDIUM');
+      warnings.push('answering_pattern_used');
+    } else {
+      assign(pair[0], first, 'POSITIONAL_FALLBACK', 'LOW');
+      assign(pair[1], other(first), 'POSITIONAL_FALLBACK', 'LOW');
+    }
     usedDirection = true;
+  }
+
+  // A contact without a supplied person's name (none, or an organisation's) is shown with the name
+  // it introduced itself with, or the one the user greeted it by ("this is Dana", "Hi Grace").
+  let heardContactName = false;
+  if (!contactName || (specs.contact && !specs.contact.personLike)) {
+    const contactAt = pair.find((i) => resolved[i].role === 'CONTACT');
+    const userAt = pair.find((i) => resolved[i].role === 'USER');
+    if (contactAt !== undefined) {
+      const own = heardNames[contactAt].find((h) => h.about === 'self') ?? (userAt !== undefined ? heardNames[userAt].find((h) => h.about === 'other') : undefined);
+      if (own) {
+        const r = resolved[contactAt];
+        const labelSource: LabelSource = r.labelSource === 'PHONE_FALLBACK' || r.labelSource === 'BY_ELIMINATION' ? 'GREETING_MATCH' : r.labelSource;
+        Object.assign(r, { displayName: own.name, label: own.name, labelSource });
+        heardContactName = true;
+      }
+    }
   }
 
   const resolvedSpeakerCount = resolved.filter(
@@ -336,7 +393,7 @@ export function resolveSpeakers(input: SpeakerUtterances[], context: ResolutionC
     usedUserDisplayName: userName !== null && (resolved.some((s) => s.role === 'USER') || nameClaimed('user')),
     usedContactName: contactName !== null && (resolved.some((s) => s.role === 'CONTACT') || nameClaimed('contact')),
     usedDirection,
-    usedPhoneFallback: phoneLabel !== null && resolved.some((s) => s.role === 'CONTACT'),
+    usedPhoneFallback: phoneLabel !== null && !heardContactName && resolved.some((s) => s.role === 'CONTACT'),
     voiceEmbeddingEnabled: context.voiceEmbeddingEnabled,
     voiceProfileUsed: resolved.some((s) => s.labelSource === 'VOICE_EMBEDDING'),
     voiceMatchStatus: voiceStatus,
