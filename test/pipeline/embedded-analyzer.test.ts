@@ -113,7 +113,7 @@ describe('spoken-form normalisation', () => {
     assert.deepEqual(addresses("It's emma dot novak seven oh at mailbox dot com."), ['emma.novak70@mailbox.com']);
     assert.deepEqual(addresses('Please send it to it dash ops at halden freight dot com.'), ['it-ops@haldenfreight.com']);
     // phonetic spelling and a doubled letter
-    assert.deepEqual(addresses("It's j as in juliet, o double d at gmail dot com."), []);
+    assert.deepEqual(addresses("It's j as in juliet, o double d at gmail dot com."), ['jodd@gmail.com']);
     assert.deepEqual(addresses("It's j as in juliet o double d y at gmail dot com."), ['joddy@gmail.com']);
     // two words make one part only when the speaker says so, or they read back an earlier address
     assert.deepEqual(addresses('Our address is fraser family, all one word, at post box dot com.'), ['fraserfamily@postbox.com']);

@@ -101,10 +101,16 @@ export function withoutDictationAsides(text: string): string {
     return { raw, w: m[2].toLowerCase(), pre: m[1], post: m[3] };
   });
   const aside = dictationAsides(toks);
-  if (!aside.some(Boolean)) return text;
+  // "o double d": the letter twice
+  const doubled = toks.map((t, i) => t.w === 'double' && isLetter(toks[i + 1]) && i > 0 && isLetter(toks[i - 1]));
+  if (!aside.some(Boolean) && !doubled.some(Boolean)) return text;
   const out: string[] = [];
   toks.forEach((t, i) => {
     if (aside[i]) return;
+    if (doubled[i]) {
+      out.push(toks[i + 1].w);
+      return;
+    }
     out.push(aside[i + 1] && t.post === ',' ? t.raw.slice(0, t.raw.length - t.post.length) : t.raw);
   });
   return out.join(' ');

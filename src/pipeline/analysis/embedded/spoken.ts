@@ -546,6 +546,11 @@ function localPartBefore(
     while (r < seq.length && isLetter(toks[seq[r]])) {
       letters = w(r) + letters;
       r++;
+      // "o double d": the letter said after "double" twice
+      if (r < seq.length && (w(r) === 'double' || w(r) === 'triple')) {
+        letters = w(r - 1).repeat(w(r) === 'double' ? 1 : 2) + letters;
+        r++;
+      }
     }
     // a lone "a" or "i" before a word is the article or the pronoun
     if (letters && !(letters.length === 1 && /^[ai]$/.test(letters) && (word || digits))) q = r;
