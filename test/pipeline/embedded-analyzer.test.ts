@@ -100,6 +100,29 @@ describe('spoken-form normalisation', () => {
     assert.deepEqual([amount.kind, (amount as { value: number }).value, (amount as { currency: string }).currency], ['number', 4800, 'USD']);
   });
 
+  it('rebuilds dictated addresses: spelled letters, initials, digits, remarks and read-backs', () => {
+    const addresses = (text: string, names: string[] = [], dictated: string[] = []) =>
+      normalizeSpoken(text, new Set(names), new Set(dictated)).entities.filter((e) => e.kind === 'email').map((e) => (e as { address: string }).address);
+    // a spelling of the word just said is a remark, not part of the address
+    assert.deepEqual(addresses("Please use v mensah, that's V, M E N S A H, at harbour mail dot net."), ['vmensah@harbourmail.net']);
+    assert.deepEqual(addresses('Certainly. Claims, C L A I M S, dot west at summit mutual dot com.'), ['claims.west@summitmutual.com']);
+    assert.deepEqual(addresses("It's a w whitaker, W H I T A K E R, at fastmail dot com."), ['awwhitaker@fastmail.com']);
+    // initials before a name, digits said as numbers, a dash joining a word that is not a name
+    assert.deepEqual(addresses("It's d reyes dot data at gmail dot com."), ['dreyes.data@gmail.com']);
+    assert.deepEqual(addresses("It's h jenkins fifty four at yahoo dot com."), ['hjenkins54@yahoo.com']);
+    assert.deepEqual(addresses("It's emma dot novak seven oh at mailbox dot com."), ['emma.novak70@mailbox.com']);
+    assert.deepEqual(addresses('Please send it to it dash ops at halden freight dot com.'), ['it-ops@haldenfreight.com']);
+    // phonetic spelling and a doubled letter
+    assert.deepEqual(addresses("It's j as in juliet, o double d at gmail dot com."), ['jodd@gmail.com']);
+    assert.deepEqual(addresses("It's j as in juliet o double d y at gmail dot com."), ['joddy@gmail.com']);
+    // two words make one part only when the speaker says so, or they read back an earlier address
+    assert.deepEqual(addresses('Our address is fraser family, all one word, at post box dot com.'), ['fraserfamily@postbox.com']);
+    assert.deepEqual(addresses('Fraser family at post box dot com.', [], ['fraserfamily@postbox.com']), ['fraserfamily@postbox.com']);
+    assert.deepEqual(addresses('Fraser family at post box dot com.'), ['family@postbox.com']);
+    // "a" and "I" before a word stay the article and the pronoun
+    assert.deepEqual(addresses('Send a note at noon to sam at gmail dot com.'), ['sam@gmail.com']);
+  });
+
   it('resolves dates against the recording time', () => {
     const at = '2025-03-27T15:40:00Z'; // a Thursday
     const next = resolveDates('Would a Zoom call next Tuesday at 11 a.m. work?', at, false)[0];
@@ -110,6 +133,19 @@ describe('spoken-form normalisation', () => {
     assert.equal(resolveDates('I interviewed on Monday.', '2025-04-16T17:30:00Z', true)[0].date, '2025-04-14');
     assert.equal(resolveDates('Does Thursday the 24th at 10 a.m. work?', '2025-04-16T17:30:00Z', false)[0].datetime, '2025-04-24T10:00:00');
     assert.equal(resolveDates('We can have it ready tomorrow after 4.', '2025-09-17T21:00:00Z', false)[0].datetime, '2025-09-18T16:00:00');
+    const tue = '2025-09-16T15:05:00Z'; // a Tuesday
+    const dateOf = (s: string, past = false) => resolveDates(s, tue, past).map((m) => m.date);
+    assert.deepEqual(dateOf("I'll do it right after this call."), ['2025-09-16']);
+    assert.deepEqual(dateOf("Sure, I'll message her right now."), ['2025-09-16']);
+    assert.deepEqual(dateOf("I'll send it in the morning."), ['2025-09-17']);
+    assert.deepEqual(dateOf("I'll send it first thing."), ['2025-09-17']);
+    assert.deepEqual(dateOf('Could you bring it in a week from Thursday?'), ['2025-09-25']);
+    assert.deepEqual(dateOf('Please have it back by the end of the week.'), ['2025-09-19']);
+    // a deadline is ahead of the call even in a sentence that reads as past
+    assert.deepEqual(dateOf('And your pay statements uploaded to the portal by end of business Friday.', true), ['2025-09-19']);
+    // "the day before" names no day of its own: the call text places it against the day talked about
+    assert.equal(resolveDates("We'll text you the day before.", tue, false)[0].anchorOffset, -1);
+    assert.equal(resolveDates("I'll work from home that morning.", tue, false)[0].anchorOffset, 0);
   });
 });
 

@@ -156,3 +156,11 @@ test("the current call's own number is not a call-back number", () => {
   assert.equal(dropCurrentCallNumber(a, '+1 555 382 6010'), 1);
   assert.deepEqual(a.actionItems!.map((x) => x.intentMetadata!.phoneNumber), [null, '800-555-0199']);
 });
+
+test('an address dictated with a spelling of its words is grounded as the speaker meant it', () => {
+  const t = transcript(["Please use v mensah, that's V, M E N S A H, at harbour mail dot net.", 'Our address is fraser family, all one word, at post box dot com.', "It's j as in juliet, o double d at gmail dot com."]);
+  const emails = ['vmensah@harbourmail.net', 'fraserfamily@postbox.com', 'jodd@gmail.com', 'mensah@harbourmail.net.uk', 'vmensahvmensah@harbourmail.net'];
+  const { analysis, violations } = groundAnalysis(withMetadata(...emails.map((toEmail) => ({ toEmail }))), t, RECORDED_AT);
+  assert.deepEqual(analysis.actionItems!.map((i) => i.intentMetadata!.toEmail ?? null), ['vmensah@harbourmail.net', 'fraserfamily@postbox.com', 'jodd@gmail.com', null, null]);
+  assert.equal(violations.length, 2);
+});

@@ -10,7 +10,8 @@
 //   ".", "underscore" is "_", "dash"/"hyphen" is "-", and (in a second pass) number words are
 //   digits. An email is grounded when the concatenation of some run of consecutive tokens equals
 //   it, case-insensitively; so "A P at northwind foods dot com" grounds "ap@northwindfoods.com",
-//   and token boundaries keep a substring such as "s@foods.com" from matching.
+//   and token boundaries keep a substring such as "s@foods.com" from matching. Remarks inside a
+//   dictation (a spelling of the word just said, "all one word"; heard.ts) are read past.
 // - Phone numbers: number words and written digits become digit groups ("eight hundred" -> 800,
 //   "double five" -> 55, "oh" after a number -> 0); separators (spaces, commas, hyphens, brackets,
 //   plus) keep a run going. A number is grounded when some run of consecutive groups spells its
@@ -36,7 +37,7 @@
 // that shared the extractor's parser would also share its mistakes.
 import * as chrono from 'chrono-node';
 import type { Analysis } from '../../domain/analysis.js';
-import { HEARD_AT, HEARD_DOMAIN, HEARD_DOT, HEARD_TLD } from './heard.js';
+import { HEARD_AT, HEARD_DOMAIN, HEARD_DOT, HEARD_TLD, withoutDictationAsides } from './heard.js';
 import type { Transcript } from '../../domain/transcript.js';
 import { filterSegmentIds } from './finalize.js';
 
@@ -460,7 +461,11 @@ class TranscriptEvidence {
     private readonly texts: string[],
     private readonly recordedAt: string | undefined,
   ) {
-    this.emailStreamsCache = texts.flatMap((t) => emailStreams(t));
+    // a dictation is read with and without its remarks ("mel, M E L, dot carter", "all one word")
+    this.emailStreamsCache = texts.flatMap((t) => {
+      const bare = withoutDictationAsides(t);
+      return bare === t ? emailStreams(t) : [...emailStreams(t), ...emailStreams(bare)];
+    });
     this.phoneRuns = texts.flatMap((t) => readNumbers(tokenize(t)).map((run) => run.map((g) => g.digits)));
   }
 

@@ -21,3 +21,97 @@ export const HEARD_DOMAIN: Array<[string[], string]> = [
   [['fastmail'], 'fastmail'], [['fast', 'mail'], 'fastmail'], [['fast', 'male'], 'fastmail'],
   [['protonmail'], 'protonmail'], [['proton', 'mail'], 'protonmail'], [['proton', 'male'], 'protonmail'],
 ];
+
+// ---------------------------------------------------------------------------------------------
+// Remarks inside a dictation
+
+/** A word of a sentence split on white space: `w` is its lower-case core, `pre`/`post` the punctuation around it. */
+export interface DictationToken {
+  raw: string;
+  w: string;
+  pre: string;
+  post: string;
+}
+
+/** A token that is one letter and nothing else ("V," counts; "V-8" does not). */
+export const isLetter = (t: DictationToken | undefined) => !!t && /^[a-z]$/.test(t.w) && t.raw.length === t.pre.length + 1 + t.post.length;
+/** Remarks that say how an address is written, not what it is. */
+export const WRITING_REMARKS = [['all', 'one', 'word'], ['one', 'word'], ['all', 'lowercase'], ['all', 'lower', 'case'], ['lowercase'], ['no', 'spaces'], ['no', 'space'], ['all', 'together']];
+const SPELL_LEAD = new Set(["that's", 'thats', 'spelled', 'spelt', 'so']);
+
+/**
+ * Tokens of a dictation that are remarks about the address, not part of it: the spelling of the
+ * word just said ("v mensah, that's V, M E N S A H, at ..."; "mel, M E L, dot carter"), the "as in"
+ * of a phonetic spelling ("d as in David"), and "all one word" / "all lowercase" / "no spaces".
+ * A letter run is a remark only when it spells the word(s) said just before it, so "A P at
+ * northwind foods" keeps its letters.
+ */
+export function dictationAsides(toks: DictationToken[]): boolean[] {
+  const aside = toks.map(() => false);
+  for (let i = 0; i < toks.length; i++) {
+    // "d as in David": the letter stays, the example word goes
+    if (isLetter(toks[i]) && toks[i + 1]?.w === 'as' && toks[i + 2]?.w === 'in' && toks[i + 3] && toks[i + 3].w.startsWith(toks[i].w) && toks[i + 3].w.length > 1) {
+      aside[i + 1] = aside[i + 2] = aside[i + 3] = true;
+      continue;
+    }
+    const remark = WRITING_REMARKS.find((r) => r.every((w, j) => toks[i + j]?.w === w));
+    if (remark && !toks.slice(i, i + remark.length - 1).some((t) => t.post && t.post !== ',')) {
+      for (let j = 0; j < remark.length; j++) aside[i + j] = true;
+      i += remark.length - 1;
+      continue;
+    }
+    // a spelling: "that's"? then letters (and "double x"), spelling the word(s) before it
+    let a = i;
+    if (SPELL_LEAD.has(toks[a].w) && a > 0) a++;
+    let b = a;
+    let spelled = '';
+    while (b < toks.length) {
+      if (toks[b].w === 'double' && isLetter(toks[b + 1])) {
+        spelled += toks[b + 1].w.repeat(2);
+        b += 2;
+      } else if (isLetter(toks[b])) {
+        spelled += toks[b].w;
+        b++;
+      } else break;
+      if (toks[b - 1].post && toks[b - 1].post !== ',') break;
+    }
+    if (spelled.length < 2 || i === 0) continue;
+    let said = '';
+    for (let p = i - 1; p >= 0 && p >= i - 4 && said.length < spelled.length; p--) {
+      if (aside[p]) break;
+      said = toks[p].w + said;
+    }
+    if (said === spelled) {
+      for (let j = i; j < b; j++) aside[j] = true;
+      i = b - 1;
+    }
+  }
+  return aside;
+}
+
+
+/**
+ * The text without the remarks of a dictation (see dictationAsides), the punctuation that set them
+ * off dropped too: "v mensah, that's V, M E N S A H, at harbour mail dot net" -> "v mensah at
+ * harbour mail dot net". The grounding check reads an address in it as it would in a plain one.
+ */
+export function withoutDictationAsides(text: string): string {
+  const toks: DictationToken[] = (text.match(/\S+/g) ?? []).map((raw) => {
+    const m = raw.match(/^([^\p{L}\p{N}]*)(.*?)([^\p{L}\p{N}]*)$/u)!;
+    return { raw, w: m[2].toLowerCase(), pre: m[1], post: m[3] };
+  });
+  const aside = dictationAsides(toks);
+  // "o double d": the letter twice
+  const doubled = toks.map((t, i) => t.w === 'double' && isLetter(toks[i + 1]) && i > 0 && isLetter(toks[i - 1]));
+  if (!aside.some(Boolean) && !doubled.some(Boolean)) return text;
+  const out: string[] = [];
+  toks.forEach((t, i) => {
+    if (aside[i]) return;
+    if (doubled[i]) {
+      out.push(toks[i + 1].w);
+      return;
+    }
+    out.push(aside[i + 1] && t.post === ',' ? t.raw.slice(0, t.raw.length - t.post.length) : t.raw);
+  });
+  return out.join(' ');
+}

@@ -25,6 +25,14 @@ export interface DateMention {
   /** True for an expression that names only a time ("at 11"): its day comes from context. */
   timeOnly: boolean;
   granularity: 'month' | 'day' | 'time';
+  /**
+   * Days after the day talked about just before, for an expression that names no day of its own:
+   * 0 for "that morning" / "that day", -1 for "the day before", 1 for "the day after". Its `date`
+   * is the call's day until the call text places it (text.ts).
+   */
+  anchorOffset?: number;
+  /** A day of the month said without its month ("by the 13th"): the month may come from context. */
+  dayOfMonthOnly?: boolean;
 }
 
 const WEEKDAY_INDEX: Record<string, number> = { sunday: 0, monday: 1, tuesday: 2, wednesday: 3, thursday: 4, friday: 5, saturday: 6 };
@@ -81,7 +89,7 @@ function buildChrono(): chrono.Chrono {
   });
   // "within the hour", "in an hour", "right away": later the same day.
   c.parsers.push({
-    pattern: () => /\b(within the hour|in (?:an|the next) hour|right away|straight away|asap|as soon as possible|shortly)\b/i,
+    pattern: () => /\b(within the hour|in (?:an|the next) hour|right away|straight away|asap|as soon as possible|shortly|right now|(?:right |straight )?after (?:this|the) call|(?:right|straight) after this|(?:right |straight )?after we hang up|as soon as we hang up|(?:by |before )?(?:the )?end of (?:the |to)?day|(?:by )?(?:eod|cob|eob))\b/i,
     extract: (context) => {
       const r = context.refDate;
       return { year: r.getUTCFullYear(), month: r.getUTCMonth() + 1, day: r.getUTCDate() };
@@ -96,8 +104,48 @@ function buildChrono(): chrono.Chrono {
       return { hour, minute: match[2] ? Number(match[2]) : 0 };
     },
   });
+  // "a week from Tuesday", "a week on Tuesday", "Tuesday week": that weekday's next occurrence plus seven days.
+  c.parsers.push({
+    pattern: () => /\b(?:a week (?:from|on) (monday|tuesday|wednesday|thursday|friday|saturday|sunday)|(monday|tuesday|wednesday|thursday|friday|saturday|sunday) week)\b/i,
+    extract: (context, match) => {
+      const wd = WEEKDAY_INDEX[(match[1] ?? match[2]).toLowerCase()];
+      const ref = new Date(Date.UTC(context.refDate.getUTCFullYear(), context.refDate.getUTCMonth(), context.refDate.getUTCDate()));
+      let d = addDays(ref, 1);
+      while (d.getUTCDay() !== wd) d = addDays(d, 1);
+      d = addDays(d, 7);
+      return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate(), weekday: wd };
+    },
+  });
+  // "by the end of the week": the Friday of the call's week (the next one when said at the weekend).
+  c.parsers.push({
+    pattern: () => /\b(?:the )?end of (?:the|this) week\b/i,
+    extract: (context) => {
+      let d = new Date(Date.UTC(context.refDate.getUTCFullYear(), context.refDate.getUTCMonth(), context.refDate.getUTCDate()));
+      while (d.getUTCDay() !== 5) d = addDays(d, 1);
+      return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate() };
+    },
+  });
+  // "first thing" with no day after it: the next morning.
+  c.parsers.push({
+    pattern: () => /\bfirst thing(?: in the morning)?\b(?!,?\s+(?:on\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|today|this|next))/i,
+    extract: (context) => {
+      const d = addDays(new Date(Date.UTC(context.refDate.getUTCFullYear(), context.refDate.getUTCMonth(), context.refDate.getUTCDate())), 1);
+      return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate() };
+    },
+  });
+  // "that morning", "that day", "the day before", "the day after": placed against the day talked about (text.ts).
+  c.parsers.push({
+    pattern: () => /\b(?:that (?:same )?(?:day|morning|afternoon|evening|night)|the (?:day|night|morning) (?:before|after)(?! (?:yesterday|tomorrow|that|the|this|my|your|our|his|her|their|we|you|i|he|she|they)\b))\b/i,
+    extract: (context) => {
+      const r = context.refDate;
+      return { year: r.getUTCFullYear(), month: r.getUTCMonth() + 1, day: r.getUTCDate() };
+    },
+  });
   return c;
 }
+
+/** Words before a bare weekday that make it a deadline, so ahead of the call whatever the tense. */
+const DEADLINE_BEFORE = /\b(?:by|until|till|before|no later than|(?:end|close) of (?:business|day|play)(?:,? on)?|eod|cob|eob)\s*$/i;
 
 let engine: chrono.Chrono | null = null;
 const PART_OF_DAY = /\b(morning|afternoon|evening|tonight|night|noon|midday|lunchtime|lunch)\b/i;
@@ -129,14 +177,18 @@ export function resolveDates(sentence: string, recordedAt: string, past: boolean
     let day = s.get('day')!;
     let date = new Date(Date.UTC(year, month - 1, day));
     const weekdayOnly = s.isCertain('weekday') && !s.isCertain('day') && !s.isCertain('month');
+    // "on Friday the 6th of February": chrono reads the weekday and the date apart; the date says it all
+    const nextResult = results[results.indexOf(r) + 1];
+    if (s.isCertain('weekday') && !s.isCertain('day') && nextResult && nextResult.start.isCertain('day') && /^[\s,]*(?:the\s*)?$/i.test(sentence.slice(r.index + r.text.length, nextResult.index))) continue;
+    const deadline = DEADLINE_BEFORE.test(before) || DEADLINE_BEFORE.test(`${before}${text.replace(/\s*\w+day\b.*$/i, '')}`);
     if (weekdayOnly) {
       const wd = s.get('weekday')!;
-      if (/\bnext\s+\w+day\b/i.test(text) && !past) {
+      if (/\bnext\s+\w+day\b/i.test(text) && (!past || deadline)) {
         // "next Tuesday" is the first Tuesday after the call.
         let d = addDays(refDay, 1);
         while (d.getUTCDay() !== wd) d = addDays(d, 1);
         date = d;
-      } else if (/\blast\s+\w+day\b/i.test(text) || past) {
+      } else if (/\blast\s+\w+day\b/i.test(text) || (past && !deadline)) {
         let d = addDays(refDay, -1);
         while (d.getUTCDay() !== wd) d = addDays(d, -1);
         date = d;
@@ -175,8 +227,18 @@ export function resolveDates(sentence: string, recordedAt: string, past: boolean
       month = d.getUTCMonth() + 1;
       day = d.getUTCDate();
     }
+    // "I'll send it in the morning" said in the afternoon is the next morning
+    if (!past && /^(?:morning|the morning)$/i.test(text) && /\bin (?:the )?$/i.test(before) && !/\b(?:this|tomorrow|today)\b[^.?!]*$/i.test(before)) {
+      const d = addDays(refDay, 1);
+      year = d.getUTCFullYear();
+      month = d.getUTCMonth() + 1;
+      day = d.getUTCDate();
+    }
+    const anchor = lower.match(/^(?:that (?:same )?\w+|the (?:day|night|morning) (before|after))$/);
     const dateStr = monthOnly ? null : `${year}-${pad(month)}-${pad(day)}`;
     out.push({
+      ...(anchor ? { anchorOffset: anchor[1] === 'before' ? -1 : anchor[1] === 'after' ? 1 : 0 } : {}),
+      ...(/^(?:on |by )?the \d{1,2}(?:st|nd|rd|th)$/i.test(text) ? { dayOfMonthOnly: true } : {}),
       text,
       index: r.index,
       date: dateStr,
@@ -194,6 +256,37 @@ export function resolveDates(sentence: string, recordedAt: string, past: boolean
 /** A time-only mention ("at 11") placed on the day of an earlier mention. */
 export function onDay(m: DateMention, date: string): DateMention {
   return { ...m, date, month: date.slice(0, 7), datetime: m.time ? `${date}T${m.time}:00` : null, timeOnly: false };
+}
+
+// "Could we do Friday? No, hang on, Friday's full. Monday." - "Tuesday, no wait, Wednesday the 17th".
+const CORRECTION = /\b(?:no,? wait|no,? hang on|hang on,? no|sorry,? no|no,? sorry|actually,? no|no,? actually|i mean|make (?:it|that)|scratch that|or rather)\b/i;
+
+/**
+ * Days a speaker took back within the same turn: after a correction ("no, wait", "sorry, no", "I
+ * mean") that goes on to name another day, the days named before it (and repeated as the reason:
+ * "I've got the dentist on Thursday") are dropped from every sentence of that turn.
+ */
+export function dropCorrectedDates(units: Array<{ turn: number; norm: string; dates: DateMention[] }>): void {
+  const turns = new Map<number, typeof units>();
+  for (const u of units) turns.set(u.turn, [...(turns.get(u.turn) ?? []), u]);
+  for (const turn of turns.values()) {
+    const cueAt = turn.findIndex((u) => CORRECTION.test(u.norm));
+    if (cueAt < 0) continue;
+    const cueIndex = turn[cueAt].norm.search(CORRECTION);
+    const isBefore = (k: number, m: DateMention) => k < cueAt || (k === cueAt && m.index < cueIndex);
+    // only days said as days: a clock time alone or "that morning" takes its day later
+    const aDay = (m: DateMention) => !!m.date && !m.timeOnly && m.anchorOffset === undefined;
+    const taken = new Set(turn.flatMap((u, k) => u.dates.filter((m) => aDay(m) && isBefore(k, m)).map((m) => m.date!)));
+    const instead = turn.some((u, k) => u.dates.some((m) => aDay(m) && !isBefore(k, m) && !taken.has(m.date!)));
+    if (!taken.size || !instead) continue;
+    for (const u of turn) u.dates = u.dates.filter((m) => !m.date || !taken.has(m.date));
+  }
+}
+
+/** `YYYY-MM-DD` moved by n days. */
+export function shiftDay(date: string, n: number): string {
+  const [y, m, d] = date.split('-').map(Number);
+  return ymd(addDays(new Date(Date.UTC(y, m - 1, d)), n));
 }
 
 export function callDay(recordedAt: string): string {

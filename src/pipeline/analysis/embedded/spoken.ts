@@ -7,7 +7,7 @@
 // compromise's number parser reads "eight hundred, five five five" as one cardinal and "ten thirty"
 // as 0, so the digit-by-digit and clock readings are decided here from the shape of the run.
 
-import { HEARD_AT, HEARD_DOMAIN, HEARD_DOT, HEARD_TLD } from '../heard.js';
+import { dictationAsides, HEARD_AT, HEARD_DOMAIN, HEARD_DOT, HEARD_TLD, isLetter, WRITING_REMARKS } from '../heard.js';
 
 export interface SpokenPhone {
   kind: 'phone';
@@ -73,6 +73,8 @@ const TLDS = new Set([
   'media', 'life', 'page', 'club', 'team', 'works', 'group', 'photography', 'photo', 'dental', 'clinic', 'realty', 'homes', 'coffee', 'us',
 ]);
 /** Words that cannot be the local part of an address ("send it to me at ..."). */
+/** Words that are never part of an address, even before "dash" or "underscore". */
+const NOT_LOCAL_ALWAYS = new Set(['at', 'dot', 'the', 'a', 'an', 'to', 'and', 'or', 'is', 'was', 'be', 'of', 'for', 'from', 'with']);
 const NOT_LOCAL = new Set(['dot', 'at', 'me', 'us', 'you', 'him', 'her', 'them', 'it', 'is', 'was', 'be', 'the', 'a', 'an', 'to', 'and', 'or', 'back', 'home', 'work', 'that', 'this', 'there', 'here', 'look', 'arrive', 'arrives', 'meet']);
 /** Nouns that make a number a quantity worth reporting with its unit. */
 const UNIT_WORDS = new RegExp(
@@ -309,7 +311,9 @@ function interpretRun(toks: Tok[], whole: Run): Replacement | null {
     const endsPhrase = run.end >= toks.length || toks[run.end - 1].post !== '' || /^(of|at|in|and|or|is|works|would|will|then|next|please|because|so|around|from|to)$/.test(next);
     const dateContext =
       MONTHS.includes(prev) ||
-      (prev === 'the' && endsPhrase && (WEEKDAYS.includes(prev2) || ['on', 'by', 'until', 'till', 'before', 'after', 'from'].includes(prev2))) ||
+      // "Wednesday the eleventh between one and five": after a weekday it is a date whatever follows
+      (prev === 'the' && WEEKDAYS.includes(prev2)) ||
+      (prev === 'the' && endsPhrase && ['on', 'by', 'until', 'till', 'before', 'after', 'from'].includes(prev2)) ||
       (next === 'of' && MONTHS.includes(next2));
     if (!dateContext) return null;
     const suffix = v % 10 === 1 && v !== 11 ? 'st' : v % 10 === 2 && v !== 12 ? 'nd' : v % 10 === 3 && v !== 13 ? 'rd' : 'th';
@@ -440,9 +444,127 @@ function readHomophoneDigits(toks: Tok[]): Tok[] {
   return out;
 }
 
+const LOCAL_SEPARATORS: Record<string, string> = { dot: '.', underscore: '_', dash: '-', hyphen: '-' };
+
+/**
+ * The local part of a dictated address, read backwards from its "at" (index k): segments joined by
+ * "dot"/"underscore"/"dash", each made of spelled letters or initials, a word, and digits said as
+ * numbers ("h jenkins fifty four", "emma dot novak seven oh", "a w whitaker"). Remarks about the
+ * spelling are skipped. More than one plain word makes one segment only where the speaker said so
+ * ("fraser family, all one word"), where the words are names of people in the call ("tom baker"),
+ * or where they read back an address dictated earlier in the call.
+ */
+function localPartBefore(
+  toks: Tok[],
+  k: number,
+  asides: boolean[],
+  names: ReadonlySet<string>,
+  dictated: ReadonlySet<string>,
+  domain: string,
+): { start: number; local: string } | null {
+  // the tokens that can belong to the address, nearest first
+  const seq: number[] = [];
+  let right = k;
+  for (let i = k - 1; i >= 0 && seq.length < 12; i--) {
+    if (asides[i]) continue;
+    const t = toks[i];
+    // punctuation right after a word ends the address, unless a remark about it came in between
+    if (t.post && right === i + 1) break;
+    if (!/^[a-z0-9]+$/.test(t.w)) break;
+    seq.push(i);
+    // a word opening a quote or bracket is as far back as the address can go
+    if (t.pre) break;
+    right = i;
+  }
+  if (!seq.length) return null;
+  // "all one word", "no spaces", "all together": the words said are one part
+  const oneWord = asides.some((x, i) => x && /^(?:one|spaces?|together)$/.test(toks[i].w) && WRITING_REMARKS.some((r) => r.includes(toks[i].w)));
+  const segs: string[] = [];
+  let start = -1;
+  let p = 0;
+  while (p < seq.length) {
+    const i0 = seq[p];
+    const w0 = toks[i0].w;
+    if (segs.length && w0 in LOCAL_SEPARATORS) {
+      // a separator needs a segment before it
+      if (p + 1 >= seq.length) break;
+      segs.unshift(LOCAL_SEPARATORS[w0]);
+      p++;
+      const seg = readSegment(p, w0 === 'dot');
+      if (!seg) {
+        segs.shift();
+        break;
+      }
+      segs.unshift(seg.text);
+      start = seq[seg.next - 1];
+      p = seg.next;
+      continue;
+    }
+    if (segs.length) break;
+    const seg = readSegment(p, true);
+    if (!seg) return null;
+    segs.unshift(seg.text);
+    start = seq[seg.next - 1];
+    p = seg.next;
+  }
+  if (!segs.length || start < 0) return null;
+  return { start, local: segs.join('') };
+
+  /** One segment read backwards from seq[from]: digits, then a word, then letters; more words when licensed. */
+  function readSegment(from: number, strict: boolean): { text: string; next: number } | null {
+    const w = (n: number) => toks[seq[n]].w;
+    const plainWord = (n: number) => n < seq.length && !isLetter(toks[seq[n]]) && !(w(n) in LOCAL_SEPARATORS) && !isNumWord(w(n)) && !NOT_LOCAL_ALWAYS.has(w(n));
+    let q = from;
+    let digits = '';
+    while (q < seq.length && isNumWord(w(q)) && !(w(q) in SCALES) && q - from < 4) q++;
+    if (q > from) {
+      const ds = digitString(seq.slice(from, q).map((n) => toks[n].w).reverse());
+      if (ds === null) q = from;
+      else digits = ds;
+    }
+    let word = '';
+    if (plainWord(q) && !(strict && NOT_LOCAL.has(w(q)))) {
+      word = w(q);
+      q++;
+      // a second (or third) plain word joins the segment only where licensed
+      for (const n of [2, 1]) {
+        const extra = seq.slice(q, q + n).map((x) => toks[x].w);
+        if (extra.length < n || extra.some((x, j) => !plainWord(q + j) || NOT_LOCAL.has(x))) continue;
+        const joined = [...extra].reverse().join('') + word;
+        const allNames = n === 1 && names.has(word) && names.has(extra[0]);
+        const readBack = [...dictated].some((a) => a.endsWith(`@${domain}`) && a.split('@')[0].split(/[._-]/).includes(joined + digits));
+        if ((n === 1 && oneWord) || allNames || readBack) {
+          word = joined;
+          q += n;
+          break;
+        }
+      }
+    }
+    // spelled letters or initials before the word ("d reyes", "a w whitaker", "c l a i m s")
+    let letters = '';
+    let r = q;
+    while (r < seq.length && isLetter(toks[seq[r]])) {
+      letters = w(r) + letters;
+      r++;
+      // "o double d": the letter said after "double" twice
+      if (r < seq.length && (w(r) === 'double' || w(r) === 'triple')) {
+        letters = w(r - 1).repeat(w(r) === 'double' ? 1 : 2) + letters;
+        r++;
+      }
+    }
+    // a lone "a" or "i" before a word is the article or the pronoun
+    if (letters && !(letters.length === 1 && /^[ai]$/.test(letters) && (word || digits))) q = r;
+    else letters = '';
+    const text = letters + word + digits;
+    if (!text) return null;
+    return { text, next: q };
+  }
+}
+
 /** E-mail addresses spoken as "<local> at <domain> dot <tld>". */
-function emailReplacements(toks: Tok[], taken: Set<number>, names: ReadonlySet<string>): Replacement[] {
+function emailReplacements(toks: Tok[], taken: Set<number>, names: ReadonlySet<string>, dictated: ReadonlySet<string>): Replacement[] {
   const out: Replacement[] = [];
+  const asides = dictationAsides(toks);
   for (let k = 1; k < toks.length - 2; k++) {
     if (toks[k].w !== 'at' || taken.has(k)) continue;
     // domain: label words, "dot", label words, ..., ending on a known top-level domain
@@ -476,35 +598,6 @@ function emailReplacements(toks: Tok[], taken: Set<number>, names: ReadonlySet<s
       j++;
     }
     if (end < 0 || labels.length < 2 || labels.slice(0, -1).some((l) => l.length === 0)) continue;
-    // local part: the word before "at", extended over "dot"/"underscore"/"dash" joins and spelled letters
-    let s = k - 1;
-    const first = toks[s];
-    if (!/^[a-z0-9]+$/.test(first.w) || NOT_LOCAL.has(first.w) || first.post) continue;
-    const parts: string[] = [first.w];
-    // "o park at fastmail dot com": an initial said before the name belongs to the address
-    const initial = toks[s - 1];
-    if (first.w.length > 1 && initial && /^[b-hj-z]$/.test(initial.w) && !initial.post && initial.raw.length === 1 + initial.pre.length && !(toks[s - 2] && /^[a-z]$/.test(toks[s - 2].w))) {
-      s--;
-      parts[0] = initial.w + parts[0];
-    }
-    if (first.w.length === 1) {
-      while (s - 1 >= 0 && /^[a-z0-9]$/.test(toks[s - 1].w) && !toks[s - 1].post && toks[s - 1].raw.length === 1 + toks[s - 1].pre.length) {
-        s--;
-        parts[0] = toks[s].w + parts[0];
-      }
-    }
-    while (s - 2 >= 0 && ['dot', 'underscore', 'dash', 'hyphen'].includes(toks[s - 1].w) && /^[a-z0-9]+$/.test(toks[s - 2].w) && !toks[s - 2].post && !NOT_LOCAL.has(toks[s - 2].w)) {
-      const sep = toks[s - 1].w === 'dot' ? '.' : toks[s - 1].w === 'underscore' ? '_' : '-';
-      parts.unshift(toks[s - 2].w + sep);
-      s -= 2;
-    }
-    // "tom baker at hotmail dot com": a first and last name of someone in the call (the per-call
-    // dictionary of names) said before "at" is one local part, as people dictate it
-    if (parts.length === 1 && names.has(first.w) && s - 1 >= 0 && names.has(toks[s - 1].w) && !toks[s - 1].post && !NOT_LOCAL.has(toks[s - 1].w)) {
-      s--;
-      parts.unshift(toks[s].w);
-    }
-    const local = parts.join('');
     // "fast male", "proton male": the "mail" of a webmail name as a recogniser hears it (only the
     // webmail names heard.ts knows, so that grounding reads it back the same way)
     const webmail = new Set(HEARD_DOMAIN.map(([, d]) => d));
@@ -514,7 +607,10 @@ function emailReplacements(toks: Tok[], taken: Set<number>, names: ReadonlySet<s
       return l.length > 1 && mailed !== plain && webmail.has(mailed) ? mailed : plain;
     };
     const domain = labels.map(label).join('.');
-    const address = `${local.split(/([._-])/).map(numberWordToDigit).join('')}@${domain}`;
+    const found = localPartBefore(toks, k, asides, names, dictated, domain);
+    if (!found) continue;
+    const s = found.start;
+    const address = `${found.local}@${domain}`;
     if (!/^[a-z0-9._-]+@[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(address)) continue;
     out.push({ start: s, end, text: address, entity: { kind: 'email', address, spoken: spokenOf(toks, s, end) } });
     for (let x = s; x < end; x++) taken.add(x);
@@ -584,10 +680,10 @@ const WRITTEN_PHONE = /(?:\+\d[\d\s().-]{6,}\d|\b\d{3}[\s.-]\d{3}[\s.-]\d{4}\b|\
  * Rewrites one sentence from spoken to written form and lists the entities in it. Text that is
  * already written (digits, `x@y.com`) passes through and is reported too.
  */
-export function normalizeSpoken(text: string, names: ReadonlySet<string> = new Set()): Normalized {
+export function normalizeSpoken(text: string, names: ReadonlySet<string> = new Set(), dictated: ReadonlySet<string> = new Set()): Normalized {
   const toks = readHomophoneDigits(tokenize(text));
   const taken = new Set<number>();
-  const reps: Replacement[] = [...emailReplacements(toks, taken, names), ...heardEmailReplacements(toks, taken, names)];
+  const reps: Replacement[] = [...emailReplacements(toks, taken, names, dictated), ...heardEmailReplacements(toks, taken, names)];
   for (const run of numberRuns(toks)) {
     if (run.start < toks.length && [...Array(run.end - run.start).keys()].some((i) => taken.has(run.start + i))) continue;
     const r = interpretRun(toks, run);

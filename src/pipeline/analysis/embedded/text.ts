@@ -6,7 +6,7 @@ import { stemmer } from 'stemmer';
 import type { Transcript, TranscriptSegment, SpeakerRole } from '../../../domain/transcript.js';
 import type { AnalysisContext } from '../../../domain/analysis.js';
 import { normalizeSpoken, type SpokenEntity } from './spoken.js';
-import { callDay, onDay, resolveDates, type DateMention } from './dates.js';
+import { callDay, dropCorrectedDates, onDay, resolveDates, shiftDay, type DateMention } from './dates.js';
 import { expand } from './clauses.js';
 
 export interface Speaker {
@@ -102,6 +102,9 @@ type View = ReturnType<typeof nlp>;
 export function isPastSentence(norm: string, parsed?: View): boolean {
   const plain = plainOf(norm);
   if (/\b(will|going to|can|could|should|would|shall|tomorrow|next|tonight)\b/.test(plain)) return false;
+  // an obligation ahead ("I need to leave the gate unlocked Monday") and a recap of what was agreed
+  // ("so just to confirm: ... uploaded by end of business Friday") are about the future
+  if (/\b(need to|needs to|have to|has to|remember to|got to|gotta|want to|wants to)\b|^(?:so,? )?(?:just )?to confirm\b/.test(plain)) return false;
   // instructions are about the future ("don't forget to bring the signed contract on Monday")
   if (/^(?:(?:also|and|so|then|just|oh)[,]?\s+)?(please|do not|don't|make sure|remember|be sure)\b/.test(plain)) return false;
   const doc = parsed ?? nlp(norm);
@@ -176,6 +179,8 @@ export function buildCallText(transcript: Transcript, context: AnalysisContext):
       .flatMap((n) => (n ?? '').toLowerCase().split(/[^a-z]+/))
       .filter((w) => w.length > 1),
   );
+  // Addresses dictated so far: a read-back ("Fraser family at post box dot com") is rebuilt like them.
+  const dictated = new Set<string>();
   segments.forEach((seg, turn) => {
     // one parse per segment serves the sentence split and the tense of each sentence
     const trimmed = punctuateRunOn(seg.text);
@@ -187,7 +192,8 @@ export function buildCallText(transcript: Transcript, context: AnalysisContext):
     const span = Math.max(0, seg.endSeconds - seg.startSeconds);
     sentences.forEach((text, k) => {
       if (!text) return;
-      const { text: norm, entities } = normalizeSpoken(text, names);
+      const { text: norm, entities } = normalizeSpoken(text, names, dictated);
+      for (const e of entities) if (e.kind === 'email') dictated.add(e.address);
       const past = isPastSentence(norm, views[k]);
       const start = seg.startSeconds + (span * offset) / total;
       offset += text.length;
@@ -212,6 +218,7 @@ export function buildCallText(transcript: Transcript, context: AnalysisContext):
       });
     });
   });
+  dropCorrectedDates(units);
   placeTimesOnDays(units, context.recordedAt);
   const speakers: Speaker[] = [];
   for (const seg of segments) {
@@ -226,15 +233,30 @@ export function buildCallText(transcript: Transcript, context: AnalysisContext):
 /**
  * A time said without a day ("at 11", "her train gets in at 11:15") belongs to the day talked
  * about just before it, if one was named in the last few sentences; otherwise to the call's day.
+ * "That morning" and "the day before" are placed against the last day ahead of the call that was
+ * talked about (dropped when there is none: they do not mean the call's day), and a day of the
+ * month said alone ("by the 13th") takes the month it was said with elsewhere in the call.
  */
 function placeTimesOnDays(units: Unit[], recordedAt: string): void {
   const day = callDay(recordedAt);
+  const explicit = units.flatMap((u) => u.dates.filter((m) => m.date && m.date >= day && !m.dayOfMonthOnly && m.anchorOffset === undefined && !m.timeOnly));
   let last: { date: string; idx: number } | null = null;
+  let lastEvent: { date: string; idx: number } | null = null;
   for (const u of units) {
-    u.dates = u.dates.map((m) => {
-      if (m.timeOnly) return onDay(m, last && u.idx - last.idx <= 6 ? last.date : day);
+    u.dates = u.dates.flatMap((m) => {
+      if (m.timeOnly) return [onDay(m, last && u.idx - last.idx <= 6 ? last.date : day)];
+      if (m.anchorOffset !== undefined) {
+        if (!lastEvent || u.idx - lastEvent.idx > 8) return [];
+        return [onDay(m, shiftDay(lastEvent.date, m.anchorOffset))];
+      }
+      if (m.dayOfMonthOnly && m.date) {
+        const dom = m.date.slice(8);
+        const said = explicit.find((x) => x.date!.slice(8) === dom && x.date !== m.date);
+        if (said) m = onDay(m, said.date!);
+      }
       if (m.date && m.date >= day) last = { date: m.date, idx: u.idx };
-      return m;
+      if (m.date && m.date > day) lastEvent = { date: m.date, idx: u.idx };
+      return [m];
     });
   }
 }
