@@ -126,7 +126,9 @@ function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecede
   const provider = providerOf(clause.text) ?? (ante ? providerOf(ante.phrase) : null);
   const channel = channelOf(vp, verb);
   const hasEmail = unit.entities.some((e) => e.kind === 'email' && vp.includes((e as SpokenEmail).address));
-  if (['whatsapp', 'text', 'message', 'sms', 'telegram', 'ping'].includes(verb) || (channel && /^(send|resend|forward|share|drop|reply|write|shoot|fire|flick|get)$/.test(verb)) || /\b(?:group chat|chat group|whats ?app group|the chat)\b/i.test(vp)) {
+  // "I'll send her a message on Slack": a message sent is a message, on whatever chat it goes
+  const chatSent = /^(send|drop|shoot|fire|flick|write|post)$/.test(verb) && /\b(?:a|an)\s+(?:quick\s+|short\s+)?(?:message|dm|direct message|chat message)\b|\bon (?:slack|teams chat|messenger|signal|imessage)\b/i.test(vp);
+  if (['whatsapp', 'text', 'message', 'sms', 'telegram', 'ping', 'dm', 'slack'].includes(verb) || chatSent || (channel && /^(send|resend|forward|share|drop|reply|write|shoot|fire|flick|get)$/.test(verb)) || /\b(?:group chat|chat group|whats ?app group|the chat)\b/i.test(vp)) {
     return { intent: 'message', channel, provider: null };
   }
   // "We'll send you a text message and you can reply yes" - "I'll reply to the next": a reply to
@@ -211,6 +213,9 @@ const POINTS_BACK = /^\w+(?:\s+(?:up|back|over|in|off|out))?\s+(?:it|them|that|t
 const PRESENCE =
   /^(?:be|get)\s+(?:there|here|home|back|on site|onsite|around|available|free|ready)\b|^be\s+(?:at|in)\s+(?:the|my|your|our|his|her)\b|^(?:come|swing|stop|drop|pop|head)\s+(?:in|by|over|down|round|around|back|to)\b|^come\b(?!\s+(?:up with|across|out)\b)|^(?:go|get)\s+(?:to|down to|over to)\s+(?:the|my|your|our|his|her)\b|^(?:arrive|show up|turn up|work from home)\b|^bring\s+(?:it|them|him|her|\w+|(?:the|your|my|our)\s+[\w-]+)\s+(?:in|by|over|down)\b|^have\s+.{1,40}?\bready\b|^(?:someone|somebody|you|I|we)\s+(?:is|are|am|will be)\s+(?:home|there|around|in|available)\b/i;
 const ERRAND = /^(?:pick\b|drop\s+(?!by\b|in\b)|buy|get\s+(?!there|here|home|back\b|to\b)|grab|collect|fetch|pay|return|mail|send|sign|fill|book|order|deliver|print|fax|upload|submit|call|email|text)\b/i;
+// How an answer turns a request down, and how the one who asked takes it back.
+const REFUSAL = /^(?:(?:oh|um|uh|well|sorry|hmm)[,.]?\s+)*(?:no\b(?![,.]?\s+(?:problem|worries))|nope\b|nah\b|(?:i|we) (?:can not|cannot|will not|would rather not|am not able to|are not able to|do not think (?:i|we) can)\b|unfortunately (?:i|we) (?:can not|cannot)\b|i am afraid (?:i|we) (?:can not|cannot)\b|not (?:this|that|today|tomorrow|tonight)\b)/;
+const WITHDRAWN = /^(?:(?:oh|actually|wait|um|uh|sorry)[,.]?\s+)*(?:never ?mind|forget (?:it|that|about it)|scratch that|do not worry about (?:it|that)|no need\b|it is (?:fine|okay|ok),? (?:i|we) will (?:do|handle|sort) it)/;
 // "Putting it on my calendar", "I'll add that to my diary": the owner's own memory aid, like "remind me"
 const CALENDAR_NOTE = /^(?:put|putting|add|adding|write|writing|mark|marking|pop|popping|stick|note|noting|block|blocking|pencil|penciling)\b.*\b(?:on|in|to|into|off)\s+(?:my|the|our|your)\s+(?:calendar|diary|planner|agenda)\b/i;
 
@@ -460,6 +465,21 @@ export function extractActions(ct: CallText): ActionResult {
       target.extraUnits.push(ch.unit);
     }
   }
+
+  // A request refused in the addressee's next turn ("No, sorry, I can't this week"), or withdrawn by
+  // the one who asked ("actually, never mind", "forget it"), is no item; a later yes wins.
+  const refused = new Set<Group>();
+  for (const g of groups) {
+    const req = g.cands.find((c) => c.clause.kind === 'request');
+    if (!req || g.cands.some((c) => c.clause.kind !== 'request') || g.extraUnits.length) continue;
+    const asker = req.unit.speaker.speakerId;
+    const reply = ct.units.filter((u) => u.turn === req.unit.turn + 1 && u.speaker.speakerId === g.owner.speakerId);
+    const said = reply.map((u) => u.plain).join(' ');
+    const no = reply.length > 0 && REFUSAL.test(said) && !clausesOf(reply[0]).some((c) => c.kind === 'commit' || c.kind === 'accept');
+    const withdrawn = ct.units.some((u) => u.speaker.speakerId === asker && u.turn > req.unit.turn && u.turn <= req.unit.turn + 2 && WITHDRAWN.test(u.plain));
+    if (no || withdrawn) refused.add(g);
+  }
+  for (const g of refused) groups.splice(groups.indexOf(g), 1);
 
   // "Can you come in Thursday?" - "Thursday is tight for me. Any chance of Friday morning?" - "Friday
   // at 8:15 works": a request its owner answers with another day, which the one who asked takes, is

@@ -397,9 +397,17 @@ const HEARD_CALL_BACK = /\bcause back\b/gi;
 // verb that takes an object pronoun, so the word the recogniser put there is read as "please".
 const HEARD_PLEASE = new RegExp(`^(?:the|a|uh|um)\\s+(?=${IMPERATIVE_VERBS.source.replace(/^\^/, '').replace(/\\b$/, '')}\\s+(?:me|us|it|them|him|her)\\b)`, 'i');
 
+// The first person's auxiliaries as an offline recogniser writes them at the start of a clause, no
+// apostrophe heard: "all send it tonight" / "ill call you back" for "I'll ...", "among to email you"
+// / "I'm gonna" for "I'm going to"; and the negative question "can't you send it?" is a request as
+// "can you" is. Repaired for reading the speech act only; quotes keep the words as recognised.
+const HEARD_ILL = new RegExp(`(^|[.,;!?]\\s+|\\b(?:and|so|then|okay|sure|yes|yeah|right|fine|great)\\s+)(?:all|ill|aisle|isle)\\s+(?=${IMPERATIVE_VERBS.source.replace(/^\^(?:\(\?:just\\s\+\)\?)?/, '').replace(/\\b$/, '')}\\s+(?:you|it|them|that|this|the|a|an|him|her|me|us|your|my|our|back|over|up|out|by)\\b)`, 'gi');
+const HEARD_GOING_TO = /(^|[.,;!?]\s+|\b(?:and|so|then|okay|sure|yes|yeah)\s+)(?:among|i am gonna|i am a|i'm a|am gonna|im gonna)\s+(?:to\s+)?(?=[a-z]+\s)/gi;
+const NEGATIVE_ASK = /\b(can|could|will|would) not you\b/gi;
+
 /** The speech acts of one sentence, in order. */
 export function clausesOf(unit: Unit): Clause[] {
-  const expanded = expand(unit.norm).replace(FAVOR, 'please ').replace(HEARD_REQUEST, '$1 you ').replace(HEARD_CALL_BACK, 'call us back').replace(HEARD_PLEASE, 'please ');
+  const expanded = expand(unit.norm).replace(HEARD_ILL, '$1I will ').replace(HEARD_GOING_TO, '$1I am going to ').replace(NEGATIVE_ASK, '$1 you').replace(FAVOR, 'please ').replace(HEARD_REQUEST, '$1 you ').replace(HEARD_CALL_BACK, 'call us back').replace(HEARD_PLEASE, 'please ');
   const out: Clause[] = [];
   let inherited: string | null = null;
   for (const part of splitClauses(expanded)) {
