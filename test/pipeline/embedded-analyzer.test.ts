@@ -4,7 +4,9 @@ import { contextOf, truthTranscript } from '../../bench/analysis.js';
 import type { Analysis, AnalysisActionItem, AnalysisContext } from '../../src/domain/analysis.js';
 import { cleanTextOf, type Transcript } from '../../src/domain/transcript.js';
 import { buildAnalysis, EmbeddedAnalyzer, groundingViolations } from '../../src/pipeline/analysis/embedded/index.js';
+import { clausesOf } from '../../src/pipeline/analysis/embedded/clauses.js';
 import { resolveDates } from '../../src/pipeline/analysis/embedded/dates.js';
+import { buildCallText } from '../../src/pipeline/analysis/embedded/text.js';
 import { normalizeSpoken, toE164, type SpokenPhone } from '../../src/pipeline/analysis/embedded/spoken.js';
 import { finalizeAnalysis } from '../../src/pipeline/analysis/finalize.js';
 import { validateAnalysis } from '../../src/pipeline/analysis/validate.js';
@@ -471,5 +473,66 @@ describe('EmbeddedAnalyzer on phrasings of other speakers', () => {
     const contract = only(a.actionItems, (i) => /contract/i.test(i.title));
     assert.equal(contract.dueDate, '2025-06-16');
     assert.equal(a.actionItems?.length, 1);
+  });
+
+  it('takes a request on across turns, whatever words the answer uses; an appointment asked of the user is a reminder, an errand a task', async () => {
+    const a = await run([
+      [1, 'I was hoping you could help me carry the boxes on Saturday morning.'],
+      [0, 'Saturday works. What time do you need me?'],
+      [1, 'Around nine.'],
+      [0, 'I will be there at nine. Do you want me to bring my dolly?'],
+      [1, 'Yes please.'],
+    ]);
+    const visit = only(a.actionItems, (i) => i.intent === 'reminder');
+    assert.equal(visit.ownerDisplayName, 'Anna Berg');
+    assert.equal(visit.dueDate, '2025-06-14');
+    assert.match(visit.description ?? '', /carry the boxes/);
+    // the offer the other party took is the speaker's item
+    assert.equal(only(a.actionItems, (i) => /dolly/.test(i.title)).ownerDisplayName, 'Anna Berg');
+    const b = await run([
+      [1, 'Your refill is ready. Please pick it up by Saturday.'],
+      [0, 'Okay, I will stop by on Thursday.'],
+    ]);
+    const errand = only(b.actionItems, () => true);
+    assert.equal(errand.intent, 'task');
+    assert.equal(errand.ownerDisplayName, 'Anna Berg');
+  });
+
+  it('moves a request to the day its owner offers instead, once the asker takes it', async () => {
+    const a = await run([
+      [1, 'The part is in. Can you come in Thursday?'],
+      [0, 'Thursday is tight for me. Any chance of Friday morning?'],
+      [1, 'Friday at nine works.'],
+    ]);
+    const visit = only(a.actionItems, () => true);
+    assert.equal(visit.intent, 'reminder');
+    assert.equal(visit.dueDate, '2025-06-13');
+    assert.match(visit.title, /Friday/);
+  });
+
+  it('makes no item of a request refused or taken back', async () => {
+    const a = await run([
+      [1, 'Could you send me the floor plans tomorrow?'],
+      [0, 'No, sorry, I cannot this week, we are swamped.'],
+      [0, 'Can you call the supplier about the tiles?'],
+      [1, 'Which supplier?'],
+      [0, 'Actually, never mind.'],
+    ]);
+    assert.deepEqual(a.actionItems?.map((i) => i.title), []);
+  });
+
+  it('reads first-person auxiliaries and negative questions as a recogniser writes them', () => {
+    const transcript = transcriptOf(
+      [
+        [0, 'sure all send it tonight'],
+        [1, 'okay among to email you the quote'],
+        [0, "can't you send it over"],
+        [1, 'all right thanks all the best'],
+      ],
+      ['Anna Berg', 'Tom Wells'],
+      recordedAt,
+    );
+    const acts = buildCallText(transcript, context).units.flatMap((u) => clausesOf(u).filter((c) => c.kind !== 'other' && c.kind !== 'accept').map((c) => `${c.kind}: ${c.vp}`));
+    assert.deepEqual(acts, ['commit: send it tonight', 'commit: email you the quote', 'request: send it over']);
   });
 });

@@ -126,13 +126,16 @@ function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecede
   const provider = providerOf(clause.text) ?? (ante ? providerOf(ante.phrase) : null);
   const channel = channelOf(vp, verb);
   const hasEmail = unit.entities.some((e) => e.kind === 'email' && vp.includes((e as SpokenEmail).address));
-  if (['whatsapp', 'text', 'message', 'sms', 'telegram', 'ping'].includes(verb) || (channel && /^(send|resend|forward|share|drop|reply|write|shoot|fire|flick|get)$/.test(verb)) || /\b(?:group chat|chat group|whats ?app group|the chat)\b/i.test(vp)) {
+  // "I'll send her a message on Slack": a message sent is a message, on whatever chat it goes
+  const chatSent = /^(send|drop|shoot|fire|flick|write|post)$/.test(verb) && /\b(?:a|an)\s+(?:quick\s+|short\s+)?(?:message|dm|direct message|chat message)\b|\bon (?:slack|teams chat|messenger|signal|imessage)\b/i.test(vp);
+  if (['whatsapp', 'text', 'message', 'sms', 'telegram', 'ping', 'dm', 'slack'].includes(verb) || chatSent || (channel && /^(send|resend|forward|share|drop|reply|write|shoot|fire|flick|get)$/.test(verb)) || /\b(?:group chat|chat group|whats ?app group|the chat)\b/i.test(vp)) {
     return { intent: 'message', channel, provider: null };
   }
   // "We'll send you a text message and you can reply yes" - "I'll reply to the next": a reply to
   // the message the other party just announced goes back on its channel, whatever its object was heard as
   const announced = repliedTo(ct, unit, clause);
   if (announced) return { intent: 'message', channel: channelOf(announced.norm, ''), provider: null };
+  if (clause.kind !== 'request' && CALENDAR_NOTE.test(vp)) return { intent: 'reminder', channel: null, provider: null };
   const meetingVerb = /^(schedule|book|set|arrange|organi[sz]e|plan|put|send|resend|forward|share|join|meet|host|hold|have|do|reschedule|move|confirm)$/.test(verb);
   // "Can we do it on Google Meet?" ... "I'll send you the link": a link sent after a video
   // platform was named is the meeting's
@@ -201,6 +204,20 @@ interface Group {
 // "it has to be paid by June 30th", "we need a doctor's note", "you can grab it at three".
 const REQUIREMENT = /\b(?:need|needs|needed|has to|have to|must|should|required|requires|you can|you could|you may want|want you|would like you|it would help|it would be (?:great|good|helpful))\b/i;
 const POINTS_BACK = /^\w+(?:\s+(?:up|back|over|in|off|out))?\s+(?:it|them|that|this|one|those|these)\b/i;
+
+// The user's being somewhere, or available, at a time: "I'll be there at 8:30", "could you come
+// Friday instead?", "make sure someone is home", "I can swing by that morning", "bring it in a week
+// from Tuesday", "have the old keys ready". With a day or time it is an appointment, which the user is
+// reminded of (\`reminder\`); something to get done ("book the cabin", "pick up the pills", "move the
+// car by Sunday") stays a \`task\`. Said by or to the user only: a reminder is the user's own.
+const PRESENCE =
+  /^(?:be|get)\s+(?:there|here|home|back|on site|onsite|around|available|free|ready)\b|^be\s+(?:at|in)\s+(?:the|my|your|our|his|her)\b|^(?:come|swing|stop|drop|pop|head)\s+(?:in|by|over|down|round|around|back|to)\b|^come\b(?!\s+(?:up with|across|out)\b)|^(?:go|get)\s+(?:to|down to|over to)\s+(?:the|my|your|our|his|her)\b|^(?:arrive|show up|turn up|work from home)\b|^bring\s+(?:it|them|him|her|\w+|(?:the|your|my|our)\s+[\w-]+)\s+(?:in|by|over|down)\b|^have\s+.{1,40}?\bready\b|^(?:someone|somebody|you|I|we)\s+(?:is|are|am|will be)\s+(?:home|there|around|in|available)\b/i;
+const ERRAND = /^(?:pick\b|drop\s+(?!by\b|in\b)|buy|get\s+(?!there|here|home|back\b|to\b)|grab|collect|fetch|pay|return|mail|send|sign|fill|book|order|deliver|print|fax|upload|submit|call|email|text)\b/i;
+// How an answer turns a request down, and how the one who asked takes it back.
+const REFUSAL = /^(?:(?:oh|um|uh|well|sorry|hmm)[,.]?\s+)*(?:no\b(?![,.]?\s+(?:problem|worries))|nope\b|nah\b|(?:i|we) (?:can not|cannot|will not|would rather not|am not able to|are not able to|do not think (?:i|we) can)\b|unfortunately (?:i|we) (?:can not|cannot)\b|i am afraid (?:i|we) (?:can not|cannot)\b|not (?:this|that|today|tomorrow|tonight)\b)/;
+const WITHDRAWN = /^(?:(?:oh|actually|wait|um|uh|sorry)[,.]?\s+)*(?:never ?mind|forget (?:it|that|about it)|scratch that|do not worry about (?:it|that)|no need\b|it is (?:fine|okay|ok),? (?:i|we) will (?:do|handle|sort) it)/;
+// "Putting it on my calendar", "I'll add that to my diary": the owner's own memory aid, like "remind me"
+const CALENDAR_NOTE = /^(?:put|putting|add|adding|write|writing|mark|marking|pop|popping|stick|note|noting|block|blocking|pencil|penciling)\b.*\b(?:on|in|to|into|off)\s+(?:my|the|our|your)\s+(?:calendar|diary|planner|agenda)\b/i;
 
 // (and deliberating, "I'll talk it over with my husband", is no deliverable either)
 const OWN_MOVES = /^(work|stop|come|go|be|stay|swing|head|pop|have|get|leave|move|start|do|try|see|meet|wait|arrive|look|think|check|let|talk|discuss|consider|decide|sleep|mull|figure|ask)$/i;
@@ -368,6 +385,19 @@ export function extractActions(ct: CallText): ActionResult {
         continue;
       }
     }
+    // "I'm gonna swing by Saturday afternoon anyway, so I can pick the pills up for you": the plan and
+    // its purpose, said in one breath, are one errand
+    const purposeOf = groups[groups.length - 1];
+    const planBefore = purposeOf?.cands[purposeOf.cands.length - 1];
+    if (
+      planBefore && planBefore.unit === c.unit && planBefore.clause.kind === 'commit' && (c.clause.kind === 'commit' || c.clause.kind === 'soft') &&
+      purposeOf.owner.speakerId === c.owner.speakerId && purposeOf.intent === 'task' && c.intent === 'task' &&
+      new RegExp(`\\bso (?:that )?(?:i|we) (?:can|could|will|may) ${c.clause.verb}\\b`).test(c.unit.plain)
+    ) {
+      // (its "can" is the purpose's, not an offer: the plan's own modal holds for both)
+      purposeOf.cands.push({ ...c, clause: { ...c.clause, kind: 'commit', modal: planBefore.clause.modal } });
+      continue;
+    }
     // "Can you call Uncle Bill and invite him?": a second verb whose object points back to the
     // first one's is the same request ("ask your doctor to fax it, and call us back" stays two)
     const sibling = groups[groups.length - 1];
@@ -396,9 +426,18 @@ export function extractActions(ct: CallText): ActionResult {
       const pronoun = PRONOUN_OBJECT.test(c.clause.vp) || (c.clause.kind !== 'request' && /^\w+\s+(him|her|them)\b/i.test(c.clause.vp) && c.unit.turn - lastTurn(g) <= 1);
       return (g.intent === 'task' || c.intent === 'task' || g.intent === c.intent) && (sim >= 0.15 || pronoun);
     });
-    if (match) {
-      match.cands.push(c);
-      if (SPECIFICITY[c.intent] > SPECIFICITY[match.intent]) match.intent = c.intent;
+    // The addressee's answer to a request, in whatever words ("Please pick him up within the hour." -
+    // "Of course, I'll be there in twenty minutes"): the owner's first commitment within three turns
+    // of the request, when nothing else took it, is the request taken on, not a second item
+    // (the first one: a commitment said in between was the answer, whatever it took on)
+    // (a reminder the owner sets is how they take it on: "Please arrive ten minutes early" - "Will do,
+    // I'll set myself a reminder for Monday evening")
+    const answer = match ?? ((c.clause.kind === 'commit' || c.clause.kind === 'soft') && !c.clause.conditional && (c.intent === 'task' || c.intent === 'reminder')
+      ? [...groups].reverse().find((g) => g.owner.speakerId === c.owner.speakerId && (g.intent === 'task' || g.intent === c.intent) && (c.intent === 'task' || c.unit.turn === firstTurnAfter(ct, g, c.unit.speaker.speakerId)) && !g.cands.some((x) => x.clause.kind !== 'request') && g.cands.some((x) => x.clause.kind === 'request' && !x.clause.conditional && c.unit.turn > x.unit.turn && c.unit.turn - x.unit.turn <= 3 && !cands.some((y) => y.unit.speaker.speakerId === c.unit.speaker.speakerId && y.unit.turn > x.unit.turn && y.unit.idx < c.unit.idx && (y.clause.kind === 'commit' || y.clause.kind === 'soft'))))
+      : undefined);
+    if (answer) {
+      answer.cands.push(c);
+      if (SPECIFICITY[c.intent] > SPECIFICITY[answer.intent]) answer.intent = c.intent;
     } else groups.push({ cands: [c], owner: c.owner, intent: c.intent, meeting: false, extraUnits: [], accepts: [] });
   }
 
@@ -427,6 +466,38 @@ export function extractActions(ct: CallText): ActionResult {
     }
   }
 
+  // A request refused in the addressee's next turn ("No, sorry, I can't this week"), or withdrawn by
+  // the one who asked ("actually, never mind", "forget it"), is no item; a later yes wins.
+  const refused = new Set<Group>();
+  for (const g of groups) {
+    const req = g.cands.find((c) => c.clause.kind === 'request');
+    if (!req || g.cands.some((c) => c.clause.kind !== 'request') || g.extraUnits.length) continue;
+    const asker = req.unit.speaker.speakerId;
+    const reply = ct.units.filter((u) => u.turn === req.unit.turn + 1 && u.speaker.speakerId === g.owner.speakerId);
+    const said = reply.map((u) => u.plain).join(' ');
+    const no = reply.length > 0 && REFUSAL.test(said) && !clausesOf(reply[0]).some((c) => c.kind === 'commit' || c.kind === 'accept');
+    const withdrawn = ct.units.some((u) => u.speaker.speakerId === asker && u.turn > req.unit.turn && u.turn <= req.unit.turn + 2 && WITHDRAWN.test(u.plain));
+    if (no || withdrawn) refused.add(g);
+  }
+  for (const g of refused) groups.splice(groups.indexOf(g), 1);
+
+  // "Can you come in Thursday?" - "Thursday is tight for me. Any chance of Friday morning?" - "Friday
+  // at 8:15 works": a request its owner answers with another day, which the one who asked takes, is
+  // for that day
+  for (const g of groups) {
+    const req = g.cands.find((c) => c.clause.kind === 'request');
+    if (!req || g.changedDue) continue;
+    const dated = (u: Unit) => u.dates.find((d) => d.date && d.date >= day && !u.past);
+    const counter = ct.units.find((u) => u.turn > req.unit.turn && u.turn <= req.unit.turn + 2 && u.speaker.speakerId === g.owner.speakerId && u.isQuestion && dated(u));
+    if (!counter) continue;
+    const taken = ct.units.find((u) => u.turn === counter.turn + 1 && u.speaker.speakerId === req.unit.speaker.speakerId && clausesOf(u).some((c) => c.kind === 'accept'));
+    if (!taken) continue;
+    const d = dated(taken) ?? dated(counter)!;
+    if (dueOf(ct, g.cands, day)?.date === d.date) continue;
+    g.changedDue = { date: d.date!, text: d.text, mention: d };
+    g.extraUnits.push(counter, taken);
+  }
+
   const actionItems: AnalysisActionItem[] = [];
   const nextSteps: NextStepOut[] = [];
   const actionUnits = new Set<number>();
@@ -444,11 +515,11 @@ export function extractActions(ct: CallText): ActionResult {
     const replied = g.intent === 'message' ? g.cands.flatMap((c) => repliedTo(ct, c.unit, c.clause) ?? []) : [];
     const units = uniq([...g.cands.map((c) => c.unit), ...g.extraUnits, ...replied]);
     const kinds = new Set(g.cands.map((c) => c.clause.kind));
-    const launchable = g.intent !== 'task' && g.intent !== 'none';
     // a commitment that takes on the other party's stated need is what they asked for
     if (!kinds.has('request')) g.answers = answeredNeed(ct, g) ?? undefined;
     if (g.answers && !units.includes(g.answers)) units.push(g.answers);
-    const asked = kinds.has('request') || !!g.answers;
+    // (an offer the other party took, "Do you want me to bring my dolly?" - "Yes please", was asked for too)
+    const asked = kinds.has('request') || !!g.answers || g.cands.some((c) => c.clause.needsAnswer);
     const planned = kinds.has('commit') || kinds.has('joint');
     const due = g.changedDue ?? dueOf(ct, g.cands, day);
     // a dated promise to do something for the other party ("we'll send a technician Monday") is an
@@ -457,6 +528,12 @@ export function extractActions(ct: CallText): ActionResult {
     // comings and goings, "I'll stop by on Thursday", "I'll work from home that day")
     // (and it hands over or does something to a thing or a person: "pay darn 70 on Sunday" is misheard speech)
     const promised = !!due && g.cands.some((c) => c.clause.kind === 'commit' && !c.clause.conditional && !/^(can|could|need to|have to|must|should|may|might|will have to|happy to)$/i.test(c.clause.modal ?? '') && !OWN_MOVES.test(c.clause.verb) && /^\S+\s+(?:\w+\s+)?(?:the|a|an|your|my|our|his|her|their|you|him|them|it|this|that|these|those)\b/i.test(c.clause.vp));
+    // an appointment of the user's (see PRESENCE) is a reminder of it for the user
+    // (when the other party asked for it: the user's own comings and goings, "I'll stop by the office
+    // on Thursday anyway", are a plan, no appointment; and an errand that takes the user there is a
+    // task: "please pick him up within the hour" - "I'll be there in twenty minutes")
+    if (g.intent === 'task' && g.owner.role === 'USER' && due && asked && g.cands.some((c) => PRESENCE.test(c.clause.vp) && !c.clause.conditional) && !g.cands.some((c) => ERRAND.test(c.clause.vp))) g.intent = 'reminder';
+    const launchable = g.intent !== 'task' && g.intent !== 'none';
     const isAction = (launchable && (asked || planned)) || (asked && g.intent === 'task') || (promised && g.intent === 'task');
     const best = pickBest(g.cands);
     // The confidence floor: what the recogniser was unsure of is not turned into an item.
@@ -509,6 +586,12 @@ function takenOn(ct: CallText, unit: Unit): boolean {
 
 function lowerFirst(s: string): string {
   return s ? s[0].toLowerCase() + s.slice(1) : s;
+}
+
+/** The first turn of `speakerId` after the group's first sentence. */
+function firstTurnAfter(ct: CallText, g: Group, speakerId: string): number | undefined {
+  const from = Math.min(...g.cands.map((c) => c.unit.idx));
+  return ct.units.find((u) => u.idx > from && u.speaker.speakerId === speakerId && u.turn > ct.units[from].turn)?.turn;
 }
 
 function lastTurn(g: Group): number {

@@ -63,7 +63,7 @@ const HEARD_MARKER =
   /^(?:look|listen)\s+(?=(?:the|a|an|my|your|our|their|his|her|this|that|these|those|i|we|you|they|he|she|it|there)\s+(?:\S+\s+){0,3}?(?:can|cannot|will|would|shall|is|are|was|were|has|have|had|did|does|do|should|must|might|may|could)\b)/i;
 const VOCATIVE_END = /,\s*[A-Z][a-z]+\s*[.?!]?$/;
 
-const PLEASANTRY = /^(have a|see you|talk (to you )?soon|speak soon|take care|thank|bye|goodbye|enjoy|hang on|hold on|excuse|sorry|welcome|good (morning|afternoon|evening|night|luck)|congrat|guess|imagine|mind you|wait|look forward|looking forward|keep me posted|be well|stay safe|happy to help)/i;
+const PLEASANTRY = /^(have a\b|see you|talk (to you )?soon|speak soon|take care|thank|bye|goodbye|enjoy|hang on|hold on|excuse|sorry|welcome|good (morning|afternoon|evening|night|luck)|congrat|guess|imagine|mind you|wait|look forward|looking forward|keep me posted|be well|stay safe|happy to help)/i;
 const PURPOSE_OF_CALL = /^(calling|phoning|ringing|reaching out|writing|following up|checking in) (about|from|with|to|because|regarding|back|on behalf|for|in)\b|^(speaking|looking forward|sorry|glad|happy|afraid|here|fine|good|okay)\b/i;
 // "Please confirm your mailing address by email to ...": said or spelled on the call is no task, sent
 // on a channel afterwards is
@@ -90,6 +90,8 @@ const INDIRECT_REQUEST = new RegExp(
       '(?:it would be (?:great|good|helpful|nice|ideal|awesome|perfect|lovely|amazing)|I would (?:really |so )?appreciate(?: it)?|I was (?:just )?wondering|I wonder|I am wondering|I was hoping|I am hoping)\\s+if\\s+you\\s+(?:could|can|would|might|are able to)',
       '(?:if|when)\\s+you\\s+(?:could|can|would|get a chance to|have a (?:sec|second|minute|moment|chance) to)(?=.*(?:,|\\bthat would\\b|\\bthat will\\b|\\bthanks?\\b|\\bplease\\b|\\bgreat\\b|$))',
       '(?:is there )?any chance (?:that )?you (?:could|can|would|might)',
+      // "I was hoping you could help me carry the heavy stuff": the hope is the request
+      '(?:I|we) (?:was|were|am|are) (?:just |really )?hoping (?:that )?you (?:could|can|would|might|will)',
       '(?:do|did) you think you (?:could|can|would|might)',
       '(?:are|were) you able to',
       '(?:would|will|is) it be possible (?:for you )?to|is it possible (?:for you )?to',
@@ -127,9 +129,12 @@ const AGENT_WILL_CONTACT = /^(?:the|our|my|a|an)\s+(?:[a-z-]+\s+){0,2}?(?:will|i
 // any questions, give me a ring"): what follows is a courtesy, not a task.
 const OPEN_OFFER = /^(?:if|should|in case)\s+(?:you\s+(?:ever\s+)?(?:need|have|want|think of|run into|get)\s+(?:anything|any(?:thing)? (?:else|more|other)|(?:any|another|more|other)\s+(?:\w+\s+)?(?:questions?|problems?|issues?|concerns?|help|trouble)|help|more (?:info|information|help))|(?:anything|something)\s+(?:else\s+)?(?:comes up|changes)|there is anything(?: else)?|(?:any )?questions? come up)\b/i;
 // "Actually, make that Monday", "let's say Thursday instead": a change to something agreed before.
-export const CHANGE_OF_PLAN = /^(?:(?:actually|sorry|wait|oh)\s*,?\s*)*(?:(?:make|change|move|push|switch|bump) (?:that|it|this)(?: (?:to|back to|up to|over to))?|let us (?:say|do|make it)|scratch that,?|(?:on )?second thought,?)\s+(.+)$|^(?:(?:actually|sorry)\s*,?\s*)?(?:\S+\s+){0,4}?(?:instead|would be better|is better|works better)\b/i;
+export const CHANGE_OF_PLAN = /^(?:(?:actually|sorry|wait|oh|no|nope|hmm|um|uh)\s*,?\s*)*(?:(?:make|change|move|push|switch|bump) (?:that|it|this)(?: (?:to|back to|up to|over to))?|let us (?:say|do|make it)|scratch that,?|(?:on )?second thought,?)\s+(.+)$|^(?:(?:actually|sorry)\s*,?\s*)?(?:\S+\s+){0,4}?(?:instead|would be better|is better|works better)\b/i;
 const WOULD_YOU_MIND = /^would you mind\s+(\w+ing)\b\s*(.*?)[?.!]*$/i;
 const PLEASE = /^(?:please|kindly)\s*,?\s+(.+)$/i;
+// "Do you want me to bring my dolly?", "should I send it over?": the speaker offers to do it, and it
+// is theirs to do only if the other party takes the offer ("Yes please")
+const OFFER = /^(?:do you want|would you like|you want|want|do you need|would it help if)\s+(?:me|us)\s+to\s+(.+?)[?.!]*$|^(?:should|shall)\s+I\s+(.+?)[?.!]*$/i;
 const NEED_YOU = /^(?:(?:I|we)\s+)?(?:need|want|would like|would love|will need)\s+you\s+to\s+(.+)$/i;
 const NEED_THING = /^(?:(?:I|we)\s+)?(?:will\s+|would\s+|also\s+|just\s+|still\s+)?need\s+((?:a|an|the|your)\s+(?!(?:minute|moment|second|bit|word|favor|favour)\b).+)$/i;
 const YOU_NEED = /^you\s+(?:will\s+|would\s+|might\s+|may\s+)?(?:need to|have to|must|should|want to|ought to|will want to|are going to need to|will need to)\s+(.+)$/i;
@@ -209,6 +214,8 @@ function sendFor(s: string): string {
   return s.replace(/^get\s+((?:it|that|this|them|those|these|(?:the|a|an|your|my|our)\s+[\w' -]+?))\s+(?:over\s+)?(?:to|across to|out to)\s+(you|him|her|them|us)\b/i, 'send $1 to $2');
 }
 
+const POLITE_IF = /,?\s+if (?:that is|it is|you are|this is|that|it|this|the (?:slot|time|day))\s+(?:still\s+)?(?:ok|okay|fine|alright|all right|good|open|free|available|convenient|works?|suits?|helps?)\b[^,]*|,?\s+if (?:you|that) (?:like|want|prefer|do not mind)\b[^,]*|,?\s+if (?:that|this|it) (?:slot|time) is (?:still )?(?:open|free|available)\b[^,]*/gi;
+
 function stripCondition(text: string): { text: string; conditional: boolean; whenClause: boolean } {
   let t = text.trim();
   let conditional = false;
@@ -230,7 +237,9 @@ function stripCondition(text: string): { text: string; conditional: boolean; whe
     whenClause = true;
     t = once[2];
   }
-  if (/\b(if|unless|in case)\b/i.test(t)) conditional = true;
+  // "I'll swing by Saturday morning, if you're open", "around 8:30, if that slot is open": a
+  // courtesy, not a condition the plan hangs on
+  if (/\b(if|unless|in case)\b/i.test(t.replace(POLITE_IF, ''))) conditional = true;
   if (/\b(when|once|as soon as|after)\s+(?:the|it|you|he|she|they|we|I|your|my|our)\b/i.test(t)) whenClause = true;
   return { text: t, conditional, whenClause };
 }
@@ -282,6 +291,7 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
 
   let m: RegExpMatchArray | null;
   if ((m = text.match(NEED_YOU))) return mk('request', m[1]);
+  if (isQ && (m = text.match(OFFER)) && startsWithVerb(m[1] ?? m[2] ?? '') && !INFO_REQUEST.test(m[1] ?? m[2] ?? '')) return { ...mk('commit', m[1] ?? m[2] ?? ''), needsAnswer: true };
   // "we need to deposit of three hundred dollars": a word followed by "of" is a noun, so the "to"
   // before it is the recogniser's article ("we need a deposit of ..."), not an infinitive
   const needNoun = text.replace(NEED_TO_NOUN, (_all, head: string, noun: string) => `${head} a ${noun} of`);
@@ -387,9 +397,17 @@ const HEARD_CALL_BACK = /\bcause back\b/gi;
 // verb that takes an object pronoun, so the word the recogniser put there is read as "please".
 const HEARD_PLEASE = new RegExp(`^(?:the|a|uh|um)\\s+(?=${IMPERATIVE_VERBS.source.replace(/^\^/, '').replace(/\\b$/, '')}\\s+(?:me|us|it|them|him|her)\\b)`, 'i');
 
+// The first person's auxiliaries as an offline recogniser writes them at the start of a clause, no
+// apostrophe heard: "all send it tonight" / "ill call you back" for "I'll ...", "among to email you"
+// / "I'm gonna" for "I'm going to"; and the negative question "can't you send it?" is a request as
+// "can you" is. Repaired for reading the speech act only; quotes keep the words as recognised.
+const HEARD_ILL = new RegExp(`(^|[.,;!?]\\s+|\\b(?:and|so|then|okay|sure|yes|yeah|right|fine|great)\\s+)(?:all|ill|aisle|isle)\\s+(?=${IMPERATIVE_VERBS.source.replace(/^\^(?:\(\?:just\\s\+\)\?)?/, '').replace(/\\b$/, '')}\\s+(?:you|it|them|that|this|the|a|an|him|her|me|us|your|my|our|back|over|up|out|by)\\b)`, 'gi');
+const HEARD_GOING_TO = /(^|[.,;!?]\s+|\b(?:and|so|then|okay|sure|yes|yeah)\s+)(?:among|i am gonna|i am a|i'm a|am gonna|im gonna)\s+(?:to\s+)?(?=[a-z]+\s)/gi;
+const NEGATIVE_ASK = /\b(can|could|will|would) not you\b/gi;
+
 /** The speech acts of one sentence, in order. */
 export function clausesOf(unit: Unit): Clause[] {
-  const expanded = expand(unit.norm).replace(FAVOR, 'please ').replace(HEARD_REQUEST, '$1 you ').replace(HEARD_CALL_BACK, 'call us back').replace(HEARD_PLEASE, 'please ');
+  const expanded = expand(unit.norm).replace(HEARD_ILL, '$1I will ').replace(HEARD_GOING_TO, '$1I am going to ').replace(NEGATIVE_ASK, '$1 you').replace(FAVOR, 'please ').replace(HEARD_REQUEST, '$1 you ').replace(HEARD_CALL_BACK, 'call us back').replace(HEARD_PLEASE, 'please ');
   const out: Clause[] = [];
   let inherited: string | null = null;
   for (const part of splitClauses(expanded)) {
