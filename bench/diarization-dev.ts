@@ -21,6 +21,7 @@ import { diarizeFrames } from '../src/pipeline/diarization/mono.js';
 import type { AttributedWord, DecodedAudio, RecognizedWord } from '../src/pipeline/types.js';
 import { cachingTranscriber, recogniserVersion } from '../test/support/recognition-cache.js';
 import { corpusFile, corpusIds, loadScorer, loadTruth, projectRoot, type Truth } from '../test/support/corpus.js';
+import { truthTurnWords } from './support/truth-words.js';
 
 const TIER_FILES = { mono: 'mono16k.wav', stereo: 'stereo.wav', m4a: 'call.m4a', phone: 'phone8k.wav', ogg: 'call.ogg', mp3: 'call.mp3' } as const;
 type Tier = keyof typeof TIER_FILES;
@@ -57,22 +58,6 @@ async function recognise(id: string, tier: Tier, audio: DecodedAudio): Promise<R
     fs.writeFileSync(cache, JSON.stringify(r.words));
   }
   return JSON.parse(fs.readFileSync(cache, 'utf8'));
-}
-
-/** Truth turns' words spread over each turn's span by length. */
-export function truthTurnWords(truth: Truth): RecognizedWord[] {
-  return truth.turns.flatMap((t) => {
-    const toks = t.text.split(/\s+/).filter(Boolean);
-    const lens = toks.map((x) => x.length + 1);
-    const total = lens.reduce((a, b) => a + b, 0);
-    let acc = 0;
-    return toks.map((w, k) => {
-      const s = t.startSeconds + ((t.endSeconds - t.startSeconds) * acc) / total;
-      acc += lens[k];
-      const e = t.startSeconds + ((t.endSeconds - t.startSeconds) * acc) / total;
-      return { word: w, start: s, end: e, confidence: 1 };
-    });
-  });
 }
 
 /** The minimal transcript the scorer reads: one segment per word. */

@@ -16,10 +16,11 @@ import { createDiarizer } from '../src/pipeline/diarization/index.js';
 import { diarizeFrames } from '../src/pipeline/diarization/mono.js';
 import { PocketsphinxTranscriber } from '../src/pipeline/transcription/pocketsphinx.js';
 import type { AttributedWord, DecodedAudio, RecognizedWord } from '../src/pipeline/types.js';
-import { groupUtterances, resolveSpeakers, type Utterance } from '../src/pipeline/resolution/index.js';
+import { groupUtterances, resolveSpeakers } from '../src/pipeline/resolution/index.js';
 import { recogniserVersion } from '../test/support/recognition-cache.js';
 import { loadScorer, projectRoot } from '../test/support/corpus.js';
 import { REAL_VOICE_CALLS, ensureRealVoices, loadRealVoiceTruth, realVoiceFile, type RealVoiceFile, type RealVoiceTruth } from '../test/support/real-voices.js';
+import { truthTurnWords, wordUtterances } from './support/truth-words.js';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(name);
@@ -48,32 +49,9 @@ async function recognise(id: string, tier: string, audio: DecodedAudio): Promise
   return JSON.parse(fs.readFileSync(cache, 'utf8'));
 }
 
-/** Truth turns' words spread evenly over each turn's span by length. */
-export function realTruthWords(truth: RealVoiceTruth): RecognizedWord[] {
-  return truth.turns.flatMap((t) => {
-    const toks = t.text.split(/\s+/).filter(Boolean);
-    const lens = toks.map((x) => x.length + 1);
-    const total = lens.reduce((a, b) => a + b, 0);
-    let acc = 0;
-    return toks.map((w, k) => {
-      const s = t.startSeconds + ((t.endSeconds - t.startSeconds) * acc) / total;
-      acc += lens[k];
-      return { word: w, start: s, end: t.startSeconds + ((t.endSeconds - t.startSeconds) * acc) / total, confidence: 1 };
-    });
-  });
-}
-
 /** The scorer's transcript: one segment per word; roles from the pipeline's naming rules. */
 function transcriptOf(words: AttributedWord[], speakers: string[], truth: RealVoiceTruth) {
-  const utterances: Utterance[] = [];
-  for (const w of words) {
-    const last = utterances.at(-1);
-    if (last && last.sourceSpeakerId === w.speaker && w.start - last.end < 1) {
-      last.text += ` ${w.word}`;
-      last.end = w.end;
-    } else utterances.push({ sourceSpeakerId: w.speaker, text: w.word, start: w.start, end: w.end });
-  }
-  const resolved = resolveSpeakers(groupUtterances(utterances), {
+  const resolved = resolveSpeakers(groupUtterances(wordUtterances(words)), {
     userDisplayName: truth.user.displayName,
     contactName: truth.upload.contactName,
     phoneNumber: truth.upload.phoneNumber,
@@ -98,7 +76,7 @@ for (const tier of tiers) {
   for (const id of ids) {
     const truth = loadRealVoiceTruth(id);
     const audio = await decodeAudio(realVoiceFile(id, TIERS[tier]), path.join(tmp, `${id}-${tier}`), { timeoutMs: 60_000, maxSeconds: 600 });
-    const words = truthWords ? realTruthWords(truth) : await recognise(id, tier, audio);
+    const words = truthWords ? truthTurnWords(truth) : await recognise(id, tier, audio);
     if (process.argv.includes('--trace')) {
       const f = await diarizeFrames(audio.mono, audio.sampleRate, monoOpts);
       console.error(tier, id, 'clusters', f.clusters, f.separations.map((x) => `${x.heldOut.toFixed(2)}/${x.inSample.toFixed(2)}=${(x.heldOut / x.inSample).toFixed(2)}${x.turns ? `[${x.turns.join(',')}]` : ''}`).join(' '));

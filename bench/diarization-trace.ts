@@ -9,10 +9,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { decodeAudio } from '../src/pipeline/audio/decode.js';
 import { diarizeFrames, MfccClusterDiarizer } from '../src/pipeline/diarization/mono.js';
-import { groupUtterances, resolveSpeakers, type Utterance } from '../src/pipeline/resolution/index.js';
-import type { AttributedWord, RecognizedWord } from '../src/pipeline/types.js';
+import { groupUtterances, resolveSpeakers } from '../src/pipeline/resolution/index.js';
+import type { AttributedWord } from '../src/pipeline/types.js';
 import { loadScorer, projectRoot, type Truth } from '../test/support/corpus.js';
 import { devIds, HELD_OUT_IDS } from './support/analysis-sets.js';
+import { truthTurnWords, wordUtterances } from './support/truth-words.js';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(name);
@@ -27,31 +28,9 @@ const opts = JSON.parse(arg('--opts') ?? '{}');
 const resolve = process.argv.includes('--resolve');
 const scorer = await loadScorer();
 
-function truthWords(truth: Truth): RecognizedWord[] {
-  return truth.turns.flatMap((t) => {
-    const toks = t.text.split(/\s+/).filter(Boolean);
-    const lens = toks.map((x) => x.length + 1);
-    const total = lens.reduce((a, b) => a + b, 0);
-    let acc = 0;
-    return toks.map((w, k) => {
-      const start = t.startSeconds + ((t.endSeconds - t.startSeconds) * acc) / total;
-      acc += lens[k];
-      return { word: w, start, end: t.startSeconds + ((t.endSeconds - t.startSeconds) * acc) / total, confidence: 1 };
-    });
-  });
-}
-
 /** The scorer's transcript of attributed words, named by the pipeline's rules. */
 function namedTranscript(words: AttributedWord[], speakers: string[], truth: Truth) {
-  const utterances: Utterance[] = [];
-  for (const w of words) {
-    const last = utterances.at(-1);
-    if (last && last.sourceSpeakerId === w.speaker && w.start - last.end < 1) {
-      last.text += ` ${w.word}`;
-      last.end = w.end;
-    } else utterances.push({ sourceSpeakerId: w.speaker, text: w.word, start: w.start, end: w.end });
-  }
-  const res = resolveSpeakers(groupUtterances(utterances), {
+  const res = resolveSpeakers(groupUtterances(wordUtterances(words)), {
     userDisplayName: truth.user.displayName, contactName: truth.upload.contactName, phoneNumber: truth.upload.phoneNumber,
     direction: truth.upload.direction, voiceEmbeddingEnabled: false,
   });
@@ -79,7 +58,7 @@ for (const tier of tiers) {
     let named = '';
     if (resolve) {
       const truth: Truth = JSON.parse(fs.readFileSync(path.join(outDir, id, 'truth.json'), 'utf8'));
-      const d = await new MfccClusterDiarizer(opts).diarize(audio, truthWords(truth));
+      const d = await new MfccClusterDiarizer(opts).diarize(audio, truthTurnWords(truth));
       const t = namedTranscript(d.words, d.speakers, truth);
       const sc = scorer.scoreTranscript(truth, t);
       if (sc.roleAccuracy === 1) tally.roles++;
