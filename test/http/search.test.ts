@@ -3,6 +3,7 @@
 // test/e2e/search.test.ts searches calls processed by the real pipeline.
 import { describe, test } from 'node:test';
 import pino from 'pino';
+import { sql } from 'kysely';
 import assert from 'node:assert/strict';
 import { dbModes, startTestService, TestIdp } from '../support/service.js';
 import { withTwoUsers } from '../support/two-users.js';
@@ -11,6 +12,18 @@ import { insertCall, seedCompletedCall } from '../fixtures/seed.js';
 for (const mode of await dbModes()) {
   describe(`call search (${mode} database)`, () => {
     const t = withTwoUsers(mode, { a: { sub: 'search-a', name: 'Olivia Park' }, b: { sub: 'search-b' } });
+
+    /** The hit's rank is ts_rank_cd of the call's document by the query's words OR-ed, and differs from the whole query's rank. */
+    const assertRankedByWordsOred = async (callId: string, rank: number, words: string[]) => {
+      const db = t.service.ctx.database.db;
+      const { rows } = await sql<{ ored: number; whole: number }>`
+        SELECT ts_rank_cd(document, to_tsquery('english', ${words.join(' | ')}))::float8 AS ored,
+               ts_rank_cd(document, plainto_tsquery('english', ${words.join(' ')}))::float8 AS whole
+        FROM call_search WHERE call_id = ${callId}::uuid AND user_id = ${t.userA}::uuid`.execute(db);
+      assert.equal(rows.length, 1);
+      assert.notEqual(rows[0].ored, rows[0].whole, 'the two rankings must differ for this check to mean anything');
+      assert.ok(Math.abs(rank - rows[0].ored) < 1e-6, `rank ${rank}, OR-ed words ${rows[0].ored}, whole query ${rows[0].whole}`);
+    };
 
     const search = (q: string, token = t.tokenA, extra = '') => t.request('GET', `/api/calls/search?q=${encodeURIComponent(q)}${extra}`, { token });
 
@@ -193,15 +206,14 @@ for (const mode of await dbModes()) {
       assert.equal((await t.request('PATCH', `/api/calls/${callId}`, { token: t.tokenA, body: { notes: notes.trim() } })).status, 200);
       const phrase = `"${[...words, ...words, ...words, ...words].join(' ')}"`;
       assert.ok(phrase.length <= 500);
-      const started = Date.now();
-      let timer: NodeJS.Timeout | undefined;
-      const r = await Promise.race([search(phrase), new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('no answer within 30 s')), 30_000)))]).finally(() => clearTimeout(timer));
-      const elapsed = Date.now() - started;
+      const r = await search(phrase);
       assert.equal(r.status, 200);
       const hit = r.body.items.find((h: { callId: string }) => h.callId === callId);
       assert.ok(hit, 'the call is found');
       assert.match(hit.snippet, /<mark>alpha<\/mark>/);
-      assert.ok(elapsed < 10_000, `answered in ${elapsed} ms`);
+      // What keeps it cheap (no wall-clock limit here: speed is bench/search.ts's): the phrase is ranked
+      // and highlighted by its words OR-ed, not by the 80-word phrase.
+      await assertRankedByWordsOred(callId, hit.rank, words);
       // Short queries keep their exact snippet: the phrase itself is highlighted.
       const short = (await search('"sierra tango alpha"')).body.items.find((h: { callId: string }) => h.callId === callId);
       assert.match(short.snippet, /<mark>sierra<\/mark> <mark>tango<\/mark> <mark>alpha<\/mark>/);
@@ -220,16 +232,15 @@ for (const mode of await dbModes()) {
       await db.updateTable('calls').set({ notes: notes.trim() }).where('id', 'in', ids).execute();
       const q = [...words, ...words, ...words, ...words].join(' ');
       assert.ok(q.length <= 500);
-      const started = Date.now();
       const r = await search(q, t.tokenA, '&limit=5');
-      const elapsed = Date.now() - started;
       assert.equal(r.status, 200);
       assert.equal(r.body.items.length, 5);
       for (const h of r.body.items) {
         assert.ok(ids.includes(h.callId), h.title);
         assert.match(h.snippet, /<mark>/);
       }
-      assert.ok(elapsed < 3000, `answered in ${elapsed} ms`);
+      // Ranking by the words OR-ed is what makes this linear in the text (bench/search.ts measures the time).
+      await assertRankedByWordsOred(r.body.items[0].callId, r.body.items[0].rank, words);
     });
 
     test('the OpenAPI document describes search, transcript export and conversation metrics', async () => {
