@@ -53,8 +53,8 @@ export const RETIRED_HELD_OUT_IDS_2: readonly string[] = [
   'windshield-glass-claim',
 ];
 
-/** The held-out set in use, the third held-out set, written blind in session 16: never looked at to tune anything, only reported. */
-export const HELD_OUT_IDS: readonly string[] = [
+/** The third held-out set, written blind in session 16 and measured once then (its aggregate only); never looked at to tune anything. */
+export const HELD_OUT_IDS_3: readonly string[] = [
   'budget-deadline-google-meet',
   'city-parking-permit-proof',
   'college-reunion-whatsapp-call',
@@ -72,6 +72,32 @@ export const HELD_OUT_IDS: readonly string[] = [
   'roofer-gutter-fascia-quote',
   'sofa-backorder-swap-charcoal',
 ];
+
+/** The fourth held-out set, written blind in session 17 (d8cabf1) and merged before any analyzer change of that session. */
+export const HELD_OUT_IDS_4: readonly string[] = [
+  'bike-shop-repair-ready',
+  'car-rental-damage-claim',
+  'condo-special-assessment',
+  'dermatology-biopsy-results',
+  'hospital-bill-resolved',
+  'manager-client-deck',
+  'mobile-carrier-upgrade-offer',
+  'mobile-dog-groomer',
+  'moving-quote-walkthrough',
+  'neighbor-package-checkin',
+  'piano-lesson-schedule',
+  'sibling-anniversary-dinner',
+  'solar-proposal-followup',
+  'tax-return-documents',
+  'transfer-admissions-interview',
+  'wedding-caterer-tasting',
+];
+
+/**
+ * The held-out calls in use: the third and fourth sets together (32 calls), never looked at to tune
+ * anything, only reported. `--ids` of bench/analysis-heldout.ts reports either set alone.
+ */
+export const HELD_OUT_IDS: readonly string[] = [...HELD_OUT_IDS_3, ...HELD_OUT_IDS_4];
 
 export function analysisDialogueIds(): string[] {
   return fs.readdirSync(analysisDialoguesDir).filter((f) => f.endsWith('.json')).map((f) => f.replace(/\.json$/, '')).sort();
