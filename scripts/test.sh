@@ -11,9 +11,9 @@ export SERVICE_ENV=test
 # The longest files first (as measured on the 2-core machine, longest first), then the rest in
 # name order: the runners then end together instead of one running the last long file alone.
 slowest=(
-  test/e2e/corpus.test.ts test/e2e/contained-media.test.ts test/e2e/durability.test.ts
-  test/e2e/crash-stages.test.ts test/e2e/crash-stages-external.test.ts test/e2e/failures.test.ts test/e2e/long-call.test.ts
-  test/e2e/voice-match.test.ts test/e2e/search.test.ts test/http/conversation-metrics.test.ts
+  test/e2e/corpus.test.ts test/e2e/long-call.test.ts test/e2e/durability.test.ts
+  test/e2e/contained-media.test.ts test/e2e/voice-match.test.ts test/e2e/crash-stages-external.test.ts
+  test/e2e/crash-stages.test.ts test/e2e/failures.test.ts test/e2e/search.test.ts test/http/conversation-metrics.test.ts
   test/e2e/stage-resume.test.ts test/pipeline/diarization-real.test.ts test/e2e/console.test.ts
   test/store/embedded-postgres.test.ts test/e2e/scale-out.test.ts test/http/auth.test.ts
 )

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { EmbeddedAnalyzer } from '../../src/pipeline/analysis/embedded/index.js';
 import { PipelineError, type Analyzer } from '../../src/pipeline/types.js';
 import { corpusFile } from '../support/corpus.js';
+import { recogniseOncePerAudio } from '../support/recognition-cache.js';
 import { startTestService, tempDir, uploadForm, waitForCall, type TestService } from '../support/service.js';
 
 /** The real analyzer behind a switch the test flips per call title. */
@@ -34,6 +35,9 @@ describe('processing failures', () => {
 
   before(async () => {
     t = await startTestService({ env: { WORKER_ENABLED: 'true', WORKER_RETRY_LIMIT: '2' }, pipeline: { analyzer } });
+    // Two tests upload the same recording to prove what happens after recognition: the real
+    // recogniser runs for the first, the second reuses its result.
+    recogniseOncePerAudio(t.service.pipeline.transcriber);
   });
   after(async () => {
     await t?.stop();

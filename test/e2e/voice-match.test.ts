@@ -9,16 +9,15 @@
 // diarization, voice matching, naming and analysis run for every call.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { Value } from '@sinclair/typebox/value';
 import { Transcript } from '../../src/domain/transcript.js';
-import type { Recognition } from '../../src/pipeline/types.js';
 import { readWavMono } from '../../src/pipeline/audio/decode.js';
 import { MfccStatsEmbedder, serializeEmbedding } from '../../src/pipeline/voice/embedder.js';
 import { corpusFile, loadScorer, loadTruth, type Truth } from '../support/corpus.js';
 import { startTestService, tempDir, TestIdp, uploadForm, type TestService, waitForCallSettled } from '../support/service.js';
 import { harvardText, voiceSample, type FliteVoice } from '../support/voices.js';
+import { recogniseOncePerAudio } from '../support/recognition-cache.js';
 
 const CALL = 'car-repair';
 const VOICES: FliteVoice[] = ['slt', 'kal16', 'rms', 'awb'];
@@ -34,9 +33,9 @@ describe(`voice matching end to end (${CALL}, embedded PostgreSQL, real pipeline
   let absentVoice: FliteVoice;
   let threshold: number;
   const dir = tempDir('voice-match-test-');
-  const recognitions = new Map<string, Promise<Recognition>>();
   const results: Partial<Record<'present' | 'presentFlipped' | 'absent' | 'none' | 'older' | 'deleted', { transcript: any; score: any }>> = {};
   let present: string;
+  let recognitions: ReturnType<typeof recogniseOncePerAudio>;
 
   before(async () => {
     truth = loadTruth(CALL);
@@ -53,18 +52,7 @@ describe(`voice matching end to end (${CALL}, embedded PostgreSQL, real pipeline
     idp = await TestIdp.start();
     t = await startTestService({ env: { ...idp.env(), WORKER_ENABLED: 'true', WORKER_CONCURRENCY: '2' } });
     threshold = t.service.pipeline.voiceMatchThreshold;
-    const transcriber = t.service.pipeline.transcriber;
-    const transcribe = transcriber.transcribe.bind(transcriber);
-    transcriber.transcribe = (input) => {
-      const key = crypto.createHash('sha256').update(fs.readFileSync(input.wavPath)).digest('hex');
-      let r = recognitions.get(key);
-      if (!r) {
-        r = transcribe(input);
-        recognitions.set(key, r);
-        r.catch(() => recognitions.delete(key));
-      }
-      return r;
-    };
+    recognitions = recogniseOncePerAudio(t.service.pipeline.transcriber);
   });
 
   after(async () => {
@@ -136,7 +124,7 @@ describe(`voice matching end to end (${CALL}, embedded PostgreSQL, real pipeline
     results.presentFlipped = await finish(present, calls.presentFlipped);
     results.absent = await finish(absent, calls.absent);
     results.none = await finish(none, calls.none);
-    assert.equal(recognitions.size, 1, 'the uploads decoded to the same PCM');
+    assert.equal(recognitions.distinctInputs, 1, 'the uploads decoded to the same PCM');
   });
 
   /** Scores of the speakers, for the test log. */

@@ -86,3 +86,33 @@ export function cachingTranscriber(inner: Transcriber, opts: CachingOptions = {}
   };
   return self;
 }
+
+/**
+ * Makes `transcriber` recognise each distinct input once per process: a later request with the
+ * same decoded audio, utterances and vocabulary gets the first request's result (a failed one is
+ * forgotten); `distinctInputs` counts the inputs recognised so far. For a test file that uploads the same recording several times to prove something
+ * after recognition: the real recogniser still runs, once per audio, on every run of the file.
+ */
+export function recogniseOncePerAudio(transcriber: Transcriber): { readonly distinctInputs: number } {
+  const recognitions = new Map<string, Promise<Recognition>>();
+  const transcribe = transcriber.transcribe.bind(transcriber);
+  transcriber.transcribe = (input) => {
+    const key = crypto
+      .createHash('sha256')
+      .update(JSON.stringify({ utterances: input.utterances ?? null, vocabulary: input.vocabulary ?? null }))
+      .update(fs.readFileSync(input.wavPath))
+      .digest('hex');
+    let r = recognitions.get(key);
+    if (!r) {
+      r = transcribe(input);
+      recognitions.set(key, r);
+      r.catch(() => recognitions.delete(key));
+    }
+    return r;
+  };
+  return {
+    get distinctInputs() {
+      return recognitions.size;
+    },
+  };
+}

@@ -434,10 +434,11 @@ async function decodeContained(inputPath: string, workDir: string, opts: DecodeO
   let ll = 0;
   let rr = 0;
   let lr = 0;
-  await streamWav(decodedPath, info, (chunk) => {
-    for (let i = 0; i + 1 < chunk.length; i += 2) {
-      const l = chunk[i];
-      const r = chunk[i + 1];
+  // The 16-bit samples as they are (s / 32768 is exact, so the sums are those of the float samples).
+  await streamWavInt16(decodedPath, info, (pcm) => {
+    for (let i = 0; i + 1 < pcm.length; i += 2) {
+      const l = pcm[i] / 32768;
+      const r = pcm[i + 1] / 32768;
       ll += l * l;
       rr += r * r;
       lr += l * r;
@@ -446,10 +447,79 @@ async function decodeContained(inputPath: string, workDir: string, opts: DecodeO
   const kind = classifyStereo(ll, rr, lr);
   // One empty leg: a mono recording, not a conversation split in two. A phase-inverted duplicate
   // would average to silence, so that one keeps the left channel as is.
-  const mono = await WavFilePcm.open(decodedPath, kind === 'left' || (kind === 'same' && lr < 0) ? 0 : kind === 'right' ? 1 : 'mix');
-  await writeWav16From(wavPath, mono);
+  const channel = kind === 'left' || (kind === 'same' && lr < 0) ? 0 : kind === 'right' ? 1 : 'mix';
+  const mono = await WavFilePcm.open(decodedPath, channel);
+  await writeMonoWav16(decodedPath, info, wavPath, channel);
   if (kind !== 'distinct') return { sampleRate: sr, mono, durationSeconds, wavPath };
   return { sampleRate: sr, mono, channels: [await WavFilePcm.open(decodedPath, 0), await WavFilePcm.open(decodedPath, 1)], durationSeconds, wavPath };
+}
+
+/**
+ * Streams the interleaved 16-bit samples of a 16-bit PCM WAV file, READ_CHUNK_BYTES at a time
+ * (the view is reused: `onChunk` must not keep it).
+ */
+async function streamWavInt16(file: string, info: WavInfo, onChunk: (interleaved: Int16Array) => void | Promise<void>): Promise<void> {
+  const frameBytes = 2 * info.channels;
+  const chunkBytes = Math.max(frameBytes, Math.floor(READ_CHUNK_BYTES / frameBytes) * frameBytes);
+  const buf = Buffer.alloc(chunkBytes);
+  const view = os.endianness() === 'LE' && buf.byteOffset % 2 === 0 ? new Int16Array(buf.buffer, buf.byteOffset, chunkBytes / 2) : null;
+  const fh = await fsp.open(file, 'r');
+  try {
+    let remaining = info.dataBytes - (info.dataBytes % frameBytes);
+    let pos = info.dataOffset;
+    while (remaining > 0) {
+      const { bytesRead } = await fh.read(buf, 0, Math.min(chunkBytes, remaining), pos);
+      const usable = bytesRead - (bytesRead % frameBytes);
+      if (usable <= 0) break;
+      const n = usable / 2;
+      if (view) await onChunk(view.subarray(0, n));
+      else {
+        const copy = new Int16Array(n);
+        for (let i = 0; i < n; i++) copy[i] = buf.readInt16LE(i * 2);
+        await onChunk(copy);
+      }
+      pos += usable;
+      remaining -= usable;
+    }
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * The mono file of a two-channel 16-bit WAV file: one channel, or the channels' average, written
+ * straight from the 16-bit samples. Sample for sample what writeWav16From(WavFilePcm.open(decoded,
+ * channel)) writes (the same float32 average, rounded the same way), in one pass with no per-window
+ * float arrays: on a two-hour call that was most of decoding's own time besides ffmpeg's.
+ */
+async function writeMonoWav16(decodedPath: string, info: WavInfo, file: string, channel: 0 | 1 | 'mix'): Promise<void> {
+  const frames = Math.floor(info.dataBytes / 4);
+  const fh = await fsp.open(file, 'w');
+  try {
+    await fh.write(wavHeader16(frames * 2, info.sampleRate));
+    const out = Buffer.alloc(READ_CHUNK_BYTES / 2);
+    const le = os.endianness() === 'LE' && out.byteOffset % 2 === 0;
+    const outView = le ? new Int16Array(out.buffer, out.byteOffset, out.length / 2) : null;
+    await streamWavInt16(decodedPath, { ...info, dataBytes: frames * 4 }, async (pcm) => {
+      const n = pcm.length >> 1;
+      for (let i = 0, j = 0; i < n; i++, j += 2) {
+        let s: number;
+        if (channel === 'mix') {
+          // As WavFilePcm stores it: the float64 average rounded to float32.
+          const v = Math.fround((pcm[j] / 32768 + pcm[j + 1] / 32768) / 2);
+          s = v >= 1 ? 32767 : v <= -1 ? -32768 : Math.round(v * 32767);
+        } else {
+          const v = pcm[j + channel] / 32768;
+          s = v >= 1 ? 32767 : v <= -1 ? -32768 : Math.round(v * 32767);
+        }
+        if (outView) outView[i] = s;
+        else out.writeInt16LE(s, i * 2);
+      }
+      await fh.write(out, 0, n * 2);
+    });
+  } finally {
+    await fh.close();
+  }
 }
 
 /** Writes a source as a mono 16-bit PCM WAV file window by window (as writeWav16 would write the whole array). */

@@ -16,10 +16,14 @@ const FRAME = 0.025;
  * a stereo microphone recording of a room has both voices on both channels and gives little.
  * `mixed` is the average of the channels (the decoder's mono signal); computed when absent.
  */
-export async function legSeparation(channels: [PcmSource, PcmSource], sampleRate: number, dominanceDb = 10, mixed?: PcmSource): Promise<number> {
-  const opts = { frameSeconds: FRAME, hopSeconds: HOP };
-  const e0 = await frameEnergyOf(channels[0], opts);
-  const e1 = await frameEnergyOf(channels[1], opts);
+export async function legSeparation(
+  channels: [PcmSource, PcmSource],
+  sampleRate: number,
+  dominanceDb = 10,
+  mixed?: PcmSource,
+  energies?: ChannelEnergies,
+): Promise<number> {
+  const [e0, e1] = energies ?? (await channelEnergies(channels));
   const mix = mixed && mixed.length === channels[0].length ? mixed : averageOf(channels, sampleRate);
   let speech = 0;
   let dominated = 0;
@@ -34,6 +38,18 @@ export async function legSeparation(channels: [PcmSource, PcmSource], sampleRate
     }
   }
   return speech ? dominated / speech : 0;
+}
+
+/** Each channel's frame energies (dB) on the channel method's grid. */
+export type ChannelEnergies = [Float32Array, Float32Array];
+
+/**
+ * The frame energies legSeparation and ChannelDiarizer both use: computed once and handed to both,
+ * a long call's channels are read for them once rather than twice.
+ */
+export async function channelEnergies(channels: [PcmSource, PcmSource]): Promise<ChannelEnergies> {
+  const opts = { frameSeconds: FRAME, hopSeconds: HOP };
+  return [await frameEnergyOf(channels[0], opts), await frameEnergyOf(channels[1], opts)];
 }
 
 /** The average of two channels, computed as it is read. */
@@ -55,18 +71,22 @@ export class ChannelDiarizer implements Diarizer {
   readonly model = 'channel-energy-v1';
 
   async diarize(audio: DecodedAudio, words: RecognizedWord[]): Promise<Diarization> {
+    return this.diarizeWith(audio, words);
+  }
+
+  /** diarize, given channelEnergies of the audio's channels when the caller has them already. */
+  async diarizeWith(audio: DecodedAudio, words: RecognizedWord[], energies?: ChannelEnergies): Promise<Diarization> {
     if (!audio.channels) throw new Error('ChannelDiarizer needs a two-channel recording');
     const sr = audio.sampleRate;
     const chans = audio.channels;
+    const channelEnergy = energies ?? (await channelEnergies(chans));
 
     // Frame labels: among the channels whose VAD hears speech, the louder one. They give the
     // speaker regions and the fallback for words too short to measure.
     const grid = frameGrid(audio.mono.length, sr, { frameSeconds: FRAME, hopSeconds: HOP });
     const labels = new Int32Array(grid.count).fill(-1);
-    const energies: Float32Array[] = [];
     const masks: Uint8Array[] = [];
     for (const c of chans) {
-      energies.push(await frameEnergyOf(c, { frameSeconds: FRAME, hopSeconds: HOP }));
       const m = new Uint8Array(grid.count);
       for (const r of await detectSpeech(c, sr)) {
         const a = Math.max(0, Math.ceil((r.start - grid.frameSeconds / 2) / HOP));
@@ -78,7 +98,7 @@ export class ChannelDiarizer implements Diarizer {
     for (let i = 0; i < grid.count; i++) {
       const on0 = masks[0][i] === 1;
       const on1 = masks[1][i] === 1;
-      if (on0 && on1) labels[i] = energies[0][i] >= energies[1][i] ? 0 : 1;
+      if (on0 && on1) labels[i] = channelEnergy[0][i] >= channelEnergy[1][i] ? 0 : 1;
       else if (on0) labels[i] = 0;
       else if (on1) labels[i] = 1;
     }

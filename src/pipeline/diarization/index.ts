@@ -3,7 +3,7 @@
 // voices). provider/model on the result name the method actually used for that call; the
 // object's own fields describe the mono default.
 import type { DecodedAudio, Diarization, Diarizer, RecognizedWord } from '../types.js';
-import { ChannelDiarizer, legSeparation } from './channel.js';
+import { ChannelDiarizer, channelEnergies, legSeparation } from './channel.js';
 import { MfccClusterDiarizer, type MonoDiarizationOptions } from './mono.js';
 
 export { detectSpeech, vadFrames, mergeRegions, type SpeechRegion, type DetectSpeechOptions } from './vad.js';
@@ -33,8 +33,9 @@ class AutoDiarizer implements Diarizer {
   }
 
   async diarize(audio: DecodedAudio, words: RecognizedWord[]): Promise<Diarization> {
-    if (audio.channels && (await legSeparation(audio.channels, audio.sampleRate, 10, audio.mono)) >= this.minLegSeparation) {
-      return this.channel.diarize(audio, words);
+    if (audio.channels) {
+      const energies = await channelEnergies(audio.channels);
+      if ((await legSeparation(audio.channels, audio.sampleRate, 10, audio.mono, energies)) >= this.minLegSeparation) return this.channel.diarizeWith(audio, words, energies);
     }
     return this.mono.diarize(audio, words);
   }
