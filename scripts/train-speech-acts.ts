@@ -33,9 +33,11 @@ export interface TrainOptions {
   seed: number;
   /** Features whose largest absolute weight is below this are dropped from the file. */
   prune: number;
+  /** Features seen in fewer examples than this are not learnt (one-off n-grams: noise, and size). */
+  minCount: number;
 }
 
-export const TRAIN_DEFAULTS: TrainOptions = { epochs: 20, lr: 0.3, decay: 0.3, l2: 1e-4, seed: 20261127, prune: 0.02 };
+export const TRAIN_DEFAULTS: TrainOptions = { epochs: 20, lr: 0.3, decay: 0.3, l2: 1e-4, seed: 20261127, prune: 0.1, minCount: 2 };
 
 // mulberry32: a small seeded PRNG so the shuffle order, and so the weights, are the same every run.
 function prng(seed: number): () => number {
@@ -52,13 +54,15 @@ function prng(seed: number): () => number {
 /** Softmax regression by SGD on cross-entropy with L2; returns the head with rounded, pruned weights. */
 export function trainHead(examples: Array<{ feats: string[]; y: number }>, labels: readonly string[], opts: TrainOptions): SoftmaxHead {
   const K = labels.length;
+  const counts = new Map<string, number>();
+  for (const ex of examples) for (const f of ex.feats) counts.set(f, (counts.get(f) ?? 0) + 1);
   const index = new Map<string, number>();
-  for (const ex of examples) for (const f of ex.feats) if (!index.has(f)) index.set(f, index.size);
+  for (const ex of examples) for (const f of ex.feats) if (!index.has(f) && counts.get(f)! >= opts.minCount) index.set(f, index.size);
   const W = new Float64Array(index.size * K);
   const bias = new Float64Array(K);
   const rand = prng(opts.seed);
   const order = examples.map((_, i) => i);
-  const encoded = examples.map((ex) => ex.feats.map((f) => index.get(f)!));
+  const encoded = examples.map((ex) => ex.feats.filter((f) => index.has(f)).map((f) => index.get(f)!));
   const z = new Float64Array(K);
   for (let epoch = 0; epoch < opts.epochs; epoch++) {
     // Fisher-Yates with the seeded generator
@@ -89,7 +93,7 @@ export function trainHead(examples: Array<{ feats: string[]; y: number }>, label
       }
     }
   }
-  const round = (x: number) => Math.round(x * 1e4) / 1e4;
+  const round = (x: number) => Math.round(x * 1e3) / 1e3;
   const weights: Record<string, number[]> = {};
   for (const [name, f] of [...index.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))) {
     const w = Array.from(W.subarray(f * K, f * K + K), round);
@@ -206,20 +210,24 @@ export function readDialogue(id: string): Dialogue {
   return JSON.parse(fs.readFileSync(path.join(analysisDialoguesDir, `${id}.json`), 'utf8')) as Dialogue;
 }
 
+/** The labelled utterances of one JSONL file ({"prev","text","speaker","act","intent","owner"} a line), in line order. */
+export function readUtterances(file: string): LabelledUtterance[] {
+  const out: LabelledUtterance[] = [];
+  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+    if (!line.trim()) continue;
+    const r = JSON.parse(line) as { prev?: string | null; text: string; act: string; intent?: string | null };
+    if (!(ACTS as readonly string[]).includes(r.act)) throw new Error(`${path.basename(file)}: unknown act ${r.act}`);
+    const intent = r.intent && (INTENTS as readonly string[]).includes(r.intent) ? (r.intent as ActIntent) : null;
+    // an empty "prev" is the start of the call
+    out.push({ text: r.text, prev: r.prev ? r.prev : null, act: r.act as Act, intent });
+  }
+  return out;
+}
+
 /** The hand-written utterances (training/speech-acts/*.jsonl), in file and line order. */
 export function readHandWritten(dir: string): LabelledUtterance[] {
   if (!fs.existsSync(dir)) return [];
-  const out: LabelledUtterance[] = [];
-  for (const f of fs.readdirSync(dir).filter((x) => x.endsWith('.jsonl')).sort()) {
-    for (const line of fs.readFileSync(path.join(dir, f), 'utf8').split('\n')) {
-      if (!line.trim()) continue;
-      const r = JSON.parse(line) as { prev?: string | null; text: string; act: string; intent?: string | null };
-      if (!(ACTS as readonly string[]).includes(r.act)) throw new Error(`${f}: unknown act ${r.act}`);
-      const intent = r.intent && (INTENTS as readonly string[]).includes(r.intent) ? (r.intent as ActIntent) : null;
-      out.push({ text: r.text, prev: r.prev ?? null, act: r.act as Act, intent });
-    }
-  }
-  return out;
+  return fs.readdirSync(dir).filter((x) => x.endsWith('.jsonl')).sort().flatMap((f) => readUtterances(path.join(dir, f)));
 }
 
 /** Dev dialogues of fold k of n: round robin over the sorted ids. */
