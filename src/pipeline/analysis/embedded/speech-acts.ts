@@ -83,7 +83,11 @@ export function featuresOf(input: SpeechActInput): string[] {
   const seq = ['<s>', ...toks, '</s>'];
   for (let i = 0; i + 1 < seq.length; i++) f.add(`b:${seq[i]}_${seq[i + 1]}`);
   if (/\?\s*$/.test(raw)) f.add('c:question');
-  if (body !== raw) f.add('c:ack');
+  if (body !== raw) {
+    f.add('c:ack');
+    // which acknowledgement ("thanks, ..." is social, "okay, ..." agrees, "no, ..." refuses)
+    for (const t of tokensOf(raw.slice(0, raw.length - stripped.length))) f.add(`a:${t}`);
+  }
   const first = toks[0] ?? '';
   if (first === 'i' || first === 'we') f.add('c:subj1');
   if (first === 'you') f.add('c:subj2');
