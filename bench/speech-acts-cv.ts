@@ -10,6 +10,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { EmbeddedAnalyzer } from '../src/pipeline/analysis/embedded/index.js';
 import { useSpeechActModel, useSpeechActThresholds, type SpeechActThresholds } from '../src/pipeline/analysis/embedded/speech-acts.js';
 import { validateAnalysis } from '../src/pipeline/analysis/validate.js';
@@ -29,7 +30,7 @@ export const NEWEST_DEV_IDS = [
 
 // The truth.json render.sh writes, with turn times estimated from the text instead of measured on
 // the synthesised audio (rendering all 122 dev calls takes about an hour on this machine).
-function syntheticTruth(id: string): Truth {
+export function syntheticTruth(id: string): Truth {
   const d = JSON.parse(fs.readFileSync(path.join(analysisDialoguesDir, `${id}.json`), 'utf8'));
   let t = 0.3;
   const turns = (d.turns as Array<{ speaker: string; text: string }>).map((turn, index) => {
@@ -134,7 +135,9 @@ async function main(): Promise<void> {
   line('chosen', await run(best));
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
