@@ -178,7 +178,7 @@ export interface SpeechActThresholds {
   intent: number;
   veto: number;
 }
-export const DEFAULT_SPEECH_ACT_THRESHOLDS: SpeechActThresholds = { add: 0.95, intent: 0.9, veto: 1.01 };
+export const DEFAULT_SPEECH_ACT_THRESHOLDS: SpeechActThresholds = { add: 0.8, intent: 0.9, veto: 0.9 };
 let thresholds: SpeechActThresholds = { ...DEFAULT_SPEECH_ACT_THRESHOLDS };
 
 /** Sets the thresholds (cross-validation sweeps them); the service keeps the defaults. */
