@@ -219,7 +219,14 @@ async function main() {
     Object.assign(env, { ANALYSIS_PROVIDER: 'openai', ANALYSIS_OPENAI_BASE_URL: m.baseUrl, ANALYSIS_OPENAI_API_KEY: 'sk-mock', ANALYSIS_OPENAI_MODEL: 'mock' });
     mock = m as unknown as { stop(): Promise<void> };
   }
-  const pipeline = await makePipeline(env);
+  let pipeline = await makePipeline(env);
+  // The service's embedded analyzer runs in worker threads, each with its own copy of the speech-act
+  // model: a --speech-act-* switch reaches this process only, so the analysis then runs here, in the
+  // same EmbeddedAnalyzer the workers run.
+  if ((arg('--speech-act-model') !== undefined || arg('--speech-act-thresholds') !== undefined) && pipeline.analyzer.provider === 'embedded') {
+    const { EmbeddedAnalyzer } = await import('../src/pipeline/analysis/embedded/index.js');
+    pipeline = { ...pipeline, analyzer: new EmbeddedAnalyzer() };
+  }
   const analyzerName = `${pipeline.analyzer.provider} (${pipeline.analyzer.model})`;
 
   const parts: Array<{ name: string; sample: 'held-out' | 'in-sample'; ids: string[] }> = [];
