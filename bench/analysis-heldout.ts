@@ -17,6 +17,7 @@
 //   npx tsx bench/analysis-heldout.ts --set dev --tiers m4a,phone8k,text --verbose --no-write   # tuning on the dev part, every tier
 //   npx tsx bench/analysis-heldout.ts --set heldout --recognise-only --no-write   # fill the recognition caches only
 //   npx tsx bench/analysis-heldout.ts --set dev --tiers m4a --no-write --recogniser-stats /tmp/s.jsonl   # the recogniser's cost, per piece
+//   npx tsx bench/analysis-heldout.ts --set dev --tiers text --ids a,b --no-write --speech-act-model none   # rules only (or a fold's model file)
 import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -36,6 +37,7 @@ import { contextOf, scoreCall, table, totals, truthTranscript, type CallScore, t
 import { analysisDialoguesDir, devIds, HELD_OUT_IDS } from './support/analysis-sets.js';
 import { provenanceLine, startProvenance } from './support/provenance.js';
 import { analysisHeadlines } from './support/headline.js';
+import { applySpeechActFlags } from './support/speech-act-flags.js';
 
 const outDir = path.join(projectRoot, '.cache/analysis-dialogues');
 const TIERS = { m4a: 'call.m4a', phone8k: 'phone8k.wav', text: null } as const;
@@ -192,6 +194,10 @@ const HEADER = [
 ];
 
 async function main() {
+  // --speech-act-model FILE|none: the analyzer with another speech-act model (a cross-validation
+  // fold's) or with the rules alone; --speech-act-thresholds add=0.9,intent=0.8,veto=1.01 likewise.
+  // Benchmark switches only: the service always uses the committed model and thresholds.
+  applySpeechActFlags(arg('--speech-act-model'), arg('--speech-act-thresholds'));
   const verbose = process.argv.includes('--verbose');
   const set = arg('--set') ?? 'both';
   // --recognise-only recognises and prints the recogniser's cost only: no tier is scored (the text
@@ -213,7 +219,14 @@ async function main() {
     Object.assign(env, { ANALYSIS_PROVIDER: 'openai', ANALYSIS_OPENAI_BASE_URL: m.baseUrl, ANALYSIS_OPENAI_API_KEY: 'sk-mock', ANALYSIS_OPENAI_MODEL: 'mock' });
     mock = m as unknown as { stop(): Promise<void> };
   }
-  const pipeline = await makePipeline(env);
+  let pipeline = await makePipeline(env);
+  // The service's embedded analyzer runs in worker threads, each with its own copy of the speech-act
+  // model: a --speech-act-* switch reaches this process only, so the analysis then runs here, in the
+  // same EmbeddedAnalyzer the workers run.
+  if ((arg('--speech-act-model') !== undefined || arg('--speech-act-thresholds') !== undefined) && pipeline.analyzer.provider === 'embedded') {
+    const { EmbeddedAnalyzer } = await import('../src/pipeline/analysis/embedded/index.js');
+    pipeline = { ...pipeline, analyzer: new EmbeddedAnalyzer() };
+  }
   const analyzerName = `${pipeline.analyzer.provider} (${pipeline.analyzer.model})`;
 
   const parts: Array<{ name: string; sample: 'held-out' | 'in-sample'; ids: string[] }> = [];

@@ -20,6 +20,7 @@ import { finalizeAnalysis } from '../src/pipeline/analysis/finalize.js';
 import { validateAnalysis } from '../src/pipeline/analysis/validate.js';
 import { corpusIds, loadScorer, loadTruth, projectRoot, type Truth, transcribeCorpusCall } from '../test/support/corpus.js';
 import { analysisHeadlines } from './support/headline.js';
+import { applySpeechActFlags } from './support/speech-act-flags.js';
 import { provenanceLine, startProvenance } from './support/provenance.js';
 
 type Scorer = Awaited<ReturnType<typeof loadScorer>>;
@@ -383,6 +384,10 @@ function summaryRow(label: string, t: Totals): string {
 }
 
 async function main() {
+  // --speech-act-model FILE|none: the analyzer with another speech-act model (a cross-validation
+  // fold's) or with the rules alone; --speech-act-thresholds add=0.9,intent=0.8,veto=1.01 likewise.
+  // Benchmark switches only: the service always uses the committed model and thresholds.
+  applySpeechActFlags(arg('--speech-act-model'), arg('--speech-act-thresholds'));
   const ids = arg('--ids')?.split(',') ?? corpusIds();
   const verbose = process.argv.includes('--verbose');
   const scorer = await loadScorer();

@@ -7,7 +7,8 @@
 // the rest of the "I'll do X" plans and dated plans of a party become next steps. Every piece of
 // launcher metadata (addresses, numbers, times, providers) is taken from what was said.
 import type { AnalysisActionItem, Intent, IntentMetadata } from '../../../domain/analysis.js';
-import { CHANGE_OF_PLAN, clausesOf, type Clause } from './clauses.js';
+import { CHANGE_OF_PLAN, clausesOf, verbOf, type Clause } from './clauses.js';
+import { modelActFor, modelIntentFor, modelVerbPhrase, modelVetoes } from './speech-acts.js';
 import type { DateMention } from './dates.js';
 import { callDay } from './dates.js';
 import { phoneDigits, toE164, type SpokenEmail, type SpokenNumber, type SpokenPhone } from './spoken.js';
@@ -171,6 +172,31 @@ function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecede
   return { intent: 'task', channel, provider: null };
 }
 
+/** The text of the turn before the unit's (the context the speech-act model reads a clause in). */
+function previousTurnText(ct: CallText, unit: Unit): string | null {
+  return unit.turn > 0 ? ct.segments[unit.turn - 1]?.text ?? null : null;
+}
+
+/**
+ * The speech-act model beside the rules (speech-acts.ts; why: the rules match the phrasings they were
+ * written for, and a request or promise said in other words reads as nothing actionable). A clause
+ * the rules read as `other` becomes the request or commitment the model is sure of, with its verb
+ * phrase from the verb on, so the rules' intent, slot and grouping steps fill the rest; a request or
+ * commitment the model is sure is only info or social talk is dropped (off unless its threshold is set).
+ */
+function withSpeechActModel(ct: CallText, unit: Unit, clause: Clause): Clause {
+  if (clause.negated || clause.conditional) return clause;
+  const prev = previousTurnText(ct, unit);
+  if (clause.kind === 'other' && clause.text.split(/\s+/).length >= 3) {
+    const kind = modelActFor(clause.text, prev);
+    if (!kind) return clause;
+    const vp = modelVerbPhrase(clause.text, kind);
+    return { ...clause, kind, vp, verb: verbOf(vp) };
+  }
+  if ((clause.kind === 'request' || clause.kind === 'commit') && modelVetoes(clause.text, prev)) return { ...clause, kind: 'other' };
+  return clause;
+}
+
 /** The other party's sentence, in the last two turns, that announced a message this clause replies to. */
 function repliedTo(ct: CallText, unit: Unit, clause: Clause): Unit | null {
   if (!/^(reply|respond|answer|text back|write back)$/.test(clause.verb) || channelOf(clause.vp, clause.verb)) return null;
@@ -306,7 +332,8 @@ export function extractActions(ct: CallText): ActionResult {
   const changes: Array<{ unit: Unit; clause: Clause; date: DateMention }> = [];
 
   for (const unit of ct.units) {
-    for (const clause of clausesOf(unit)) {
+    for (const read of clausesOf(unit)) {
+      const clause = withSpeechActModel(ct, unit, read);
       // "Actually, make that Monday": a new date for something said before, not a new item
       const changed = CHANGE_OF_PLAN.test(clause.text) ? clauseDates(unit, clause).find((d) => d.date && d.date >= day) ?? unit.dates.find((d) => d.date && d.date >= day) : undefined;
       if (changed && !clause.negated) {
@@ -332,8 +359,10 @@ export function extractActions(ct: CallText): ActionResult {
       const other = addresseeOf(ct, unit);
       const owner = clause.kind === 'request' ? other ?? unit.speaker : unit.speaker;
       const ante = findAntecedent(ct, unit, clause);
-      const { intent, channel, provider } =
-        clause.kind === 'proposal' ? { intent: 'meeting' as Intent, channel: null, provider: providerOf(clause.text) } : classifyIntent(ct, unit, clause, ante);
+      const ruled = clause.kind === 'proposal' ? { intent: 'meeting' as Intent, channel: null, provider: providerOf(clause.text) } : classifyIntent(ct, unit, clause, ante);
+      const { channel, provider } = ruled;
+      // the rules' `task` is their default, not a reading: the speech-act model's intent, when it is sure
+      const intent: Intent = ruled.intent === 'task' ? (modelIntentFor(clause.text, previousTurnText(ct, unit)) ?? 'task') : ruled.intent;
       cands.push({
         unit,
         clause,

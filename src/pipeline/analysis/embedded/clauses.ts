@@ -160,7 +160,7 @@ export function baseOfGerund(w: string): string {
   return b;
 }
 
-function verbOf(vp: string): string {
+export function verbOf(vp: string): string {
   const first = vp.trim().split(/\s+/)[0]?.toLowerCase().replace(/[^a-z-]/g, '') ?? '';
   if (!first) return '';
   if (/^(re-?send|resend)$/.test(first)) return 'resend';
