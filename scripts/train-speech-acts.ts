@@ -14,6 +14,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { analysisDialoguesDir, devIds } from '../bench/support/analysis-sets.js';
 import { ACTS, DEFAULT_SPEECH_ACT_MODEL, featuresOf, INTENTS, type Act, type ActIntent, type SoftmaxHead, type SpeechActModel } from '../src/pipeline/analysis/embedded/speech-acts.js';
+import { mulberry32 } from '../src/pipeline/diarization/gmm.js';
 
 export interface LabelledUtterance {
   text: string;
@@ -42,17 +43,8 @@ export interface TrainOptions {
 // the best of both (0.772, 0.72; 1e-4/20/0.3 overfits: 0.745, 1.13).
 export const TRAIN_DEFAULTS: TrainOptions = { epochs: 10, lr: 0.1, decay: 0.3, l2: 1e-2, seed: 20261127, prune: 0.1, minCount: 3 };
 
-// mulberry32: a small seeded PRNG so the shuffle order, and so the weights, are the same every run.
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// The diarizer's seeded PRNG (mulberry32), so the shuffle order, and so the weights, are the same every run.
+const prng = mulberry32;
 
 /** Softmax regression by SGD on cross-entropy with L2; returns the head with rounded, pruned weights. */
 export function trainHead(examples: Array<{ feats: string[]; y: number }>, labels: readonly string[], opts: TrainOptions): SoftmaxHead {
