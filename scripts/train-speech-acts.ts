@@ -192,7 +192,10 @@ export function labelDialogue(d: Dialogue): LabelledUtterance[] {
   for (const st of d.expect.nextSteps ?? []) mark(st, 'step');
   const out: LabelledUtterance[] = [];
   for (let t = 0; t < turns.length; t++) {
-    const prev = t > 0 ? d.turns[t - 1].text : null;
+    // the other party's latest turn, as the analyzer reads it (dev dialogues alternate, so the turn before)
+    let k = t - 1;
+    while (k >= 0 && d.turns[k].speaker === d.turns[t].speaker) k--;
+    const prev = k >= 0 ? d.turns[k].text : null;
     for (let j = 0; j < turns[t].length; j++) {
       const l = labels[t][j] ?? { act: defaultAct(turns[t][j]), intent: null };
       out.push({ text: turns[t][j], prev, act: l.act, intent: l.intent });

@@ -172,9 +172,17 @@ function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecede
   return { intent: 'task', channel, provider: null };
 }
 
-/** The text of the turn before the unit's (the context the speech-act model reads a clause in). */
+/**
+ * The other party's latest turn before the unit's: the context the speech-act model was trained to
+ * read a clause in. A recogniser cuts one speaker's turn into several segments, so the segment just
+ * before may be the same speaker's.
+ */
 function previousTurnText(ct: CallText, unit: Unit): string | null {
-  return unit.turn > 0 ? ct.segments[unit.turn - 1]?.text ?? null : null;
+  for (let k = unit.turn - 1; k >= 0; k--) {
+    const seg = ct.segments[k];
+    if (seg && seg.speakerId !== unit.speaker.speakerId) return seg.text;
+  }
+  return null;
 }
 
 /**

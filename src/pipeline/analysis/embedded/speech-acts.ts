@@ -53,7 +53,7 @@ const MODAL = /^(?:will|would|can|could|shall|should|may|might|must|gonna)$/;
 // features strip them too (and keep that one was said as a cue), whichever side of it a text comes from.
 const LEAD_ACK = /^(?:(?:yes|yeah|yep|sure|okay|ok|alright|all right|right|great|perfect|fine|well|oh|um|uh|so|and|but|then|also|actually|no|hi|hello|hey|thanks|thank you)\b[,.!]?\s+)+/i;
 // Verbs a bare imperative opens with on a call; a first word from this list is the imperative cue.
-const IMPERATIVE_START = /^(?:call|ring|phone|text|message|email|send|forward|share|check|confirm|book|schedule|reschedule|cancel|remind|bring|take|pick|drop|grab|get|buy|order|pay|sign|fill|complete|submit|upload|return|print|scan|review|read|look|update|come|go|meet|join|contact|give|let|keep|ask|tell|write|note|add|change|reset|leave|wait|save|transfer|deliver|fix|clean|prepare|make|set|put|use|register|renew|follow|visit|stop|start|find|remember|please|try|do|hold|sort|arrange|whatsapp|ping|drop|shoot|put)$/;
+const IMPERATIVE_START = /^(?:call|ring|phone|text|message|email|send|forward|share|check|confirm|book|schedule|reschedule|cancel|remind|bring|take|pick|drop|grab|get|buy|order|pay|sign|fill|complete|submit|upload|return|print|scan|review|read|look|update|come|go|meet|join|contact|give|let|keep|ask|tell|write|note|add|change|reset|leave|wait|save|transfer|deliver|fix|clean|prepare|make|set|put|use|register|renew|follow|visit|stop|start|find|remember|please|try|do|hold|sort|arrange|whatsapp|ping|shoot)$/;
 const REQUEST_PREV = /\b(?:can you|could you|would you|will you|please|need you to|do you mind|would you mind|can I get you|make sure)\b/i;
 
 /** Lower-case words of a text: contractions expanded, numbers collapsed to one token. */
