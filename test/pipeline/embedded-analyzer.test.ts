@@ -404,6 +404,29 @@ describe('EmbeddedAnalyzer on phrasings of other speakers', () => {
     assert.deepEqual(groundingViolations(finalizeAnalysis(buildAnalysis(transcript, context), transcript), transcript, context), []);
   });
 
+  it('makes an e-mail item for the listener of an address dictated with its request garbled, once, and none where a meeting takes it', async () => {
+    // the request's verb misrecognised ("you can avail that" for "you can email them"): the address
+    // itself is what somebody will write to, and the one who heard it writes
+    const garbled: Array<[0 | 1, string]> = [
+      [1, 'We will need photos of the damage and the plumber invoice.'],
+      [1, 'You can avail that the claims dot desk at northgate mutual dot com.'],
+      [0, 'Claims dot desk at northgate mutual dot com. Okay.'],
+    ];
+    const email = only((await run(garbled)).actionItems, (i) => i.intent === 'email');
+    assert.equal(email.intentMetadata?.toEmail, 'claims.desk@northgatemutual.com');
+    assert.equal(email.ownerDisplayName, 'Anna Berg');
+    const transcript = transcriptOf(garbled, ['Anna Berg', 'Tom Wells'], recordedAt);
+    assert.deepEqual(groundingViolations(finalizeAnalysis(buildAnalysis(transcript, context), transcript), transcript, context), []);
+    // an invitee's address where a meeting is arranged is the meeting's, not a second item
+    const meeting: Array<[0 | 1, string]> = [
+      [1, 'Does Thursday at two work for a Zoom call with the loan officer?'],
+      [0, 'Yes. My address is anna dot berg at gmail dot com.'],
+      [1, 'Great, I will send the invite.'],
+    ];
+    const items = (await run(meeting)).actionItems ?? [];
+    assert.equal(items.filter((i) => i.intent === 'email').length, 0, JSON.stringify(items.map((i) => [i.intent, i.title])));
+  });
+
   it('reads chatty and terse forms of promises by the speaker\'s side', async () => {
     const a = await run([
       [0, 'Would you mind texting me rather than calling?'],

@@ -331,6 +331,52 @@ function segIds(units: Unit[]): string[] {
   return uniq(units.sort((a, b) => a.idx - b.idx).map((u) => u.segmentId));
 }
 
+/** How far (turns) a written-to address reaches: the request before it, the answer after it. */
+const ADDRESS_REACH_BEFORE = 3;
+const ADDRESS_REACH_AFTER = 1;
+
+/**
+ * A dictated e-mail address that no e-mail or meeting item will use is still something somebody
+ * will write to: the party who heard it (a person dictates an address for the other party to use,
+ * whether their own or a third party's, e.g. "you can email them to claims dot desk at northgate
+ * mutual dot com"). The recogniser often garbles the words around an address ("you can avail
+ * that") while the address itself, said slowly, survives: the rules then read no request. One
+ * candidate per address, from where it was first said (a read-back by the listener is not a
+ * dictation); not where the talk is of a meeting (the address is an invitee's, the meeting rules
+ * take it).
+ */
+function unclaimedAddressCandidates(ct: CallText, cands: readonly Candidate[]): Candidate[] {
+  const out: Candidate[] = [];
+  const seen = new Set<string>();
+  for (const unit of ct.units) {
+    for (const e of unit.entities) {
+      if (e.kind !== 'email') continue;
+      const address = (e as SpokenEmail).address;
+      if (seen.has(address)) continue;
+      seen.add(address);
+      const near = (t: number) => t >= unit.turn - ADDRESS_REACH_BEFORE && t <= unit.turn + ADDRESS_REACH_AFTER;
+      if (cands.some((c) => near(c.unit.turn) && (c.intent === 'email' || c.intent === 'meeting'))) continue;
+      if (ct.units.some((u) => near(u.turn) && (MEETING_NOUN.test(u.plain) || providerOf(u.plain)))) continue;
+      const listener = addresseeOf(ct, unit);
+      if (!listener) continue;
+      const clause: Clause = { kind: 'request', text: unit.text, vp: `email ${address}`, verb: 'email', conditional: false, whenClause: false, offset: 0, negated: false };
+      out.push({
+        unit,
+        clause,
+        owner: listener,
+        other: unit.speaker,
+        intent: 'email',
+        channel: null,
+        provider: null,
+        dates: unit.dates,
+        antecedent: null,
+        stems: contentStems(`email ${unit.plain}`),
+      });
+    }
+  }
+  return out;
+}
+
 export function extractActions(ct: CallText): ActionResult {
   const day = callDay(ct.context.recordedAt);
   const cands: Candidate[] = [];
@@ -385,6 +431,8 @@ export function extractActions(ct: CallText): ActionResult {
       });
     }
   }
+
+  cands.push(...unclaimedAddressCandidates(ct, cands));
 
   // ---- grouping: a request and the owner's answering commitment are one item
   const groups: Group[] = [];
