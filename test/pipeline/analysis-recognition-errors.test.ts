@@ -231,6 +231,30 @@ describe('dictation at the edges of a run, amounts and clock times (issue 28)', 
   });
 });
 
+describe('an answer word run into the next clause, as a recogniser writes it (issue 28)', () => {
+  it('reads the clause after "good", "okay", "sure" with no comma, but keeps "yes please, go ahead" a consent', () => {
+    const items = (turns: Turns) => groundedAnalysis(turns, ['Derek Lane', 'Mia Chen']).raw.actionItems ?? [];
+    const heard = items([
+      [0, 'Fine email me the estimate form.'],
+      [1, 'Yep it will be with you within the hour.'],
+      [0, 'Good I need to remember to clear the driveway before friday.'],
+      [1, 'Okay I will call you thursday to confirm the time.'],
+    ]);
+    const reminder = heard.find((i) => i.intent === 'reminder');
+    assert.ok(reminder, JSON.stringify(heard.map((i) => [i.intent, i.title])));
+    assert.equal(reminder.ownerRole, 'USER');
+    assert.match(reminder.title, /clear the driveway/i);
+    const call = heard.find((i) => i.intent === 'call');
+    assert.ok(call, JSON.stringify(heard.map((i) => [i.intent, i.title])));
+    assert.equal(call.ownerRole, 'CONTACT');
+    const consent = items([
+      [1, 'I can walk you through the inventory now if you like.'],
+      [0, "Yes please, go ahead whenever you're ready."],
+    ]);
+    assert.deepEqual(consent.filter((i) => i.ownerRole === 'USER').map((i) => i.title), []);
+  });
+});
+
 describe('who called whom when no role is resolved', () => {
   it('names the voices and the direction, never the user paired with one voice', async () => {
     const transcript = transcriptOf(

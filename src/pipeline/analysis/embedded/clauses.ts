@@ -61,6 +61,13 @@ const MARKER = /^(?:(?:yes|yeah|yep|yup|for sure|you got it|sure thing|sure|okay
 // the part number up").
 const HEARD_MARKER =
   /^(?:look|listen)\s+(?=(?:the|a|an|my|your|our|their|his|her|this|that|these|those|i|we|you|they|he|she|it|there)\s+(?:\S+\s+){0,3}?(?:can|cannot|will|would|shall|is|are|was|were|has|have|had|did|does|do|should|must|might|may|could)\b)/i;
+// A recogniser writes no comma after an answer word either: "good I need to remember to clear the
+// driveway", "okay I will send it tonight", "sure can you text me the code". The word opens the
+// clause without being part of it when a first-person subject and its modal (or a request's opening)
+// follows; "fine print", "right now", "sure enough", "okay I see" and "yes please, go ahead" (consent)
+// stay as said.
+const HEARD_ANSWER_WORD =
+  /^(?:(?:yes|yeah|yep|yup|sure|okay|ok|oh|great|perfect|fine|alright|all right|good|cool|excellent|no problem|got it|sounds good|thanks|thank you|absolutely|definitely|certainly|of course)\s+)+(?=(?:i|we)\s+(?:will|can|need|have to|am going to|are going to|should|must|shall|would|could|just need)\b|please\s+[a-z]|(?:can you|could you|would you|will you|let me|let us)\b)/i;
 const VOCATIVE_END = /,\s*[A-Z][a-z]+\s*[.?!]?$/;
 
 const PLEASANTRY = /^(have a\b|see you|talk (to you )?soon|speak soon|take care|thank|bye|goodbye|enjoy|hang on|hold on|excuse|sorry|welcome|good (morning|afternoon|evening|night|luck)|congrat|guess|imagine|mind you|wait|look forward|looking forward|keep me posted|be well|stay safe|happy to help)/i;
@@ -251,7 +258,7 @@ function clean(s: string): string {
 
 /** Reads one clause (markers and conditions removed) into a speech act. */
 function classify(raw: string, unit: Unit, inherited: string | null): Omit<Clause, 'offset'> {
-  const unmarked = raw.trim().replace(MARKER, '').replace(HEARD_MARKER, '').trim();
+  const unmarked = raw.trim().replace(MARKER, '').replace(HEARD_MARKER, '').replace(HEARD_ANSWER_WORD, '').trim();
   const selfNote = unmarked.match(NOTE_TO_SELF);
   if (selfNote) {
     const v = clean(`set a reminder to ${selfNote[1]}`);
@@ -271,7 +278,7 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
     if (!INFO_REQUEST.test(v)) return { text: unmarked, conditional: false, whenClause: false, kind: 'request', vp: v, verb: verbOf(v), negated: false };
   }
   const cond = stripCondition(unmarked);
-  let text = cond.text.replace(MARKER, '').replace(HEARD_MARKER, '').trim();
+  let text = cond.text.replace(MARKER, '').replace(HEARD_MARKER, '').replace(HEARD_ANSWER_WORD, '').trim();
   text = text.replace(VOCATIVE_END, (m) => (/[?]/.test(m) ? '?' : '')).trim();
   const base = { text, conditional: cond.conditional, whenClause: cond.whenClause };
   const lower = text.toLowerCase();
