@@ -510,6 +510,25 @@ describe('EmbeddedAnalyzer on phrasings of other speakers', () => {
     assert.match(visit.title, /Friday/);
   });
 
+  it('reminds the user of an appointment agreed on the call, once, and not of a deadline, a callback time or a slot turned down', async () => {
+    const a = await run([
+      [1, 'About the boiler service, the van broke down, so tomorrow is out. Could we do Monday instead, eight till twelve?'],
+      [0, 'Monday eight till twelve. Yeah, okay.'],
+      [1, 'And I will ring you Sunday at six to confirm.'],
+      [0, 'Great.'],
+      [1, 'The deposit is due by Friday at five.'],
+      [0, 'Fine.'],
+      [1, 'Or would Thursday at ten suit you better?'],
+      [0, 'No, Thursday I am at work.'],
+    ]);
+    const visit = only(a.actionItems, (i) => i.intent === 'reminder');
+    assert.equal(visit.ownerRole, 'USER');
+    assert.equal(visit.dueDate, '2025-06-16');
+    assert.equal(visit.intentMetadata?.remindAt, '2025-06-16T08:00:00');
+    assert.match(visit.title, /^Boiler service on Monday 16 June/);
+    only(a.actionItems, (i) => i.intent === 'call');
+  });
+
   it('makes no item of a request refused or taken back', async () => {
     const a = await run([
       [1, 'Could you send me the floor plans tomorrow?'],

@@ -598,6 +598,11 @@ export function extractActions(ct: CallText): ActionResult {
     actionItems.push(buildItem(g.owner, title, units, meta.units, g.intent, meta.metadata, due, g.cands));
   }
 
+  for (const ap of appointmentItems(ct, cands, actionItems, day)) {
+    actionItems.push(ap.item);
+    for (const u of ap.units) actionUnits.add(u.idx);
+  }
+
   actionItems.sort((a, b) => (a.sourceSegmentIds?.[0] ?? '').localeCompare(b.sourceSegmentIds?.[0] ?? ''));
   const commitments = cands
     .filter((c) => c.clause.kind === 'commit' && !GENERIC_VP.test(c.clause.vp))
@@ -609,6 +614,87 @@ export function extractActions(ct: CallText): ActionResult {
     });
   const decisions = decisionsOf(ct, accepts);
   return { actionItems, nextSteps, commitments, decisions, actionUnits };
+}
+
+// ---- appointments agreed on the call
+// A day with a clock time one party offers, proposes or announces for a visit, a
+// delivery, an appointment or a meet-up, and the other party takes in their next turn ("Would
+// Thursday at quarter past two work?" - "Thursday at quarter past two is fine"; "Monday morning, eight
+// till twelve" - "Monday morning. Okay."): the user has to be there, and is reminded of it (the
+// spec's `reminder`), whoever asked and whatever words the rules read as a request or a plan. A
+// deadline ("by Friday at five") is no appointment, nor the time someone will call, text or e-mail
+// (that is their item), nor a video or phone meeting (a meeting item).
+const TAKES_SLOT = /\b(?:yes|yep|yeah|yup|okay|ok|sure|perfect|great|fine|brilliant|lovely|excellent|good|works|done|deal|alright|all right|see you)\b/;
+const DECLINES_SLOT = /\b(?:no|not|cannot|can not|busy|full|unfortunately|afraid|wait|hang on|actually)\b/;
+const DEADLINE_BEFORE = /\b(?:by|before|until|till|no later than|due)\s*$/i;
+// (a clock time said as a span from now, "within the hour", "in about forty minutes", is a delivery
+// estimate or a callback, not an agreed time)
+const RELATIVE_SPAN = /\b(?:ago|last|within|in|minutes?|hours?)\b/i;
+const CONTACT_VERB = /^(?:call|ring|phone|text|message|email|e-mail|mail|send|whatsapp|ping|forward)$/i;
+const APPOINTMENT_HEAD = 'appointment|visit|inspection|delivery|service|repair|installation|install|consultation|check-?up|exam|examination|fitting|viewing|survey|assessment|collection|pickup|pick-up|drop-off|interview|meeting|session|lesson|class|cleaning|tasting|tour|test|signing|walkthrough|walk-through|estimate|measurement|reading';
+const APPOINTMENT_NOUN = new RegExp(`\\b(?:the|your|my|our|a|an|this)\\s+((?:[a-z-]+\\s+){0,2}?(?:${APPOINTMENT_HEAD}))\\b`, 'i');
+const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/** "Monday 8 September at 08:00": the day (and clock time) of an appointment, for its title. */
+function dayLabel(d: DateMention): string {
+  const [y, m, dd] = d.date!.split('-').map(Number);
+  const wd = WEEKDAYS[new Date(Date.UTC(y, m - 1, dd)).getUTCDay()];
+  return `${wd} ${dd} ${MONTHS[m - 1]}${d.explicitTime && d.time ? ` at ${d.time}` : ''}`;
+}
+
+function appointmentItems(ct: CallText, cands: Candidate[], items: AnalysisActionItem[], day: string): Array<{ item: AnalysisActionItem; units: Unit[] }> {
+  const user = ct.speakers.find((s) => s.role === 'USER');
+  if (!user) return [];
+  const found: Array<{ date: DateMention; units: Unit[]; turn: number }> = [];
+  const turns = [...new Set(ct.units.map((u) => u.turn))].sort((a, b) => a - b);
+  for (const t of turns) {
+    const offer = ct.units.filter((u) => u.turn === t);
+    const speaker = offer[0].speaker.speakerId;
+    const reply = ct.units.filter((u) => u.turn > t && u.turn <= t + 1 && u.speaker.speakerId !== speaker).slice(0, 2);
+    if (!reply.length || reply.some(isBelowConfidenceFloor) || offer.every(isBelowConfidenceFloor)) continue;
+    const said = reply.map((u) => u.plain).join(' ');
+    if (!TAKES_SLOT.test(said) || DECLINES_SLOT.test(said) || REFUSAL.test(said)) continue;
+    // the slot: a day with a time, said in the reply (it repeats what it takes) or last in the offer
+    const slotOf = (u: Unit) =>
+      u.dates.filter((d) => d.date && d.date >= day && d.explicitTime && d.time !== null && !u.past && !DEADLINE_BEFORE.test(u.norm.slice(0, d.index)) && !RELATIVE_SPAN.test(d.text));
+    const fromReply = reply.flatMap((u) => slotOf(u).map((d) => ({ d, u })));
+    const fromOffer = offer.flatMap((u) => slotOf(u).map((d) => ({ d, u }))).slice(-1);
+    const slot = fromReply[0] ?? fromOffer[0];
+    if (!slot) continue;
+    // the time of someone's call, text or e-mail, or of a meeting, is that item's
+    // (nor a slot around which a video or phone meeting is arranged)
+    if (cands.some((c) => c.intent === 'meeting' && Math.abs(c.unit.turn - t) <= 6)) continue;
+    const timedItem = cands.some((c) => (c.unit === slot.u || offer.includes(c.unit) && c.dates.some((x) => x.date === slot.d.date)) && (c.intent === 'meeting' || c.intent === 'call' || c.intent === 'message' || c.intent === 'email' || CONTACT_VERB.test(c.clause.verb)));
+    if (timedItem) continue;
+    const units = uniq([...offer.filter((u) => u.dates.some((d) => d.date === slot.d.date) || u === slot.u), ...reply]);
+    // a slot taken and then changed a few turns later ("Friday morning, fine" - "actually, let's say
+    // Monday"): the later one holds
+    const prev = found[found.length - 1];
+    if (prev && t - prev.turn <= 4 && prev.date.date !== slot.d.date) found.pop();
+    else if (prev && prev.date.date === slot.d.date) {
+      if (!prev.date.explicitTime && slot.d.explicitTime) prev.date = slot.d;
+      continue;
+    }
+    found.push({ date: slot.d, units, turn: t });
+  }
+  const out: Array<{ item: AnalysisActionItem; units: Unit[] }> = [];
+  for (const f of found) {
+    if (items.some((it) => it.dueDate === f.date.date && (it.intent === 'meeting' || (it.ownerRole === 'USER' && it.intent === 'reminder')))) continue;
+    // a reminder of the user's said just around it ("Monday at four works." - "Please arrive ten
+    // minutes early") is of the same appointment
+    const turnOf = (seg: string) => ct.units.find((u) => u.segmentId === seg)?.turn ?? -99;
+    if (items.some((it) => it.ownerRole === 'USER' && it.intent === 'reminder' && (it.sourceSegmentIds ?? []).some((seg) => turnOf(seg) >= f.turn - 2 && turnOf(seg) <= f.turn + 6))) continue;
+    if (out.some((o) => o.item.dueDate === f.date.date)) continue;
+    // what the appointment is for, said around it ("the boiler service", "the final deck inspection")
+    const around = ct.units.filter((u) => u.turn >= f.turn - 4 && u.turn <= f.turn + 1);
+    const what = around.map((u) => u.norm.match(APPOINTMENT_NOUN)?.[1]).find(Boolean);
+    const title = `${capitalize(what ? what.toLowerCase() : 'appointment')} on ${dayLabel(f.date)}`;
+    const due: Due = { date: f.date.date!, text: f.date.text, mention: f.date };
+    const md: IntentMetadata = { title, ...(f.date.datetime && f.date.explicitTime ? { remindAt: f.date.datetime } : {}), notes: f.units.map(sentenceOf).join(' ') };
+    out.push({ item: buildItem(user, title, f.units, [], 'reminder', md, due, []), units: f.units });
+  }
+  return out;
 }
 
 // How an addressee takes a request on at the start of their answer: "Sure, I'll be there", "Okay".
@@ -818,7 +904,7 @@ function buildItem(
   cands: Candidate[],
 ): AnalysisActionItem {
   const all = uniq([...units, ...extra]);
-  const conditional = cands.every((c) => c.clause.conditional);
+  const conditional = cands.length > 0 && cands.every((c) => c.clause.conditional);
   const urgent = cands.some((c) => URGENT.test(c.clause.text));
   const priority: AnalysisActionItem['priority'] = conditional ? 'low' : urgent ? 'high' : 'medium';
   return {
