@@ -554,4 +554,17 @@ describe('EmbeddedAnalyzer on phrasings of other speakers', () => {
     const acts = buildCallText(transcript, context).units.flatMap((u) => clausesOf(u).filter((c) => c.kind !== 'other' && c.kind !== 'accept').map((c) => `${c.kind}: ${c.vp}`));
     assert.deepEqual(acts, ['commit: send it tonight', 'commit: email you the quote', 'request: send it over']);
   });
+
+  it('reads a request or a promise after a hesitation as it reads it without one', () => {
+    const transcript = transcriptOf(
+      [
+        [1, 'And, um, can you give him his tablet with breakfast?'],
+        [0, 'Uh, I will text you the photos tonight.'],
+      ],
+      ['Anna Berg', 'Tom Wells'],
+      recordedAt,
+    );
+    const acts = buildCallText(transcript, context).units.flatMap((u) => clausesOf(u).filter((c) => c.kind !== 'other' && c.kind !== 'accept').map((c) => `${c.kind}: ${c.vp}`));
+    assert.deepEqual(acts, ['request: give him his tablet with breakfast', 'commit: text you the photos tonight']);
+  });
 });
