@@ -624,7 +624,22 @@ export function extractActions(ct: CallText): ActionResult {
 // spec's `reminder`), whoever asked and whatever words the rules read as a request or a plan. A
 // deadline ("by Friday at five") is no appointment, nor the time someone will call, text or e-mail
 // (that is their item), nor a video or phone meeting (a meeting item).
-const TAKES_SLOT = /\b(?:yes|yep|yeah|yup|okay|ok|sure|perfect|great|fine|brilliant|lovely|excellent|good|works|done|deal|alright|all right|see you)\b/;
+const TAKES_SLOT = /\b(?:yes|yep|yeah|yup|okay|ok|sure|perfect|great|fine|brilliant|lovely|excellent|good|works|done|deal|alright|all right|see you|correct|understood|be (?:there|home|in|around|on site))\b/;
+// "between 8 and noon", "9 till 11", "from 10 to 2": the start of a window said apart from its day
+const WINDOW = /\b(?:between|from)\s+(\d{1,2})(?::(\d{2}))?\s*(a\.?m\.?|p\.?m\.?)?\s+(?:and|to|till|until)\s+(?:\d{1,2}|noon|midday)\b|\b(\d{1,2})(?::(\d{2}))?\s*(a\.?m\.?|p\.?m\.?)?\s+(?:till|until|to)\s+(?:\d{1,2}|noon|midday)\b(?!\s*(?:dollars|percent|days|weeks|minutes|hours))/i;
+
+function windowStart(text: string): string | null {
+  const m = text.match(WINDOW);
+  if (!m) return null;
+  let h = Number(m[1] ?? m[4]);
+  const min = m[2] ?? m[5] ?? '00';
+  const mer = (m[3] ?? m[6] ?? '').toLowerCase();
+  if (h > 23) return null;
+  // (no a.m./p.m.: 1 to 7 is the afternoon, as dates.ts reads a clock time)
+  if (mer.startsWith('p') && h < 12) h += 12;
+  else if (!mer && h >= 1 && h <= 7) h += 12;
+  return `${String(h).padStart(2, '0')}:${min}`;
+}
 const DECLINES_SLOT = /\b(?:no|not|cannot|can not|busy|full|unfortunately|afraid|wait|hang on|actually)\b/;
 const DEADLINE_BEFORE = /\b(?:by|before|until|till|no later than|due)\s*$/i;
 // (a clock time said as a span from now, "within the hour", "in about forty minutes", is a delivery
@@ -656,8 +671,16 @@ function appointmentItems(ct: CallText, cands: Candidate[], items: AnalysisActio
     const said = reply.map((u) => u.plain).join(' ');
     if (!TAKES_SLOT.test(said) || DECLINES_SLOT.test(said) || REFUSAL.test(said)) continue;
     // the slot: a day with a time, said in the reply (it repeats what it takes) or last in the offer
-    const slotOf = (u: Unit) =>
-      u.dates.filter((d) => d.date && d.date >= day && d.explicitTime && d.time !== null && !u.past && !DEADLINE_BEFORE.test(u.norm.slice(0, d.index)) && !RELATIVE_SPAN.test(d.text));
+    const slotOf = (u: Unit): DateMention[] =>
+      u.dates
+        // ("the inspection has been scheduled for Tuesday the 12th" is past in form, future in fact)
+        .filter((d) => d.date && (d.date > day || (d.date === day && !u.past)) && !DEADLINE_BEFORE.test(u.norm.slice(0, d.index)) && !RELATIVE_SPAN.test(d.text))
+        .flatMap((d) => {
+          if (d.explicitTime && d.time) return [d];
+          // the day and its time said apart ("Tuesday the 12th between 8 and noon")
+          const time = u.dates.find((x) => x !== d && x.explicitTime && x.time && !RELATIVE_SPAN.test(x.text))?.time ?? windowStart(u.norm);
+          return time ? [{ ...d, time, explicitTime: true, datetime: `${d.date}T${time}:00`, granularity: 'time' as const }] : [];
+        });
     const fromReply = reply.flatMap((u) => slotOf(u).map((d) => ({ d, u })));
     const fromOffer = offer.flatMap((u) => slotOf(u).map((d) => ({ d, u }))).slice(-1);
     const slot = fromReply[0] ?? fromOffer[0];
@@ -665,7 +688,7 @@ function appointmentItems(ct: CallText, cands: Candidate[], items: AnalysisActio
     // the time of someone's call, text or e-mail, or of a meeting, is that item's
     // (nor a slot around which a video or phone meeting is arranged)
     if (cands.some((c) => c.intent === 'meeting' && Math.abs(c.unit.turn - t) <= 6)) continue;
-    const timedItem = cands.some((c) => (c.unit === slot.u || offer.includes(c.unit) && c.dates.some((x) => x.date === slot.d.date)) && (c.intent === 'meeting' || c.intent === 'call' || c.intent === 'message' || c.intent === 'email' || CONTACT_VERB.test(c.clause.verb)));
+    const timedItem = cands.some((c) => (offer.includes(c.unit) || reply.includes(c.unit)) && c.dates.some((x) => x.date === slot.d.date) && (c.intent === 'meeting' || c.intent === 'call' || c.intent === 'message' || c.intent === 'email' || CONTACT_VERB.test(c.clause.verb)));
     if (timedItem) continue;
     const units = uniq([...offer.filter((u) => u.dates.some((d) => d.date === slot.d.date) || u === slot.u), ...reply]);
     // a slot taken and then changed a few turns later ("Friday morning, fine" - "actually, let's say
