@@ -150,7 +150,9 @@ const FUTURE_MARKER = /\b(will|should|shall|can|could|is going to|are going to|g
 
 // Verbs people use for bare imperatives on a call ("call me back", "send it back", "bring your ID").
 // An imperative outside this list is more likely a tagging or recognition error than a request.
-const IMPERATIVE_VERBS = /^(?:just\s+)?(call|ring|phone|text|message|whatsapp|email|fax|invoice|e-mail|mail|send|resend|forward|share|check|double-check|confirm|book|schedule|reschedule|cancel|remind|bring|take|pick|drop|grab|get|buy|order|pay|sign|fill|complete|submit|upload|download|return|ship|post|print|scan|review|read|look|update|arrive|come|go|meet|join|contact|reach|give|let|keep|try|ask|tell|write|note|add|remove|change|reset|restart|turn|unplug|plug|install|open|close|lock|leave|wait|hold|save|transfer|deposit|collect|deliver|fix|clean|prepare|make|set|put|use|log|register|renew|follow|visit|stop|start|bring|find|remember|ensure|double)\b/i;
+// (the chores of a visit or a favour, "clear the cupboard under the boiler", "water the plants",
+// "approve the invoices", are as common as the errands)
+const IMPERATIVE_VERBS = /^(?:just\s+)?(call|ring|phone|text|message|whatsapp|email|fax|invoice|e-mail|mail|send|resend|forward|share|check|double-check|confirm|book|schedule|reschedule|cancel|remind|bring|take|pick|drop|grab|get|buy|order|pay|sign|fill|complete|submit|upload|download|return|ship|post|print|scan|review|read|look|update|arrive|come|go|meet|join|contact|reach|give|let|keep|try|ask|tell|write|note|add|remove|change|reset|restart|turn|unplug|plug|install|open|close|lock|leave|wait|hold|save|transfer|deposit|collect|deliver|fix|clean|prepare|make|set|put|use|log|register|renew|follow|visit|stop|start|bring|find|remember|ensure|double|clear|tidy|empty|move|water|feed|wash|pack|label|charge|measure|photograph|switch|unlock|attach|approve|include|notify|inform)\b/i;
 
 /** "texting" -> "text", "dropping" -> "drop" (compromise leaves some gerunds as they are). */
 export function baseOfGerund(w: string): string {
@@ -215,7 +217,8 @@ function sendFor(s: string): string {
   return s.replace(/^get\s+((?:it|that|this|them|those|these|(?:the|a|an|your|my|our)\s+[\w' -]+?))\s+(?:over\s+)?(?:to|across to|out to)\s+(you|him|her|them|us)\b/i, 'send $1 to $2');
 }
 
-const POLITE_IF = /,?\s+if (?:that is|it is|you are|this is|that|it|this|the (?:slot|time|day))\s+(?:still\s+)?(?:ok|okay|fine|alright|all right|good|open|free|available|convenient|works?|suits?|helps?)\b[^,]*|,?\s+if (?:you|that) (?:like|want|prefer|do not mind)\b[^,]*|,?\s+if (?:that|this|it) (?:slot|time) is (?:still )?(?:open|free|available)\b[^,]*/gi;
+// ("clear the cupboard before I come, if you can": a courtesy too, the request holds)
+const POLITE_IF = /,?\s+if (?:you can|you could|possible|at all possible|you get (?:a|the) chance|you have (?:a |the )?(?:time|chance|minute|moment|sec|second))\b[^,]*|,?\s+if (?:that is|it is|you are|this is|that|it|this|the (?:slot|time|day))\s+(?:still\s+)?(?:ok|okay|fine|alright|all right|good|open|free|available|convenient|works?|suits?|helps?)\b[^,]*|,?\s+if (?:you|that) (?:like|want|prefer|do not mind)\b[^,]*|,?\s+if (?:that|this|it) (?:slot|time) is (?:still )?(?:open|free|available)\b[^,]*/gi;
 
 function stripCondition(text: string): { text: string; conditional: boolean; whenClause: boolean } {
   let t = text.trim();
@@ -227,7 +230,8 @@ function stripCondition(text: string): { text: string; conditional: boolean; whe
   // at the speaker's own commitment ("if it is fine I will send it")
   const bare = lead ? null : t.match(/^(?:if|unless|in case)\s.+?\s((?:please\s+)?(?:call|ring|phone|text|email|e-mail|message|contact)\s+(?:us|me|him|her|them)\b.*|(?:I|we)\s+(?:will|shall|can)\s.*)$/i);
   if (lead) {
-    conditional = true;
+    // ("if you can, ...", "if possible, ...": a courtesy, not a condition)
+    conditional = !/^if (?:you can|you could|possible|at all possible|you get (?:a|the) chance|you have (?:a |the )?(?:time|chance|minute|moment|sec|second))\s*,/i.test(t);
     t = lead[2];
   } else if (bare) {
     conditional = true;
