@@ -571,4 +571,17 @@ describe('EmbeddedAnalyzer on phrasings of other speakers', () => {
     // "if you can", "if possible": a courtesy, not a condition the request hangs on
     assert.deepEqual(buildCallText(transcript, context).units.flatMap((u) => clausesOf(u).filter((c) => c.kind === 'request').map((c) => c.conditional)), [false, false, false]);
   });
+
+  it('reads a list of verb phrases after one subject, in a recap too, as one task each', () => {
+    const transcript = transcriptOf(
+      [
+        [1, 'So just to confirm: I will approve the invoices by Friday, send the forecast to finance by the 10th, and attend the review on Thursday.'],
+        [0, 'Okay, send it over.'],
+      ],
+      ['Anna Berg', 'Tom Wells'],
+      recordedAt,
+    );
+    const acts = buildCallText(transcript, context).units.flatMap((u) => clausesOf(u).filter((c) => c.kind !== 'other' && c.kind !== 'accept').map((c) => `${c.kind}: ${c.vp}`));
+    assert.deepEqual(acts, ['commit: approve the invoices by Friday', 'commit: send the forecast to finance by the 10th', 'commit: attend the review on Thursday', 'request: send it over']);
+  });
 });

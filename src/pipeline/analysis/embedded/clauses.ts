@@ -210,7 +210,28 @@ function splitClauses(expanded: string): Array<{ text: string; offset: number; j
     last = cut + m[0].length;
   }
   parts.push({ text: expanded.slice(last), offset: last, joined });
-  return parts.filter((p) => p.text.trim().length > 0);
+  return parts.filter((p) => p.text.trim().length > 0).flatMap(splitList);
+}
+
+// "I'll approve the invoices by Friday, send the forecast to finance by the 10th, and attend the
+// review": a list of verb phrases after one subject is as many tasks, each with that subject (a
+// comma, then a verb people ask or promise with, then its object).
+const LISTED_VERB = new RegExp(`,\\s+(?=${IMPERATIVE_VERBS.source.replace(/^\^(?:\(\?:just\\s\+\)\?)?/, '').replace(/\\b$/, '')}\\s+(?:the|a|an|my|your|our|his|her|their|it|them|him|her|me|us|this|that|these|those)\\b)`, 'gi');
+
+function splitList(part: { text: string; offset: number; joined: boolean }): Array<{ text: string; offset: number; joined: boolean }> {
+  const out: Array<{ text: string; offset: number; joined: boolean }> = [];
+  let last = 0;
+  for (const m of part.text.matchAll(LISTED_VERB)) {
+    const before = part.text.slice(last, m.index!);
+    // (the clause before needs a predicate of its own: "Okay, send it over" is one request)
+    // (nor is a condition or a time clause before the comma one: "if the printer is late, text me")
+    if (before.trim().split(/\s+/).length < 4 || /^\s*(?:(?:and|but|so|oh|then|also)\s+)*(?:if|when|once|unless|as soon as|before|after|because|since|while|in case|whenever)\b/i.test(part.text)) continue;
+    out.push({ text: before, offset: part.offset + last, joined: out.length ? true : part.joined });
+    last = m.index! + m[0].length;
+  }
+  if (!out.length) return [part];
+  out.push({ text: part.text.slice(last), offset: part.offset + last, joined: true });
+  return out;
 }
 
 /** "get that over to you" is a sending: read it as "send that to you". */
