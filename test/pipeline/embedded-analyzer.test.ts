@@ -555,21 +555,22 @@ describe('EmbeddedAnalyzer on phrasings of other speakers', () => {
     assert.deepEqual(acts, ['commit: send it tonight', 'commit: email you the quote', 'request: send it over']);
   });
 
-  it('reads a request or a promise after a hesitation, or with a courteous "if you can", as it reads it without', () => {
+  it('reads a request or a promise after a hesitation, or with a courteous "if you can", or passed on for someone else, as it reads it without', () => {
     const transcript = transcriptOf(
       [
         [1, 'And, um, can you give him his tablet with breakfast?'],
         [0, 'Uh, I will text you the photos tonight.'],
         [1, 'Oh, and clear the cupboard under the boiler before I come, if you can.'],
         [0, 'If possible, send me the invoice by Friday.'],
+        [1, 'Oh, and my dad asked if you could call him about the sofa.'],
       ],
       ['Anna Berg', 'Tom Wells'],
       recordedAt,
     );
     const acts = buildCallText(transcript, context).units.flatMap((u) => clausesOf(u).filter((c) => c.kind !== 'other' && c.kind !== 'accept').map((c) => `${c.kind}: ${c.vp}`));
-    assert.deepEqual(acts, ['request: give him his tablet with breakfast', 'commit: text you the photos tonight', 'request: clear the cupboard under the boiler before I come, if you can', 'request: send me the invoice by Friday']);
+    assert.deepEqual(acts, ['request: give him his tablet with breakfast', 'commit: text you the photos tonight', 'request: clear the cupboard under the boiler before I come, if you can', 'request: send me the invoice by Friday', 'request: call him about the sofa']);
     // "if you can", "if possible": a courtesy, not a condition the request hangs on
-    assert.deepEqual(buildCallText(transcript, context).units.flatMap((u) => clausesOf(u).filter((c) => c.kind === 'request').map((c) => c.conditional)), [false, false, false]);
+    assert.deepEqual(buildCallText(transcript, context).units.flatMap((u) => clausesOf(u).filter((c) => c.kind === 'request').map((c) => c.conditional)), [false, false, false, false]);
   });
 
   it('reads a list of verb phrases after one subject, in a recap too, as one task each', () => {

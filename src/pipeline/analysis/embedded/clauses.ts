@@ -95,6 +95,8 @@ const INDIRECT_REQUEST = new RegExp(
       // "I was hoping you could help me carry the heavy stuff": the hope is the request
       '(?:I|we) (?:was|were|am|are) (?:just |really )?hoping (?:that )?you (?:could|can|would|might|will)',
       '(?:do|did) you think you (?:could|can|would|might)',
+      // a request passed on: "my dad asked if you could call him about the sofa"
+      '(?:(?:my|your|our|the|his|her)\\s+)?[a-z]+\\s+(?:asked|was asking|is asking|wants to know|wanted to know|was wondering|wondered)\\s+(?:if|whether)\\s+you\\s+(?:could|can|would|might)',
       '(?:are|were) you able to',
       '(?:would|will|is) it be possible (?:for you )?to|is it possible (?:for you )?to',
       '(?:can|could|may) I (?:get|ask|have) you to',
