@@ -529,6 +529,20 @@ describe('EmbeddedAnalyzer on phrasings of other speakers', () => {
     only(a.actionItems, (i) => i.intent === 'call');
   });
 
+  it('keeps two errands asked in one breath as one task, and an e-mail and a call asked together as two items', async () => {
+    const a = await run([
+      [1, 'Please mail the old passport by Friday, and write your application number on the envelope.'],
+      [0, 'Okay, I will do that.'],
+      [1, 'Can you email me the signed lease and call the bank about the deposit?'],
+      [0, 'Sure.'],
+    ]);
+    const tasks = (a.actionItems ?? []).filter((i) => i.intent === 'task');
+    assert.equal(tasks.length, 1, JSON.stringify(a.actionItems?.map((i) => [i.intent, i.title])));
+    assert.match(tasks[0].description ?? '', /application number/);
+    only(a.actionItems, (i) => i.intent === 'email');
+    only(a.actionItems, (i) => i.intent === 'call');
+  });
+
   it('makes no item of a request refused or taken back', async () => {
     const a = await run([
       [1, 'Could you send me the floor plans tomorrow?'],

@@ -441,7 +441,12 @@ export function extractActions(ct: CallText): ActionResult {
     const lastCand = sibling?.cands[sibling.cands.length - 1];
     if (
       lastCand && lastCand.unit === c.unit && lastCand.clause.kind === 'request' && c.clause.kind === 'request' &&
-      sibling.owner.speakerId === c.owner.speakerId && /^\w+\s+(him|her|them)\b/i.test(c.clause.vp) && (c.intent === 'task' || sibling.intent === 'task' || c.intent === sibling.intent)
+      sibling.owner.speakerId === c.owner.speakerId &&
+      ((/^\w+\s+(him|her|them)\b/i.test(c.clause.vp) && (c.intent === 'task' || sibling.intent === 'task' || c.intent === sibling.intent)) ||
+        // "Please send it by Friday, and write your application number on the envelope", "sign it and
+        // send it back": two errands asked in one breath are the steps of one task (an e-mail and a
+        // call asked together stay two items)
+        (c.intent === 'task' && sibling.intent === 'task'))
     ) {
       sibling.cands.push(c);
       if (SPECIFICITY[c.intent] > SPECIFICITY[sibling.intent]) sibling.intent = c.intent;
