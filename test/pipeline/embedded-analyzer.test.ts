@@ -527,6 +527,15 @@ describe('EmbeddedAnalyzer on phrasings of other speakers', () => {
     assert.equal(visit.intentMetadata?.remindAt, '2025-06-16T08:00:00');
     assert.match(visit.title, /^Boiler service on Monday 16 June/);
     only(a.actionItems, (i) => i.intent === 'call');
+    // a delivery window taken for someone else, who will be there
+    const b = await run([
+      [1, 'Your sofa will be delivered on Saturday the 14th, between 8 a.m. and noon.'],
+      [0, 'Saturday is good.'],
+      [1, 'And the washer? We can bring it on Monday between 9 and 11.'],
+      [0, 'That is fine, my husband will be home on Monday.'],
+    ]);
+    const sofa = only(b.actionItems, (i) => i.intent === 'reminder');
+    assert.equal(sofa.dueDate, '2025-06-14');
   });
 
   it('keeps two errands asked in one breath as one task, and an e-mail and a call asked together as two items', async () => {

@@ -630,6 +630,7 @@ export function extractActions(ct: CallText): ActionResult {
 // deadline ("by Friday at five") is no appointment, nor the time someone will call, text or e-mail
 // (that is their item), nor a video or phone meeting (a meeting item).
 const TAKES_SLOT = /\b(?:yes|yep|yeah|yup|okay|ok|sure|perfect|great|fine|brilliant|lovely|excellent|good|works|done|deal|alright|all right|see you|correct|understood|be (?:there|home|in|around|on site))\b/;
+const OTHER_PRESENT = /\b(?:my|our)\s+(?:\w+\s+)?(?:husband|wife|partner|son|daughter|mum|mom|mother|dad|father|neighbou?r|roommate|flatmate|housemate|brother|sister|nanny|cleaner|boyfriend|girlfriend|kids?)\s+(?:will|is going to|can|could|should)\s+be\s+(?:home|there|in|around)\b|\bsomeone else\b|\bsomebody else\b/;
 // "between 8 and noon", "9 till 11", "from 10 to 2": the start of a window said apart from its day
 const WINDOW = /\b(?:between|from)\s+(\d{1,2})(?::(\d{2}))?\s*(a\.?m\.?|p\.?m\.?)?\s+(?:and|to|till|until)\s+(?:\d{1,2}|noon|midday)\b|\b(\d{1,2})(?::(\d{2}))?\s*(a\.?m\.?|p\.?m\.?)?\s+(?:till|until|to)\s+(?:\d{1,2}|noon|midday)\b(?!\s*(?:dollars|percent|days|weeks|minutes|hours))/i;
 
@@ -675,6 +676,8 @@ function appointmentItems(ct: CallText, cands: Candidate[], items: AnalysisActio
     if (!reply.length || reply.some(isBelowConfidenceFloor) || offer.every(isBelowConfidenceFloor)) continue;
     const said = reply.map((u) => u.plain).join(' ');
     if (!TAKES_SLOT.test(said) || DECLINES_SLOT.test(said) || REFUSAL.test(said)) continue;
+    // ("That is fine, my husband will be home tomorrow": someone else will be there for it)
+    if (OTHER_PRESENT.test(said)) continue;
     // the slot: a day with a time, said in the reply (it repeats what it takes) or last in the offer
     const slotOf = (u: Unit): DateMention[] =>
       u.dates
@@ -683,9 +686,13 @@ function appointmentItems(ct: CallText, cands: Candidate[], items: AnalysisActio
         .flatMap((d) => {
           if (d.explicitTime && d.time) return [d];
           // the day and its time said apart ("Tuesday the 12th between 8 and noon")
-          const time = u.dates.find((x) => x !== d && x.explicitTime && x.time && !RELATIVE_SPAN.test(x.text))?.time ?? windowStart(u.norm);
+          // (a window's start first: "between 8 a.m. and noon" is from eight)
+          const time = windowStart(u.norm) ?? u.dates.find((x) => x !== d && x.explicitTime && x.time && !RELATIVE_SPAN.test(x.text))?.time;
           return time ? [{ ...d, time, explicitTime: true, datetime: `${d.date}T${time}:00`, granularity: 'time' as const }] : [];
-        });
+        })
+        // (a clock time that only completes the day said with it is no slot of its own: "on Saturday,
+        // between 8 a.m. and noon" is one slot, from eight)
+        .filter((d, _i, all) => !d.timeOnly || all.every((x) => x.timeOnly));
     const fromReply = reply.flatMap((u) => slotOf(u).map((d) => ({ d, u })));
     const fromOffer = offer.flatMap((u) => slotOf(u).map((d) => ({ d, u }))).slice(-1);
     const slot = fromReply[0] ?? fromOffer[0];
