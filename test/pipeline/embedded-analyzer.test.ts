@@ -538,6 +538,23 @@ describe('EmbeddedAnalyzer on phrasings of other speakers', () => {
     assert.equal(sofa.dueDate, '2025-06-14');
   });
 
+  it('makes a meeting held in person an appointment the user is reminded of, not a video or phone meeting', async () => {
+    const a = await run([
+      [0, 'Do we need to come in person for the enrolment?'],
+      [1, 'Yes, there is a short meeting with the counsellor. I can offer Wednesday at 3:15 or Monday at 9.'],
+      [0, 'Wednesday at 3:15 is best for us.'],
+    ]);
+    assert.equal((a.actionItems ?? []).filter((i) => i.intent === 'meeting').length, 0, JSON.stringify(a.actionItems?.map((i) => [i.intent, i.title])));
+    const visit = only(a.actionItems, (i) => i.intent === 'reminder');
+    assert.equal(visit.ownerRole, 'USER');
+    assert.equal(visit.dueDate, '2025-06-11');
+    const video = await run([
+      [1, 'There is a short meeting with the counsellor. Would a Zoom call on Wednesday at 3:15 work?'],
+      [0, 'Wednesday at 3:15 is best for us.'],
+    ]);
+    only(video.actionItems, (i) => i.intent === 'meeting');
+  });
+
   it('keeps two errands asked in one breath as one task, and an e-mail and a call asked together as two items', async () => {
     const a = await run([
       [1, 'Please mail the old passport by Friday, and write your application number on the envelope.'],

@@ -516,7 +516,8 @@ export function extractActions(ct: CallText): ActionResult {
     if (!req || g.cands.some((c) => c.clause.kind !== 'request') || g.extraUnits.length) continue;
     const asker = req.unit.speaker.speakerId;
     const reply = ct.units.filter((u) => u.turn === req.unit.turn + 1 && u.speaker.speakerId === g.owner.speakerId);
-    const said = reply.map((u) => u.plain).join(' ');
+    // (what the reply says, not what it asks: "or would Thursday at ten suit you better?" takes nothing)
+    const said = reply.filter((u) => !u.isQuestion).map((u) => u.plain).join(' ');
     const no = reply.length > 0 && REFUSAL.test(said) && !clausesOf(reply[0]).some((c) => c.kind === 'commit' || c.kind === 'accept');
     const withdrawn = ct.units.some((u) => u.speaker.speakerId === asker && u.turn > req.unit.turn && u.turn <= req.unit.turn + 2 && WITHDRAWN.test(u.plain));
     if (no || withdrawn) refused.add(g);
@@ -544,7 +545,17 @@ export function extractActions(ct: CallText): ActionResult {
   const nextSteps: NextStepOut[] = [];
   const actionUnits = new Set<number>();
 
+  const inPerson = new Set<Group>();
   for (const mg of meetingGroups) {
+    // A meeting is a video or phone meeting (the spec's `meeting`): one held in person, with no
+    // platform, invite or link ("do we need to come in person?" - "there's a short meeting with the
+    // counsellor ... I can offer Wednesday at 3:15"), is an appointment of the user's, which the
+    // appointment step below reminds them of
+    const near = ct.units.filter((u) => mg.cands.some((c) => Math.abs(c.unit.turn - u.turn) <= 2));
+    if (!mg.cands.some((c) => c.provider) && !near.some((u) => providerOf(u.norm) || INVITE.test(u.norm) || /\blink\b/i.test(u.norm)) && near.some((u) => IN_PERSON.test(u.norm))) {
+      inPerson.add(mg);
+      continue;
+    }
     const item = meetingItem(ct, mg, proposals, accepts, desires, day);
     actionItems.push(item.item);
     for (const u of item.units) actionUnits.add(u.idx);
@@ -603,7 +614,7 @@ export function extractActions(ct: CallText): ActionResult {
     actionItems.push(buildItem(g.owner, title, units, meta.units, g.intent, meta.metadata, due, g.cands));
   }
 
-  for (const ap of appointmentItems(ct, cands, actionItems, day)) {
+  for (const ap of appointmentItems(ct, cands.filter((c) => ![...inPerson].some((g) => g.cands.includes(c))), actionItems, day)) {
     actionItems.push(ap.item);
     for (const u of ap.units) actionUnits.add(u.idx);
   }
@@ -629,7 +640,7 @@ export function extractActions(ct: CallText): ActionResult {
 // spec's `reminder`), whoever asked and whatever words the rules read as a request or a plan. A
 // deadline ("by Friday at five") is no appointment, nor the time someone will call, text or e-mail
 // (that is their item), nor a video or phone meeting (a meeting item).
-const TAKES_SLOT = /\b(?:yes|yep|yeah|yup|okay|ok|sure|perfect|great|fine|brilliant|lovely|excellent|good|works|done|deal|alright|all right|see you|correct|understood|be (?:there|home|in|around|on site))\b/;
+const TAKES_SLOT = /\b(?:yes|yep|yeah|yup|okay|ok|sure|perfect|great|fine|brilliant|lovely|excellent|good|best|suits?|works|done|deal|alright|all right|see you|correct|understood|be (?:there|home|in|around|on site))\b/;
 const OTHER_PRESENT = /\b(?:my|our)\s+(?:\w+\s+)?(?:husband|wife|partner|son|daughter|mum|mom|mother|dad|father|neighbou?r|roommate|flatmate|housemate|brother|sister|nanny|cleaner|boyfriend|girlfriend|kids?)\s+(?:will|is going to|can|could|should)\s+be\s+(?:home|there|in|around)\b|\bsomeone else\b|\bsomebody else\b/;
 // "between 8 and noon", "9 till 11", "from 10 to 2": the start of a window said apart from its day
 const WINDOW = /\b(?:between|from)\s+(\d{1,2})(?::(\d{2}))?\s*(a\.?m\.?|p\.?m\.?)?\s+(?:and|to|till|until)\s+(?:\d{1,2}|noon|midday)\b|\b(\d{1,2})(?::(\d{2}))?\s*(a\.?m\.?|p\.?m\.?)?\s+(?:till|until|to)\s+(?:\d{1,2}|noon|midday)\b(?!\s*(?:dollars|percent|days|weeks|minutes|hours))/i;
@@ -654,6 +665,7 @@ const RELATIVE_SPAN = /\b(?:ago|last|within|in|minutes?|hours?)\b/i;
 const CONTACT_VERB = /^(?:call|ring|phone|text|message|email|e-mail|mail|send|whatsapp|ping|forward)$/i;
 const APPOINTMENT_HEAD = 'appointment|visit|inspection|delivery|service|repair|installation|install|consultation|check-?up|exam|examination|fitting|viewing|survey|assessment|collection|pickup|pick-up|drop-off|interview|meeting|session|lesson|class|cleaning|tasting|tour|test|signing|walkthrough|walk-through|estimate|measurement|reading';
 const APPOINTMENT_NOUN = new RegExp(`\\b(?:the|your|my|our|a|an|this)\\s+((?:[a-z-]+\\s+){0,2}?(?:${APPOINTMENT_HEAD}))\\b`, 'i');
+const IN_PERSON = /\b(?:in person|face to face|come (?:in|down|into|by)|at (?:the|our) (?:office|clinic|school|branch|surgery|practice|store|shop|front desk|reception))\b/i;
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
@@ -674,7 +686,8 @@ function appointmentItems(ct: CallText, cands: Candidate[], items: AnalysisActio
     const speaker = offer[0].speaker.speakerId;
     const reply = ct.units.filter((u) => u.turn > t && u.turn <= t + 1 && u.speaker.speakerId !== speaker).slice(0, 2);
     if (!reply.length || reply.some(isBelowConfidenceFloor) || offer.every(isBelowConfidenceFloor)) continue;
-    const said = reply.map((u) => u.plain).join(' ');
+    // (what the reply says, not what it asks: "or would Thursday at ten suit you better?" takes nothing)
+    const said = reply.filter((u) => !u.isQuestion).map((u) => u.plain).join(' ');
     if (!TAKES_SLOT.test(said) || DECLINES_SLOT.test(said) || REFUSAL.test(said)) continue;
     // ("That is fine, my husband will be home tomorrow": someone else will be there for it)
     if (OTHER_PRESENT.test(said)) continue;
