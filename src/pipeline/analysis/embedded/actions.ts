@@ -516,8 +516,7 @@ export function extractActions(ct: CallText): ActionResult {
     if (!req || g.cands.some((c) => c.clause.kind !== 'request') || g.extraUnits.length) continue;
     const asker = req.unit.speaker.speakerId;
     const reply = ct.units.filter((u) => u.turn === req.unit.turn + 1 && u.speaker.speakerId === g.owner.speakerId);
-    // (what the reply says, not what it asks: "or would Thursday at ten suit you better?" takes nothing)
-    const said = reply.filter((u) => !u.isQuestion).map((u) => u.plain).join(' ');
+    const said = reply.map((u) => u.plain).join(' ');
     const no = reply.length > 0 && REFUSAL.test(said) && !clausesOf(reply[0]).some((c) => c.kind === 'commit' || c.kind === 'accept');
     const withdrawn = ct.units.some((u) => u.speaker.speakerId === asker && u.turn > req.unit.turn && u.turn <= req.unit.turn + 2 && WITHDRAWN.test(u.plain));
     if (no || withdrawn) refused.add(g);

@@ -54,8 +54,9 @@ export function expand(text: string): string {
 
 // Discourse markers that open a clause without being part of it (and the hesitations of spontaneous
 // speech, "and, um, can you ...", which hide the request after them; and the lead-in of a recap,
-// "so just to confirm: I'll approve the invoices by Friday", which hid the promise after it). The ambiguous ones ("look",
-// "right", "well") only count when a comma follows, so "Look at the report" stays an imperative.
+// "so just to confirm: I'll approve the invoices by Friday", which hid the promise after it).
+// The ambiguous ones ("look", "right", "well") only count when a comma follows, so "Look at the
+// report" stays an imperative.
 const MARKER = /^(?:(?:yes|yeah|yep|yup|for sure|you got it|sure thing|sure|okay|ok|oh|ah|well|great|perfect|fine|alright|all right|right|no problem|got it|understood|of course|look|listen|honestly|hi|hello|hey|thanks|thank you|cool|good|excellent|wonderful|absolutely|definitely|certainly|no worries|sounds good)\s*[,.!]\s*|(?:just\s+)?(?:to (?:confirm|recap|summari[sz]e|sum up|be clear)|so we are clear|for the record)\s*[:,]\s*|(?:and|but|so|then|just|also|actually|and then|oh and|plus|um|uh|erm|er|uhm|hmm)[,]?\s+)+/i;
 // The same "look" / "listen" in a recogniser's text, which has no comma: a marker when a clause with
 // its own subject and finite verb follows ("look the boiler company can not come until Wednesday"),
