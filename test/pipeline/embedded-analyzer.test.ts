@@ -555,6 +555,16 @@ describe('EmbeddedAnalyzer on phrasings of other speakers', () => {
     only(video.actionItems, (i) => i.intent === 'meeting');
   });
 
+  it('takes the channel of a request from the fragment said right after it', async () => {
+    const a = await run([
+      [1, 'Can you send me a photo of the leak? On WhatsApp.'],
+      [0, 'Sure, right after this.'],
+    ]);
+    const photo = only(a.actionItems, () => true);
+    assert.equal(photo.intent, 'message');
+    assert.equal(photo.intentMetadata?.channel, 'whatsapp');
+  });
+
   it('keeps two errands asked in one breath as one task, and an e-mail and a call asked together as two items', async () => {
     const a = await run([
       [1, 'Please mail the old passport by Friday, and write your application number on the envelope.'],

@@ -125,7 +125,11 @@ function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecede
   const verb = clause.verb;
   const withAnte = ante ? `${vp} ${ante.phrase}` : vp;
   const provider = providerOf(clause.text) ?? (ante ? providerOf(ante.phrase) : null);
-  const channel = channelOf(vp, verb);
+  // "Can you send me a photo of where it's coming from? On WhatsApp.": the channel said right after,
+  // in a fragment of the same turn, is the request's
+  const tail = ct.units[unit.idx + 1];
+  const afterthought = tail && tail.turn === unit.turn && tail.words <= 4 && /^(?:on|by|via|over|through|in)\s/i.test(tail.plain) ? tail.norm : '';
+  const channel = channelOf(vp, verb) ?? (afterthought ? channelOf(afterthought, '') : null);
   const hasEmail = unit.entities.some((e) => e.kind === 'email' && vp.includes((e as SpokenEmail).address));
   // "I'll send her a message on Slack": a message sent is a message, on whatever chat it goes
   const chatSent = /^(send|drop|shoot|fire|flick|write|post)$/.test(verb) && /\b(?:a|an)\s+(?:quick\s+|short\s+)?(?:message|dm|direct message|chat message)\b|\bon (?:slack|teams chat|messenger|signal|imessage)\b/i.test(vp);
