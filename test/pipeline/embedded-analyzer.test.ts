@@ -588,6 +588,15 @@ describe('EmbeddedAnalyzer on phrasings of other speakers', () => {
       [0, 'Actually, never mind.'],
     ]);
     assert.deepEqual(a.actionItems?.map((i) => i.title), []);
+    // taken back later by naming it, after it was taken on; what is not named stays
+    const b = await run([
+      [1, 'Mum asked if you could ring her about Sunday lunch.'],
+      [0, 'Okay, I will call her tomorrow.'],
+      [1, 'And can you water the plants on Saturday?'],
+      [0, 'Sure.'],
+      [1, 'Actually, forget calling Mum, I am seeing her tonight.'],
+    ]);
+    assert.deepEqual(b.actionItems?.map((i) => i.intent), ['task']);
   });
 
   it('reads first-person auxiliaries and negative questions as a recogniser writes them', () => {

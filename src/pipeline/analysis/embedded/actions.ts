@@ -254,6 +254,7 @@ const ERRAND = /^(?:pick\b|drop\s+(?!by\b|in\b)|buy|get\s+(?!there|here|home|bac
 // How an answer turns a request down, and how the one who asked takes it back.
 const REFUSAL = /^(?:(?:oh|um|uh|well|sorry|hmm)[,.]?\s+)*(?:no\b(?![,.]?\s+(?:problem|worries))|nope\b|nah\b|(?:i|we) (?:can not|cannot|will not|would rather not|am not able to|are not able to|do not think (?:i|we) can)\b|unfortunately (?:i|we) (?:can not|cannot)\b|i am afraid (?:i|we) (?:can not|cannot)\b|not (?:this|that|today|tomorrow|tonight)\b)/;
 const WITHDRAWN = /^(?:(?:oh|actually|wait|um|uh|sorry)[,.]?\s+)*(?:never ?mind|forget (?:it|that|about it)|scratch that|do not worry about (?:it|that)|no need\b|it is (?:fine|okay|ok),? (?:i|we) will (?:do|handle|sort) it)/;
+const TAKEN_BACK = /\b(?:forget (?:about )?|never ?mind (?:about )?|scratch )((?:the |that |my |your )?\w+(?:ing)?(?: \w+){0,2})/;
 // "Putting it on my calendar", "I'll add that to my diary": the owner's own memory aid, like "remind me"
 const CALENDAR_NOTE = /^(?:put|putting|add|adding|write|writing|mark|marking|pop|popping|stick|note|noting|block|blocking|pencil|penciling)\b.*\b(?:on|in|to|into|off)\s+(?:my|the|our|your)\s+(?:calendar|diary|planner|agenda)\b/i;
 
@@ -524,6 +525,19 @@ export function extractActions(ct: CallText): ActionResult {
     const no = reply.length > 0 && REFUSAL.test(said) && !clausesOf(reply[0]).some((c) => c.kind === 'commit' || c.kind === 'accept');
     const withdrawn = ct.units.some((u) => u.speaker.speakerId === asker && u.turn > req.unit.turn && u.turn <= req.unit.turn + 2 && WITHDRAWN.test(u.plain));
     if (no || withdrawn) refused.add(g);
+  }
+  // "Actually, you know what, forget calling Mum, I'm seeing her tonight": what the one who asked
+  // takes back later in the call, by naming it, is no item, even once it was taken on
+  for (const g of groups) {
+    const req = g.cands.find((c) => c.clause.kind === 'request');
+    if (!req || refused.has(g)) continue;
+    const asked = new Set(g.cands.flatMap((c) => [...c.stems, ...c.unit.stems]));
+    const back = ct.units.find((u) => {
+      if (u.speaker.speakerId !== req.unit.speaker.speakerId || u.turn <= lastTurn(g)) return false;
+      const m = u.plain.match(TAKEN_BACK);
+      return !!m && contentStems(m[1]).some((st) => asked.has(st));
+    });
+    if (back) refused.add(g);
   }
   for (const g of refused) groups.splice(groups.indexOf(g), 1);
 
