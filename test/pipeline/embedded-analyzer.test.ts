@@ -536,6 +536,20 @@ describe('EmbeddedAnalyzer on phrasings of other speakers', () => {
     ]);
     const sofa = only(b.actionItems, (i) => i.intent === 'reminder');
     assert.equal(sofa.dueDate, '2025-06-14');
+    // the user's own news is no appointment; a visit booked for a bare weekday is the coming one; a
+    // meeting nothing says is remote is held in person
+    const c = await run([
+      [0, 'I will be back from holiday on Monday at 9.'],
+      [1, 'Okay, enjoy the trip.'],
+      [1, 'The engineer is booked for Friday between 1 and 5.'],
+      [0, 'Perfect, I will be in.'],
+    ]);
+    assert.deepEqual(c.actionItems?.map((i) => [i.intent, i.dueDate]), [['reminder', '2025-06-13']]);
+    const d = await run([
+      [1, 'Dr Patel can see you on Thursday at 11:20.'],
+      [0, 'Thursday at 11:20, lovely, thank you.'],
+    ]);
+    assert.deepEqual(d.actionItems?.map((i) => [i.ownerRole, i.intent, i.dueDate]), [['USER', 'reminder', '2025-06-12']]);
   });
 
   it('makes a meeting held in person an appointment the user is reminded of, not a video or phone meeting', async () => {

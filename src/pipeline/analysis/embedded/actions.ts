@@ -569,7 +569,7 @@ export function extractActions(ct: CallText): ActionResult {
     // counsellor ... I can offer Wednesday at 3:15"), is an appointment of the user's, which the
     // appointment step below reminds them of
     const near = ct.units.filter((u) => mg.cands.some((c) => Math.abs(c.unit.turn - u.turn) <= 2));
-    if (!mg.cands.some((c) => c.provider) && !near.some((u) => providerOf(u.norm) || INVITE.test(u.norm) || /\blink\b/i.test(u.norm)) && near.some((u) => IN_PERSON.test(u.norm))) {
+    if (!mg.cands.some((c) => c.provider) && !near.some((u) => providerOf(u.norm) || INVITE.test(u.norm) || /\blink\b/i.test(u.norm)) && (near.some((u) => IN_PERSON.test(u.norm)) || !near.some((u) => REMOTE.test(u.norm)))) {
       inPerson.add(mg);
       continue;
     }
@@ -658,6 +658,7 @@ export function extractActions(ct: CallText): ActionResult {
 // deadline ("by Friday at five") is no appointment, nor the time someone will call, text or e-mail
 // (that is their item), nor a video or phone meeting (a meeting item).
 const TAKES_SLOT = /\b(?:yes|yep|yeah|yup|okay|ok|sure|perfect|great|fine|brilliant|lovely|excellent|good|best|suits?|works|done|deal|alright|all right|see you|correct|understood|be (?:there|home|in|around|on site))\b/;
+const RECAP = /\b(?:to confirm|to recap|to sum up|just to be clear|so that is|so we are|so that's)\b/i;
 const OTHER_PRESENT = /\b(?:my|our)\s+(?:\w+\s+)?(?:husband|wife|partner|son|daughter|mum|mom|mother|dad|father|neighbou?r|roommate|flatmate|housemate|brother|sister|nanny|cleaner|boyfriend|girlfriend|kids?)\s+(?:will|is going to|can|could|should)\s+be\s+(?:home|there|in|around)\b|\bsomeone else\b|\bsomebody else\b/;
 // "between 8 and noon", "9 till 11", "from 10 to 2": the start of a window said apart from its day
 const WINDOW = /\b(?:between|from)\s+(\d{1,2})(?::(\d{2}))?\s*(a\.?m\.?|p\.?m\.?)?\s+(?:and|to|till|until)\s+(?:\d{1,2}|noon|midday)\b|\b(\d{1,2})(?::(\d{2}))?\s*(a\.?m\.?|p\.?m\.?)?\s+(?:till|until|to)\s+(?:\d{1,2}|noon|midday)\b(?!\s*(?:dollars|percent|days|weeks|minutes|hours))/i;
@@ -682,6 +683,8 @@ const RELATIVE_SPAN = /\b(?:ago|last|within|in|minutes?|hours?)\b/i;
 const CONTACT_VERB = /^(?:call|ring|phone|text|message|email|e-mail|mail|send|whatsapp|ping|forward)$/i;
 const APPOINTMENT_HEAD = 'appointment|visit|inspection|delivery|service|repair|installation|install|consultation|check-?up|exam|examination|fitting|viewing|survey|assessment|collection|pickup|pick-up|drop-off|interview|meeting|session|lesson|class|cleaning|tasting|tour|test|signing|walkthrough|walk-through|estimate|measurement|reading';
 const APPOINTMENT_NOUN = new RegExp(`\\b(?:the|your|my|our|a|an|this)\\s+((?:[a-z-]+\\s+){0,2}?(?:${APPOINTMENT_HEAD}))\\b`, 'i');
+// (and one where nothing says it is remote: "Dr Patel can see you on Thursday at 11:20")
+const REMOTE = /\b(?:call|calls|ring|phone|video|zoom|teams|meet|skype|facetime|whats ?app|link|invite|invitation|dial|dial-in|online|virtual|virtually|remote|remotely|webinar|screen)\b/i;
 const IN_PERSON = /\b(?:in person|face to face|come (?:in|down|into|by)|at (?:the|our) (?:office|clinic|school|branch|surgery|practice|store|shop|front desk|reception))\b/i;
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
@@ -727,6 +730,10 @@ function appointmentItems(ct: CallText, cands: Candidate[], items: AnalysisActio
     const fromOffer = offer.flatMap((u) => slotOf(u).map((d) => ({ d, u }))).slice(-1);
     const slot = fromReply[0] ?? fromOffer[0];
     if (!slot) continue;
+    // the user's own statement of a time, taken with an "okay" ("I'll be back from holiday on Monday
+    // at 9" - "Okay, enjoy the trip"), is news, not an appointment: the user asks for a slot, or sums
+    // the call up ("so just to confirm: the inspection is on Tuesday ..."), or the other party offers it
+    if (offer[0].speaker.speakerId === user.speakerId && !offer.some((u) => u.isQuestion || RECAP.test(u.plain))) continue;
     // the time of someone's call, text or e-mail, or of a meeting, is that item's
     // (nor a slot around which a video or phone meeting is arranged)
     if (cands.some((c) => c.intent === 'meeting' && Math.abs(c.unit.turn - t) <= 6)) continue;
