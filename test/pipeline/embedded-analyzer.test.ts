@@ -636,14 +636,16 @@ describe('EmbeddedAnalyzer on phrasings of other speakers', () => {
         [1, 'Oh, and clear the cupboard under the boiler before I come, if you can.'],
         [0, 'If possible, send me the invoice by Friday.'],
         [1, 'Oh, and my dad asked if you could call him about the sofa.'],
+        [0, 'I was gonna ask, could you maybe text me the address?'],
+        [1, 'I will email you the contract and, um, give the bank a ring about the transfer.'],
       ],
       ['Anna Berg', 'Tom Wells'],
       recordedAt,
     );
     const acts = buildCallText(transcript, context).units.flatMap((u) => clausesOf(u).filter((c) => c.kind !== 'other' && c.kind !== 'accept').map((c) => `${c.kind}: ${c.vp}`));
-    assert.deepEqual(acts, ['request: give him his tablet with breakfast', 'commit: text you the photos tonight', 'request: clear the cupboard under the boiler before I come, if you can', 'request: send me the invoice by Friday', 'request: call him about the sofa']);
+    assert.deepEqual(acts, ['request: give him his tablet with breakfast', 'commit: text you the photos tonight', 'request: clear the cupboard under the boiler before I come, if you can', 'request: send me the invoice by Friday', 'request: call him about the sofa', 'request: text me the address', 'commit: email you the contract', 'commit: give the bank a ring about the transfer']);
     // "if you can", "if possible": a courtesy, not a condition the request hangs on
-    assert.deepEqual(buildCallText(transcript, context).units.flatMap((u) => clausesOf(u).filter((c) => c.kind === 'request').map((c) => c.conditional)), [false, false, false, false]);
+    assert.deepEqual(buildCallText(transcript, context).units.flatMap((u) => clausesOf(u).filter((c) => c.kind === 'request').map((c) => c.conditional)), [false, false, false, false, false]);
   });
 
   it('reads a list of verb phrases after one subject, in a recap too, as one task each', () => {

@@ -148,7 +148,7 @@ function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecede
   if (meetingVerb && (INVITE.test(withAnte) || platformNamed || (verb !== 'send' && verb !== 'resend' && verb !== 'forward' && verb !== 'share' && (MEETING_NOUN.test(withAnte) || (ante && MEETING_NOUN.test(ante.unit.norm)) || (provider && provider !== 'phone'))))) {
     if (!(verb === 'meet' && !provider && !MEETING_NOUN.test(withAnte))) return { intent: 'meeting', channel: null, provider };
   }
-  if (verb === 'email' || verb === 'mail' && hasEmail || /\be-?mail\b/i.test(vp) || hasEmail) return { intent: 'email', channel: null, provider: null };
+  if (verb === 'email' || verb === 'mail' && hasEmail || /\be-?mail(?:ed)?\b/i.test(vp) || hasEmail) return { intent: 'email', channel: null, provider: null };
   if (/^(call|ring|phone|dial)$/.test(verb) || /\bgive (me|you|us|him|her|them) a (call|ring|buzz)\b/i.test(vp)) {
     if (provider && provider !== 'phone') return { intent: 'meeting', channel: null, provider };
     return { intent: 'call', channel: null, provider: null };
