@@ -550,6 +550,16 @@ describe('EmbeddedAnalyzer on phrasings of other speakers', () => {
       [0, 'Thursday at 11:20, lovely, thank you.'],
     ]);
     assert.deepEqual(d.actionItems?.map((i) => [i.ownerRole, i.intent, i.dueDate]), [['USER', 'reminder', '2025-06-12']]);
+    // as a recogniser writes it (no punctuation, numbers in words), and a deadline said as a noun
+    const e = await run([
+      [0, 'can you come round on saturday at ten'],
+      [1, 'saturday at ten yeah no problem see you then'],
+      [1, 'the delivery is friday between nine and one'],
+      [0, 'okay thanks'],
+      [1, 'The deadline for the forms is Monday at 5.'],
+      [0, 'Okay, noted.'],
+    ]);
+    assert.deepEqual(e.actionItems?.filter((i) => i.intent === 'reminder').map((i) => i.dueDate).sort(), ['2025-06-13', '2025-06-14']);
   });
 
   it('makes a meeting held in person an appointment the user is reminded of, not a video or phone meeting', async () => {

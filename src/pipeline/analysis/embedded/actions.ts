@@ -661,7 +661,7 @@ const TAKES_SLOT = /\b(?:yes|yep|yeah|yup|okay|ok|sure|perfect|great|fine|brilli
 const RECAP = /\b(?:to confirm|to recap|to sum up|just to be clear|so that is|so we are|so that's)\b/i;
 const OTHER_PRESENT = /\b(?:my|our)\s+(?:\w+\s+)?(?:husband|wife|partner|son|daughter|mum|mom|mother|dad|father|neighbou?r|roommate|flatmate|housemate|brother|sister|nanny|cleaner|boyfriend|girlfriend|kids?)\s+(?:will|is going to|can|could|should)\s+be\s+(?:home|there|in|around)\b|\bsomeone else\b|\bsomebody else\b/;
 // "between 8 and noon", "9 till 11", "from 10 to 2": the start of a window said apart from its day
-const WINDOW = /\b(?:between|from)\s+(\d{1,2})(?::(\d{2}))?\s*(a\.?m\.?|p\.?m\.?)?\s+(?:and|to|till|until)\s+(?:\d{1,2}|noon|midday)\b|\b(\d{1,2})(?::(\d{2}))?\s*(a\.?m\.?|p\.?m\.?)?\s+(?:till|until|to)\s+(?:\d{1,2}|noon|midday)\b(?!\s*(?:dollars|percent|days|weeks|minutes|hours))/i;
+const WINDOW = /\b(?:between|from)\s+(\d{1,2})(?::(\d{2}))?\s*(a\.?m\.?|p\.?m\.?)?\s+(?:and|to|till|until)\s+(?:\d{1,2}|noon|midday|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b|\b(\d{1,2})(?::(\d{2}))?\s*(a\.?m\.?|p\.?m\.?)?\s+(?:till|until|to)\s+(?:\d{1,2}|noon|midday|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b(?!\s*(?:dollars|percent|days|weeks|minutes|hours))/i;
 
 function windowStart(text: string): string | null {
   const m = text.match(WINDOW);
@@ -676,6 +676,10 @@ function windowStart(text: string): string | null {
   return `${String(h).padStart(2, '0')}:${min}`;
 }
 const DECLINES_SLOT = /\b(?:no|not|cannot|can not|busy|full|unfortunately|afraid|wait|hang on|actually)\b/;
+const CHANGED = /\b(?:actually|instead|hang on|hold on|wait|change|move|rather|scratch that|sorry)\b/;
+const NO_BOTHER = /\bno (?:problem|worries|bother|trouble)\b|\bnot a problem\b/g;
+// ("the deadline for the forms is Friday at 5": a deadline said as a noun)
+const DEADLINE_WORD = /\b(?:deadline|cut-?off|closes|closing|expires?|expiry|due date|at the latest)\b/i;
 const DEADLINE_BEFORE = /\b(?:by|before|until|till|no later than|due)\s*$/i;
 // (a clock time said as a span from now, "within the hour", "in about forty minutes", is a delivery
 // estimate or a callback, not an agreed time)
@@ -708,14 +712,14 @@ function appointmentItems(ct: CallText, cands: Candidate[], items: AnalysisActio
     if (!reply.length || reply.some(isBelowConfidenceFloor) || offer.every(isBelowConfidenceFloor)) continue;
     // (what the reply says, not what it asks: "or would Thursday at ten suit you better?" takes nothing)
     const said = reply.filter((u) => !u.isQuestion).map((u) => u.plain).join(' ');
-    if (!TAKES_SLOT.test(said) || DECLINES_SLOT.test(said) || REFUSAL.test(said)) continue;
+    if (!TAKES_SLOT.test(said) || DECLINES_SLOT.test(said.replace(NO_BOTHER, '')) || REFUSAL.test(said)) continue;
     // ("That is fine, my husband will be home tomorrow": someone else will be there for it)
     if (OTHER_PRESENT.test(said)) continue;
     // the slot: a day with a time, said in the reply (it repeats what it takes) or last in the offer
     const slotOf = (u: Unit): DateMention[] =>
       u.dates
         // ("the inspection has been scheduled for Tuesday the 12th" is past in form, future in fact)
-        .filter((d) => d.date && (d.date > day || (d.date === day && !u.past)) && !DEADLINE_BEFORE.test(u.norm.slice(0, d.index)) && !RELATIVE_SPAN.test(d.text))
+        .filter((d) => d.date && (d.date > day || (d.date === day && !u.past)) && !DEADLINE_BEFORE.test(u.norm.slice(0, d.index)) && !RELATIVE_SPAN.test(d.text) && !DEADLINE_WORD.test(u.plain))
         .flatMap((d) => {
           if (d.explicitTime && d.time) return [d];
           // the day and its time said apart ("Tuesday the 12th between 8 and noon")
@@ -733,7 +737,7 @@ function appointmentItems(ct: CallText, cands: Candidate[], items: AnalysisActio
     // the user's own statement of a time, taken with an "okay" ("I'll be back from holiday on Monday
     // at 9" - "Okay, enjoy the trip"), is news, not an appointment: the user asks for a slot, or sums
     // the call up ("so just to confirm: the inspection is on Tuesday ..."), or the other party offers it
-    if (offer[0].speaker.speakerId === user.speakerId && !offer.some((u) => u.isQuestion || RECAP.test(u.plain))) continue;
+    if (offer[0].speaker.speakerId === user.speakerId && !offer.some((u) => u.isQuestion || RECAP.test(u.plain) || /^(?:(?:so|and|okay|ok|right)\s+)*(?:can|could|would|will) you\b|^(?:(?:so|and)\s+)*(?:can|could|shall|should) (?:we|I)\b/.test(u.plain)) && !cands.some((c) => offer.includes(c.unit) && (c.clause.kind === 'request' || c.clause.kind === 'proposal'))) continue;
     // the time of someone's call, text or e-mail, or of a meeting, is that item's
     // (nor a slot around which a video or phone meeting is arranged)
     if (cands.some((c) => c.intent === 'meeting' && Math.abs(c.unit.turn - t) <= 6)) continue;
@@ -743,7 +747,7 @@ function appointmentItems(ct: CallText, cands: Candidate[], items: AnalysisActio
     // a slot taken and then changed a few turns later ("Friday morning, fine" - "actually, let's say
     // Monday"): the later one holds
     const prev = found[found.length - 1];
-    if (prev && t - prev.turn <= 4 && prev.date.date !== slot.d.date) found.pop();
+    if (prev && t - prev.turn <= 4 && prev.date.date !== slot.d.date && offer.some((u) => CHANGED.test(u.plain))) found.pop();
     else if (prev && prev.date.date === slot.d.date) {
       if (!prev.date.explicitTime && slot.d.explicitTime) prev.date = slot.d;
       continue;
