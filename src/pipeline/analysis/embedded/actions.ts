@@ -626,6 +626,10 @@ export function extractActions(ct: CallText): ActionResult {
     const meta = metadataFor(ct, g, best, units, due);
     for (const u of units) actionUnits.add(u.idx);
     let title = titleOf(best);
+    // two errands asked in one breath, one task: both steps in its title ("Sign the form and bring
+    // it back by Monday")
+    const steps = g.cands.filter((c) => c.clause.kind === 'request' && c.unit === best.unit);
+    if (g.intent === 'task' && steps.length === 2 && steps.includes(best)) title = `${titleOf(steps[0])} and ${lowerFirst(titleOf(steps[1]))}`;
     const was = g.changedDue ? dueOf(ct, g.cands, day) : null;
     if (g.changedDue && was) title = title.replace(new RegExp(`\\b${was.text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`, 'i'), g.changedDue.text);
     actionItems.push(buildItem(g.owner, title, units, meta.units, g.intent, meta.metadata, due, g.cands));

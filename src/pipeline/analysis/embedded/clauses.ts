@@ -95,7 +95,8 @@ const INDIRECT_REQUEST = new RegExp(
       '(?:is there )?any chance (?:that )?you (?:could|can|would|might)',
       // "I was hoping you could help me carry the heavy stuff": the hope is the request
       '(?:I|we) (?:was|were|am|are) (?:just |really )?hoping (?:that )?you (?:could|can|would|might|will)',
-      '(?:do|did) you think you (?:could|can|would|might)',
+      '(?:do|did) you (?:think|reckon|suppose) (?:that )?you (?:could|can|would|might)',
+      '(?:is|would) there (?:any way|a way|a chance) (?:that )?you (?:could|can|would|might)',
       // a request passed on: "my dad asked if you could call him about the sofa"
       '(?:(?:my|your|our|the|his|her)\\s+)?[a-z]+\\s+(?:asked|was asking|is asking|wants to know|wanted to know|was wondering|wondered)\\s+(?:if|whether)\\s+you\\s+(?:could|can|would|might)',
       '(?:are|were) you able to',
