@@ -589,6 +589,19 @@ describe('EmbeddedAnalyzer on phrasings of other speakers', () => {
     assert.equal(photo.intentMetadata?.channel, 'whatsapp');
   });
 
+  it('reads a generic promise as the need or the offer it takes on, in the other party\'s words', async () => {
+    const a = await run([
+      [1, 'Someone needs to call the council about the bins.'],
+      [0, 'I will take care of that tomorrow.'],
+      [1, 'Do you want me to email the landlord for you?'],
+      [0, 'No, it is fine, I will do it myself tonight.'],
+    ]);
+    assert.deepEqual(a.actionItems?.map((i) => [i.ownerRole, i.intent, i.title, i.dueDate]), [
+      ['USER', 'call', 'Call the council about the bins tomorrow', '2025-06-11'],
+      ['USER', 'email', 'Email the landlord tonight', '2025-06-10'],
+    ]);
+  });
+
   it('keeps two errands asked in one breath as one task, and an e-mail and a call asked together as two items', async () => {
     const a = await run([
       [1, 'Please mail the old passport by Friday, and write your application number on the envelope.'],

@@ -176,6 +176,30 @@ function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecede
   return { intent: 'task', channel, provider: null };
 }
 
+// "Someone needs to call the council about the bins." - "I'll take care of that tomorrow": what a
+// generic promise takes on is the need the other party just stated, in its own words
+const NEED_SAID = /\b(?:needs? to|has to|have to|must|should|got to|ought to)\s+(?!be\b|have\b|know\b)([a-z]+\b.*?)[.!?]*$/i;
+// (the need must be something to do, not a state: "someone needs to call the council", not "it
+// needs to dry")
+const NEED_VERB = /^(?:call|ring|phone|text|message|email|e-mail|mail|send|forward|book|schedule|cancel|pick|drop|collect|pay|sign|fill|submit|return|order|buy|fix|check|sort|chase|contact|tell|ask|bring|take|get|renew|register|confirm|arrange|organi[sz]e|clean|clear|move|pack|print|post|upload|update|write)\b/i;
+
+const OFFERED = /^(?:(?:so|and|oh|well)[,]?\s+)*(?:do you want|would you like|want|shall I|should I)\s+(?:me\s+to\s+)?([a-z]+\b.*?)(?:\s+for you)?\s*\?$/i;
+
+function takesOnNeed(ct: CallText, unit: Unit, clause: Clause): Clause {
+  if (clause.kind !== 'commit' || !GENERIC_VP.test(clause.vp)) return clause;
+  // (or the errand the other party offered to do: "Do you want me to call the landlord for you?" -
+  // "No, it's fine, I'll do it myself tomorrow")
+  const prev = ct.units.filter((u) => u.turn === unit.turn - 1 && u.speaker.speakerId !== unit.speaker.speakerId && !u.past);
+  for (const u of prev.reverse()) {
+    const m = (u.isQuestion && /\?\s*$/.test(u.text) ? null : u.norm.match(NEED_SAID)) ?? u.norm.match(OFFERED);
+    if (!m || !NEED_VERB.test(m[1])) continue;
+    const rest = clause.vp.replace(GENERIC_VP, '').trim();
+    const vp = `${m[1].replace(/\s+for (?:me|us)\b/i, '')}${rest ? ` ${rest}` : ''}`;
+    return { ...clause, vp, verb: verbOf(vp) };
+  }
+  return clause;
+}
+
 /**
  * The other party's latest turn before the unit's: the context the speech-act model was trained to
  * read a clause in. A recogniser cuts one speaker's turn into several segments, so the segment just
@@ -346,7 +370,7 @@ export function extractActions(ct: CallText): ActionResult {
 
   for (const unit of ct.units) {
     for (const read of clausesOf(unit)) {
-      const clause = withSpeechActModel(ct, unit, read);
+      const clause = takesOnNeed(ct, unit, withSpeechActModel(ct, unit, read));
       // "Actually, make that Monday": a new date for something said before, not a new item
       const changed = CHANGE_OF_PLAN.test(clause.text) ? clauseDates(unit, clause).find((d) => d.date && d.date >= day) ?? unit.dates.find((d) => d.date && d.date >= day) : undefined;
       if (changed && !clause.negated) {
@@ -723,7 +747,7 @@ function appointmentItems(ct: CallText, cands: Candidate[], items: AnalysisActio
     const slotOf = (u: Unit): DateMention[] =>
       u.dates
         // ("the inspection has been scheduled for Tuesday the 12th" is past in form, future in fact)
-        .filter((d) => d.date && (d.date > day || (d.date === day && !u.past)) && !DEADLINE_BEFORE.test(u.norm.slice(0, d.index)) && !RELATIVE_SPAN.test(d.text) && !DEADLINE_WORD.test(u.plain))
+        .filter((d) => d.date && (d.date > day || (d.date === day && !u.past)) && !DEADLINE_BEFORE.test(u.norm.slice(0, d.index)) && !RELATIVE_SPAN.test(d.text) && !DEADLINE_WORD.test(u.plain) && !/\b(?:not|no|cannot|can't)\s+(?:do\s+|make\s+)?(?:at\s+|on\s+)?$/i.test(u.norm.slice(0, d.index)))
         .flatMap((d) => {
           if (d.explicitTime && d.time) return [d];
           // the day and its time said apart ("Tuesday the 12th between 8 and noon")
