@@ -635,6 +635,14 @@ describe('EmbeddedAnalyzer on phrasings of other speakers', () => {
       [1, 'Actually, forget calling Mum, I am seeing her tonight.'],
     ]);
     assert.deepEqual(b.actionItems?.map((i) => i.intent), ['task']);
+    // taken back in the same breath, as a recogniser writes a recap too
+    const c = await run([
+      [1, 'Oh, I was going to ask if you could, um, drive her to the clinic on Friday. Actually, no, scratch that, your aunt is taking her.'],
+      [0, 'Okay.'],
+      [1, 'so to confirm ill email the contract tonight'],
+      [0, 'yep thats right'],
+    ]);
+    assert.deepEqual(c.actionItems?.map((i) => [i.ownerRole, i.intent]), [['CONTACT', 'email']]);
   });
 
   it('reads first-person auxiliaries and negative questions as a recogniser writes them', () => {
