@@ -643,6 +643,12 @@ describe('EmbeddedAnalyzer on phrasings of other speakers', () => {
       [0, 'yep thats right'],
     ]);
     assert.deepEqual(c.actionItems?.map((i) => [i.ownerRole, i.intent]), [['CONTACT', 'email']]);
+    // a restart's repeated word is said once in a title
+    const d = await run([
+      [1, 'um so could you uh send me the the quote by friday'],
+      [0, 'yeah ill send it tomorrow'],
+    ]);
+    assert.deepEqual(d.actionItems?.map((i) => i.title), ['Send Tom Wells the quote by friday']);
   });
 
   it('reads first-person auxiliaries and negative questions as a recogniser writes them', () => {

@@ -333,7 +333,8 @@ function titleOf(c: Candidate): string {
       .replace(/\b(myself|ourselves)\b/g, '')
       .replace(/\b(my|our)\b/g, c.owner.role === 'USER' ? '$1' : 'their');
   }
-  vp = vp.replace(/\s+/g, ' ').replace(/\s+([,.])/g, '$1').trim();
+  // (a restart repeats a word, "send me the the quote": said once in a title)
+  vp = vp.replace(/\s+/g, ' ').replace(/\s+([,.])/g, '$1').replace(/\b(the|a|an|to|my|your|I|you|and|of|for|on|in|at|it)(?:,?\s+\1)+\b/gi, '$1').trim();
   // a title is an instruction: its verb in the base form, whatever form the recogniser heard
   // ("please arrived ten minutes early" -> "Arrive ten minutes early")
   if (c.clause.kind === 'request' || c.clause.kind === 'commit') vp = basePredicate(vp) ?? vp;
