@@ -7,17 +7,20 @@
 // Needs the dev dialogues rendered into .cache/analysis-dialogues (bench/analysis-heldout.ts does it).
 //
 //   npx tsx bench/speech-acts-cv.ts [--folds 4] [--data training/speech-acts]
+//   npx tsx bench/speech-acts-cv.ts --quick [--verbose]   # the service's thresholds only, with the
+//     retired held-out sets apart (the first one per call with --verbose, as a tuning view; the
+//     second only in aggregate, as a check) and every other dev call's misses with --verbose
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { EmbeddedAnalyzer } from '../src/pipeline/analysis/embedded/index.js';
-import { useSpeechActModel, useSpeechActThresholds, type SpeechActThresholds } from '../src/pipeline/analysis/embedded/speech-acts.js';
+import { DEFAULT_SPEECH_ACT_THRESHOLDS, useSpeechActModel, useSpeechActThresholds, type SpeechActThresholds } from '../src/pipeline/analysis/embedded/speech-acts.js';
 import { validateAnalysis } from '../src/pipeline/analysis/validate.js';
 import { foldIds, labelDialogue, readDialogue, readHandWritten, serializeModel, trainModel } from '../scripts/train-speech-acts.js';
 import { loadScorer, projectRoot, type Truth } from '../test/support/corpus.js';
 import { contextOf, scoreCall, totals, truthTranscript, type CallScore } from './analysis.js';
-import { analysisDialoguesDir, devIds } from './support/analysis-sets.js';
+import { analysisDialoguesDir, devIds, RETIRED_HELD_OUT_IDS, RETIRED_HELD_OUT_IDS_2 } from './support/analysis-sets.js';
 
 // The 24 newest dev dialogues (styles C and D, added in commits 013a734 and 460fe6a): written in
 // styles the rules were tuned on least.
@@ -76,6 +79,7 @@ async function main(): Promise<void> {
   });
 
   const seen = new Map<string, CallScore[]>();
+  const notesOf = new Map<string, string[]>();
   const run = async (t: SpeechActThresholds | null): Promise<CallScore[]> => {
     const key = JSON.stringify(t);
     if (seen.has(key)) return seen.get(key)!;
@@ -87,7 +91,15 @@ async function main(): Promise<void> {
       for (const id of f.ids) {
         const truth = truths.get(id)!;
         const a = await new EmbeddedAnalyzer().analyze(truthTranscript(truth, scorer), contextOf(truth));
-        scores.push({ ...scoreCall(truth, a, 0, validateAnalysis(a).ok, 0), id } as CallScore & { id: string });
+        const sc = scoreCall(truth, a, 0, validateAnalysis(a).ok, 0);
+        scores.push({ ...sc, id } as CallScore & { id: string });
+        if (key === JSON.stringify(DEFAULT_SPEECH_ACT_THRESHOLDS)) {
+          notesOf.set(id, [
+            `${id}: items ${sc.tp}/${sc.required} extra ${sc.fp}`,
+            ...sc.notes.filter((n) => /^(missed|extra|intent)/.test(n)).map((n) => `    ${n}`),
+            ...(a.actionItems ?? []).map((it) => `    item: ${it.ownerRole} ${it.intent} "${it.title}" due ${it.dueDate}`),
+          ]);
+        }
       }
     }
     return scores;
@@ -113,6 +125,23 @@ async function main(): Promise<void> {
       else process.stdout.write(`${id}: rendered ${r[0].tp}/${r[0].required} +${r[0].fp}, estimated ${r[1].tp}/${r[1].required} +${r[1].fp}\n`);
     }
     process.stdout.write(`estimated times: same scores on ${same}/${n} rendered dev dialogues\n`);
+    return;
+  }
+  if (process.argv.includes('--quick')) {
+    // Second retired set: the check half, never read per call (see the --quick note at the top).
+    const check = new Set(RETIRED_HELD_OUT_IDS_2);
+    const tune = new Set(RETIRED_HELD_OUT_IDS);
+    const s = await run({ ...DEFAULT_SPEECH_ACT_THRESHOLDS });
+    line('service thresholds', s);
+    const sub = (label: string, keep: (id: string) => boolean) => {
+      const t = totals(s.filter((x) => keep((x as CallScore & { id: string }).id)));
+      process.stdout.write(`  ${label.padEnd(32)} recall ${t.recall} (${t.raw.tp}/${t.raw.required}) precision ${t.precision} (${t.raw.fp} extra)\n`);
+    };
+    sub('retired set 1 (tuning view)', (id) => tune.has(id));
+    sub('retired set 2 (check, aggregate)', (id) => check.has(id));
+    sub('both retired sets (32)', (id) => tune.has(id) || check.has(id));
+    // (calls with a miss or an extra only)
+    if (process.argv.includes('--verbose')) for (const id of dev) if (!check.has(id) && (notesOf.get(id) ?? []).length > 1 && !/items (\d+)\/\1 extra 0$/.test(notesOf.get(id)![0])) process.stdout.write(`${notesOf.get(id)!.join('\n')}\n`);
     return;
   }
   line('rules only', await run(null));

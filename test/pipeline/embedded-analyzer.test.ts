@@ -533,6 +533,113 @@ describe('EmbeddedAnalyzer on phrasings of other speakers', () => {
     assert.match(visit.title, /Friday/);
   });
 
+  it('reminds the user of an appointment agreed on the call, once, and not of a deadline, a callback time or a slot turned down', async () => {
+    const a = await run([
+      [1, 'About the boiler service, the van broke down, so tomorrow is out. Could we do Monday instead, eight till twelve?'],
+      [0, 'Monday eight till twelve. Yeah, okay.'],
+      [1, 'And I will ring you Sunday at six to confirm.'],
+      [0, 'Great.'],
+      [1, 'The deposit is due by Friday at five.'],
+      [0, 'Fine.'],
+      [1, 'Or would Thursday at ten suit you better?'],
+      [0, 'No, Thursday I am at work.'],
+    ]);
+    const visit = only(a.actionItems, (i) => i.intent === 'reminder');
+    assert.equal(visit.ownerRole, 'USER');
+    assert.equal(visit.dueDate, '2025-06-16');
+    assert.equal(visit.intentMetadata?.remindAt, '2025-06-16T08:00:00');
+    assert.match(visit.title, /^Boiler service on Monday 16 June/);
+    only(a.actionItems, (i) => i.intent === 'call');
+    // a delivery window taken for someone else, who will be there
+    const b = await run([
+      [1, 'Your sofa will be delivered on Saturday the 14th, between 8 a.m. and noon.'],
+      [0, 'Saturday is good.'],
+      [1, 'And the washer? We can bring it on Monday between 9 and 11.'],
+      [0, 'That is fine, my husband will be home on Monday.'],
+    ]);
+    const sofa = only(b.actionItems, (i) => i.intent === 'reminder');
+    assert.equal(sofa.dueDate, '2025-06-14');
+    // the user's own news is no appointment; a visit booked for a bare weekday is the coming one; a
+    // meeting nothing says is remote is held in person
+    const c = await run([
+      [0, 'I will be back from holiday on Monday at 9.'],
+      [1, 'Okay, enjoy the trip.'],
+      [1, 'The engineer is booked for Friday between 1 and 5.'],
+      [0, 'Perfect, I will be in.'],
+    ]);
+    assert.deepEqual(c.actionItems?.map((i) => [i.intent, i.dueDate]), [['reminder', '2025-06-13']]);
+    const d = await run([
+      [1, 'Dr Patel can see you on Thursday at 11:20.'],
+      [0, 'Thursday at 11:20, lovely, thank you.'],
+    ]);
+    assert.deepEqual(d.actionItems?.map((i) => [i.ownerRole, i.intent, i.dueDate]), [['USER', 'reminder', '2025-06-12']]);
+    // as a recogniser writes it (no punctuation, numbers in words), and a deadline said as a noun
+    const e = await run([
+      [0, 'can you come round on saturday at ten'],
+      [1, 'saturday at ten yeah no problem see you then'],
+      [1, 'the delivery is friday between nine and one'],
+      [0, 'okay thanks'],
+      [1, 'The deadline for the forms is Monday at 5.'],
+      [0, 'Okay, noted.'],
+    ]);
+    assert.deepEqual(e.actionItems?.filter((i) => i.intent === 'reminder').map((i) => i.dueDate).sort(), ['2025-06-13', '2025-06-14']);
+  });
+
+  it('makes a meeting held in person an appointment the user is reminded of, not a video or phone meeting', async () => {
+    const a = await run([
+      [0, 'Do we need to come in person for the enrolment?'],
+      [1, 'Yes, there is a short meeting with the counsellor. I can offer Wednesday at 3:15 or Monday at 9.'],
+      [0, 'Wednesday at 3:15 is best for us.'],
+    ]);
+    assert.equal((a.actionItems ?? []).filter((i) => i.intent === 'meeting').length, 0, JSON.stringify(a.actionItems?.map((i) => [i.intent, i.title])));
+    const visit = only(a.actionItems, (i) => i.intent === 'reminder');
+    assert.equal(visit.ownerRole, 'USER');
+    assert.equal(visit.dueDate, '2025-06-11');
+    const video = await run([
+      [1, 'There is a short meeting with the counsellor. Would a Zoom call on Wednesday at 3:15 work?'],
+      [0, 'Wednesday at 3:15 is best for us.'],
+    ]);
+    only(video.actionItems, (i) => i.intent === 'meeting');
+  });
+
+  it('takes the channel of a request from the fragment said right after it', async () => {
+    const a = await run([
+      [1, 'Can you send me a photo of the leak? On WhatsApp.'],
+      [0, 'Sure, right after this.'],
+    ]);
+    const photo = only(a.actionItems, () => true);
+    assert.equal(photo.intent, 'message');
+    assert.equal(photo.intentMetadata?.channel, 'whatsapp');
+  });
+
+  it('reads a generic promise as the need or the offer it takes on, in the other party\'s words', async () => {
+    const a = await run([
+      [1, 'Someone needs to call the council about the bins.'],
+      [0, 'I will take care of that tomorrow.'],
+      [1, 'Do you want me to email the landlord for you?'],
+      [0, 'No, it is fine, I will do it myself tonight.'],
+    ]);
+    assert.deepEqual(a.actionItems?.map((i) => [i.ownerRole, i.intent, i.title, i.dueDate]), [
+      ['USER', 'call', 'Call the council about the bins tomorrow', '2025-06-11'],
+      ['USER', 'email', 'Email the landlord tonight', '2025-06-10'],
+    ]);
+  });
+
+  it('keeps two errands asked in one breath as one task, and an e-mail and a call asked together as two items', async () => {
+    const a = await run([
+      [1, 'Please mail the old passport by Friday, and write your application number on the envelope.'],
+      [0, 'Okay, I will do that.'],
+      [1, 'Can you email me the signed lease and call the bank about the deposit?'],
+      [0, 'Sure.'],
+    ]);
+    const tasks = (a.actionItems ?? []).filter((i) => i.intent === 'task');
+    assert.equal(tasks.length, 1, JSON.stringify(a.actionItems?.map((i) => [i.intent, i.title])));
+    assert.match(tasks[0].description ?? '', /application number/);
+    assert.equal(tasks[0].title, 'Mail the old passport by Friday and write the application number on the envelope');
+    only(a.actionItems, (i) => i.intent === 'email');
+    only(a.actionItems, (i) => i.intent === 'call');
+  });
+
   it('makes no item of a request refused or taken back', async () => {
     const a = await run([
       [1, 'Could you send me the floor plans tomorrow?'],
@@ -542,6 +649,29 @@ describe('EmbeddedAnalyzer on phrasings of other speakers', () => {
       [0, 'Actually, never mind.'],
     ]);
     assert.deepEqual(a.actionItems?.map((i) => i.title), []);
+    // taken back later by naming it, after it was taken on; what is not named stays
+    const b = await run([
+      [1, 'Mum asked if you could ring her about Sunday lunch.'],
+      [0, 'Okay, I will call her tomorrow.'],
+      [1, 'And can you water the plants on Saturday?'],
+      [0, 'Sure.'],
+      [1, 'Actually, forget calling Mum, I am seeing her tonight.'],
+    ]);
+    assert.deepEqual(b.actionItems?.map((i) => i.intent), ['task']);
+    // taken back in the same breath, as a recogniser writes a recap too
+    const c = await run([
+      [1, 'Oh, I was going to ask if you could, um, drive her to the clinic on Friday. Actually, no, scratch that, your aunt is taking her.'],
+      [0, 'Okay.'],
+      [1, 'so to confirm ill email the contract tonight'],
+      [0, 'yep thats right'],
+    ]);
+    assert.deepEqual(c.actionItems?.map((i) => [i.ownerRole, i.intent]), [['CONTACT', 'email']]);
+    // a restart's repeated word is said once in a title
+    const d = await run([
+      [1, 'um so could you uh send me the the quote by friday'],
+      [0, 'yeah ill send it tomorrow'],
+    ]);
+    assert.deepEqual(d.actionItems?.map((i) => i.title), ['Send Tom Wells the quote by friday']);
   });
 
   it('reads first-person auxiliaries and negative questions as a recogniser writes them', () => {
@@ -557,5 +687,40 @@ describe('EmbeddedAnalyzer on phrasings of other speakers', () => {
     );
     const acts = buildCallText(transcript, context).units.flatMap((u) => clausesOf(u).filter((c) => c.kind !== 'other' && c.kind !== 'accept').map((c) => `${c.kind}: ${c.vp}`));
     assert.deepEqual(acts, ['commit: send it tonight', 'commit: email you the quote', 'request: send it over']);
+  });
+
+  it('reads a request or a promise after a hesitation, or with a courteous "if you can", or passed on for someone else, as it reads it without', () => {
+    const transcript = transcriptOf(
+      [
+        [1, 'And, um, can you give him his tablet with breakfast?'],
+        [0, 'Uh, I will text you the photos tonight.'],
+        [1, 'Oh, and clear the cupboard under the boiler before I come, if you can.'],
+        [0, 'If possible, send me the invoice by Friday.'],
+        [1, 'Oh, and my dad asked if you could call him about the sofa.'],
+        [0, 'I was gonna ask, could you maybe text me the address?'],
+        [1, 'Do you reckon you could drop the keys off at the office?'],
+        [0, 'Is there any way you could email me the invoice again?'],
+        [1, 'I will email you the contract and, um, give the bank a ring about the transfer.'],
+      ],
+      ['Anna Berg', 'Tom Wells'],
+      recordedAt,
+    );
+    const acts = buildCallText(transcript, context).units.flatMap((u) => clausesOf(u).filter((c) => c.kind !== 'other' && c.kind !== 'accept').map((c) => `${c.kind}: ${c.vp}`));
+    assert.deepEqual(acts, ['request: give him his tablet with breakfast', 'commit: text you the photos tonight', 'request: clear the cupboard under the boiler before I come, if you can', 'request: send me the invoice by Friday', 'request: call him about the sofa', 'request: text me the address', 'request: drop the keys off at the office', 'request: email me the invoice again', 'commit: email you the contract', 'commit: give the bank a ring about the transfer']);
+    // "if you can", "if possible": a courtesy, not a condition the request hangs on
+    assert.deepEqual(buildCallText(transcript, context).units.flatMap((u) => clausesOf(u).filter((c) => c.kind === 'request').map((c) => c.conditional)), [false, false, false, false, false, false, false]);
+  });
+
+  it('reads a list of verb phrases after one subject, in a recap too, as one task each', () => {
+    const transcript = transcriptOf(
+      [
+        [1, 'So just to confirm: I will approve the invoices by Friday, send the forecast to finance by the 10th, and attend the review on Thursday.'],
+        [0, 'Okay, send it over.'],
+      ],
+      ['Anna Berg', 'Tom Wells'],
+      recordedAt,
+    );
+    const acts = buildCallText(transcript, context).units.flatMap((u) => clausesOf(u).filter((c) => c.kind !== 'other' && c.kind !== 'accept').map((c) => `${c.kind}: ${c.vp}`));
+    assert.deepEqual(acts, ['commit: approve the invoices by Friday', 'commit: send the forecast to finance by the 10th', 'commit: attend the review on Thursday', 'request: send it over']);
   });
 });

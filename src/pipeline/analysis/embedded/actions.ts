@@ -125,7 +125,11 @@ function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecede
   const verb = clause.verb;
   const withAnte = ante ? `${vp} ${ante.phrase}` : vp;
   const provider = providerOf(clause.text) ?? (ante ? providerOf(ante.phrase) : null);
-  const channel = channelOf(vp, verb);
+  // "Can you send me a photo of where it's coming from? On WhatsApp.": the channel said right after,
+  // in a fragment of the same turn, is the request's
+  const tail = ct.units[unit.idx + 1];
+  const afterthought = tail && tail.turn === unit.turn && tail.words <= 4 && /^(?:on|by|via|over|through|in)\s/i.test(tail.plain) ? tail.norm : '';
+  const channel = channelOf(vp, verb) ?? (afterthought ? channelOf(afterthought, '') : null);
   const hasEmail = unit.entities.some((e) => e.kind === 'email' && vp.includes((e as SpokenEmail).address));
   // "I'll send her a message on Slack": a message sent is a message, on whatever chat it goes
   const chatSent = /^(send|drop|shoot|fire|flick|write|post)$/.test(verb) && /\b(?:a|an)\s+(?:quick\s+|short\s+)?(?:message|dm|direct message|chat message)\b|\bon (?:slack|teams chat|messenger|signal|imessage)\b/i.test(vp);
@@ -144,7 +148,7 @@ function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecede
   if (meetingVerb && (INVITE.test(withAnte) || platformNamed || (verb !== 'send' && verb !== 'resend' && verb !== 'forward' && verb !== 'share' && (MEETING_NOUN.test(withAnte) || (ante && MEETING_NOUN.test(ante.unit.norm)) || (provider && provider !== 'phone'))))) {
     if (!(verb === 'meet' && !provider && !MEETING_NOUN.test(withAnte))) return { intent: 'meeting', channel: null, provider };
   }
-  if (verb === 'email' || verb === 'mail' && hasEmail || /\be-?mail\b/i.test(vp) || hasEmail) return { intent: 'email', channel: null, provider: null };
+  if (verb === 'email' || verb === 'mail' && hasEmail || /\be-?mail(?:ed)?\b/i.test(vp) || hasEmail) return { intent: 'email', channel: null, provider: null };
   if (/^(call|ring|phone|dial)$/.test(verb) || /\bgive (me|you|us|him|her|them) a (call|ring|buzz)\b/i.test(vp)) {
     if (provider && provider !== 'phone') return { intent: 'meeting', channel: null, provider };
     return { intent: 'call', channel: null, provider: null };
@@ -170,6 +174,30 @@ function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecede
     }
   }
   return { intent: 'task', channel, provider: null };
+}
+
+// "Someone needs to call the council about the bins." - "I'll take care of that tomorrow": what a
+// generic promise takes on is the need the other party just stated, in its own words
+const NEED_SAID = /\b(?:needs? to|has to|have to|must|should|got to|ought to)\s+(?!be\b|have\b|know\b)([a-z]+\b.*?)[.!?]*$/i;
+// (the need must be something to do, not a state: "someone needs to call the council", not "it
+// needs to dry")
+const NEED_VERB = /^(?:call|ring|phone|text|message|email|e-mail|mail|send|forward|book|schedule|cancel|pick|drop|collect|pay|sign|fill|submit|return|order|buy|fix|check|sort|chase|contact|tell|ask|bring|take|get|renew|register|confirm|arrange|organi[sz]e|clean|clear|move|pack|print|post|upload|update|write)\b/i;
+
+const OFFERED = /^(?:(?:so|and|oh|well)[,]?\s+)*(?:do you want|would you like|want|shall I|should I)\s+(?:me\s+to\s+)?([a-z]+\b.*?)(?:\s+for you)?\s*\?$/i;
+
+function takesOnNeed(ct: CallText, unit: Unit, clause: Clause): Clause {
+  if (clause.kind !== 'commit' || !GENERIC_VP.test(clause.vp)) return clause;
+  // (or the errand the other party offered to do: "Do you want me to call the landlord for you?" -
+  // "No, it's fine, I'll do it myself tomorrow")
+  const prev = ct.units.filter((u) => u.turn === unit.turn - 1 && u.speaker.speakerId !== unit.speaker.speakerId && !u.past);
+  for (const u of prev.reverse()) {
+    const m = (u.isQuestion && /\?\s*$/.test(u.text) ? null : u.norm.match(NEED_SAID)) ?? u.norm.match(OFFERED);
+    if (!m || !NEED_VERB.test(m[1])) continue;
+    const rest = clause.vp.replace(GENERIC_VP, '').trim();
+    const vp = `${m[1].replace(/\s+for (?:me|us)\b/i, '')}${rest ? ` ${rest}` : ''}`;
+    return { ...clause, vp, verb: verbOf(vp) };
+  }
+  return clause;
 }
 
 /**
@@ -249,7 +277,8 @@ const PRESENCE =
 const ERRAND = /^(?:pick\b|drop\s+(?!by\b|in\b)|buy|get\s+(?!there|here|home|back\b|to\b)|grab|collect|fetch|pay|return|mail|send|sign|fill|book|order|deliver|print|fax|upload|submit|call|email|text)\b/i;
 // How an answer turns a request down, and how the one who asked takes it back.
 const REFUSAL = /^(?:(?:oh|um|uh|well|sorry|hmm)[,.]?\s+)*(?:no\b(?![,.]?\s+(?:problem|worries))|nope\b|nah\b|(?:i|we) (?:can not|cannot|will not|would rather not|am not able to|are not able to|do not think (?:i|we) can)\b|unfortunately (?:i|we) (?:can not|cannot)\b|i am afraid (?:i|we) (?:can not|cannot)\b|not (?:this|that|today|tomorrow|tonight)\b)/;
-const WITHDRAWN = /^(?:(?:oh|actually|wait|um|uh|sorry)[,.]?\s+)*(?:never ?mind|forget (?:it|that|about it)|scratch that|do not worry about (?:it|that)|no need\b|it is (?:fine|okay|ok),? (?:i|we) will (?:do|handle|sort) it)/;
+const WITHDRAWN = /^(?:(?:oh|actually|wait|um|uh|sorry|no|hmm|you know what)[,.]?\s+)*(?:never ?mind|forget (?:it|that|about it)|scratch that|do not worry about (?:it|that)|no need\b|it is (?:fine|okay|ok),? (?:i|we) will (?:do|handle|sort) it)/;
+const TAKEN_BACK = /\b(?:forget (?:about )?|never ?mind (?:about )?|scratch )((?:the |that |my |your )?\w+(?:ing)?(?: \w+){0,2})/;
 // "Putting it on my calendar", "I'll add that to my diary": the owner's own memory aid, like "remind me"
 const CALENDAR_NOTE = /^(?:put|putting|add|adding|write|writing|mark|marking|pop|popping|stick|note|noting|block|blocking|pencil|penciling)\b.*\b(?:on|in|to|into|off)\s+(?:my|the|our|your)\s+(?:calendar|diary|planner|agenda)\b/i;
 
@@ -304,7 +333,8 @@ function titleOf(c: Candidate): string {
       .replace(/\b(myself|ourselves)\b/g, '')
       .replace(/\b(my|our)\b/g, c.owner.role === 'USER' ? '$1' : 'their');
   }
-  vp = vp.replace(/\s+/g, ' ').replace(/\s+([,.])/g, '$1').trim();
+  // (a restart repeats a word, "send me the the quote": said once in a title)
+  vp = vp.replace(/\s+/g, ' ').replace(/\s+([,.])/g, '$1').replace(/\b(the|a|an|to|my|your|I|you|and|of|for|on|in|at|it)(?:,?\s+\1)+\b/gi, '$1').trim();
   // a title is an instruction: its verb in the base form, whatever form the recogniser heard
   // ("please arrived ten minutes early" -> "Arrive ten minutes early")
   if (c.clause.kind === 'request' || c.clause.kind === 'commit') vp = basePredicate(vp) ?? vp;
@@ -387,7 +417,7 @@ export function extractActions(ct: CallText): ActionResult {
 
   for (const unit of ct.units) {
     for (const read of clausesOf(unit)) {
-      const clause = withSpeechActModel(ct, unit, read);
+      const clause = takesOnNeed(ct, unit, withSpeechActModel(ct, unit, read));
       // "Actually, make that Monday": a new date for something said before, not a new item
       const changed = CHANGE_OF_PLAN.test(clause.text) ? clauseDates(unit, clause).find((d) => d.date && d.date >= day) ?? unit.dates.find((d) => d.date && d.date >= day) : undefined;
       if (changed && !clause.negated) {
@@ -489,7 +519,12 @@ export function extractActions(ct: CallText): ActionResult {
     const lastCand = sibling?.cands[sibling.cands.length - 1];
     if (
       lastCand && lastCand.unit === c.unit && lastCand.clause.kind === 'request' && c.clause.kind === 'request' &&
-      sibling.owner.speakerId === c.owner.speakerId && /^\w+\s+(him|her|them)\b/i.test(c.clause.vp) && (c.intent === 'task' || sibling.intent === 'task' || c.intent === sibling.intent)
+      sibling.owner.speakerId === c.owner.speakerId &&
+      ((/^\w+\s+(him|her|them)\b/i.test(c.clause.vp) && (c.intent === 'task' || sibling.intent === 'task' || c.intent === sibling.intent)) ||
+        // "Please send it by Friday, and write your application number on the envelope", "sign it and
+        // send it back": two errands asked in one breath are the steps of one task (an e-mail and a
+        // call asked together stay two items)
+        (c.intent === 'task' && sibling.intent === 'task'))
     ) {
       sibling.cands.push(c);
       if (SPECIFICITY[c.intent] > SPECIFICITY[sibling.intent]) sibling.intent = c.intent;
@@ -561,8 +596,22 @@ export function extractActions(ct: CallText): ActionResult {
     const reply = ct.units.filter((u) => u.turn === req.unit.turn + 1 && u.speaker.speakerId === g.owner.speakerId);
     const said = reply.map((u) => u.plain).join(' ');
     const no = reply.length > 0 && REFUSAL.test(said) && !clausesOf(reply[0]).some((c) => c.kind === 'commit' || c.kind === 'accept');
-    const withdrawn = ct.units.some((u) => u.speaker.speakerId === asker && u.turn > req.unit.turn && u.turn <= req.unit.turn + 2 && WITHDRAWN.test(u.plain));
+    // (in the same breath too: "Could you drive her on Friday? Actually, no, scratch that, ...")
+    const withdrawn = ct.units.some((u) => u.speaker.speakerId === asker && u.idx > req.unit.idx && u.turn <= req.unit.turn + 2 && WITHDRAWN.test(u.plain));
     if (no || withdrawn) refused.add(g);
+  }
+  // "Actually, you know what, forget calling Mum, I'm seeing her tonight": what the one who asked
+  // takes back later in the call, by naming it, is no item, even once it was taken on
+  for (const g of groups) {
+    const req = g.cands.find((c) => c.clause.kind === 'request');
+    if (!req || refused.has(g)) continue;
+    const asked = new Set(g.cands.flatMap((c) => [...c.stems, ...c.unit.stems]));
+    const back = ct.units.find((u) => {
+      if (u.speaker.speakerId !== req.unit.speaker.speakerId || u.turn <= lastTurn(g)) return false;
+      const m = u.plain.match(TAKEN_BACK);
+      return !!m && contentStems(m[1]).some((st) => asked.has(st));
+    });
+    if (back) refused.add(g);
   }
   for (const g of refused) groups.splice(groups.indexOf(g), 1);
 
@@ -587,7 +636,17 @@ export function extractActions(ct: CallText): ActionResult {
   const nextSteps: NextStepOut[] = [];
   const actionUnits = new Set<number>();
 
+  const inPerson = new Set<Group>();
   for (const mg of meetingGroups) {
+    // A meeting is a video or phone meeting (the spec's `meeting`): one held in person, with no
+    // platform, invite or link ("do we need to come in person?" - "there's a short meeting with the
+    // counsellor ... I can offer Wednesday at 3:15"), is an appointment of the user's, which the
+    // appointment step below reminds them of
+    const near = ct.units.filter((u) => mg.cands.some((c) => Math.abs(c.unit.turn - u.turn) <= 2));
+    if (!mg.cands.some((c) => c.provider) && !near.some((u) => providerOf(u.norm) || INVITE.test(u.norm) || /\blink\b/i.test(u.norm)) && (near.some((u) => IN_PERSON.test(u.norm)) || !near.some((u) => REMOTE.test(u.norm)))) {
+      inPerson.add(mg);
+      continue;
+    }
     const item = meetingItem(ct, mg, proposals, accepts, desires, day);
     actionItems.push(item.item);
     for (const u of item.units) actionUnits.add(u.idx);
@@ -641,9 +700,18 @@ export function extractActions(ct: CallText): ActionResult {
     const meta = metadataFor(ct, g, best, units, due);
     for (const u of units) actionUnits.add(u.idx);
     let title = titleOf(best);
+    // two errands asked in one breath, one task: both steps in its title ("Sign the form and bring
+    // it back by Monday")
+    const steps = g.cands.filter((c) => c.clause.kind === 'request' && c.unit === best.unit);
+    if (g.intent === 'task' && steps.length === 2 && steps.includes(best)) title = `${titleOf(steps[0])} and ${lowerFirst(titleOf(steps[1]))}`;
     const was = g.changedDue ? dueOf(ct, g.cands, day) : null;
     if (g.changedDue && was) title = title.replace(new RegExp(`\\b${was.text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`, 'i'), g.changedDue.text);
     actionItems.push(buildItem(g.owner, title, units, meta.units, g.intent, meta.metadata, due, g.cands));
+  }
+
+  for (const ap of appointmentItems(ct, cands.filter((c) => ![...inPerson].some((g) => g.cands.includes(c))), actionItems, day)) {
+    actionItems.push(ap.item);
+    for (const u of ap.units) actionUnits.add(u.idx);
   }
 
   actionItems.sort((a, b) => (a.sourceSegmentIds?.[0] ?? '').localeCompare(b.sourceSegmentIds?.[0] ?? ''));
@@ -657,6 +725,130 @@ export function extractActions(ct: CallText): ActionResult {
     });
   const decisions = decisionsOf(ct, accepts);
   return { actionItems, nextSteps, commitments, decisions, actionUnits };
+}
+
+// ---- appointments agreed on the call
+// A day with a clock time one party offers, proposes or announces for a visit, a
+// delivery, an appointment or a meet-up, and the other party takes in their next turn ("Would
+// Thursday at quarter past two work?" - "Thursday at quarter past two is fine"; "Monday morning, eight
+// till twelve" - "Monday morning. Okay."): the user has to be there, and is reminded of it (the
+// spec's `reminder`), whoever asked and whatever words the rules read as a request or a plan. A
+// deadline ("by Friday at five") is no appointment, nor the time someone will call, text or e-mail
+// (that is their item), nor a video or phone meeting (a meeting item).
+const TAKES_SLOT = /\b(?:yes|yep|yeah|yup|okay|ok|sure|perfect|great|fine|brilliant|lovely|excellent|good|best|suits?|works|done|deal|alright|all right|see you|correct|understood|be (?:there|home|in|around|on site))\b/;
+const RECAP = /\b(?:to confirm|to recap|to sum up|just to be clear|so that is|so we are|so that's)\b/i;
+const OTHER_PRESENT = /\b(?:my|our)\s+(?:\w+\s+)?(?:husband|wife|partner|son|daughter|mum|mom|mother|dad|father|neighbou?r|roommate|flatmate|housemate|brother|sister|nanny|cleaner|boyfriend|girlfriend|kids?)\s+(?:will|is going to|can|could|should)\s+be\s+(?:home|there|in|around)\b|\bsomeone else\b|\bsomebody else\b/;
+// "between 8 and noon", "9 till 11", "from 10 to 2": the start of a window said apart from its day
+const WINDOW = /\b(?:between|from)\s+(\d{1,2})(?::(\d{2}))?\s*(a\.?m\.?|p\.?m\.?)?\s+(?:and|to|till|until)\s+(?:\d{1,2}|noon|midday|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b|\b(\d{1,2})(?::(\d{2}))?\s*(a\.?m\.?|p\.?m\.?)?\s+(?:till|until|to)\s+(?:\d{1,2}|noon|midday|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b(?!\s*(?:dollars|percent|days|weeks|minutes|hours))/i;
+
+function windowStart(text: string): string | null {
+  const m = text.match(WINDOW);
+  if (!m) return null;
+  let h = Number(m[1] ?? m[4]);
+  const min = m[2] ?? m[5] ?? '00';
+  const mer = (m[3] ?? m[6] ?? '').toLowerCase();
+  if (h > 23) return null;
+  // (no a.m./p.m.: 1 to 7 is the afternoon, as dates.ts reads a clock time)
+  if (mer.startsWith('p') && h < 12) h += 12;
+  else if (!mer && h >= 1 && h <= 7) h += 12;
+  return `${String(h).padStart(2, '0')}:${min}`;
+}
+const DECLINES_SLOT = /\b(?:no|not|cannot|can not|busy|full|unfortunately|afraid|wait|hang on|actually)\b/;
+const CHANGED = /\b(?:actually|instead|hang on|hold on|wait|change|move|rather|scratch that|sorry)\b/;
+const NO_BOTHER = /\bno (?:problem|worries|bother|trouble)\b|\bnot a problem\b/g;
+// ("the deadline for the forms is Friday at 5": a deadline said as a noun)
+const DEADLINE_WORD = /\b(?:deadline|cut-?off|closes|closing|expires?|expiry|due date|at the latest)\b/i;
+const DEADLINE_BEFORE = /\b(?:by|before|until|till|no later than|due)\s*$/i;
+// (a clock time said as a span from now, "within the hour", "in about forty minutes", is a delivery
+// estimate or a callback, not an agreed time)
+const RELATIVE_SPAN = /\b(?:ago|last|within|in|minutes?|hours?)\b/i;
+const CONTACT_VERB = /^(?:call|ring|phone|text|message|email|e-mail|mail|send|whatsapp|ping|forward)$/i;
+const APPOINTMENT_HEAD = 'appointment|visit|inspection|delivery|service|repair|installation|install|consultation|check-?up|exam|examination|fitting|viewing|survey|assessment|collection|pickup|pick-up|drop-off|interview|meeting|session|lesson|class|cleaning|tasting|tour|test|signing|walkthrough|walk-through|estimate|measurement|reading';
+const APPOINTMENT_NOUN = new RegExp(`\\b(?:the|your|my|our|a|an|this)\\s+((?:[a-z-]+\\s+){0,2}?(?:${APPOINTMENT_HEAD}))\\b`, 'i');
+// (and one where nothing says it is remote: "Dr Patel can see you on Thursday at 11:20")
+const REMOTE = /\b(?:call|calls|ring|phone|video|zoom|teams|meet|skype|facetime|whats ?app|link|invite|invitation|dial|dial-in|online|virtual|virtually|remote|remotely|webinar|screen)\b/i;
+const IN_PERSON = /\b(?:in person|face to face|come (?:in|down|into|by)|at (?:the|our) (?:office|clinic|school|branch|surgery|practice|store|shop|front desk|reception))\b/i;
+const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/** "Monday 8 September at 08:00": the day (and clock time) of an appointment, for its title. */
+function dayLabel(d: DateMention): string {
+  const [y, m, dd] = d.date!.split('-').map(Number);
+  const wd = WEEKDAYS[new Date(Date.UTC(y, m - 1, dd)).getUTCDay()];
+  return `${wd} ${dd} ${MONTHS[m - 1]}${d.explicitTime && d.time ? ` at ${d.time}` : ''}`;
+}
+
+function appointmentItems(ct: CallText, cands: Candidate[], items: AnalysisActionItem[], day: string): Array<{ item: AnalysisActionItem; units: Unit[] }> {
+  const user = ct.speakers.find((s) => s.role === 'USER');
+  if (!user) return [];
+  const found: Array<{ date: DateMention; units: Unit[]; turn: number }> = [];
+  const turns = [...new Set(ct.units.map((u) => u.turn))].sort((a, b) => a - b);
+  for (const t of turns) {
+    const offer = ct.units.filter((u) => u.turn === t);
+    const speaker = offer[0].speaker.speakerId;
+    const reply = ct.units.filter((u) => u.turn > t && u.turn <= t + 1 && u.speaker.speakerId !== speaker).slice(0, 2);
+    if (!reply.length || reply.some(isBelowConfidenceFloor) || offer.every(isBelowConfidenceFloor)) continue;
+    // (what the reply says, not what it asks: "or would Thursday at ten suit you better?" takes nothing)
+    const said = reply.filter((u) => !u.isQuestion).map((u) => u.plain).join(' ');
+    if (!TAKES_SLOT.test(said) || DECLINES_SLOT.test(said.replace(NO_BOTHER, '')) || REFUSAL.test(said)) continue;
+    // ("That is fine, my husband will be home tomorrow": someone else will be there for it)
+    if (OTHER_PRESENT.test(said)) continue;
+    // the slot: a day with a time, said in the reply (it repeats what it takes) or last in the offer
+    const slotOf = (u: Unit): DateMention[] =>
+      u.dates
+        // ("the inspection has been scheduled for Tuesday the 12th" is past in form, future in fact)
+        .filter((d) => d.date && (d.date > day || (d.date === day && !u.past)) && !DEADLINE_BEFORE.test(u.norm.slice(0, d.index)) && !RELATIVE_SPAN.test(d.text) && !DEADLINE_WORD.test(u.plain) && !/\b(?:not|no|cannot|can't)\s+(?:do\s+|make\s+)?(?:at\s+|on\s+)?$/i.test(u.norm.slice(0, d.index)))
+        .flatMap((d) => {
+          if (d.explicitTime && d.time) return [d];
+          // the day and its time said apart ("Tuesday the 12th between 8 and noon")
+          // (a window's start first: "between 8 a.m. and noon" is from eight)
+          const time = windowStart(u.norm) ?? u.dates.find((x) => x !== d && x.explicitTime && x.time && !RELATIVE_SPAN.test(x.text))?.time;
+          return time ? [{ ...d, time, explicitTime: true, datetime: `${d.date}T${time}:00`, granularity: 'time' as const }] : [];
+        })
+        // (a clock time that only completes the day said with it is no slot of its own: "on Saturday,
+        // between 8 a.m. and noon" is one slot, from eight)
+        .filter((d, _i, all) => !d.timeOnly || all.every((x) => x.timeOnly));
+    const fromReply = reply.flatMap((u) => slotOf(u).map((d) => ({ d, u })));
+    const fromOffer = offer.flatMap((u) => slotOf(u).map((d) => ({ d, u }))).slice(-1);
+    const slot = fromReply[0] ?? fromOffer[0];
+    if (!slot) continue;
+    // the user's own statement of a time, taken with an "okay" ("I'll be back from holiday on Monday
+    // at 9" - "Okay, enjoy the trip"), is news, not an appointment: the user asks for a slot, or sums
+    // the call up ("so just to confirm: the inspection is on Tuesday ..."), or the other party offers it
+    if (offer[0].speaker.speakerId === user.speakerId && !offer.some((u) => u.isQuestion || RECAP.test(u.plain) || /^(?:(?:so|and|okay|ok|right)\s+)*(?:can|could|would|will) you\b|^(?:(?:so|and)\s+)*(?:can|could|shall|should) (?:we|I)\b/.test(u.plain)) && !cands.some((c) => offer.includes(c.unit) && (c.clause.kind === 'request' || c.clause.kind === 'proposal'))) continue;
+    // the time of someone's call, text or e-mail, or of a meeting, is that item's
+    // (nor a slot around which a video or phone meeting is arranged)
+    if (cands.some((c) => c.intent === 'meeting' && Math.abs(c.unit.turn - t) <= 6)) continue;
+    const timedItem = cands.some((c) => (offer.includes(c.unit) || reply.includes(c.unit)) && c.dates.some((x) => x.date === slot.d.date) && (c.intent === 'meeting' || c.intent === 'call' || c.intent === 'message' || c.intent === 'email' || CONTACT_VERB.test(c.clause.verb)));
+    if (timedItem) continue;
+    const units = uniq([...offer.filter((u) => u.dates.some((d) => d.date === slot.d.date) || u === slot.u), ...reply]);
+    // a slot taken and then changed a few turns later ("Friday morning, fine" - "actually, let's say
+    // Monday"): the later one holds
+    const prev = found[found.length - 1];
+    if (prev && t - prev.turn <= 4 && prev.date.date !== slot.d.date && offer.some((u) => CHANGED.test(u.plain))) found.pop();
+    else if (prev && prev.date.date === slot.d.date) {
+      if (!prev.date.explicitTime && slot.d.explicitTime) prev.date = slot.d;
+      continue;
+    }
+    found.push({ date: slot.d, units, turn: t });
+  }
+  const out: Array<{ item: AnalysisActionItem; units: Unit[] }> = [];
+  for (const f of found) {
+    if (items.some((it) => it.dueDate === f.date.date && (it.intent === 'meeting' || (it.ownerRole === 'USER' && it.intent === 'reminder')))) continue;
+    // a reminder of the user's said just around it ("Monday at four works." - "Please arrive ten
+    // minutes early") is of the same appointment
+    const turnOf = (seg: string) => ct.units.find((u) => u.segmentId === seg)?.turn ?? -99;
+    if (items.some((it) => it.ownerRole === 'USER' && it.intent === 'reminder' && (it.sourceSegmentIds ?? []).some((seg) => turnOf(seg) >= f.turn - 2 && turnOf(seg) <= f.turn + 6))) continue;
+    if (out.some((o) => o.item.dueDate === f.date.date)) continue;
+    // what the appointment is for, said around it ("the boiler service", "the final deck inspection")
+    const around = ct.units.filter((u) => u.turn >= f.turn - 4 && u.turn <= f.turn + 1);
+    const what = around.map((u) => u.norm.match(APPOINTMENT_NOUN)?.[1]).find(Boolean);
+    const title = `${capitalize(what ? what.toLowerCase() : 'appointment')} on ${dayLabel(f.date)}`;
+    const due: Due = { date: f.date.date!, text: f.date.text, mention: f.date };
+    const md: IntentMetadata = { title, ...(f.date.datetime && f.date.explicitTime ? { remindAt: f.date.datetime } : {}), notes: f.units.map(sentenceOf).join(' ') };
+    out.push({ item: buildItem(user, title, f.units, [], 'reminder', md, due, []), units: f.units });
+  }
+  return out;
 }
 
 // How an addressee takes a request on at the start of their answer: "Sure, I'll be there", "Okay".
@@ -866,7 +1058,7 @@ function buildItem(
   cands: Candidate[],
 ): AnalysisActionItem {
   const all = uniq([...units, ...extra]);
-  const conditional = cands.every((c) => c.clause.conditional);
+  const conditional = cands.length > 0 && cands.every((c) => c.clause.conditional);
   const urgent = cands.some((c) => URGENT.test(c.clause.text));
   const priority: AnalysisActionItem['priority'] = conditional ? 'low' : urgent ? 'high' : 'medium';
   return {

@@ -52,9 +52,12 @@ export function expand(text: string): string {
   return s.replace(/\s+/g, ' ').trim();
 }
 
-// Discourse markers that open a clause without being part of it. The ambiguous ones ("look",
-// "right", "well") only count when a comma follows, so "Look at the report" stays an imperative.
-const MARKER = /^(?:(?:yes|yeah|yep|yup|for sure|you got it|sure thing|sure|okay|ok|oh|ah|well|great|perfect|fine|alright|all right|right|no problem|got it|understood|of course|look|listen|honestly|hi|hello|hey|thanks|thank you|cool|good|excellent|wonderful|absolutely|definitely|certainly|no worries|sounds good)\s*[,.!]\s*|(?:and|but|so|then|just|also|actually|and then|oh and|plus)[,]?\s+)+/i;
+// Discourse markers that open a clause without being part of it (and the hesitations of spontaneous
+// speech, "and, um, can you ...", which hide the request after them; and the lead-in of a recap,
+// "so just to confirm: I'll approve the invoices by Friday", which hid the promise after it).
+// The ambiguous ones ("look", "right", "well") only count when a comma follows, so "Look at the
+// report" stays an imperative.
+const MARKER = /^(?:(?:yes|yeah|yep|yup|for sure|you got it|sure thing|sure|okay|ok|oh|ah|well|great|perfect|fine|alright|all right|right|no problem|got it|understood|of course|look|listen|honestly|hi|hello|hey|thanks|thank you|cool|good|excellent|wonderful|absolutely|definitely|certainly|no worries|sounds good)\s*[,.!]\s*|(?:just\s+)?(?:to (?:confirm|recap|summari[sz]e|sum up|be clear)|so we are clear|for the record)\s*[:,]?\s+|(?:I was (?:gonna|going to|just going to) ask|quick question|one (?:more|last) thing|while I have you|before I forget)\s*[:,]?\s+|(?:and|but|so|then|just|also|actually|and then|oh and|plus|um|uh|erm|er|uhm|hmm)[,]?\s+)+/i;
 // The same "look" / "listen" in a recogniser's text, which has no comma: a marker when a clause with
 // its own subject and finite verb follows ("look the boiler company can not come until Wednesday"),
 // since the imperative takes a particle or an object and no second verb ("look at the report", "look
@@ -99,7 +102,10 @@ const INDIRECT_REQUEST = new RegExp(
       '(?:is there )?any chance (?:that )?you (?:could|can|would|might)',
       // "I was hoping you could help me carry the heavy stuff": the hope is the request
       '(?:I|we) (?:was|were|am|are) (?:just |really )?hoping (?:that )?you (?:could|can|would|might|will)',
-      '(?:do|did) you think you (?:could|can|would|might)',
+      '(?:do|did) you (?:think|reckon|suppose) (?:that )?you (?:could|can|would|might)',
+      '(?:is|would) there (?:any way|a way|a chance) (?:that )?you (?:could|can|would|might)',
+      // a request passed on: "my dad asked if you could call him about the sofa"
+      '(?:(?:my|your|our|the|his|her)\\s+)?[a-z]+\\s+(?:asked|was asking|is asking|wants to know|wanted to know|was wondering|wondered)\\s+(?:if|whether)\\s+you\\s+(?:could|can|would|might)',
       '(?:are|were) you able to',
       '(?:would|will|is) it be possible (?:for you )?to|is it possible (?:for you )?to',
       '(?:can|could|may) I (?:get|ask|have) you to',
@@ -156,7 +162,9 @@ const FUTURE_MARKER = /\b(will|should|shall|can|could|is going to|are going to|g
 
 // Verbs people use for bare imperatives on a call ("call me back", "send it back", "bring your ID").
 // An imperative outside this list is more likely a tagging or recognition error than a request.
-const IMPERATIVE_VERBS = /^(?:just\s+)?(call|ring|phone|text|message|whatsapp|email|fax|invoice|e-mail|mail|send|resend|forward|share|check|double-check|confirm|book|schedule|reschedule|cancel|remind|bring|take|pick|drop|grab|get|buy|order|pay|sign|fill|complete|submit|upload|download|return|ship|post|print|scan|review|read|look|update|arrive|come|go|meet|join|contact|reach|give|let|keep|try|ask|tell|write|note|add|remove|change|reset|restart|turn|unplug|plug|install|open|close|lock|leave|wait|hold|save|transfer|deposit|collect|deliver|fix|clean|prepare|make|set|put|use|log|register|renew|follow|visit|stop|start|bring|find|remember|ensure|double)\b/i;
+// (the chores of a visit or a favour, "clear the cupboard under the boiler", "water the plants",
+// "approve the invoices", are as common as the errands)
+const IMPERATIVE_VERBS = /^(?:just\s+)?(call|ring|phone|text|message|whatsapp|email|fax|invoice|e-mail|mail|send|resend|forward|share|check|double-check|confirm|book|schedule|reschedule|cancel|remind|bring|take|pick|drop|grab|get|buy|order|pay|sign|fill|complete|submit|upload|download|return|ship|post|print|scan|review|read|look|update|arrive|come|go|meet|join|contact|reach|give|let|keep|try|ask|tell|write|note|add|remove|change|reset|restart|turn|unplug|plug|install|open|close|lock|leave|wait|hold|save|transfer|deposit|collect|deliver|fix|clean|prepare|make|set|put|use|log|register|renew|follow|visit|stop|start|bring|find|remember|ensure|double|clear|tidy|empty|move|water|feed|wash|pack|label|charge|measure|photograph|switch|unlock|attach|approve|include|notify|inform)\b/i;
 
 /** "texting" -> "text", "dropping" -> "drop" (compromise leaves some gerunds as they are). */
 export function baseOfGerund(w: string): string {
@@ -213,7 +221,28 @@ function splitClauses(expanded: string): Array<{ text: string; offset: number; j
     last = cut + m[0].length;
   }
   parts.push({ text: expanded.slice(last), offset: last, joined });
-  return parts.filter((p) => p.text.trim().length > 0);
+  return parts.filter((p) => p.text.trim().length > 0).flatMap(splitList);
+}
+
+// "I'll approve the invoices by Friday, send the forecast to finance by the 10th, and attend the
+// review": a list of verb phrases after one subject is as many tasks, each with that subject (a
+// comma, then a verb people ask or promise with, then its object).
+const LISTED_VERB = new RegExp(`,\\s+(?=${IMPERATIVE_VERBS.source.replace(/^\^(?:\(\?:just\\s\+\)\?)?/, '').replace(/\\b$/, '')}\\s+(?:the|a|an|my|your|our|his|her|their|it|them|him|her|me|us|this|that|these|those)\\b)`, 'gi');
+
+function splitList(part: { text: string; offset: number; joined: boolean }): Array<{ text: string; offset: number; joined: boolean }> {
+  const out: Array<{ text: string; offset: number; joined: boolean }> = [];
+  let last = 0;
+  for (const m of part.text.matchAll(LISTED_VERB)) {
+    const before = part.text.slice(last, m.index!);
+    // (the clause before needs a predicate of its own: "Okay, send it over" is one request)
+    // (nor is a condition or a time clause before the comma one: "if the printer is late, text me")
+    if (before.trim().split(/\s+/).length < 4 || /^\s*(?:(?:and|but|so|oh|then|also)\s+)*(?:if|when|once|unless|as soon as|before|after|because|since|while|in case|whenever)\b/i.test(part.text)) continue;
+    out.push({ text: before, offset: part.offset + last, joined: out.length ? true : part.joined });
+    last = m.index! + m[0].length;
+  }
+  if (!out.length) return [part];
+  out.push({ text: part.text.slice(last), offset: part.offset + last, joined: true });
+  return out;
 }
 
 /** "get that over to you" is a sending: read it as "send that to you". */
@@ -221,7 +250,8 @@ function sendFor(s: string): string {
   return s.replace(/^get\s+((?:it|that|this|them|those|these|(?:the|a|an|your|my|our)\s+[\w' -]+?))\s+(?:over\s+)?(?:to|across to|out to)\s+(you|him|her|them|us)\b/i, 'send $1 to $2');
 }
 
-const POLITE_IF = /,?\s+if (?:that is|it is|you are|this is|that|it|this|the (?:slot|time|day))\s+(?:still\s+)?(?:ok|okay|fine|alright|all right|good|open|free|available|convenient|works?|suits?|helps?)\b[^,]*|,?\s+if (?:you|that) (?:like|want|prefer|do not mind)\b[^,]*|,?\s+if (?:that|this|it) (?:slot|time) is (?:still )?(?:open|free|available)\b[^,]*/gi;
+// ("clear the cupboard before I come, if you can": a courtesy too, the request holds)
+const POLITE_IF = /,?\s+if (?:you can|you could|possible|at all possible|you get (?:a|the) chance|you have (?:a |the )?(?:time|chance|minute|moment|sec|second))\b[^,]*|,?\s+if (?:that is|it is|you are|this is|that|it|this|the (?:slot|time|day))\s+(?:still\s+)?(?:ok|okay|fine|alright|all right|good|open|free|available|convenient|works?|suits?|helps?)\b[^,]*|,?\s+if (?:you|that) (?:like|want|prefer|do not mind)\b[^,]*|,?\s+if (?:that|this|it) (?:slot|time) is (?:still )?(?:open|free|available)\b[^,]*/gi;
 
 function stripCondition(text: string): { text: string; conditional: boolean; whenClause: boolean } {
   let t = text.trim();
@@ -233,7 +263,8 @@ function stripCondition(text: string): { text: string; conditional: boolean; whe
   // at the speaker's own commitment ("if it is fine I will send it")
   const bare = lead ? null : t.match(/^(?:if|unless|in case)\s.+?\s((?:please\s+)?(?:call|ring|phone|text|email|e-mail|message|contact)\s+(?:us|me|him|her|them)\b.*|(?:I|we)\s+(?:will|shall|can)\s.*)$/i);
   if (lead) {
-    conditional = true;
+    // ("if you can, ...", "if possible, ...": a courtesy, not a condition)
+    conditional = !/^if (?:you can|you could|possible|at all possible|you get (?:a|the) chance|you have (?:a |the )?(?:time|chance|minute|moment|sec|second))\s*,/i.test(t);
     t = lead[2];
   } else if (bare) {
     conditional = true;
@@ -408,13 +439,18 @@ const HEARD_PLEASE = new RegExp(`^(?:the|a|uh|um)\\s+(?=${IMPERATIVE_VERBS.sourc
 // apostrophe heard: "all send it tonight" / "ill call you back" for "I'll ...", "among to email you"
 // / "I'm gonna" for "I'm going to"; and the negative question "can't you send it?" is a request as
 // "can you" is. Repaired for reading the speech act only; quotes keep the words as recognised.
-const HEARD_ILL = new RegExp(`(^|[.,;!?]\\s+|\\b(?:and|so|then|okay|sure|yes|yeah|right|fine|great)\\s+)(?:all|ill|aisle|isle)\\s+(?=${IMPERATIVE_VERBS.source.replace(/^\^(?:\(\?:just\\s\+\)\?)?/, '').replace(/\\b$/, '')}\\s+(?:you|it|them|that|this|the|a|an|him|her|me|us|your|my|our|back|over|up|out|by)\\b)`, 'gi');
+const HEARD_ILL = new RegExp(`(^|[.,;!?]\\s+|\\b(?:and|so|then|okay|sure|yes|yeah|right|fine|great|confirm|recap)\\s+)(?:all|ill|aisle|isle)\\s+(?=${IMPERATIVE_VERBS.source.replace(/^\^(?:\(\?:just\\s\+\)\?)?/, '').replace(/\\b$/, '')}\\s+(?:you|it|them|that|this|the|a|an|him|her|me|us|your|my|our|back|over|up|out|by)\\b)`, 'gi');
 const HEARD_GOING_TO = /(^|[.,;!?]\s+|\b(?:and|so|then|okay|sure|yes|yeah)\s+)(?:among|i am gonna|i am a|i'm a|am gonna|im gonna)\s+(?:to\s+)?(?=[a-z]+\s)/gi;
 const NEGATIVE_ASK = /\b(can|could|will|would) not you\b/gi;
 
+// Hesitations inside a clause ("I'll email you the contract and, um, give the bank a ring") are no
+// words of it: dropped before the split, so the clause ends and the next one starts where they would
+// without them.
+const FILLER = /,?\s+(?:um+|uh+|erm+|er|uhm+)\b,?(?=\s)/gi;
+
 /** The speech acts of one sentence, in order. */
 export function clausesOf(unit: Unit): Clause[] {
-  const expanded = expand(unit.norm).replace(HEARD_ILL, '$1I will ').replace(HEARD_GOING_TO, '$1I am going to ').replace(NEGATIVE_ASK, '$1 you').replace(FAVOR, 'please ').replace(HEARD_REQUEST, '$1 you ').replace(HEARD_CALL_BACK, 'call us back').replace(HEARD_PLEASE, 'please ');
+  const expanded = expand(unit.norm).replace(HEARD_ILL, '$1I will ').replace(HEARD_GOING_TO, '$1I am going to ').replace(NEGATIVE_ASK, '$1 you').replace(FAVOR, 'please ').replace(HEARD_REQUEST, '$1 you ').replace(HEARD_CALL_BACK, 'call us back').replace(HEARD_PLEASE, 'please ').replace(FILLER, '');
   const out: Clause[] = [];
   let inherited: string | null = null;
   for (const part of splitClauses(expanded)) {

@@ -105,6 +105,9 @@ export function isPastSentence(norm: string, parsed?: View): boolean {
   // an obligation ahead ("I need to leave the gate unlocked Monday") and a recap of what was agreed
   // ("so just to confirm: ... uploaded by end of business Friday") are about the future
   if (/\b(need to|needs to|have to|has to|remember to|got to|gotta|want to|wants to)\b|^(?:so,? )?(?:just )?to confirm\b/.test(plain)) return false;
+  // an arrangement in the present perfect or passive ("the engineer is booked for Friday", "it has been
+  // scheduled for Tuesday the 12th") names a day ahead
+  if (/\b(?:is|are|has been|have been|is now|are now)\s+(?:all\s+)?(?:booked|scheduled|set|arranged|planned|confirmed|penciled|pencilled|moved|rescheduled|pushed|lined up)\s+(?:in\s+)?(?:for|on|to)\b/.test(plain)) return false;
   // instructions are about the future ("don't forget to bring the signed contract on Monday")
   if (/^(?:(?:also|and|so|then|just|oh)[,]?\s+)?(please|do not|don't|make sure|remember|be sure)\b/.test(plain)) return false;
   const doc = parsed ?? nlp(norm);
