@@ -845,7 +845,11 @@ function appointmentItems(ct: CallText, cands: Candidate[], items: AnalysisActio
     const what = around.map((u) => u.norm.match(APPOINTMENT_NOUN)?.[1]).find(Boolean);
     const title = `${capitalize(what ? what.toLowerCase() : 'appointment')} on ${dayLabel(f.date)}`;
     const due: Due = { date: f.date.date!, text: f.date.text, mention: f.date };
-    const md: IntentMetadata = { title, ...(f.date.datetime && f.date.explicitTime ? { remindAt: f.date.datetime } : {}), notes: f.units.map(sentenceOf).join(' ') };
+    // The slot's time is in the title only, not a launcher time (`remindAt`): an appointment is read
+    // across turns ("next Tuesday at, let me see, two forty five" - "two forty five, yep"), and the
+    // day and the time it joins are not one mention the grounding check can find in the words (it
+    // dropped such times, counted as violations). The reminder keeps its day, as a deadline does.
+    const md: IntentMetadata = { title, notes: f.units.map(sentenceOf).join(' ') };
     out.push({ item: buildItem(user, title, f.units, [], 'reminder', md, due, []), units: f.units });
   }
   return out;
