@@ -782,11 +782,20 @@ function appointmentItems(ct: CallText, cands: Candidate[], items: AnalysisActio
   const user = ct.speakers.find((s) => s.role === 'USER');
   if (!user) return [];
   const found: Array<{ date: DateMention; units: Unit[]; turn: number }> = [];
-  const turns = [...new Set(ct.units.map((u) => u.turn))].sort((a, b) => a - b);
+  // units by turn and turns by segment, looked up, not searched: a call of hours has thousands of
+  // turns, and a search per turn (or per item, per appointment) made this step quadratic and worse
+  const byTurn = new Map<number, Unit[]>();
+  for (const u of ct.units) {
+    const list = byTurn.get(u.turn);
+    if (list) list.push(u);
+    else byTurn.set(u.turn, [u]);
+  }
+  const turnOfSegment = new Map(ct.units.map((u) => [u.segmentId, u.turn]));
+  const turns = [...byTurn.keys()].sort((a, b) => a - b);
   for (const t of turns) {
-    const offer = ct.units.filter((u) => u.turn === t);
+    const offer = byTurn.get(t)!;
     const speaker = offer[0].speaker.speakerId;
-    const reply = ct.units.filter((u) => u.turn > t && u.turn <= t + 1 && u.speaker.speakerId !== speaker).slice(0, 2);
+    const reply = (byTurn.get(t + 1) ?? []).filter((u) => u.speaker.speakerId !== speaker).slice(0, 2);
     if (!reply.length || reply.some(isBelowConfidenceFloor) || offer.every(isBelowConfidenceFloor)) continue;
     // (what the reply says, not what it asks: "or would Thursday at ten suit you better?" takes nothing)
     const said = reply.filter((u) => !u.isQuestion).map((u) => u.plain).join(' ');
@@ -837,11 +846,11 @@ function appointmentItems(ct: CallText, cands: Candidate[], items: AnalysisActio
     if (items.some((it) => it.dueDate === f.date.date && (it.intent === 'meeting' || (it.ownerRole === 'USER' && it.intent === 'reminder')))) continue;
     // a reminder of the user's said just around it ("Monday at four works." - "Please arrive ten
     // minutes early") is of the same appointment
-    const turnOf = (seg: string) => ct.units.find((u) => u.segmentId === seg)?.turn ?? -99;
+    const turnOf = (seg: string) => turnOfSegment.get(seg) ?? -99;
     if (items.some((it) => it.ownerRole === 'USER' && it.intent === 'reminder' && (it.sourceSegmentIds ?? []).some((seg) => turnOf(seg) >= f.turn - 2 && turnOf(seg) <= f.turn + 6))) continue;
     if (out.some((o) => o.item.dueDate === f.date.date)) continue;
     // what the appointment is for, said around it ("the boiler service", "the final deck inspection")
-    const around = ct.units.filter((u) => u.turn >= f.turn - 4 && u.turn <= f.turn + 1);
+    const around = [-4, -3, -2, -1, 0, 1].flatMap((d) => byTurn.get(f.turn + d) ?? []);
     const what = around.map((u) => u.norm.match(APPOINTMENT_NOUN)?.[1]).find(Boolean);
     const title = `${capitalize(what ? what.toLowerCase() : 'appointment')} on ${dayLabel(f.date)}`;
     const due: Due = { date: f.date.date!, text: f.date.text, mention: f.date };
