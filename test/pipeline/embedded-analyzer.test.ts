@@ -425,6 +425,15 @@ describe('EmbeddedAnalyzer on phrasings of other speakers', () => {
     ];
     const items = (await run(meeting)).actionItems ?? [];
     assert.equal(items.filter((i) => i.intent === 'email').length, 0, JSON.stringify(items.map((i) => [i.intent, i.title])));
+    // the listener's own address read back to them ("anna dot berg" said to Anna Berg): the speaker writes to it
+    const readBack: Array<[0 | 1, string]> = [
+      [1, 'Your new flight leaves at nine.'],
+      [1, 'To it is the mail the new itineraries anna dot berg at yahoo dot com.'],
+      [0, 'Great, thanks.'],
+    ];
+    const toAnna = only((await run(readBack)).actionItems, (i) => i.intent === 'email');
+    assert.equal(toAnna.intentMetadata?.toEmail, 'anna.berg@yahoo.com');
+    assert.equal(toAnna.ownerDisplayName, 'Tom Wells');
   });
 
   it('reads chatty and terse forms of promises by the speaker\'s side', async () => {

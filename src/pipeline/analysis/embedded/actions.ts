@@ -389,12 +389,17 @@ function unclaimedAddressCandidates(ct: CallText, cands: readonly Candidate[]): 
       if (ct.units.some((u) => near(u.turn) && (MEETING_NOUN.test(u.plain) || providerOf(u.plain)))) continue;
       const listener = addresseeOf(ct, unit);
       if (!listener) continue;
+      // An address that names the listener and not the speaker is the listener's own, read back to
+      // them ("irene dot novak at yahoo dot com" said to Irene): the speaker is the one who writes.
+      const local = address.split('@')[0];
+      const named = (s: Speaker) => (s.displayName ?? '').toLowerCase().split(/[^a-z]+/).some((w) => w.length >= 3 && local.includes(w));
+      const [owner, other] = named(listener) && !named(unit.speaker) ? [unit.speaker, listener] : [listener, unit.speaker];
       const clause: Clause = { kind: 'request', text: unit.text, vp: `email ${address}`, verb: 'email', conditional: false, whenClause: false, offset: 0, negated: false };
       out.push({
         unit,
         clause,
-        owner: listener,
-        other: unit.speaker,
+        owner,
+        other,
         intent: 'email',
         channel: null,
         provider: null,
