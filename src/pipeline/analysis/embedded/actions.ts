@@ -758,7 +758,8 @@ const CHANGED = /\b(?:actually|instead|hang on|hold on|wait|change|move|rather|s
 const NO_BOTHER = /\bno (?:problem|worries|bother|trouble)\b|\bnot a problem\b/g;
 // ("the deadline for the forms is Friday at 5": a deadline said as a noun)
 const DEADLINE_WORD = /\b(?:deadline|cut-?off|closes|closing|expires?|expiry|due date|at the latest)\b/i;
-const DEADLINE_BEFORE = /\b(?:by|before|until|till|no later than|due)\s*$/i;
+// ("by end of business Monday", "by the end of the day Friday")
+const DEADLINE_BEFORE = /\b(?:by|before|until|till|no later than|due)(?:\s+(?:the\s+)?(?:end|close)\s+of(?:\s+(?:business|play|the\s+day|day))?)?\s*$/i;
 // (a clock time said as a span from now, "within the hour", "in about forty minutes", is a delivery
 // estimate or a callback, not an agreed time)
 const RELATIVE_SPAN = /\b(?:ago|last|within|in|minutes?|hours?)\b/i;
@@ -808,6 +809,12 @@ function appointmentItems(ct: CallText, cands: Candidate[], items: AnalysisActio
         // ("the inspection has been scheduled for Tuesday the 12th" is past in form, future in fact)
         .filter((d) => d.date && (d.date > day || (d.date === day && !u.past)) && !DEADLINE_BEFORE.test(u.norm.slice(0, d.index)) && !RELATIVE_SPAN.test(d.text) && !DEADLINE_WORD.test(u.plain) && !/\b(?:not|no|cannot|can't)\s+(?:do\s+|make\s+)?(?:at\s+|on\s+)?$/i.test(u.norm.slice(0, d.index)))
         .flatMap((d) => {
+          // (the end of a window is no slot's time: "Tuesday the 12th between 8 and noon" is from eight)
+          const w = WINDOW.exec(u.norm);
+          const start = w ? windowStart(u.norm) : null;
+          if (w && start && d.explicitTime && d.time && d.date && d.index > w.index + w[0].search(/\s(?:and|to|till|until)\s/i) && d.index < w.index + w[0].length) {
+            return [{ ...d, time: start, datetime: `${d.date}T${start}:00` }];
+          }
           if (d.explicitTime && d.time) return [d];
           // the day and its time said apart ("Tuesday the 12th between 8 and noon")
           // (a window's start first: "between 8 a.m. and noon" is from eight)
@@ -854,11 +861,10 @@ function appointmentItems(ct: CallText, cands: Candidate[], items: AnalysisActio
     const what = around.map((u) => u.norm.match(APPOINTMENT_NOUN)?.[1]).find(Boolean);
     const title = `${capitalize(what ? what.toLowerCase() : 'appointment')} on ${dayLabel(f.date)}`;
     const due: Due = { date: f.date.date!, text: f.date.text, mention: f.date };
-    // The slot's time is in the title only, not a launcher time (`remindAt`): an appointment is read
-    // across turns ("next Tuesday at, let me see, two forty five" - "two forty five, yep"), and the
-    // day and the time it joins are not one mention the grounding check can find in the words (it
-    // dropped such times, counted as violations). The reminder keeps its day, as a deadline does.
-    const md: IntentMetadata = { title, notes: f.units.map(sentenceOf).join(' ') };
+    // The slot's time is the launcher time (`remindAt`): an appointment is read across turns ("next
+    // Tuesday at, let me see, two forty five" - "two forty five, yep"), and the grounding check finds
+    // the day in one mention and its clock time said alone in another beside it (grounding.ts).
+    const md: IntentMetadata = { title, ...(f.date.datetime && f.date.explicitTime ? { remindAt: f.date.datetime } : {}), notes: f.units.map(sentenceOf).join(' ') };
     out.push({ item: buildItem(user, title, f.units, [], 'reminder', md, due, []), units: f.units });
   }
   return out;
