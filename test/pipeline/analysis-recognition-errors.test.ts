@@ -504,3 +504,32 @@ describe('a word after a dictated number heard as "one" (issue 28)', () => {
     assert.equal(call.intentMetadata?.phoneNumber, '+15559026614');
   });
 });
+
+describe('an action heard with no verb (issue 28)', () => {
+  it('"will you" / "can you" / "let me" before a word that is no verb is a garble, not a request or a promise', () => {
+    const names: [string, string] = ['Maya Chen', 'Cedar Bank'];
+    const garbled = transcriptOf(
+      [
+        [1, 'Upload the stubs to the portal before then.'],
+        [0, 'Will you pal athletic than tonight after dinner?'],
+        [1, 'Great, can you friday morning?'],
+        [0, 'Let me luke that saturday the eleventh.'],
+        [1, 'Will you absolutely can not sell much you are a lifesaver honestly?'],
+      ],
+      names,
+    );
+    const titles = (buildAnalysis(garbled, context(...names)).actionItems ?? []).map((i) => i.title);
+    assert.ok(titles.some((t) => /^Upload the stubs/.test(t)), JSON.stringify(titles));
+    assert.ok(!titles.some((t) => /pal athletic|friday morning|luke that|absolutely/i.test(t)), JSON.stringify(titles));
+    // the same openers before a verb still ask and promise
+    const said = transcriptOf(
+      [
+        [1, 'Will you send me the signed form by Friday?'],
+        [0, 'Sure. Let me call the supplier tomorrow too.'],
+      ],
+      names,
+    );
+    const asked = (buildAnalysis(said, context(...names)).actionItems ?? []).map((i) => i.title);
+    assert.ok(asked.some((t) => /signed form/.test(t)) && asked.some((t) => /supplier/.test(t)), JSON.stringify(asked));
+  });
+});

@@ -198,6 +198,27 @@ function startsWithVerb(clause: string): boolean {
   return t.tags.includes('Imperative') || (t.tags.includes('Verb') && t.tags.includes('Infinitive')) || /^(email|e-mail|text|whatsapp|message|call|ring|phone|send|resend|check|pick|bring|book|schedule|remind|forward|pay|sign|fill|return|drop|grab|get|make|set|submit|upload|review|read|update|arrive|come|meet|contact|reach|give|let|keep|try|ask|tell|share|ship|order|buy|confirm|fax|invoice)$/.test(w);
 }
 
+/**
+ * Whether a verb phrase opens with a word that can be a verb: an action is a verb and what it acts
+ * on. A recogniser's garble read as a request or a promise opens with something else ("will you pal
+ * athletic than tonight" for "will do, I'll upload them tonight", "will you absolutely ..." for "will
+ * do, absolutely", "can you friday morning", "let me luke that Saturday" for "let me look at").
+ * The word is tried where a verb stands ("we ___ it"); an adverb may come first ("personally call").
+ */
+export function opensWithVerb(vp: string): boolean {
+  const words = vp.trim().toLowerCase().split(/\s+/).map((w) => w.replace(/[^a-z'-]/g, ''));
+  const canBeVerb = (w: string | undefined): boolean => {
+    if (!w) return false;
+    if (/-/.test(w) || IMPERATIVE_VERBS.test(w)) return true;
+    const t = (nlp(`we ${w} it`).json()[0]?.terms as Array<{ tags: string[] }> | undefined)?.[1];
+    return !!t && t.tags.includes('Verb') && !t.tags.includes('Modal') && !t.tags.includes('Auxiliary');
+  };
+  if (!words[0]) return true;
+  if (canBeVerb(words[0]) || /^(?:be|have|do)$/.test(words[0])) return true;
+  // ("personally call them", "kindly send"): an adverb in -ly before a verb that is no modal
+  return /ly$/.test(words[0]) && !/^(?:can|could|will|would|shall|should|may|might|must|not)$/.test(words[1] ?? '') && canBeVerb(words[1]);
+}
+
 /** Splits a sentence into clauses at coordinations that start a new predicate. */
 function splitClauses(expanded: string): Array<{ text: string; offset: number; joined: boolean }> {
   const parts: Array<{ text: string; offset: number; joined: boolean }> = [];
@@ -316,7 +337,10 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
   const isQ = unit.isQuestion && /\?\s*$/.test(unit.text);
   const mk = (kind: ClauseKind, vp: string, negated = false): Omit<Clause, 'offset'> => {
     const v = clean(vp);
-    return { ...base, kind, vp: v, verb: verbOf(v), negated };
+    // (an action said with no verb is a garble, not an action; "please" asks whatever the words after
+    // it were heard as, "please in melee to parking permits ..." for "please email it to ...")
+    const acts = kind === 'request' || kind === 'commit' || kind === 'soft' || kind === 'joint';
+    return { ...base, kind: acts && !PLEASE.test(text) && !opensWithVerb(v) ? 'other' : kind, vp: v, verb: verbOf(v), negated };
   };
 
   if (!text) return mk('other', '');
