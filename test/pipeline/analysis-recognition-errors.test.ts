@@ -533,3 +533,28 @@ describe('an action heard with no verb (issue 28)', () => {
     assert.ok(asked.some((t) => /signed form/.test(t)) && asked.some((t) => /supplier/.test(t)), JSON.stringify(asked));
   });
 });
+
+describe('leave to speak and opening hours (issue 28)', () => {
+  it('"please go ahead whenever you\'re ready" is no errand; "please go ahead and book it" asks for the booking', () => {
+    const names: [string, string] = ['Priya Shah', 'Greg Porter'];
+    const leave = transcriptOf([[0, 'Do you need my email for the link?'], [1, 'Yes please go ahead whenever your ready I have got a pen right there'], [0, 'Okay']], names);
+    assert.deepEqual((buildAnalysis(leave, context(...names)).actionItems ?? []).map((i) => i.title), []);
+    const ask = transcriptOf([[0, 'Should I book the van?'], [1, 'Yes please go ahead and book the van for Friday'], [0, 'Will do']], names);
+    assert.ok((buildAnalysis(ask, context(...names)).actionItems ?? []).some((i) => /book the van/i.test(i.title)));
+  });
+
+  it('when a place opens is no appointment the user took', () => {
+    const names: [string, string] = ['Derek Lind', 'Summit Rentals'];
+    const hours = transcriptOf(
+      [
+        [1, 'The claims team is in tomorrow, their number is eight hundred five five five zero one four two.'],
+        [0, 'I will call them in the morning.'],
+        [1, 'They open at eight tomorrow. I will also put a note on the file.'],
+        [0, 'Okay yeah please do that.'],
+      ],
+      names,
+    );
+    const items = buildAnalysis(hours, context(...names)).actionItems ?? [];
+    assert.ok(!items.some((i) => /^Appointment on/.test(i.title)), JSON.stringify(items.map((i) => i.title)));
+  });
+});

@@ -757,6 +757,8 @@ const DECLINES_SLOT = /\b(?:no|not|cannot|can not|busy|full|unfortunately|afraid
 const CHANGED = /\b(?:actually|instead|hang on|hold on|wait|change|move|rather|scratch that|sorry)\b/;
 const NO_BOTHER = /\bno (?:problem|worries|bother|trouble)\b|\bnot a problem\b/g;
 // ("the deadline for the forms is Friday at 5": a deadline said as a noun)
+// ("They open at eight", "we're open until six": when a place is open, not a time agreed)
+const OPENING_HOURS = /\b(?:open|opens|opening|close|closes|closing)\s+(?:at|from|until|till|by)\b|\b(?:opening|business|office) hours\b/i;
 const DEADLINE_WORD = /\b(?:deadline|cut-?off|closes|closing|expires?|expiry|due date|at the latest)\b/i;
 // ("by end of business Monday", "by the end of the day Friday")
 const DEADLINE_BEFORE = /\b(?:by|before|until|till|no later than|due)(?:\s+(?:the\s+)?(?:end|close)\s+of(?:\s+(?:business|play|the\s+day|day))?)?\s*$/i;
@@ -807,7 +809,7 @@ function appointmentItems(ct: CallText, cands: Candidate[], items: AnalysisActio
     const slotOf = (u: Unit): DateMention[] =>
       u.dates
         // ("the inspection has been scheduled for Tuesday the 12th" is past in form, future in fact)
-        .filter((d) => d.date && (d.date > day || (d.date === day && !u.past)) && !DEADLINE_BEFORE.test(u.norm.slice(0, d.index)) && !RELATIVE_SPAN.test(d.text) && !DEADLINE_WORD.test(u.plain) && !/\b(?:not|no|cannot|can't)\s+(?:do\s+|make\s+)?(?:at\s+|on\s+)?$/i.test(u.norm.slice(0, d.index)))
+        .filter((d) => d.date && (d.date > day || (d.date === day && !u.past)) && !DEADLINE_BEFORE.test(u.norm.slice(0, d.index)) && !RELATIVE_SPAN.test(d.text) && !DEADLINE_WORD.test(u.plain) && !OPENING_HOURS.test(u.plain) && !/\b(?:not|no|cannot|can't)\s+(?:do\s+|make\s+)?(?:at\s+|on\s+)?$/i.test(u.norm.slice(0, d.index)))
         .flatMap((d) => {
           // (the end of a window is no slot's time: "Tuesday the 12th between 8 and noon" is from eight)
           const w = WINDOW.exec(u.norm);

@@ -346,7 +346,9 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
   if (!text) return mk('other', '');
   if (PLEASANTRY.test(text) || WELL_WISHES.test(text) || HOW_TO_REACH.test(text)) return mk('other', text);
   // "Okay, go ahead with the repair": consent to what the other party offered, not a new task
-  if (/^go ahead\b/i.test(text)) return mk('accept', text);
+  // ("please go ahead whenever you're ready": leave to speak, not an errand; "please go ahead and book
+  // it" asks for the booking)
+  if (/^go ahead\b/i.test(text) || /^please\s+go ahead\b(?!\s+(?:and|with)\b)/i.test(text)) return mk('accept', text);
 
   // Bare verb phrase after "and": it shares the subject and modal of the clause before it.
   if (inherited && startsWithVerb(text) && !PLEASE.test(text)) return mk(inherited as ClauseKind, text);
