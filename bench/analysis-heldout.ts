@@ -48,8 +48,12 @@ function arg(name: string): string | undefined {
   return i >= 0 ? process.argv[i + 1] : undefined;
 }
 
-function render(): void {
-  execFileSync('bash', [path.join(corpusDir, 'render.sh')], {
+// Renders the dialogues this run reads, named one by one: render.sh run over a whole folder deletes the
+// renders of dialogues missing from it, and a branch without the newest dialogues then deleted their
+// renders from the shared .cache (session 18, four warm-ups lost).
+function render(ids: readonly string[]): void {
+  if (!ids.length) return;
+  execFileSync('bash', [path.join(corpusDir, 'render.sh'), ...ids], {
     env: { ...process.env, CORPUS_DIALOGUES: analysisDialoguesDir, CORPUS_OUT: outDir },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -206,7 +210,6 @@ async function main() {
   const recogniseOnly = process.argv.includes('--recognise-only');
   const tiers = ((arg('--tiers')?.split(',') ?? ['m4a', 'phone8k', 'text']) as Tier[]).filter((t) => !recogniseOnly || t !== 'text');
   const only = arg('--ids')?.split(',');
-  render();
 
   const env: NodeJS.ProcessEnv = { ...process.env };
   let mock: { stop(): Promise<void> } | null = null;
@@ -232,6 +235,7 @@ async function main() {
   const parts: Array<{ name: string; sample: 'held-out' | 'in-sample'; ids: string[] }> = [];
   if (set !== 'dev') parts.push({ name: 'held-out', sample: 'held-out', ids: only ? HELD_OUT_IDS.filter((id) => only.includes(id)) : [...HELD_OUT_IDS] });
   if (set !== 'heldout') parts.push({ name: 'dev', sample: 'in-sample', ids: only ? devIds().filter((id) => only.includes(id)) : devIds() });
+  render(parts.flatMap((p) => p.ids));
 
   const doc: string[] = [];
   for (const part of parts) {
