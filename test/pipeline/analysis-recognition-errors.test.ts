@@ -558,3 +558,20 @@ describe('leave to speak and opening hours (issue 28)', () => {
     assert.ok(!items.some((i) => /^Appointment on/.test(i.title)), JSON.stringify(items.map((i) => i.title)));
   });
 });
+
+describe('documents named in the plural or by their number (issue 28)', () => {
+  it('"I\'ll send the 1099 today and the receipts by Wednesday" after an address is an e-mail item, not a fragment dropped for an address-only one', () => {
+    const names: [string, string] = ['Priya Raman', 'Feld Tax'];
+    const turns: Turns = [
+      [1, 'I need your ten ninety nine and the receipts for the daycare.'],
+      [1, 'That is fine the mail go through yet stan at feld tax dot com.'],
+      [0, 'Stan at feld tax dot com okay.'],
+      [0, "I'll send the ten ninety nine today and the receipts by wednesday."],
+    ];
+    const items = buildAnalysis(transcriptOf(turns, names), context(...names)).actionItems ?? [];
+    const email = items.filter((i) => i.intent === 'email');
+    assert.equal(email.length, 1, JSON.stringify(items.map((i) => i.title)));
+    assert.match(email[0].title, /^Send the 1099 today/);
+    assert.equal(email[0].intentMetadata?.toEmail, 'stan@feldtax.com');
+  });
+});

@@ -28,6 +28,8 @@ export interface Candidate {
   /** The noun phrase a pronoun object stands for ("it" -> "the Zoom invite"). */
   antecedent: Antecedent | null;
   stems: string[];
+  /** Made of a dictated address nobody's clause used (unclaimedAddressCandidates), not of words that ask or promise. */
+  unclaimed?: boolean;
 }
 
 interface Antecedent {
@@ -56,7 +58,8 @@ export interface ActionResult {
 
 const MEETING_NOUN = /\b(meeting|demo|demonstration|interview|video call|conference call|zoom call|teams call|webinar|consultation|session|catch-up|catch up|sync|walkthrough|walk-through|presentation|call with|screening)\b/i;
 const INVITE = /\b(invite|invitation|calendar (?:invite|invitation|hold|event)|meeting link|zoom link|teams link|meet link|video link)\b/i;
-const DOCUMENTISH = /\b(quote|quotation|estimate|invoice|receipt|document|documents|file|files|report|form|forms|contract|proposal|details|info|information|link|slides|deck|agenda|resume|cv|photo|photos|pictures?|summary|notes|statement|copy|pdf|spreadsheet|sheet|brochure|offer|letter|paperwork|confirmation|itinerary|times|schedule|address|list|drawings?|plans|designs?|sketch(?:es)?|measurements|references?|transcripts?|records|results)\b/i;
+// (plurals too: "the receipts", "the invoices", "the pay stubs"; and a tax form said by its number, "the 1099", "the W-2")
+const DOCUMENTISH = /\b(quotes?|quotations?|estimates?|invoices?|receipts?|document|documents|file|files|reports?|form|forms|contracts?|proposals?|details|info|information|link|slides|deck|agenda|resume|cv|photo|photos|pictures?|summary|notes|statements?|cop(?:y|ies)|pdfs?|spreadsheets?|sheets?|brochures?|offer|letters?|paperwork|confirmation|itinerary|times|schedule|address|list|drawings?|plans|designs?|sketch(?:es)?|measurements|references?|transcripts?|records|results|stubs?|payslips?|1099s?|w-?2s?)\b/i;
 const URGENT = /\b(urgent|urgently|asap|as soon as possible|right away|immediately|straight away|today|tonight|this (?:morning|afternoon|evening)|within the hour)\b/i;
 const GENERIC_VP = /^(do (that|it|this|so)|will do|handle (that|it)|take care of (that|it)|get (on|onto) (that|it))\b/i;
 
@@ -401,6 +404,7 @@ function unclaimedAddressCandidates(ct: CallText, cands: readonly Candidate[]): 
         dates: unit.dates,
         antecedent: null,
         stems: contentStems(`email ${unit.plain}`),
+        unclaimed: true,
       });
     }
   }
@@ -898,7 +902,10 @@ function lastTurn(g: Group): number {
 
 /** The clause that describes the item best: the one with the most content, requests first on ties. */
 function pickBest(cands: Candidate[]): Candidate {
-  return [...cands]
+  // (an address's own item names the item only when nothing said asks or promises: "Stan at feld tax
+  // dot com, okay." - "I'll send the 1099 today" is "Send the 1099 today", to that address)
+  const said = cands.filter((c) => !c.unclaimed);
+  return [...(said.length ? said : cands)]
     .filter((c) => !GENERIC_VP.test(c.clause.vp))
     .sort((a, b) => b.stems.length - a.stems.length || (a.clause.kind === 'request' ? -1 : 1))[0] ?? cands[0];
 }
