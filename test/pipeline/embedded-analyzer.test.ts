@@ -527,6 +527,21 @@ describe('EmbeddedAnalyzer on phrasings of other speakers', () => {
     assert.deepEqual(groundingViolations(finalizeAnalysis(buildAnalysis(transcript, context), transcript), transcript, context), []);
   });
 
+  it('reads a turn opening "we\'ll do" as "will do": an acceptance that keeps the day said after it, not a promise to "do Thursday"', async () => {
+    const cases: Array<[string, string, RegExp, string]> = [
+      ['Could you send me the updated forecast?', "We'll do Thursday then.", /forecast/, '2025-06-12'],
+      // as a recogniser writes "Will do, tomorrow afternoon ..." and "Will do, tonight after work. What about ...?"
+      ['Can you call me about the quarterly payments on my cell?', "We'll do tomorrow afternoon after my client meetings.", /^Call Tom Wells about the quarterly payments/, '2025-06-11'],
+      ['Could you check the meter reading for me?', "We'll do tonight after work what about the signed form?", /meter reading/, '2025-06-10'],
+    ];
+    for (const [asked, answer, title, due] of cases) {
+      const item = only((await run([[1, asked], [0, answer]])).actionItems, () => true);
+      assert.equal(item.ownerDisplayName, 'Anna Berg');
+      assert.match(item.title, title);
+      assert.equal(item.dueDate, due, answer);
+    }
+  });
+
   it('takes a request on across turns, whatever words the answer uses; an appointment asked of the user is a reminder, an errand a task', async () => {
     const a = await run([
       [1, 'I was hoping you could help me carry the boxes on Saturday morning.'],

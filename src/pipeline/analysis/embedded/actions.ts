@@ -570,7 +570,13 @@ export function extractActions(ct: CallText): ActionResult {
     const g = [...groups, ...meetingGroups]
       .filter((x) => x.owner.speakerId === a.unit.speaker.speakerId && a.unit.turn - lastTurn(x) >= 0 && a.unit.turn - lastTurn(x) <= 1)
       .sort((x, y) => lastTurn(y) - lastTurn(x))[0];
-    if (g && g.cands.some((x) => x.clause.kind === 'request')) g.extraUnits.push(a.unit);
+    if (g && g.cands.some((x) => x.clause.kind === 'request')) {
+      g.extraUnits.push(a.unit);
+      // the day it is taken for ("Can you send me the forecast?" - "We'll do Thursday then"), when the
+      // request said none
+      const d = g.meeting || g.changedDue || dueOf(ct, g.cands, day) ? undefined : clauseDates(a.unit, a.clause).find((x) => x.date && x.date >= day);
+      if (d) g.changedDue = { date: d.date!, text: d.text, mention: d };
+    }
   }
 
   // changes of plan move the latest matching item's date (the one whose words they repeat, else the

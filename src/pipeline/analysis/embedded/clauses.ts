@@ -158,6 +158,9 @@ const ACCEPT = /^(?:(?:that|it|this|that time|the time|the price|the plan|the da
 const PROPOSAL = /^(?:would|does|do|will|is|could|can)\s+(?:a|an|the|that|this|it|[\w:.]+day|next|tomorrow|[\w\s:.]{0,30}?)\b.*\b(?:work|suit|be (?:ok|okay|good|fine|possible))\b|^(?:how|what)\s+about\b|^(?:are|would)\s+you\s+(?:be\s+)?(?:free|available)\b|^shall we\b|^should we\b|^(?:can|could) we\b/i;
 const NEED_TO_NOUN = /^((?:I|we)\s+(?:will\s+|would\s+|also\s+|just\s+|still\s+)?need)\s+to\s+(?!(?:think|know|hear|speak|take|get|make|be|dispose|approve|consist|rid|care|remind|inform|warn|convince|let|keep|run|get)\b)([a-z]+)\s+of\b/i;
 const HEARD_YOU_REQUEST = /^you\s+((?!are\b|were\b|have\b|had\b|know\b|do\b|did\b|said\b|told\b|mean\b|see\b)[a-z]+\s+(?:me|us)\b.*)$/i;
+const WILL_DO = /^(?:we\s+)?will do(?:\s+(.*?))?[.!]*$/i;
+// the day or time an acceptance is for, said after it ("then" before it too: "we'll do Thursday then")
+const TIME_LEAD = /^(?:then\s+)?(?:on\s+|by\s+|for\s+|at\s+|around\s+|first thing\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|today|tonight|this\s+(?:morning|afternoon|evening|week|weekend)|next\s+(?:week|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|the\s+\d{1,2}(?:st|nd|rd|th)|\d{1,2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?(?:\s|$|[.!,])|noon|first thing|later today|in the (?:morning|afternoon|evening)|that day|then$)/i;
 const FUTURE_MARKER = /\b(will|should|shall|can|could|is going to|are going to|gets in|get in|arrives?|starts?|comes|is coming|are coming|is due|until|scheduled|expected)\b/i;
 
 // Verbs people use for bare imperatives on a call ("call me back", "send it back", "bring your ID").
@@ -223,7 +226,7 @@ export function opensWithVerb(vp: string): boolean {
 function splitClauses(expanded: string): Array<{ text: string; offset: number; joined: boolean }> {
   const parts: Array<{ text: string; offset: number; joined: boolean }> = [];
   let joined = false;
-  const re = /((?<=[.!?])\s+(?=[A-Z])|;\s+|,?\s+(?:and|but|so)\s+(?=(?:I|we|you|he|she|they|it|then|also)\b)|,\s+(?:and|but)\s+|\s+and\s+(?=(?:then\s+)?[a-z]+\s)|,\s+(?=(?:I|we|he|she|they)\s+(?!think\b|guess\b|mean\b|know\b)[a-z])|(?<=[a-z])\s+(?=(?:I|[Ww]e)\s+(?:will|shall|am going to|are going to|am gonna|are gonna)\s+(?!be\b|need\b|have\b|see\b)[a-z]))/g;
+  const re = /((?<=[.!?])\s+(?=[A-Z])|(?<=^(?:[Ww]e\s+)?[Ww]ill do)\s+(?=(?:I|we|you|could|can|would|should|shall|will|what|how|when|where|is|are|does|did|count on it|goodbye|bye|thanks|thank you)\b)|;\s+|,?\s+(?:and|but|so)\s+(?=(?:I|we|you|he|she|they|it|then|also)\b)|,\s+(?:and|but)\s+|\s+and\s+(?=(?:then\s+)?[a-z]+\s)|,\s+(?=(?:I|we|he|she|they)\s+(?!think\b|guess\b|mean\b|know\b)[a-z])|(?<=[a-z])\s+(?=(?:I|[Ww]e)\s+(?:will|shall|am going to|are going to|am gonna|are gonna)\s+(?!be\b|need\b|have\b|see\b)[a-z]))/g;
   let last = 0;
   for (const m of expanded.matchAll(re)) {
     const cut = m.index!;
@@ -344,11 +347,18 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
   };
 
   if (!text) return mk('other', '');
+  let m0: RegExpMatchArray | null;
   if (PLEASANTRY.test(text) || WELL_WISHES.test(text) || HOW_TO_REACH.test(text)) return mk('other', text);
   // "Okay, go ahead with the repair": consent to what the other party offered, not a new task
   // ("please go ahead whenever you're ready": leave to speak, not an errand; "please go ahead and book
   // it" asks for the booking)
   if (/^go ahead\b/i.test(text) || /^please\s+go ahead\b(?!\s+(?:and|with)\b)/i.test(text)) return mk('accept', text);
+
+  // "Will do", as a recogniser writes it at the start of a turn: "we'll do" ("We'll do tomorrow
+  // afternoon after my client meetings", "We'll do. I'll send it tonight"); and "We'll do Thursday
+  // then": taking what was asked or offered, with the day it is for kept (extractActions), not a
+  // promise to "do Thursday"
+  if ((m0 = text.match(WILL_DO)) && (!m0[1] || TIME_LEAD.test(m0[1]))) return mk('accept', text);
 
   // Bare verb phrase after "and": it shares the subject and modal of the clause before it.
   if (inherited && startsWithVerb(text) && !PLEASE.test(text)) return mk(inherited as ClauseKind, text);
