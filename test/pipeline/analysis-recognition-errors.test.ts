@@ -575,3 +575,19 @@ describe('documents named in the plural or by their number (issue 28)', () => {
     assert.equal(email[0].intentMetadata?.toEmail, 'stan@feldtax.com');
   });
 });
+
+describe('a slot beside a video platform whose meeting was not read (issue 28)', () => {
+  it('is no appointment of the user\'s', () => {
+    const names: [string, string] = ['Daniel Reyes', 'Grace Bright'];
+    const t = transcriptOf(
+      [
+        [1, 'The hiring manager would like to start screening pollens in are you free friday at eleven in the morning.'],
+        [0, 'Friday at eleven works for me a.'],
+        [1, "Great it'll be about thirty minutes I'll send you the zoom in by what's the best email for you."],
+      ],
+      names,
+    );
+    const titles = (buildAnalysis(t, context(...names)).actionItems ?? []).map((i) => i.title);
+    assert.ok(!titles.some((x) => /^Appointment on/.test(x)), JSON.stringify(titles));
+  });
+});

@@ -847,6 +847,9 @@ function appointmentItems(ct: CallText, cands: Candidate[], items: AnalysisActio
     // the time of someone's call, text or e-mail, or of a meeting, is that item's
     // (nor a slot around which a video or phone meeting is arranged)
     if (cands.some((c) => c.intent === 'meeting' && Math.abs(c.unit.turn - t) <= 6)) continue;
+    // (nor a slot said beside a video platform, "I'll send you the Zoom link", whose meeting the
+    // rules did not read from garbled words: the user attends it from anywhere)
+    if ([-2, -1, 0, 1, 2].some((d) => (byTurn.get(t + d) ?? []).some((u) => { const p = providerOf(u.norm); return p !== null && p !== 'phone'; }))) continue;
     const timedItem = cands.some((c) => (offer.includes(c.unit) || reply.includes(c.unit)) && c.dates.some((x) => x.date === slot.d.date) && (c.intent === 'meeting' || c.intent === 'call' || c.intent === 'message' || c.intent === 'email' || CONTACT_VERB.test(c.clause.verb)));
     if (timedItem) continue;
     const units = uniq([...offer.filter((u) => u.dates.some((d) => d.date === slot.d.date) || u === slot.u), ...reply]);
