@@ -7,6 +7,8 @@ import type { AnalysisContext } from '../../src/domain/analysis.js';
 import { cleanTextOf, type Transcript } from '../../src/domain/transcript.js';
 import { buildAnalysis, EmbeddedAnalyzer, groundingViolations } from '../../src/pipeline/analysis/embedded/index.js';
 import { normalizeSpoken, type SpokenPhone } from '../../src/pipeline/analysis/embedded/spoken.js';
+import { clausesOf } from '../../src/pipeline/analysis/embedded/clauses.js';
+import { buildCallText } from '../../src/pipeline/analysis/embedded/text.js';
 import { finalizeAnalysis } from '../../src/pipeline/analysis/finalize.js';
 import { groundAnalysis } from '../../src/pipeline/analysis/grounding.js';
 import { resolvedTwoSpeakers } from '../fixtures/seed.js';
@@ -589,5 +591,22 @@ describe('a slot beside a video platform whose meeting was not read (issue 28)',
     );
     const titles = (buildAnalysis(t, context(...names)).actionItems ?? []).map((i) => i.title);
     assert.ok(!titles.some((x) => /^Appointment on/.test(x)), JSON.stringify(titles));
+  });
+});
+
+describe('a note taken while the other party dictates (issue 28)', () => {
+  it('"let me write that down ..." run into the digits is no promise', () => {
+    const names: [string, string] = ['Helen Marsh', 'Northgate Mutual'];
+    const t = transcriptOf(
+      [
+        [1, 'His number is six one seven five five five one four eight.'],
+        [0, 'Let me write that down six one seven five five five the line for a.'],
+        [0, 'Let me send you the photos tonight.'],
+      ],
+      names,
+    );
+    const acts = buildCallText(t, context(...names)).units.flatMap((u) => clausesOf(u).filter((c) => c.kind === 'commit').map((c) => c.vp));
+    assert.ok(!acts.some((vp) => /write that down/.test(vp)), JSON.stringify(acts));
+    assert.ok(acts.some((vp) => /send you the photos/.test(vp)), JSON.stringify(acts));
   });
 });
