@@ -7,6 +7,8 @@ import type { AnalysisContext } from '../../src/domain/analysis.js';
 import { cleanTextOf, type Transcript } from '../../src/domain/transcript.js';
 import { buildAnalysis, EmbeddedAnalyzer, groundingViolations } from '../../src/pipeline/analysis/embedded/index.js';
 import { normalizeSpoken, type SpokenPhone } from '../../src/pipeline/analysis/embedded/spoken.js';
+import { clausesOf } from '../../src/pipeline/analysis/embedded/clauses.js';
+import { buildCallText } from '../../src/pipeline/analysis/embedded/text.js';
 import { finalizeAnalysis } from '../../src/pipeline/analysis/finalize.js';
 import { groundAnalysis } from '../../src/pipeline/analysis/grounding.js';
 import { resolvedTwoSpeakers } from '../fixtures/seed.js';
@@ -502,5 +504,109 @@ describe('a word after a dictated number heard as "one" (issue 28)', () => {
     const call = (raw.actionItems ?? []).find((i) => i.intent === 'call');
     assert.ok(call, JSON.stringify(raw.actionItems));
     assert.equal(call.intentMetadata?.phoneNumber, '+15559026614');
+  });
+});
+
+describe('an action heard with no verb (issue 28)', () => {
+  it('"will you" / "can you" / "let me" before a word that is no verb is a garble, not a request or a promise', () => {
+    const names: [string, string] = ['Maya Chen', 'Cedar Bank'];
+    const garbled = transcriptOf(
+      [
+        [1, 'Upload the stubs to the portal before then.'],
+        [0, 'Will you pal athletic than tonight after dinner?'],
+        [1, 'Great, can you friday morning?'],
+        [0, 'Let me luke that saturday the eleventh.'],
+        [1, 'Will you absolutely can not sell much you are a lifesaver honestly?'],
+      ],
+      names,
+    );
+    const titles = (buildAnalysis(garbled, context(...names)).actionItems ?? []).map((i) => i.title);
+    assert.ok(titles.some((t) => /^Upload the stubs/.test(t)), JSON.stringify(titles));
+    assert.ok(!titles.some((t) => /pal athletic|friday morning|luke that|absolutely/i.test(t)), JSON.stringify(titles));
+    // the same openers before a verb still ask and promise
+    const said = transcriptOf(
+      [
+        [1, 'Will you send me the signed form by Friday?'],
+        [0, 'Sure. Let me call the supplier tomorrow too.'],
+      ],
+      names,
+    );
+    const asked = (buildAnalysis(said, context(...names)).actionItems ?? []).map((i) => i.title);
+    assert.ok(asked.some((t) => /signed form/.test(t)) && asked.some((t) => /supplier/.test(t)), JSON.stringify(asked));
+  });
+});
+
+describe('leave to speak and opening hours (issue 28)', () => {
+  it('"please go ahead whenever you\'re ready" is no errand; "please go ahead and book it" asks for the booking', () => {
+    const names: [string, string] = ['Priya Shah', 'Greg Porter'];
+    const leave = transcriptOf([[0, 'Do you need my email for the link?'], [1, 'Yes please go ahead whenever your ready I have got a pen right there'], [0, 'Okay']], names);
+    assert.deepEqual((buildAnalysis(leave, context(...names)).actionItems ?? []).map((i) => i.title), []);
+    const ask = transcriptOf([[0, 'Should I book the van?'], [1, 'Yes please go ahead and book the van for Friday'], [0, 'Will do']], names);
+    assert.ok((buildAnalysis(ask, context(...names)).actionItems ?? []).some((i) => /book the van/i.test(i.title)));
+  });
+
+  it('when a place opens is no appointment the user took', () => {
+    const names: [string, string] = ['Derek Lind', 'Summit Rentals'];
+    const hours = transcriptOf(
+      [
+        [1, 'The claims team is in tomorrow, their number is eight hundred five five five zero one four two.'],
+        [0, 'I will call them in the morning.'],
+        [1, 'They open at eight tomorrow. I will also put a note on the file.'],
+        [0, 'Okay yeah please do that.'],
+      ],
+      names,
+    );
+    const items = buildAnalysis(hours, context(...names)).actionItems ?? [];
+    assert.ok(!items.some((i) => /^Appointment on/.test(i.title)), JSON.stringify(items.map((i) => i.title)));
+  });
+});
+
+describe('documents named in the plural or by their number (issue 28)', () => {
+  it('"I\'ll send the 1099 today and the receipts by Wednesday" after an address is an e-mail item, not a fragment dropped for an address-only one', () => {
+    const names: [string, string] = ['Priya Raman', 'Feld Tax'];
+    const turns: Turns = [
+      [1, 'I need your ten ninety nine and the receipts for the daycare.'],
+      [1, 'That is fine the mail go through yet stan at feld tax dot com.'],
+      [0, 'Stan at feld tax dot com okay.'],
+      [0, "I'll send the ten ninety nine today and the receipts by wednesday."],
+    ];
+    const items = buildAnalysis(transcriptOf(turns, names), context(...names)).actionItems ?? [];
+    const email = items.filter((i) => i.intent === 'email');
+    assert.equal(email.length, 1, JSON.stringify(items.map((i) => i.title)));
+    assert.match(email[0].title, /^Send the 1099 today/);
+    assert.equal(email[0].intentMetadata?.toEmail, 'stan@feldtax.com');
+  });
+});
+
+describe('a slot beside a video platform whose meeting was not read (issue 28)', () => {
+  it('is no appointment of the user\'s', () => {
+    const names: [string, string] = ['Daniel Reyes', 'Grace Bright'];
+    const t = transcriptOf(
+      [
+        [1, 'The hiring manager would like to start screening pollens in are you free friday at eleven in the morning.'],
+        [0, 'Friday at eleven works for me a.'],
+        [1, "Great it'll be about thirty minutes I'll send you the zoom in by what's the best email for you."],
+      ],
+      names,
+    );
+    const titles = (buildAnalysis(t, context(...names)).actionItems ?? []).map((i) => i.title);
+    assert.ok(!titles.some((x) => /^Appointment on/.test(x)), JSON.stringify(titles));
+  });
+});
+
+describe('a note taken while the other party dictates (issue 28)', () => {
+  it('"let me write that down ..." run into the digits is no promise', () => {
+    const names: [string, string] = ['Helen Marsh', 'Northgate Mutual'];
+    const t = transcriptOf(
+      [
+        [1, 'His number is six one seven five five five one four eight.'],
+        [0, 'Let me write that down six one seven five five five the line for a.'],
+        [0, 'Let me send you the photos tonight.'],
+      ],
+      names,
+    );
+    const acts = buildCallText(t, context(...names)).units.flatMap((u) => clausesOf(u).filter((c) => c.kind === 'commit').map((c) => c.vp));
+    assert.ok(!acts.some((vp) => /write that down/.test(vp)), JSON.stringify(acts));
+    assert.ok(acts.some((vp) => /send you the photos/.test(vp)), JSON.stringify(acts));
   });
 });

@@ -507,6 +507,50 @@ describe('EmbeddedAnalyzer on phrasings of other speakers', () => {
     assert.equal(a.actionItems?.length, 1);
   });
 
+  it('gives an appointment agreed across turns its launcher time, which the grounding check finds beside its day', async () => {
+    // the day in one turn, its clock time said alone in the next ones (no "at", no a.m./p.m.)
+    const turns: Array<[0 | 1, string]> = [
+      [0, 'I need a copy of my marriage certificate. Do I just come in?'],
+      [1, "It's faster to book. We've got Thursday at ten fifteen, or next Tuesday."],
+      [0, "Thursday I've got the dentist. Next Tuesday, what time?"],
+      [1, 'Next Tuesday at, let me see, two forty five.'],
+      [0, 'Two forty five. Yep.'],
+    ];
+    const visit = only((await run(turns)).actionItems, (i) => i.intent === 'reminder');
+    assert.equal(visit.dueDate, '2025-06-17');
+    assert.equal(visit.intentMetadata?.remindAt, '2025-06-17T14:45:00');
+    const transcript = transcriptOf(turns, ['Anna Berg', 'Tom Wells'], recordedAt);
+    assert.deepEqual(groundingViolations(finalizeAnalysis(buildAnalysis(transcript, context), transcript), transcript, context), []);
+  });
+
+  it('reads an appointment summed up with a deadline after it: the day of the window, from its start', async () => {
+    const turns: Array<[0 | 1, string]> = [
+      [1, 'The final inspection has been scheduled, someone will need to be on site.'],
+      [0, "So just to confirm: the inspection is on Tuesday the 17th between eight and noon, and I'll pay the fee by end of business Monday."],
+      [1, "That's correct."],
+    ];
+    const visit = only((await run(turns)).actionItems, (i) => i.intent === 'reminder');
+    assert.equal(visit.dueDate, '2025-06-17');
+    assert.equal(visit.intentMetadata?.remindAt, '2025-06-17T08:00:00');
+    const transcript = transcriptOf(turns, ['Anna Berg', 'Tom Wells'], recordedAt);
+    assert.deepEqual(groundingViolations(finalizeAnalysis(buildAnalysis(transcript, context), transcript), transcript, context), []);
+  });
+
+  it('reads a turn opening "we\'ll do" as "will do": an acceptance that keeps the day said after it, not a promise to "do Thursday"', async () => {
+    const cases: Array<[string, string, RegExp, string]> = [
+      ['Could you send me the updated forecast?', "We'll do Thursday then.", /forecast/, '2025-06-12'],
+      // as a recogniser writes "Will do, tomorrow afternoon ..." and "Will do, tonight after work. What about ...?"
+      ['Can you call me about the quarterly payments on my cell?', "We'll do tomorrow afternoon after my client meetings.", /^Call Tom Wells about the quarterly payments/, '2025-06-11'],
+      ['Could you check the meter reading for me?', "We'll do tonight after work what about the signed form?", /meter reading/, '2025-06-10'],
+    ];
+    for (const [asked, answer, title, due] of cases) {
+      const item = only((await run([[1, asked], [0, answer]])).actionItems, () => true);
+      assert.equal(item.ownerDisplayName, 'Anna Berg');
+      assert.match(item.title, title);
+      assert.equal(item.dueDate, due, answer);
+    }
+  });
+
   it('takes a request on across turns, whatever words the answer uses; an appointment asked of the user is a reminder, an errand a task', async () => {
     const a = await run([
       [1, 'I was hoping you could help me carry the boxes on Saturday morning.'],
@@ -556,8 +600,7 @@ describe('EmbeddedAnalyzer on phrasings of other speakers', () => {
     const visit = only(a.actionItems, (i) => i.intent === 'reminder');
     assert.equal(visit.ownerRole, 'USER');
     assert.equal(visit.dueDate, '2025-06-16');
-    // the slot's time is in the title; no launcher time, which the grounding check could not find in one mention
-    assert.equal(visit.intentMetadata?.remindAt, undefined);
+    assert.equal(visit.intentMetadata?.remindAt, '2025-06-16T08:00:00');
     assert.match(visit.title, /^Boiler service on Monday 16 June at 08:00/);
     only(a.actionItems, (i) => i.intent === 'call');
     // a delivery window taken for someone else, who will be there

@@ -116,6 +116,49 @@ test('date/times are kept when the transcript says that day and time, dropped ot
   ]);
 });
 
+test('a day said in one mention and its clock time said alone in another near it ground a date/time; a time never said does not', () => {
+  // Tuesday 10 March 2026
+  const t = transcript([
+    "We've got, um, Thursday at ten fifteen, or next Tuesday.",
+    "Thursday. No, wait, I've got the dentist on Thursday. Next Tuesday, what time?",
+    'Next Tuesday at, let me see, two forty five.',
+    'Two forty five. Yep.',
+    "Or half past three, or quarter to ten, if that's easier.",
+    "It's twenty two dollars, card only.",
+    'Okay.',
+    'Okay.',
+    'Okay.',
+    'Oh, and the old one said nine thirty on it.',
+  ]);
+  const a = withMetadata(
+    { remindAt: '2026-03-17T14:45:00' }, // Tuesday (one mention) at two forty five (another)
+    { remindAt: '2026-03-17T15:30:00' }, // half past three, after the Tuesday
+    { remindAt: '2026-03-17T09:45:00' }, // quarter to ten
+    { remindAt: '2026-03-17T14:40:00' }, // a time never said
+    { remindAt: '2026-03-12T14:45:00' }, // a time said alone beside another day than this one
+    { remindAt: '2026-03-17T09:30:00' }, // a time said alone far from any day
+    { remindAt: '2026-03-17T22:00:00' }, // an amount ("twenty two dollars") is no clock time
+  );
+  const { analysis, violations } = groundAnalysis(a, t, '2026-03-10T14:50:00Z');
+  assert.deepEqual(
+    analysis.actionItems!.map((i) => i.intentMetadata!.remindAt),
+    ['2026-03-17T14:45:00', '2026-03-17T15:30:00', '2026-03-17T09:45:00', null, null, null, null],
+  );
+  assert.equal(violations.length, 4);
+  // a day of the month said with its weekday only ("Saturday the eleventh") is that day
+  const dinner = transcript(["Oh, they'd love that. Saturday the eleventh?", "Yeah, the eleventh. Seven o'clock, maybe?"]);
+  const d = groundAnalysis(withMetadata({ remindAt: '2026-04-11T19:00:00' }, { remindAt: '2026-04-18T19:00:00' }), dinner, '2026-03-26T20:00:00Z');
+  assert.deepEqual(d.analysis.actionItems!.map((i) => i.intentMetadata!.remindAt), ['2026-04-11T19:00:00', null]);
+  // a time said alone completes the day named before it, not one named after it in another sentence
+  // (nor is a span of minutes a day)
+  const meet = transcript([
+    'Can we jump on a Google Meet tomorrow and go through the spreadsheet? Maybe two thirty, forty-five minutes?',
+    "Two thirty works. Can you send the invite? My calendar's a mess today.",
+  ]);
+  const m = groundAnalysis(withMetadata({ proposedAt: '2026-02-19T14:30:00' }, { proposedAt: '2026-02-18T14:30:00' }), meet, '2026-02-18T15:55:00Z');
+  assert.deepEqual(m.analysis.actionItems!.map((i) => i.intentMetadata!.proposedAt), ['2026-02-19T14:30:00', null]);
+});
+
 test('relative dates resolve against recordedAt', () => {
   const t = transcript(['Let us talk again on Friday at three thirty p.m.']);
   const a = withMetadata({ proposedAt: '2025-03-28T15:30:00' });

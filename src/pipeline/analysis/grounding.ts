@@ -21,12 +21,14 @@
 //   speakers said). Day evidence is every date chrono-node finds in the number-normalised
 //   transcript relative to recordedAt, read both forward (plans) and nearest (days already past);
 //   for a weekday-only mention such as "next Tuesday" the previous, coming and following such
-//   weekday count, since usage differs; "N business days" counts weekdays from the call; a
+//   weekday count, since usage differs; "N business days" counts weekdays from the call; "the
+//   eleventh" (with or without its weekday) is that day of this month or a month around it; a
 //   time-only mention counts for the day chrono resolves it to and for the day of the call.
-//   Time evidence is every explicit clock time ("at eleven", "four thirty p.m.", "noon"; an hour
-//   without a.m./p.m. matches both halves of the day) and part-of-day words (morning 05-12,
+//   Time evidence is every explicit clock time ("at eleven", "four thirty p.m.", "noon", the start of
+//   "between eight and noon"; an hour without a.m./p.m. matches both halves of the day) and part-of-day words (morning 05-12,
 //   afternoon 12-18, evening 17-22, tonight/night 18-24). A value is grounded when its date has day evidence and, unless it is
-//   date-only or midnight, its time has time evidence anywhere in the transcript.
+//   date-only or midnight, its time has time evidence anywhere in the transcript, or is a clock time
+//   said alone ("two forty five", "half past three") beside a mention of that day (looseClockTimes).
 // - sourceSegmentIds that are not ids of the transcript's segments are removed.
 //
 // The returned violations carry the dropped value (benchmarks score them); callers must log only
@@ -358,6 +360,86 @@ interface DayTimeEvidence {
   times: Set<number>;
   /** Inclusive-exclusive minute ranges of part-of-day words. */
   ranges: Array<[number, number]>;
+  /** Per segment (in order): the days it names and the clock times it says alone (looseClockTimes), each at its offset. */
+  bySegment: SegmentMentions[];
+}
+
+/** A mention at its offset in a segment's number-normalised text. */
+interface At<T> {
+  index: number;
+  value: T;
+}
+interface SegmentMentions {
+  /** Days named (several for "next Tuesday"); a time said alone names none. */
+  days: Array<At<Set<string>>>;
+  /** Minutes after midnight of a clock time said alone (both halves of the day). */
+  loose: Array<At<number[]>>;
+}
+
+/**
+ * How many segments apart a day and a clock time said alone may be and still be one appointment
+ * read across turns ("Next Tuesday, what time?" - "Next Tuesday at, let me see, two forty five." -
+ * "Two forty five. Yep.").
+ */
+const REGION_SEGMENTS = 3;
+
+/** Words after a bare pair of numbers that make it an amount, not a clock time ("two forty five dollars"). */
+const NOT_A_CLOCK_AFTER = /^\s*(?:dollars?|bucks|cents?|pounds?|quid|euros?|pence|p\b|percent|per\s?cent|%|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|miles?|kilometers?|km|feet|foot|inches|pounds?|lbs?|kilos?|kg|people|of\b|x\b|by\b|square|sq|gallons?|liters?|litres?|degrees?|thousand|hundred|million|k\b)/i;
+
+/**
+ * Clock times said alone, without "at" or a.m./p.m., in number-normalised text: "2 45" ("two forty
+ * five"), "9 30", "9 0 5" ("nine oh five"), "quarter to 10", "half past 3", "20 past 4". Such words
+ * are a clock time only beside a day (an amount, a score and a part of a dictation read the same),
+ * so they ground a date/time only in the region of a mention of its day. An hour without
+ * a.m./p.m. stands for both halves of the day.
+ */
+function looseClockTimes(text: string): Array<At<number[]>> {
+  const out: Array<At<number[]>> = [];
+  let at = 0;
+  const both = (h: number, m: number) => {
+    if (h < 1 || h > 12 || m < 0 || m > 59) return;
+    out.push({ index: at, value: [(h % 12) * 60 + m, ((h % 12) + 12) * 60 + m] });
+  };
+  // a pair of numbers standing alone: no number just before or after it (dictated digits, a phone
+  // number, "five fifty five, two one ..."), no unit or amount word after it
+  for (const m of text.matchAll(/(?<![\d][\s,.:\-\/]*|[$£€]\s*)\b(\d{1,2})\s+(?:(\d{2})|0\s+(\d))\b(?![\s,.\-\/]*\d|:\d|[.,]\d)/g)) {
+    if (NOT_A_CLOCK_AFTER.test(text.slice(m.index! + m[0].length))) continue;
+    const minute = Number(m[2] ?? m[3]);
+    if (m[2] !== undefined && minute < 10) continue;
+    at = m.index!;
+    both(Number(m[1]), minute);
+  }
+  for (const m of text.matchAll(/\b(quarter|half|\d{1,2})\s+(past|after|to)\s+(\d{1,2})\b(?![\s,.\-\/]*\d)/gi)) {
+    const part = m[1].toLowerCase();
+    const minutes = part === 'quarter' ? 15 : part === 'half' ? 30 : Number(part);
+    // ("half to" is no English clock time; "ten to twelve" may be a count, but beside a day it is a time)
+    if (part === 'half' && m[2].toLowerCase() === 'to') continue;
+    if (part !== 'quarter' && part !== 'half' && (minutes % 5 !== 0 || minutes < 5 || minutes > 25)) continue;
+    const h = Number(m[3]);
+    at = m.index!;
+    if (m[2].toLowerCase() === 'to') both(h === 1 ? 12 : h - 1, 60 - minutes);
+    else both(h, minutes);
+  }
+  return out;
+}
+
+/** "Saturday the eleventh", "the 12th": a day of the month said without its month. */
+function dayOfMonthMentions(text: string, ref: Date): Array<At<string>> {
+  const out: Array<At<string>> = [];
+  const WD = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
+  for (const m of text.matchAll(/\b(?:(sunday|monday|tuesday|wednesday|thursday|friday|saturday)\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))/gi)) {
+    const n = Number(m[2]);
+    if (n < 1 || n > 31) continue;
+    const weekday = m[1] ? WD.indexOf(m[1].toLowerCase()) : -1;
+    // that day of this month, the month before and the next two (the nearest plan or the one just past)
+    for (let k = -1; k <= 2; k++) {
+      const d = new Date(Date.UTC(ref.getUTCFullYear(), ref.getUTCMonth() + k, n));
+      if (d.getUTCDate() !== n) continue; // no 31st in that month
+      if (weekday >= 0 && d.getUTCDay() !== weekday) continue;
+      out.push({ index: m.index!, value: ymd(d) });
+    }
+  }
+  return out;
 }
 
 const PART_OF_DAY: Array<[RegExp, [number, number]]> = [
@@ -373,7 +455,7 @@ const addDays = (d: Date, n: number) => new Date(d.getTime() + n * 86_400_000);
 
 function dayTimeEvidence(texts: string[], recordedAt: string | undefined): DayTimeEvidence {
   const ref = recordedAt && !Number.isNaN(Date.parse(recordedAt)) ? new Date(recordedAt) : new Date();
-  const ev: DayTimeEvidence = { days: new Set(), times: new Set(), ranges: [] };
+  const ev: DayTimeEvidence = { days: new Set(), times: new Set(), ranges: [], bySegment: [] };
   const addTime = (h: number, m: number, meridiemKnown: boolean) => {
     ev.times.add(h * 60 + m);
     if (!meridiemKnown && h < 12) ev.times.add((h + 12) * 60 + m);
@@ -381,6 +463,14 @@ function dayTimeEvidence(texts: string[], recordedAt: string | undefined): DayTi
   };
   for (const raw of texts) {
     const text = digitizeSpokenNumbers(raw);
+    const seg: SegmentMentions = { days: [], loose: looseClockTimes(text) };
+    ev.bySegment.push(seg);
+    const addDay = (d: string, index: number) => {
+      ev.days.add(d);
+      const at = seg.days.find((x) => x.index === index);
+      if (at) at.value.add(d);
+      else seg.days.push({ index, value: new Set([d]) });
+    };
     // Timezone 0: the wall clock of recordedAt (UTC) is the reference day, matching how the ISO
     // values are compared; the corpus's calls are all the same calendar day in every zone.
     // Both readings: forward ("on Monday" = the coming Monday, for plans) and nearest (for days
@@ -394,11 +484,16 @@ function dayTimeEvidence(texts: string[], recordedAt: string | undefined): DayTi
       // Every result resolves to a day: its own date, or for a time-only mention the day chrono
       // assumes (today, or tomorrow once the time has passed).
       const date = c.date();
-      ev.days.add(ymd(date));
+      // (a time said alone names no day, nor does a span of minutes or hours, "forty five minutes":
+      // chrono's today or tomorrow is day evidence, not a mention of a day)
+      const span = /^(?:(?:in|within|for)\s+)?(?:\d+|an?|a few|a couple of)\s+(?:minutes?|mins?|hours?|hrs?|seconds?|secs?)\b/i.test(r.text);
+      const named = !span && (c.isCertain('day') || c.isCertain('weekday') || !c.isCertain('hour'));
+      if (named) addDay(ymd(date), r.index);
+      else ev.days.add(ymd(date));
       if (c.isCertain('weekday') && !c.isCertain('day')) {
         // "next Tuesday" is used for both the coming and the following Tuesday.
-        ev.days.add(ymd(addDays(date, 7)));
-        ev.days.add(ymd(addDays(date, -7)));
+        addDay(ymd(addDays(date, 7)), r.index);
+        addDay(ymd(addDays(date, -7)), r.index);
       }
       if (c.isCertain('hour')) {
         addTime(c.get('hour') ?? 0, c.get('minute') ?? 0, c.isCertain('meridiem'));
@@ -413,10 +508,22 @@ function dayTimeEvidence(texts: string[], recordedAt: string | undefined): DayTi
         d = addDays(d, 1);
         if (d.getUTCDay() !== 0 && d.getUTCDay() !== 6) left--;
       }
-      ev.days.add(ymd(d));
+      addDay(ymd(d), m.index!);
     }
+    for (const d of dayOfMonthMentions(text, ref)) addDay(d.value, d.index);
+    seg.days.sort((a, b) => a.index - b.index);
     // Clock times chrono skips when they follow words such as "after" ("tomorrow after 4").
     for (const m of text.matchAll(/\b(?:at|by|after|before|around|until|till|from|about|say|since)\s+(\d{1,2})(?::(\d{2}))?(?:\s*(a\.?\s?m\.?|p\.?\s?m\.?|o'?\s?clock))?(?![\d:])/gi)) {
+      const h = Number(m[1]);
+      const mi = m[2] ? Number(m[2]) : 0;
+      if (h > 23 || mi > 59) continue;
+      const mer = m[3]?.toLowerCase().replace(/[^ap]/g, '');
+      if (mer === 'p' && h < 12) addTime(h + 12, mi, true);
+      else if (mer === 'a') addTime(h === 12 ? 0 : h, mi, true);
+      else addTime(h, mi, h > 12);
+    }
+    // a window's start ("between 8 and noon", "between 9 a.m. and 11"): the time an appointment is from
+    for (const m of text.matchAll(/\bbetween\s+(\d{1,2})(?::(\d{2}))?\s*(a\.?\s?m\.?|p\.?\s?m\.?)?\s+and\s+(?:\d{1,2}(?::\d{2})?|noon|midday)\b(?!\s*(?:dollars?|percent|%|days?|weeks?|months?|years?|minutes?|hours?|people|times?)\b)/gi)) {
       const h = Number(m[1]);
       const mi = m[2] ? Number(m[2]) : 0;
       if (h > 23 || mi > 59) continue;
@@ -446,7 +553,23 @@ function datetimeGrounded(value: string, ev: DayTimeEvidence): boolean {
   if (!wc || !ev.days.has(wc.day)) return false;
   if (wc.minutes === null) return true;
   if (ev.times.has(wc.minutes)) return true;
-  return ev.ranges.some(([a, b]) => wc.minutes! >= a && wc.minutes! < b);
+  if (ev.ranges.some(([a, b]) => wc.minutes! >= a && wc.minutes! < b)) return true;
+  // the day said in one mention and its clock time alone in another near it ("Next Tuesday at, let
+  // me see, two forty five." - "Two forty five. Yep."): a time said alone completes the day named
+  // last before it (in its segment, or else in the segments just before), or with none before, the
+  // day named first after it, within a few segments; so "Thursday at ten fifteen, or next Tuesday?"
+  // - "Tuesday at two forty five" grounds Tuesday at 14:45, not Thursday at 14:45
+  return ev.bySegment.some((seg, i) => seg.loose.some((t) => t.value.includes(wc.minutes!) && dayCompletedBy(ev.bySegment, i, t.index).has(wc.day)));
+}
+
+function dayCompletedBy(segs: SegmentMentions[], i: number, index: number): Set<string> {
+  const before = segs[i].days.filter((d) => d.index < index);
+  if (before.length) return before[before.length - 1].value;
+  for (let k = i - 1; k >= Math.max(0, i - REGION_SEGMENTS); k--) if (segs[k].days.length) return segs[k].days[segs[k].days.length - 1].value;
+  const after = segs[i].days.find((d) => d.index > index);
+  if (after) return after.value;
+  for (let k = i + 1; k <= Math.min(segs.length - 1, i + REGION_SEGMENTS); k++) if (segs[k].days.length) return segs[k].days[0].value;
+  return new Set();
 }
 
 // ---------------------------------------------------------------------------------------------

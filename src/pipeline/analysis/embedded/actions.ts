@@ -28,6 +28,8 @@ export interface Candidate {
   /** The noun phrase a pronoun object stands for ("it" -> "the Zoom invite"). */
   antecedent: Antecedent | null;
   stems: string[];
+  /** Made of a dictated address nobody's clause used (unclaimedAddressCandidates), not of words that ask or promise. */
+  unclaimed?: boolean;
 }
 
 interface Antecedent {
@@ -56,7 +58,8 @@ export interface ActionResult {
 
 const MEETING_NOUN = /\b(meeting|demo|demonstration|interview|video call|conference call|zoom call|teams call|webinar|consultation|session|catch-up|catch up|sync|walkthrough|walk-through|presentation|call with|screening)\b/i;
 const INVITE = /\b(invite|invitation|calendar (?:invite|invitation|hold|event)|meeting link|zoom link|teams link|meet link|video link)\b/i;
-const DOCUMENTISH = /\b(quote|quotation|estimate|invoice|receipt|document|documents|file|files|report|form|forms|contract|proposal|details|info|information|link|slides|deck|agenda|resume|cv|photo|photos|pictures?|summary|notes|statement|copy|pdf|spreadsheet|sheet|brochure|offer|letter|paperwork|confirmation|itinerary|times|schedule|address|list|drawings?|plans|designs?|sketch(?:es)?|measurements|references?|transcripts?|records|results)\b/i;
+// (plurals too: "the receipts", "the invoices", "the pay stubs"; and a tax form said by its number, "the 1099", "the W-2")
+const DOCUMENTISH = /\b(quotes?|quotations?|estimates?|invoices?|receipts?|document|documents|file|files|reports?|form|forms|contracts?|proposals?|details|info|information|link|slides|deck|agenda|resume|cv|photo|photos|pictures?|summary|notes|statements?|cop(?:y|ies)|pdfs?|spreadsheets?|sheets?|brochures?|offer|letters?|paperwork|confirmation|itinerary|times|schedule|address|list|drawings?|plans|designs?|sketch(?:es)?|measurements|references?|transcripts?|records|results|stubs?|payslips?|1099s?|w-?2s?)\b/i;
 const URGENT = /\b(urgent|urgently|asap|as soon as possible|right away|immediately|straight away|today|tonight|this (?:morning|afternoon|evening)|within the hour)\b/i;
 const GENERIC_VP = /^(do (that|it|this|so)|will do|handle (that|it)|take care of (that|it)|get (on|onto) (that|it))\b/i;
 
@@ -406,6 +409,7 @@ function unclaimedAddressCandidates(ct: CallText, cands: readonly Candidate[]): 
         dates: unit.dates,
         antecedent: null,
         stems: contentStems(`email ${unit.plain}`),
+        unclaimed: true,
       });
     }
   }
@@ -571,7 +575,13 @@ export function extractActions(ct: CallText): ActionResult {
     const g = [...groups, ...meetingGroups]
       .filter((x) => x.owner.speakerId === a.unit.speaker.speakerId && a.unit.turn - lastTurn(x) >= 0 && a.unit.turn - lastTurn(x) <= 1)
       .sort((x, y) => lastTurn(y) - lastTurn(x))[0];
-    if (g && g.cands.some((x) => x.clause.kind === 'request')) g.extraUnits.push(a.unit);
+    if (g && g.cands.some((x) => x.clause.kind === 'request')) {
+      g.extraUnits.push(a.unit);
+      // the day it is taken for ("Can you send me the forecast?" - "We'll do Thursday then"), when the
+      // request said none
+      const d = g.meeting || g.changedDue || dueOf(ct, g.cands, day) ? undefined : clauseDates(a.unit, a.clause).find((x) => x.date && x.date >= day);
+      if (d) g.changedDue = { date: d.date!, text: d.text, mention: d };
+    }
   }
 
   // changes of plan move the latest matching item's date (the one whose words they repeat, else the
@@ -762,8 +772,11 @@ const DECLINES_SLOT = /\b(?:no|not|cannot|can not|busy|full|unfortunately|afraid
 const CHANGED = /\b(?:actually|instead|hang on|hold on|wait|change|move|rather|scratch that|sorry)\b/;
 const NO_BOTHER = /\bno (?:problem|worries|bother|trouble)\b|\bnot a problem\b/g;
 // ("the deadline for the forms is Friday at 5": a deadline said as a noun)
+// ("They open at eight", "we're open until six": when a place is open, not a time agreed)
+const OPENING_HOURS = /\b(?:open|opens|opening|close|closes|closing)\s+(?:at|from|until|till|by)\b|\b(?:opening|business|office) hours\b/i;
 const DEADLINE_WORD = /\b(?:deadline|cut-?off|closes|closing|expires?|expiry|due date|at the latest)\b/i;
-const DEADLINE_BEFORE = /\b(?:by|before|until|till|no later than|due)\s*$/i;
+// ("by end of business Monday", "by the end of the day Friday")
+const DEADLINE_BEFORE = /\b(?:by|before|until|till|no later than|due)(?:\s+(?:the\s+)?(?:end|close)\s+of(?:\s+(?:business|play|the\s+day|day))?)?\s*$/i;
 // (a clock time said as a span from now, "within the hour", "in about forty minutes", is a delivery
 // estimate or a callback, not an agreed time)
 const RELATIVE_SPAN = /\b(?:ago|last|within|in|minutes?|hours?)\b/i;
@@ -811,8 +824,14 @@ function appointmentItems(ct: CallText, cands: Candidate[], items: AnalysisActio
     const slotOf = (u: Unit): DateMention[] =>
       u.dates
         // ("the inspection has been scheduled for Tuesday the 12th" is past in form, future in fact)
-        .filter((d) => d.date && (d.date > day || (d.date === day && !u.past)) && !DEADLINE_BEFORE.test(u.norm.slice(0, d.index)) && !RELATIVE_SPAN.test(d.text) && !DEADLINE_WORD.test(u.plain) && !/\b(?:not|no|cannot|can't)\s+(?:do\s+|make\s+)?(?:at\s+|on\s+)?$/i.test(u.norm.slice(0, d.index)))
+        .filter((d) => d.date && (d.date > day || (d.date === day && !u.past)) && !DEADLINE_BEFORE.test(u.norm.slice(0, d.index)) && !RELATIVE_SPAN.test(d.text) && !DEADLINE_WORD.test(u.plain) && !OPENING_HOURS.test(u.plain) && !/\b(?:not|no|cannot|can't)\s+(?:do\s+|make\s+)?(?:at\s+|on\s+)?$/i.test(u.norm.slice(0, d.index)))
         .flatMap((d) => {
+          // (the end of a window is no slot's time: "Tuesday the 12th between 8 and noon" is from eight)
+          const w = WINDOW.exec(u.norm);
+          const start = w ? windowStart(u.norm) : null;
+          if (w && start && d.explicitTime && d.time && d.date && d.index > w.index + w[0].search(/\s(?:and|to|till|until)\s/i) && d.index < w.index + w[0].length) {
+            return [{ ...d, time: start, datetime: `${d.date}T${start}:00` }];
+          }
           if (d.explicitTime && d.time) return [d];
           // the day and its time said apart ("Tuesday the 12th between 8 and noon")
           // (a window's start first: "between 8 a.m. and noon" is from eight)
@@ -833,6 +852,9 @@ function appointmentItems(ct: CallText, cands: Candidate[], items: AnalysisActio
     // the time of someone's call, text or e-mail, or of a meeting, is that item's
     // (nor a slot around which a video or phone meeting is arranged)
     if (cands.some((c) => c.intent === 'meeting' && Math.abs(c.unit.turn - t) <= 6)) continue;
+    // (nor a slot said beside a video platform, "I'll send you the Zoom link", whose meeting the
+    // rules did not read from garbled words: the user attends it from anywhere)
+    if ([-2, -1, 0, 1, 2].some((d) => (byTurn.get(t + d) ?? []).some((u) => { const p = providerOf(u.norm); return p !== null && p !== 'phone'; }))) continue;
     const timedItem = cands.some((c) => (offer.includes(c.unit) || reply.includes(c.unit)) && c.dates.some((x) => x.date === slot.d.date) && (c.intent === 'meeting' || c.intent === 'call' || c.intent === 'message' || c.intent === 'email' || CONTACT_VERB.test(c.clause.verb)));
     if (timedItem) continue;
     const units = uniq([...offer.filter((u) => u.dates.some((d) => d.date === slot.d.date) || u === slot.u), ...reply]);
@@ -859,11 +881,10 @@ function appointmentItems(ct: CallText, cands: Candidate[], items: AnalysisActio
     const what = around.map((u) => u.norm.match(APPOINTMENT_NOUN)?.[1]).find(Boolean);
     const title = `${capitalize(what ? what.toLowerCase() : 'appointment')} on ${dayLabel(f.date)}`;
     const due: Due = { date: f.date.date!, text: f.date.text, mention: f.date };
-    // The slot's time is in the title only, not a launcher time (`remindAt`): an appointment is read
-    // across turns ("next Tuesday at, let me see, two forty five" - "two forty five, yep"), and the
-    // day and the time it joins are not one mention the grounding check can find in the words (it
-    // dropped such times, counted as violations). The reminder keeps its day, as a deadline does.
-    const md: IntentMetadata = { title, notes: f.units.map(sentenceOf).join(' ') };
+    // The slot's time is the launcher time (`remindAt`): an appointment is read across turns ("next
+    // Tuesday at, let me see, two forty five" - "two forty five, yep"), and the grounding check finds
+    // the day in one mention and its clock time said alone in another beside it (grounding.ts).
+    const md: IntentMetadata = { title, ...(f.date.datetime && f.date.explicitTime ? { remindAt: f.date.datetime } : {}), notes: f.units.map(sentenceOf).join(' ') };
     out.push({ item: buildItem(user, title, f.units, [], 'reminder', md, due, []), units: f.units });
   }
   return out;
@@ -895,7 +916,10 @@ function lastTurn(g: Group): number {
 
 /** The clause that describes the item best: the one with the most content, requests first on ties. */
 function pickBest(cands: Candidate[]): Candidate {
-  return [...cands]
+  // (an address's own item names the item only when nothing said asks or promises: "Stan at feld tax
+  // dot com, okay." - "I'll send the 1099 today" is "Send the 1099 today", to that address)
+  const said = cands.filter((c) => !c.unclaimed);
+  return [...(said.length ? said : cands)]
     .filter((c) => !GENERIC_VP.test(c.clause.vp))
     .sort((a, b) => b.stems.length - a.stems.length || (a.clause.kind === 'request' ? -1 : 1))[0] ?? cands[0];
 }

@@ -87,7 +87,8 @@ const INFO_REQUEST = /^(hear|repeat|say|spell|hold|explain|describe|confirm|clar
 const SUBJECT_MODAL =
   /^(I|we|We)\s+(will|shall|am going to|are going to|am gonna|are gonna|plan to|intend to|promise to|am happy to|are happy to|would be happy to|will be happy to|am about to|will make sure to|will be sure to|can|could|may|might|need to|have to|must|should|will try to|am planning to|are planning to|will have to)\s+(.+)$/i;
 const PROGRESSIVE = /^(I|we|We)\s+(am|are)\s+(\w+ing)\b\s*(.*)$/i;
-const LET_ME = /^let me\s+(?!know\b)(?!see\b|think\b|check (?:that|this|it|now)\b|have a look\b|take a look\b|look (?:that|it|this) up\b|(?:pull|bring|look) (?:\w+ ){0,2}up\b|find (?:that|it|this)\b|grab\b|just\b|explain\b|ask\b)(.+)$/i;
+// ("let me write that down": a note taken while the other party dictates, not an errand)
+const LET_ME = /^let me\s+(?!know\b)(?!see\b|think\b|(?:write|jot|note|take|get|put) (?:that|it|this|them|those) down\b|check (?:that|this|it|now)\b|have a look\b|take a look\b|look (?:that|it|this) up\b|(?:pull|bring|look) (?:\w+ ){0,2}up\b|find (?:that|it|this)\b|grab\b|just\b|explain\b|ask\b)(.+)$/i;
 const LET_US = /^let us\s+(.+)$/i;
 const HAPPY_TO = /^(?:(?:I|we)\s+(?:am|are|would be|will be)\s+)?(?:happy|glad|more than happy)\s+to\s+(.+)$/i;
 const REQUEST_Q = /^(?:can|could|would|will)\s+you\s+(?:please\s+|kindly\s+|maybe\s+|possibly\s+|also\s+|just\s+)?(?:be able to\s+|be so kind as to\s+)?(?!like\b|mind\b)(.+?)[?.!]*$/i;
@@ -158,6 +159,9 @@ const ACCEPT = /^(?:(?:that|it|this|that time|the time|the price|the plan|the da
 const PROPOSAL = /^(?:would|does|do|will|is|could|can)\s+(?:a|an|the|that|this|it|[\w:.]+day|next|tomorrow|[\w\s:.]{0,30}?)\b.*\b(?:work|suit|be (?:ok|okay|good|fine|possible))\b|^(?:how|what)\s+about\b|^(?:are|would)\s+you\s+(?:be\s+)?(?:free|available)\b|^shall we\b|^should we\b|^(?:can|could) we\b/i;
 const NEED_TO_NOUN = /^((?:I|we)\s+(?:will\s+|would\s+|also\s+|just\s+|still\s+)?need)\s+to\s+(?!(?:think|know|hear|speak|take|get|make|be|dispose|approve|consist|rid|care|remind|inform|warn|convince|let|keep|run|get)\b)([a-z]+)\s+of\b/i;
 const HEARD_YOU_REQUEST = /^you\s+((?!are\b|were\b|have\b|had\b|know\b|do\b|did\b|said\b|told\b|mean\b|see\b)[a-z]+\s+(?:me|us)\b.*)$/i;
+const WILL_DO = /^(?:we\s+)?will do(?:\s+(.*?))?[.!]*$/i;
+// the day or time an acceptance is for, said after it ("then" before it too: "we'll do Thursday then")
+const TIME_LEAD = /^(?:then\s+)?(?:on\s+|by\s+|for\s+|at\s+|around\s+|first thing\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|today|tonight|this\s+(?:morning|afternoon|evening|week|weekend)|next\s+(?:week|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|the\s+\d{1,2}(?:st|nd|rd|th)|\d{1,2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?(?:\s|$|[.!,])|noon|first thing|later today|in the (?:morning|afternoon|evening)|that day|then$)/i;
 const FUTURE_MARKER = /\b(will|should|shall|can|could|is going to|are going to|gets in|get in|arrives?|starts?|comes|is coming|are coming|is due|until|scheduled|expected)\b/i;
 
 // Verbs people use for bare imperatives on a call ("call me back", "send it back", "bring your ID").
@@ -198,11 +202,32 @@ function startsWithVerb(clause: string): boolean {
   return t.tags.includes('Imperative') || (t.tags.includes('Verb') && t.tags.includes('Infinitive')) || /^(email|e-mail|text|whatsapp|message|call|ring|phone|send|resend|check|pick|bring|book|schedule|remind|forward|pay|sign|fill|return|drop|grab|get|make|set|submit|upload|review|read|update|arrive|come|meet|contact|reach|give|let|keep|try|ask|tell|share|ship|order|buy|confirm|fax|invoice)$/.test(w);
 }
 
+/**
+ * Whether a verb phrase opens with a word that can be a verb: an action is a verb and what it acts
+ * on. A recogniser's garble read as a request or a promise opens with something else ("will you pal
+ * athletic than tonight" for "will do, I'll upload them tonight", "will you absolutely ..." for "will
+ * do, absolutely", "can you friday morning", "let me luke that Saturday" for "let me look at").
+ * The word is tried where a verb stands ("we ___ it"); an adverb may come first ("personally call").
+ */
+export function opensWithVerb(vp: string): boolean {
+  const words = vp.trim().toLowerCase().split(/\s+/).map((w) => w.replace(/[^a-z'-]/g, ''));
+  const canBeVerb = (w: string | undefined): boolean => {
+    if (!w) return false;
+    if (/-/.test(w) || IMPERATIVE_VERBS.test(w)) return true;
+    const t = (nlp(`we ${w} it`).json()[0]?.terms as Array<{ tags: string[] }> | undefined)?.[1];
+    return !!t && t.tags.includes('Verb') && !t.tags.includes('Modal') && !t.tags.includes('Auxiliary');
+  };
+  if (!words[0]) return true;
+  if (canBeVerb(words[0]) || /^(?:be|have|do)$/.test(words[0])) return true;
+  // ("personally call them", "kindly send"): an adverb in -ly before a verb that is no modal
+  return /ly$/.test(words[0]) && !/^(?:can|could|will|would|shall|should|may|might|must|not)$/.test(words[1] ?? '') && canBeVerb(words[1]);
+}
+
 /** Splits a sentence into clauses at coordinations that start a new predicate. */
 function splitClauses(expanded: string): Array<{ text: string; offset: number; joined: boolean }> {
   const parts: Array<{ text: string; offset: number; joined: boolean }> = [];
   let joined = false;
-  const re = /((?<=[.!?])\s+(?=[A-Z])|;\s+|,?\s+(?:and|but|so)\s+(?=(?:I|we|you|he|she|they|it|then|also)\b)|,\s+(?:and|but)\s+|\s+and\s+(?=(?:then\s+)?[a-z]+\s)|,\s+(?=(?:I|we|he|she|they)\s+(?!think\b|guess\b|mean\b|know\b)[a-z])|(?<=[a-z])\s+(?=(?:I|[Ww]e)\s+(?:will|shall|am going to|are going to|am gonna|are gonna)\s+(?!be\b|need\b|have\b|see\b)[a-z]))/g;
+  const re = /((?<=[.!?])\s+(?=[A-Z])|(?<=^(?:[Ww]e\s+)?[Ww]ill do)\s+(?=(?:I|we|you|could|can|would|should|shall|will|what|how|when|where|is|are|does|did|count on it|goodbye|bye|thanks|thank you)\b)|;\s+|,?\s+(?:and|but|so)\s+(?=(?:I|we|you|he|she|they|it|then|also)\b)|,\s+(?:and|but)\s+|\s+and\s+(?=(?:then\s+)?[a-z]+\s)|,\s+(?=(?:I|we|he|she|they)\s+(?!think\b|guess\b|mean\b|know\b)[a-z])|(?<=[a-z])\s+(?=(?:I|[Ww]e)\s+(?:will|shall|am going to|are going to|am gonna|are gonna)\s+(?!be\b|need\b|have\b|see\b)[a-z]))/g;
   let last = 0;
   for (const m of expanded.matchAll(re)) {
     const cut = m.index!;
@@ -316,13 +341,25 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
   const isQ = unit.isQuestion && /\?\s*$/.test(unit.text);
   const mk = (kind: ClauseKind, vp: string, negated = false): Omit<Clause, 'offset'> => {
     const v = clean(vp);
-    return { ...base, kind, vp: v, verb: verbOf(v), negated };
+    // (an action said with no verb is a garble, not an action; "please" asks whatever the words after
+    // it were heard as, "please in melee to parking permits ..." for "please email it to ...")
+    const acts = kind === 'request' || kind === 'commit' || kind === 'soft' || kind === 'joint';
+    return { ...base, kind: acts && !PLEASE.test(text) && !opensWithVerb(v) ? 'other' : kind, vp: v, verb: verbOf(v), negated };
   };
 
   if (!text) return mk('other', '');
+  let m0: RegExpMatchArray | null;
   if (PLEASANTRY.test(text) || WELL_WISHES.test(text) || HOW_TO_REACH.test(text)) return mk('other', text);
   // "Okay, go ahead with the repair": consent to what the other party offered, not a new task
-  if (/^go ahead\b/i.test(text)) return mk('accept', text);
+  // ("please go ahead whenever you're ready": leave to speak, not an errand; "please go ahead and book
+  // it" asks for the booking)
+  if (/^go ahead\b/i.test(text) || /^please\s+go ahead\b(?!\s+(?:and|with)\b)/i.test(text)) return mk('accept', text);
+
+  // "Will do", as a recogniser writes it at the start of a turn: "we'll do" ("We'll do tomorrow
+  // afternoon after my client meetings", "We'll do. I'll send it tonight"); and "We'll do Thursday
+  // then": taking what was asked or offered, with the day it is for kept (extractActions), not a
+  // promise to "do Thursday"
+  if ((m0 = text.match(WILL_DO)) && (!m0[1] || TIME_LEAD.test(m0[1]))) return mk('accept', text);
 
   // Bare verb phrase after "and": it shares the subject and modal of the clause before it.
   if (inherited && startsWithVerb(text) && !PLEASE.test(text)) return mk(inherited as ClauseKind, text);
