@@ -948,3 +948,29 @@ it('a misrecognised business name after the greeting of an answering phrase is n
   assert.equal(byId.S1.role, 'USER');
   assert.ok(r.speakerResolution.warnings.includes('answering_pattern_used'));
 });
+
+describe('recognised speech: names the recogniser half-heard', () => {
+  it('a stranger "greeted" deep inside a turn greets no one: the caller cue decides', () => {
+    // "hi karen" is what the recogniser made of words in the middle of the nurse's news.
+    const r = resolve(
+      turns(
+        ['A', 'Hello.'],
+        ['B', "hi this is the nurse at the clinic i'm calling about your results"],
+        ['A', 'okay i have been waiting'],
+        ['B', 'so the good news is it came back fine and them this ever hi karen nothing to worry about'],
+      ),
+      ctx({ contactName: 'Lakeshore Clinic', direction: 'INCOMING' }),
+    );
+    assert.equal(speaker(r, 'A').role, 'USER');
+    assert.equal(speaker(r, 'B').role, 'CONTACT');
+  });
+
+  it('a greeting opening a turn still marks a stranger as the listener', () => {
+    const r = resolve(
+      turns(['A', 'Hello?'], ['B', 'hi karen how are you doing today'], ['A', NEUTRAL_REPLY]),
+      ctx({ contactName: null, direction: 'OUTGOING' }),
+    );
+    assert.equal(speaker(r, 'A').role, 'CONTACT');
+    assert.equal(speaker(r, 'A').labelSource, 'GREETING_MATCH');
+  });
+});

@@ -250,6 +250,14 @@ function answersWithOwnName(tokens: string[], hit: NameHit, spec: NameSpec): boo
 }
 
 /**
+ * A greeting ("hi", "hello") that does not open the turn: people greet as they start to speak, so
+ * a "hi karen" the recogniser makes of words deep inside a turn greets no one.
+ */
+function greetedMidTurn(tokens: string[], nameAt: number): boolean {
+  return GREETINGS.has(tokens[nameAt - 1] ?? '') && !atTurnStart(tokens, nameAt - 1);
+}
+
+/**
  * Claims made by one speaker's utterances (in time order), and which supplied names the speaker
  * said in which of its utterances (`referencedIn`, utterance indices per name).
  * `opening`: indices of this speaker's utterances among the first turns of the call; `callOpener`:
@@ -304,7 +312,7 @@ export function claimsOfSpeaker(
       // No vocative reading here: an unknown name opening a turn is as often a third party ("Leo is ...").
       const ctx = contextOf(tokens, i, i + 1, { orgName: false, firstTurn: u === 0, vocative: false });
       if (ctx === 'self') claims.push({ kind: 'unknownName', about: 'self', role: 'CONTACT', utterance: u });
-      else if (ctx === 'address' && !answering) claims.push({ kind: 'unknownName', about: 'other', role: 'CONTACT', utterance: u });
+      else if (ctx === 'address' && !answering && !greetedMidTurn(tokens, i)) claims.push({ kind: 'unknownName', about: 'other', role: 'CONTACT', utterance: u });
     });
   });
   return { claims, referencedIn };
@@ -345,6 +353,7 @@ export function heardNamesOf(utterances: string[], specs: NameSpecs, callOpener:
       // not compared here (Grace sounds one step from Reyes).
       if (specs.user && mayBeMisheard(tok, specs.user.tokens[0])) return;
       let ctx = contextOf(tokens, i, i + 1, { orgName: false, firstTurn: u === 0, vocative: false });
+      if (ctx === 'address' && greetedMidTurn(tokens, i)) return;
       // "Dana, hi, I saw the office number": greeting the caller by name on picking up.
       if (ctx === 'mention' && u === callOpener && atTurnStart(tokens, i) && (i + 1 === tokens.length || VOCATIVE_FOLLOWERS.has(tokens[i + 1]))) ctx = 'address';
       const next = tokens[i + 1];
