@@ -950,6 +950,33 @@ it('a misrecognised business name after the greeting of an answering phrase is n
 });
 
 describe('recognised speech: names the recogniser half-heard', () => {
+  it('a first name opening a turn, then a garbled surname and "here", is the speaker introducing themselves', () => {
+    // "Maria Lopez here" heard as "maria low pace here": a name in passing would point at the listener.
+    const r = resolve(
+      turns(['A', 'Repairs desk, go ahead please.'], ['B', 'maria low pace here my boiler stopped working last night'], ['A', NEUTRAL_REPLY]),
+      ctx({ contactName: null }),
+    );
+    assert.equal(speaker(r, 'B').role, 'USER');
+    assert.equal(speaker(r, 'A').role, 'CONTACT');
+  });
+
+  it('the same with "speaking" answering the phone: the answerer is the user', () => {
+    const r = resolve(
+      turns(['A', 'maria love the speaking who is this'], ['B', "hi i'm calling about the quote for the roof"], ['A', NEUTRAL_REPLY]),
+      ctx({ contactName: null, direction: 'INCOMING' }),
+    );
+    assert.equal(speaker(r, 'A').role, 'USER');
+    assert.equal(speaker(r, 'B').role, 'CONTACT');
+  });
+
+  it('a first name between the greeted name and "here" is the caller\'s own: "Maria, Tom here"', () => {
+    const r = resolve(
+      turns(['A', 'Hello?'], ['B', 'maria tom here about the roof'], ['A', NEUTRAL_REPLY]),
+      ctx({ contactName: null, direction: 'INCOMING' }),
+    );
+    assert.notEqual(speaker(r, 'B').role, 'USER');
+  });
+
   it('a stranger "greeted" deep inside a turn greets no one: the caller cue decides', () => {
     // "hi karen" is what the recogniser made of words in the middle of the nurse's news.
     const r = resolve(

@@ -9,6 +9,9 @@
 //     Maria", "this is Nadia Rahman", "Jamie speaking", "I'm calling from Bayview Logistics") or
 //     addresses the other ("Hi Daniel", "Am I speaking with Laura Chen?", "Good morning Mr Patel").
 //     Only the supplied user and contact names count here, compared tolerantly (names.ts).
+//     A supplied first name opening a turn of the opening exchange, then one or two words and "here"
+//     or "speaking", is the speaker's own whole name with the surname misheard ("irene l back here"
+//     for "Irene Novak here"), not a name said to the listener (patterns.ts ownNameBeforeSignOff).
 //  2. Voice embedding (voice.status MATCHED): the best-scoring speaker above the threshold is the
 //     USER. It ranks below tier 1 only when the two disagree: a greeting that names a speaker
 //     survives telephone audio and similar voices, while a score near the threshold on a few seconds
