@@ -1000,4 +1000,18 @@ describe('recognised speech: names the recogniser half-heard', () => {
     assert.equal(speaker(r, 'A').role, 'CONTACT');
     assert.equal(speaker(r, 'A').labelSource, 'GREETING_MATCH');
   });
+
+  it('a whole contact name that looks like a person\'s, opening an answering turn, is the answerer\'s own', () => {
+    // "Northbeam Analytics": two words the lexicon does not know, so taken for a person's name.
+    const r = resolve(
+      turns(
+        ['A', 'northbeam analytics customer success good morning how can i help you today'],
+        ['B', "good morning i'm calling about our quarterly review"],
+        ['A', NEUTRAL_REPLY],
+      ),
+      ctx({ userDisplayName: 'Oliver Grant', contactName: 'Northbeam Analytics', direction: 'OUTGOING' }),
+    );
+    assert.equal(speaker(r, 'A').role, 'CONTACT');
+    assert.equal(speaker(r, 'B').role, 'USER');
+  });
 });

@@ -308,6 +308,10 @@ export function claimsOfSpeaker(
       if (!spec) continue;
       let ctx = opening.has(u) && answersWithOwnName(tokens, hit, spec) ? 'self' : contextOf(tokens, hit.start, hit.end, { orgName: !spec.personLike, wholeOrgName: !hit.partial && spec.tokens.length >= 2 && u === callOpener, firstTurn: u === 0, vocative: true });
       if (ctx === 'mention' && opening.has(u) && ownNameBeforeSignOff(tokens, hit, spec)) ctx = 'self';
+      // "Northbeam Analytics customer success, good morning, how can I help you today?": a whole
+      // supplied name opening the call's first turn, when that turn answers the line, is the
+      // answerer's own, even when the name looks like a person's to the lexicon (two rare words).
+      if (ctx === 'mention' && u === callOpener && !hit.partial && spec.tokens.length >= 2 && atTurnStart(tokens, hit.start) && isAnsweringPhrase(text, specs)) ctx = 'self';
       if (ctx === 'skip') continue;
       if (spec.commonWords && ctx === 'self' && (tokens[hit.start - 1] === "i'm" || tokens[hit.start - 1] === 'im')) continue;
       referencedIn.set(hit.who, [...(referencedIn.get(hit.who) ?? []), u]);
