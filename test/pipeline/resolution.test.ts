@@ -975,6 +975,11 @@ describe('recognised speech: names the recogniser half-heard', () => {
       ctx({ contactName: null, direction: 'INCOMING' }),
     );
     assert.notEqual(speaker(r, 'B').role, 'USER');
+    const dr = resolve(
+      turns(['A', 'Hello?'], ['B', 'maria doctor shah here about your results'], ['A', NEUTRAL_REPLY]),
+      ctx({ contactName: null, direction: 'INCOMING' }),
+    );
+    assert.notEqual(speaker(dr, 'B').role, 'USER');
   });
 
   it('a stranger "greeted" deep inside a turn greets no one: the caller cue decides', () => {

@@ -261,8 +261,8 @@ const NOT_IN_SURNAME = new Set([
  * speaking": a supplied person's first name opening a turn in the call's opening exchange, then one
  * or two words and "here"/"speaking", is the speaker giving their own whole name with the surname
  * misheard. Read as a name in passing it would point at the listener and swap the roles. Not when a
- * word in between is a first name ("Irene, Tom here": the caller greets and names themselves) or
- * makes a sentence of its own ("Irene, over here").
+ * word in between is a first name or an honorific ("Irene, Tom here", "Irene, Dr Shah here": the
+ * caller greets and names themselves) or makes a sentence of its own ("Irene, over here").
  */
 function ownNameBeforeSignOff(tokens: string[], hit: NameHit, spec: NameSpec): boolean {
   if (!spec.personLike || spec.tokens.length < 2 || !hit.partial || hit.honorific || hit.possessive) return false;
@@ -271,7 +271,7 @@ function ownNameBeforeSignOff(tokens: string[], hit: NameHit, spec: NameSpec): b
     const signOff = tokens[hit.end + gap];
     if (signOff !== 'here' && signOff !== 'speaking') continue;
     const between = tokens.slice(hit.end, hit.end + gap);
-    return between.every((t) => !isKnownFirstName(t) && !NOT_IN_SURNAME.has(t));
+    return between.every((t) => !isKnownFirstName(t) && !HONORIFICS.has(t) && !NOT_IN_SURNAME.has(t));
   }
   return false;
 }
