@@ -948,3 +948,75 @@ it('a misrecognised business name after the greeting of an answering phrase is n
   assert.equal(byId.S1.role, 'USER');
   assert.ok(r.speakerResolution.warnings.includes('answering_pattern_used'));
 });
+
+describe('recognised speech: names the recogniser half-heard', () => {
+  it('a first name opening a turn, then a garbled surname and "here", is the speaker introducing themselves', () => {
+    // "Maria Lopez here" heard as "maria low pace here": a name in passing would point at the listener.
+    const r = resolve(
+      turns(['A', 'Repairs desk, go ahead please.'], ['B', 'maria low pace here my boiler stopped working last night'], ['A', NEUTRAL_REPLY]),
+      ctx({ contactName: null }),
+    );
+    assert.equal(speaker(r, 'B').role, 'USER');
+    assert.equal(speaker(r, 'A').role, 'CONTACT');
+  });
+
+  it('the same with "speaking" answering the phone: the answerer is the user', () => {
+    const r = resolve(
+      turns(['A', 'maria love the speaking who is this'], ['B', "hi i'm calling about the quote for the roof"], ['A', NEUTRAL_REPLY]),
+      ctx({ contactName: null, direction: 'INCOMING' }),
+    );
+    assert.equal(speaker(r, 'A').role, 'USER');
+    assert.equal(speaker(r, 'B').role, 'CONTACT');
+  });
+
+  it('a first name between the greeted name and "here" is the caller\'s own: "Maria, Tom here"', () => {
+    const r = resolve(
+      turns(['A', 'Hello?'], ['B', 'maria tom here about the roof'], ['A', NEUTRAL_REPLY]),
+      ctx({ contactName: null, direction: 'INCOMING' }),
+    );
+    assert.notEqual(speaker(r, 'B').role, 'USER');
+    const dr = resolve(
+      turns(['A', 'Hello?'], ['B', 'maria doctor shah here about your results'], ['A', NEUTRAL_REPLY]),
+      ctx({ contactName: null, direction: 'INCOMING' }),
+    );
+    assert.notEqual(speaker(dr, 'B').role, 'USER');
+  });
+
+  it('a stranger "greeted" deep inside a turn greets no one: the caller cue decides', () => {
+    // "hi karen" is what the recogniser made of words in the middle of the nurse's news.
+    const r = resolve(
+      turns(
+        ['A', 'Hello.'],
+        ['B', "hi this is the nurse at the clinic i'm calling about your results"],
+        ['A', 'okay i have been waiting'],
+        ['B', 'so the good news is it came back fine and them this ever hi karen nothing to worry about'],
+      ),
+      ctx({ contactName: 'Lakeshore Clinic', direction: 'INCOMING' }),
+    );
+    assert.equal(speaker(r, 'A').role, 'USER');
+    assert.equal(speaker(r, 'B').role, 'CONTACT');
+  });
+
+  it('a greeting opening a turn still marks a stranger as the listener', () => {
+    const r = resolve(
+      turns(['A', 'Hello?'], ['B', 'hi karen how are you doing today'], ['A', NEUTRAL_REPLY]),
+      ctx({ contactName: null, direction: 'OUTGOING' }),
+    );
+    assert.equal(speaker(r, 'A').role, 'CONTACT');
+    assert.equal(speaker(r, 'A').labelSource, 'GREETING_MATCH');
+  });
+
+  it('a whole contact name that looks like a person\'s, opening an answering turn, is the answerer\'s own', () => {
+    // "Northbeam Analytics": two words the lexicon does not know, so taken for a person's name.
+    const r = resolve(
+      turns(
+        ['A', 'northbeam analytics customer success good morning how can i help you today'],
+        ['B', "good morning i'm calling about our quarterly review"],
+        ['A', NEUTRAL_REPLY],
+      ),
+      ctx({ userDisplayName: 'Oliver Grant', contactName: 'Northbeam Analytics', direction: 'OUTGOING' }),
+    );
+    assert.equal(speaker(r, 'A').role, 'CONTACT');
+    assert.equal(speaker(r, 'B').role, 'USER');
+  });
+});

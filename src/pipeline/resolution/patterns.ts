@@ -249,6 +249,41 @@ function answersWithOwnName(tokens: string[], hit: NameHit, spec: NameSpec): boo
   return !isKnownFirstName(rest[0]) && mayBeMisheard(rest[0], surname);
 }
 
+// Words that, between a first name opening a turn and "here"/"speaking", make the rest a sentence
+// of its own ("Irene, over here", "Omar, it's me here", "Dana, you there? Tom speaking").
+const NOT_IN_SURNAME = new Set([
+  'is', 'are', 'was', 'were', 'be', "it's", 'its', 'it', 'i', "i'm", 'im', 'you', 'your', 'we', 'he', 'she', 'they', 'me',
+  'over', 'right', 'out', 'in', 'up', 'down', 'come', 'get', 'look', 'from', 'at', 'with', 'and', 'this', 'that', 'who',
+]);
+
+/**
+ * "Irene Novak here" heard as "irene l back here", "Omar Haddad speaking" as "omar have the
+ * speaking": a supplied person's first name opening a turn in the call's opening exchange, then one
+ * or two words and "here"/"speaking", is the speaker giving their own whole name with the surname
+ * misheard. Read as a name in passing it would point at the listener and swap the roles. Not when a
+ * word in between is a first name or an honorific ("Irene, Tom here", "Irene, Dr Shah here": the
+ * caller greets and names themselves) or makes a sentence of its own ("Irene, over here").
+ */
+function ownNameBeforeSignOff(tokens: string[], hit: NameHit, spec: NameSpec): boolean {
+  if (!spec.personLike || spec.tokens.length < 2 || !hit.partial || hit.honorific || hit.possessive) return false;
+  if (!atTurnStart(tokens, hit.start)) return false;
+  for (const gap of [1, 2]) {
+    const signOff = tokens[hit.end + gap];
+    if (signOff !== 'here' && signOff !== 'speaking') continue;
+    const between = tokens.slice(hit.end, hit.end + gap);
+    return between.every((t) => !isKnownFirstName(t) && !HONORIFICS.has(t) && !NOT_IN_SURNAME.has(t));
+  }
+  return false;
+}
+
+/**
+ * A greeting ("hi", "hello") that does not open the turn: people greet as they start to speak, so
+ * a "hi karen" the recogniser makes of words deep inside a turn greets no one.
+ */
+function greetedMidTurn(tokens: string[], nameAt: number): boolean {
+  return GREETINGS.has(tokens[nameAt - 1] ?? '') && !atTurnStart(tokens, nameAt - 1);
+}
+
 /**
  * Claims made by one speaker's utterances (in time order), and which supplied names the speaker
  * said in which of its utterances (`referencedIn`, utterance indices per name).
@@ -271,7 +306,12 @@ export function claimsOfSpeaker(
       for (let k = hit.start; k < hit.end; k++) covered.add(k);
       const spec = hit.who === 'user' ? specs.user : specs.contact;
       if (!spec) continue;
-      const ctx = opening.has(u) && answersWithOwnName(tokens, hit, spec) ? 'self' : contextOf(tokens, hit.start, hit.end, { orgName: !spec.personLike, wholeOrgName: !hit.partial && spec.tokens.length >= 2 && u === callOpener, firstTurn: u === 0, vocative: true });
+      let ctx = opening.has(u) && answersWithOwnName(tokens, hit, spec) ? 'self' : contextOf(tokens, hit.start, hit.end, { orgName: !spec.personLike, wholeOrgName: !hit.partial && spec.tokens.length >= 2 && u === callOpener, firstTurn: u === 0, vocative: true });
+      if (ctx === 'mention' && opening.has(u) && ownNameBeforeSignOff(tokens, hit, spec)) ctx = 'self';
+      // "Northbeam Analytics customer success, good morning, how can I help you today?": a whole
+      // supplied name opening the call's first turn, when that turn answers the line, is the
+      // answerer's own, even when the name looks like a person's to the lexicon (two rare words).
+      if (ctx === 'mention' && u === callOpener && !hit.partial && spec.tokens.length >= 2 && atTurnStart(tokens, hit.start) && isAnsweringPhrase(text, specs)) ctx = 'self';
       if (ctx === 'skip') continue;
       if (spec.commonWords && ctx === 'self' && (tokens[hit.start - 1] === "i'm" || tokens[hit.start - 1] === 'im')) continue;
       referencedIn.set(hit.who, [...(referencedIn.get(hit.who) ?? []), u]);
@@ -304,7 +344,7 @@ export function claimsOfSpeaker(
       // No vocative reading here: an unknown name opening a turn is as often a third party ("Leo is ...").
       const ctx = contextOf(tokens, i, i + 1, { orgName: false, firstTurn: u === 0, vocative: false });
       if (ctx === 'self') claims.push({ kind: 'unknownName', about: 'self', role: 'CONTACT', utterance: u });
-      else if (ctx === 'address' && !answering) claims.push({ kind: 'unknownName', about: 'other', role: 'CONTACT', utterance: u });
+      else if (ctx === 'address' && !answering && !greetedMidTurn(tokens, i)) claims.push({ kind: 'unknownName', about: 'other', role: 'CONTACT', utterance: u });
     });
   });
   return { claims, referencedIn };
@@ -345,6 +385,7 @@ export function heardNamesOf(utterances: string[], specs: NameSpecs, callOpener:
       // not compared here (Grace sounds one step from Reyes).
       if (specs.user && mayBeMisheard(tok, specs.user.tokens[0])) return;
       let ctx = contextOf(tokens, i, i + 1, { orgName: false, firstTurn: u === 0, vocative: false });
+      if (ctx === 'address' && greetedMidTurn(tokens, i)) return;
       // "Dana, hi, I saw the office number": greeting the caller by name on picking up.
       if (ctx === 'mention' && u === callOpener && atTurnStart(tokens, i) && (i + 1 === tokens.length || VOCATIVE_FOLLOWERS.has(tokens[i + 1]))) ctx = 'address';
       const next = tokens[i + 1];

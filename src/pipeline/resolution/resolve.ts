@@ -9,6 +9,12 @@
 //     Maria", "this is Nadia Rahman", "Jamie speaking", "I'm calling from Bayview Logistics") or
 //     addresses the other ("Hi Daniel", "Am I speaking with Laura Chen?", "Good morning Mr Patel").
 //     Only the supplied user and contact names count here, compared tolerantly (names.ts).
+//     A supplied first name opening a turn of the opening exchange, then one or two words and "here"
+//     or "speaking", is the speaker's own whole name with the surname misheard ("irene l back here"
+//     for "Irene Novak here"), not a name said to the listener (patterns.ts ownNameBeforeSignOff).
+//     A whole supplied name opening the call's first turn when that turn is an answering phrase
+//     ("Northbeam Analytics customer success, how can I help?") is the answerer's own, even when
+//     the lexicon takes it for a person's name.
 //  2. Voice embedding (voice.status MATCHED): the best-scoring speaker above the threshold is the
 //     USER. It ranks below tier 1 only when the two disagree: a greeting that names a speaker
 //     survives telephone audio and similar voices, while a score near the threshold on a few seconds
@@ -18,6 +24,8 @@
 //  3. MEDIUM text: a supplied person's name used in passing points at the listener ("Thank you,
 //     Priya"; counted once per speaker and name, so it is the asymmetry that decides), and a first name
 //     that is not the user's in an introduction or greeting ("this is Janet") marks a non-user.
+//     Such a greeting of a stranger counts only when it opens its turn: a "hi karen" the recogniser
+//     makes of words in the middle of a turn greets no one.
 //  4. The call's opening turn is an answering phrase ("Acme Dental, how can I help?"): with the
 //     direction, the answerer is the USER on INCOMING calls and the CONTACT on OUTGOING ones.
 //     MEDIUM, warning `answering_pattern_used`. Only the first turn of the recording counts, since
