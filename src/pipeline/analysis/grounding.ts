@@ -512,25 +512,23 @@ function dayTimeEvidence(texts: string[], recordedAt: string | undefined): DayTi
     }
     for (const d of dayOfMonthMentions(text, ref)) addDay(d.value, d.index);
     seg.days.sort((a, b) => a.index - b.index);
-    // Clock times chrono skips when they follow words such as "after" ("tomorrow after 4").
-    for (const m of text.matchAll(/\b(?:at|by|after|before|around|until|till|from|about|say|since)\s+(\d{1,2})(?::(\d{2}))?(?:\s*(a\.?\s?m\.?|p\.?\s?m\.?|o'?\s?clock))?(?![\d:])/gi)) {
-      const h = Number(m[1]);
-      const mi = m[2] ? Number(m[2]) : 0;
-      if (h > 23 || mi > 59) continue;
-      const mer = m[3]?.toLowerCase().replace(/[^ap]/g, '');
+    /** An hour, its minutes and a.m./p.m. or o'clock as matched; without a.m./p.m. an hour up to 12 is both halves of the day. */
+    const addClockTime = (hour: string, minutes: string | undefined, meridiem: string | undefined) => {
+      const h = Number(hour);
+      const mi = minutes ? Number(minutes) : 0;
+      if (h > 23 || mi > 59) return;
+      const mer = meridiem?.toLowerCase().replace(/[^ap]/g, '');
       if (mer === 'p' && h < 12) addTime(h + 12, mi, true);
       else if (mer === 'a') addTime(h === 12 ? 0 : h, mi, true);
       else addTime(h, mi, h > 12);
+    };
+    // Clock times chrono skips when they follow words such as "after" ("tomorrow after 4").
+    for (const m of text.matchAll(/\b(?:at|by|after|before|around|until|till|from|about|say|since)\s+(\d{1,2})(?::(\d{2}))?(?:\s*(a\.?\s?m\.?|p\.?\s?m\.?|o'?\s?clock))?(?![\d:])/gi)) {
+      addClockTime(m[1], m[2], m[3]);
     }
     // a window's start ("between 8 and noon", "between 9 a.m. and 11"): the time an appointment is from
     for (const m of text.matchAll(/\bbetween\s+(\d{1,2})(?::(\d{2}))?\s*(a\.?\s?m\.?|p\.?\s?m\.?)?\s+and\s+(?:\d{1,2}(?::\d{2})?|noon|midday)\b(?!\s*(?:dollars?|percent|%|days?|weeks?|months?|years?|minutes?|hours?|people|times?)\b)/gi)) {
-      const h = Number(m[1]);
-      const mi = m[2] ? Number(m[2]) : 0;
-      if (h > 23 || mi > 59) continue;
-      const mer = m[3]?.toLowerCase().replace(/[^ap]/g, '');
-      if (mer === 'p' && h < 12) addTime(h + 12, mi, true);
-      else if (mer === 'a') addTime(h === 12 ? 0 : h, mi, true);
-      else addTime(h, mi, h > 12);
+      addClockTime(m[1], m[2], m[3]);
     }
     if (/\bnoon\b|\bmidday\b/i.test(text)) ev.times.add(12 * 60);
     if (/\bmidnight\b/i.test(text)) ev.times.add(0);
