@@ -636,6 +636,19 @@ describe('EmbeddedAnalyzer on phrasings of other speakers', () => {
       [0, 'Okay, noted.'],
     ]);
     assert.deepEqual(e.actionItems?.filter((i) => i.intent === 'reminder').map((i) => i.dueDate).sort(), ['2025-06-13', '2025-06-14']);
+    // the call is at 15:00: a slot on its own day must still be ahead ("x ten after this call", a
+    // recogniser's "I'll text it after this call", is no appointment at ten that morning)
+    const f = await run([
+      [1, 'I need your address for the check can you text it to me.'],
+      [0, 'Share health x ten after this call.'],
+      [1, 'That makes I owe you a check on monday.'],
+    ]);
+    assert.deepEqual(f.actionItems?.filter((i) => i.intent === 'reminder'), []);
+    const g = await run([
+      [1, 'Could you come by today at five to sign?'],
+      [0, 'Five works, see you then.'],
+    ]);
+    assert.deepEqual(g.actionItems?.filter((i) => i.intent === 'reminder').map((i) => i.intentMetadata?.remindAt), ['2025-06-10T17:00:00']);
   });
 
   it('makes a meeting held in person an appointment the user is reminded of, not a video or phone meeting', async () => {

@@ -810,6 +810,11 @@ function appointmentItems(ct: CallText, cands: Candidate[], items: AnalysisActio
   }
   const turnOfSegment = new Map(ct.units.map((u) => [u.segmentId, u.turn]));
   const turns = [...byTurn.keys()].sort((a, b) => a - b);
+  // An appointment is kept after the call: a slot on the call's day at a time already gone when the
+  // call was recorded is no slot ("share health x ten after this call", recognised at 18:15 for "I'll
+  // text it after this call", read as ten o'clock that morning). Wall clock of recordedAt, as dates.ts.
+  const recorded = /T(\d{2}:\d{2})/.exec(ct.context.recordedAt ?? '')?.[1];
+  const gone = (d: DateMention) => d.date === day && !!recorded && !!d.datetime && d.datetime.slice(11, 16) <= recorded;
   for (const t of turns) {
     const offer = byTurn.get(t)!;
     const speaker = offer[0].speaker.speakerId;
@@ -840,7 +845,8 @@ function appointmentItems(ct: CallText, cands: Candidate[], items: AnalysisActio
         })
         // (a clock time that only completes the day said with it is no slot of its own: "on Saturday,
         // between 8 a.m. and noon" is one slot, from eight)
-        .filter((d, _i, all) => !d.timeOnly || all.every((x) => x.timeOnly));
+        .filter((d, _i, all) => !d.timeOnly || all.every((x) => x.timeOnly))
+        .filter((d) => !gone(d));
     const fromReply = reply.flatMap((u) => slotOf(u).map((d) => ({ d, u })));
     const fromOffer = offer.flatMap((u) => slotOf(u).map((d) => ({ d, u }))).slice(-1);
     const slot = fromReply[0] ?? fromOffer[0];
