@@ -434,6 +434,18 @@ describe('EmbeddedAnalyzer on phrasings of other speakers', () => {
     const toAnna = only((await run(readBack)).actionItems, (i) => i.intent === 'email');
     assert.equal(toAnna.intentMetadata?.toEmail, 'anna.berg@yahoo.com');
     assert.equal(toAnna.ownerDisplayName, 'Tom Wells');
+    // a stand-in name is nobody's: "contact at ..." dictated to "Contact ending 3390" is no read-back, the listener writes
+    const unnamed = await analyzer.analyze(
+      transcriptOf([
+        [1, 'Where should the photos go?'],
+        [0, 'You can avail that the contact at harbor claims dot com.'],
+        [1, 'Okay.'],
+      ], ['Anna Berg', 'Contact ending 3390'], recordedAt),
+      { ...context, contactName: null, phoneNumber: '+1 555 201 3390' },
+    );
+    const toContact = only(unnamed.actionItems, (i) => i.intent === 'email');
+    assert.equal(toContact.intentMetadata?.toEmail, 'contact@harborclaims.com');
+    assert.equal(toContact.ownerDisplayName, 'Contact ending 3390');
   });
 
   it('reads chatty and terse forms of promises by the speaker\'s side', async () => {

@@ -276,6 +276,14 @@ export function addresseeOf(ct: CallText, unit: Unit): Speaker | null {
   return other ?? null;
 }
 
+/**
+ * The stand-ins the speech stage names a speaker by when no name was given or heard (resolve.ts:
+ * 'You', 'Contact', 'Contact ending 1234', 'Speaker 2'): no person's name.
+ */
+export function isPlaceholderName(name: string | null | undefined): boolean {
+  return !name || /^(?:You|Contact|Contact ending \d+|Speaker \d+)$/.test(name);
+}
+
 /** A name fit for a sentence: the display name unless it is a placeholder label. */
 export function nameOf(s: Speaker | null): string {
   if (!s) return 'the other party';
