@@ -98,8 +98,10 @@ export const RETIRED_HELD_OUT_IDS_4: readonly string[] = [
   'wedding-caterer-tasting',
 ];
 
-/** The fifth held-out set, written blind in session 18 (77db5a0) and registered before any analyzer change of that session. */
-export const HELD_OUT_IDS_5: readonly string[] = [
+// The fifth held-out set, written blind in session 18 (77db5a0) and registered before any analyzer change of that session,
+// had its aggregate measured twice (sessions 18 and 19): session 20 retired it into dev, before any analyzer change of that
+// session, so that its sixteen calls by a new author can be tuned on, and a seventh set was written blind to replace it.
+export const RETIRED_HELD_OUT_IDS_5: readonly string[] = [
   'cousin-new-baby-congrats',
   'financial-aid-verification',
   'food-bank-volunteer-orientation',
@@ -139,10 +141,10 @@ export const HELD_OUT_IDS_6: readonly string[] = [
 ];
 
 /**
- * The held-out calls in use: the fifth and sixth sets (32 calls), never looked at to tune anything, only reported. `--ids` of
- * bench/analysis-heldout.ts reports one set alone.
+ * The held-out calls in use: the sixth set (16 calls, until the seventh is registered), never looked at to tune anything,
+ * only reported. `--ids` of bench/analysis-heldout.ts reports one set alone.
  */
-export const HELD_OUT_IDS: readonly string[] = [...HELD_OUT_IDS_5, ...HELD_OUT_IDS_6];
+export const HELD_OUT_IDS: readonly string[] = [...HELD_OUT_IDS_6];
 
 export function analysisDialogueIds(): string[] {
   return fs.readdirSync(analysisDialoguesDir).filter((f) => f.endsWith('.json')).map((f) => f.replace(/\.json$/, '')).sort();
