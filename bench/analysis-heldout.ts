@@ -14,6 +14,7 @@
 //   npx tsx bench/analysis-heldout.ts --openai-mock        # the LLM path against the local mock
 //   npx tsx bench/analysis-heldout.ts --no-write           # print only
 //   npx tsx bench/analysis-heldout.ts --dev-tiers text     # dev part on the dialogue text only
+//   npx tsx bench/analysis-heldout.ts --set dev --tiers text,words --no-write   # what the recogniser's form alone costs (diagnostic)
 //   npx tsx bench/analysis-heldout.ts --set dev --tiers m4a,phone8k,text --verbose --no-write   # tuning on the dev part, every tier
 //   npx tsx bench/analysis-heldout.ts --set heldout --recognise-only --no-write   # fill the recognition caches only
 //   npx tsx bench/analysis-heldout.ts --set dev --tiers m4a --no-write --recogniser-stats /tmp/s.jsonl   # the recogniser's cost, per piece
@@ -30,6 +31,7 @@ import { groundAnalysis } from '../src/pipeline/analysis/grounding.js';
 import { buildAnalysis, groundingViolations } from '../src/pipeline/analysis/embedded/index.js';
 import { finalizeAnalysis } from '../src/pipeline/analysis/finalize.js';
 import { validateAnalysis } from '../src/pipeline/analysis/validate.js';
+import { formatSegmentText } from '../src/pipeline/normalize.js';
 import type { Pipeline } from '../src/pipeline/index.js';
 import { corpusDir, loadScorer, projectRoot, transcribeTruthAudio, type Truth } from '../test/support/corpus.js';
 import { cachingTranscriber, speechPipelineVersion } from '../test/support/recognition-cache.js';
@@ -40,7 +42,11 @@ import { analysisHeadlines } from './support/headline.js';
 import { applySpeechActFlags } from './support/speech-act-flags.js';
 
 const outDir = path.join(projectRoot, '.cache/analysis-dialogues');
-const TIERS = { m4a: 'call.m4a', phone8k: 'phone8k.wav', text: null } as const;
+// `words` is a diagnostic, not a reported tier: the exact words in the form a recogniser writes them
+// (lower case, no punctuation inside a segment, each segment formatted as the normaliser formats
+// recognised words). Its gap to `text` is what the analyzer loses to the form alone; its gap to
+// `m4a` is what it loses to recognition errors (and the recogniser's segmentation).
+const TIERS = { m4a: 'call.m4a', phone8k: 'phone8k.wav', text: null, words: null } as const;
 type Tier = keyof typeof TIERS;
 
 function arg(name: string): string | undefined {
@@ -142,6 +148,10 @@ async function runTier(pipeline: Pipeline, ids: string[], tier: Tier, verbose: b
     let transcript: Transcript;
     if (tier === 'text') {
       transcript = truthTranscript(truth, scorer);
+    } else if (tier === 'words') {
+      const exact = truthTranscript(truth, scorer);
+      const segments = exact.segments.map((s) => ({ ...s, text: formatSegmentText(recognisedForm(s.text)) }));
+      transcript = { ...exact, segments, cleanText: segments.map((s) => s.text).join(' ') };
     } else {
       currentCall = `${tier} ${id}`;
       transcript = await speechTranscript(pipeline, id, tier, truth);
@@ -180,12 +190,22 @@ async function runTier(pipeline: Pipeline, ids: string[], tier: Tier, verbose: b
   return res;
 }
 
+/** A segment's words as a recogniser gives them: lower case, "$40" said as "40 dollars", no punctuation but apostrophes. */
+function recognisedForm(text: string): string[] {
+  return text
+    .toLowerCase()
+    .replace(/[$£€](\d[\d,.]*)/g, (_, n: string) => `${n} ${text.includes('£') ? 'pounds' : text.includes('€') ? 'euros' : 'dollars'}`)
+    .replace(/[^a-z0-9']+/g, ' ')
+    .split(' ')
+    .filter(Boolean);
+}
+
 const num = (s: string) => (s === 'n/a' ? NaN : Number(s));
 
 function summaryRows(label: string, tier: Tier, t: Totals, r: TierResult): string {
   const n = r.scores.length;
-  const roles = tier === 'text' ? 'n/a (truth)' : `${r.rolesRight}/${n}`;
-  const naming = tier === 'text' ? 'n/a (truth)' : `${r.namingRight}/${n}`;
+  const roles = tier === 'text' || tier === 'words' ? 'n/a (truth)' : `${r.rolesRight}/${n}`;
+  const naming = tier === 'text' || tier === 'words' ? 'n/a (truth)' : `${r.namingRight}/${n}`;
   return `| ${label} | ${t.recall} (${t.raw.tp}/${t.raw.required}) | ${t.precision} (${t.raw.fp} extra) | ${t.intent} | ${t.due} | ${t.meet} | ${t.email} | ${t.phone} | ${roles} | ${naming} | ${t.violations} | ${r.warned}/${n} | ${t.valid} |`;
 }
 
@@ -208,7 +228,7 @@ async function main() {
   // tier needs no recognition, so it does not run at all). It once ran the text tier and printed a
   // fresh held-out part's text-tier scores (session 15).
   const recogniseOnly = process.argv.includes('--recognise-only');
-  const tiers = ((arg('--tiers')?.split(',') ?? ['m4a', 'phone8k', 'text']) as Tier[]).filter((t) => !recogniseOnly || t !== 'text');
+  const tiers = ((arg('--tiers')?.split(',') ?? ['m4a', 'phone8k', 'text']) as Tier[]).filter((t) => !recogniseOnly || TIERS[t] !== null);
   const only = arg('--ids')?.split(',');
 
   const env: NodeJS.ProcessEnv = { ...process.env };
@@ -245,7 +265,7 @@ async function main() {
     const gates: string[] = [];
     const markers: string[] = [];
     // --dev-tiers limits the dev part's tiers (its recognitions are the slow part; it is only tuned on)
-    const partTiers = (part.name === 'dev' && arg('--dev-tiers') ? (arg('--dev-tiers')!.split(',') as Tier[]) : tiers).filter((t) => !recogniseOnly || t !== 'text');
+    const partTiers = (part.name === 'dev' && arg('--dev-tiers') ? (arg('--dev-tiers')!.split(',') as Tier[]) : tiers).filter((t) => !recogniseOnly || TIERS[t] !== null);
     for (const tier of partTiers) {
       const statsFrom = recognitionStats.length;
       const r = await runTier(pipeline, part.ids, tier, verbose);
@@ -254,10 +274,10 @@ async function main() {
       if (stats.length && arg('--recogniser-stats')) fs.appendFileSync(arg('--recogniser-stats')!, stats.map((s) => `${JSON.stringify(s)}\n`).join(''));
       if (recogniseOnly) continue;
       const t = totals(r.scores);
-      const label = tier === 'text' ? 'dialogue text (no recognition)' : tier === 'm4a' ? 'call.m4a (AAC 32 kbit/s)' : 'phone8k.wav (8 kHz telephone)';
+      const label = tier === 'text' ? 'dialogue text (no recognition)' : tier === 'words' ? 'dialogue words, recogniser form (diagnostic)' : tier === 'm4a' ? 'call.m4a (AAC 32 kbit/s)' : 'phone8k.wav (8 kHz telephone)';
       rows.push(summaryRows(label, tier, t, r));
       // Headline lines (bench/run.ts) for the held-out part; a --baseline block is history, not headline.
-      if (part.sample === 'held-out' && !process.argv.includes('--baseline')) markers.push(...analysisHeadlines(rows.at(-1)!, { data: `bench/dialogues: ${part.ids.length} held-out calls (flite voices), never tuned on`, sample: 'held-out', section: HEADLINE_SECTION, rolesColumns: true }));
+      if (part.sample === 'held-out' && tier !== 'words' && !process.argv.includes('--baseline')) markers.push(...analysisHeadlines(rows.at(-1)!, { data: `bench/dialogues: ${part.ids.length} held-out calls (flite voices), never tuned on`, sample: 'held-out', section: HEADLINE_SECTION, rolesColumns: true }));
       details.push(`#### ${part.name}, ${label}`, '', ...table(r.scores), '');
       if (r.namingNotes.length) details.push('Roles or naming wrong:', '', ...r.namingNotes.map((n) => `- ${n}`), '');
       if (tier === 'm4a') {
