@@ -284,7 +284,10 @@ export function isPlaceholderName(name: string | null | undefined): boolean {
   return !name || /^(?:You|Contact|Contact ending \d+|Speaker \d+)$/.test(name);
 }
 
-/** A name fit for a sentence: the display name unless it is a placeholder label. */
+/**
+ * A name for a sentence: the display name the app shows, a stand-in ('Contact ending 1234') included,
+ * so the summary names a party as the transcript does; the label or 'the other party' without one.
+ */
 export function nameOf(s: Speaker | null): string {
   if (!s) return 'the other party';
   return s.displayName || s.label || 'the other party';
