@@ -802,3 +802,29 @@ describe('EmbeddedAnalyzer on phrasings of other speakers', () => {
     assert.deepEqual(acts, ['commit: approve the invoices by Friday', 'commit: send the forecast to finance by the 10th', 'commit: attend the review on Thursday', 'request: send it over']);
   });
 });
+
+describe('EmbeddedAnalyzer on what new authors write (session 20)', () => {
+  const recordedAt = '2025-06-10T15:00:00Z'; // a Tuesday
+  const context: AnalysisContext = { userDisplayName: 'Anna Berg', contactName: 'Tom Wells', phoneNumber: null, direction: 'OUTGOING', recordedAt, title: null };
+  const run = (turns: Array<[0 | 1, string]>) => analyzer.analyze(transcriptOf(turns, ['Anna Berg', 'Tom Wells'], recordedAt), context);
+
+  it('resolves "set it up" to a video call named before it, and "them" to two things said together, not to a singular', async () => {
+    const a = await run([
+      [0, 'Should we do a FaceTime video call with your parents on Saturday? Maybe at five?'],
+      [1, 'Saturday at five is great.'],
+      [0, 'Good, I will set it up.'],
+    ]);
+    const video = only(a.actionItems, (i) => i.intent === 'meeting' && /video call/i.test(i.title));
+    assert.equal(video.ownerDisplayName, 'Anna Berg');
+    assert.equal(video.dueDate, '2025-06-14');
+    const b = await run([
+      [1, 'I will send you the Teams invite for the budget review today.'],
+      [1, 'Before that I need the signed lease and a copy of your ID.'],
+      [0, 'Sure, I will email them tonight.'],
+    ]);
+    const sent = only(b.actionItems, (i) => i.intent === 'email');
+    assert.equal(sent.ownerDisplayName, 'Anna Berg');
+    assert.match(sent.title, /lease/i);
+    assert.equal(only(b.actionItems, (i) => /teams invite/i.test(i.title)).ownerDisplayName, 'Tom Wells');
+  });
+});

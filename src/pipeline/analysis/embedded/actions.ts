@@ -91,14 +91,19 @@ const MEASURE_HEAD = /^(dollars?|bucks|pounds?|euros?|cents?|percent|minutes?|ho
 const CHUNK_STOP = 'on|in|at|by|to|for|from|with|and|or|but|when|if|tonight|today|tomorrow|this|next|after|before|until|again|back|is|are|was|were|will|would|should|can|could|up|out|over|that|which|who|as|so|right|too|first|of|about|into|onto|off|now|then|here|there|please|instead|anymore|yet|already|every|each|has|have|had|does|do|did|works|work';
 const CHUNK = new RegExp(`\\b(?:the|a|an|your|my|our|their|his|her)\\s+((?:[A-Za-z0-9'-]+\\s+){0,3}?[A-Za-z0-9'-]+)(?=\\s+(?:${CHUNK_STOP})\\b|\\s*[,.?!;:]|\\s*$)`, 'gi');
 
+const MEETING_CALL = /\b(?:video|zoom|teams|conference|group|facetime|skype)\s+call$/i;
+
 /** Determiner-led noun chunks ("the train times", "a written quote", "invoice 2041"). */
 export function nounChunks(text: string): string[] {
   const out: Array<{ i: number; p: string }> = [];
   for (const m of text.matchAll(CHUNK)) {
     const head = m[1].split(/\s+/).pop() ?? '';
     const firstWord = m[1].split(/\s+/)[0] ?? '';
-    if (NOT_ANTECEDENT.test(head) || NOT_ANTECEDENT.test(firstWord) || MEASURE_HEAD.test(head) || /^\d+$/.test(head)) continue;
-    if (/\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/i.test(m[0])) continue;
+    // ("a WhatsApp video call", "a conference call": a call named as a meeting is a thing to set up,
+    // unlike "give me a call")
+    if ((NOT_ANTECEDENT.test(head) && !MEETING_CALL.test(m[1])) || NOT_ANTECEDENT.test(firstWord) || MEASURE_HEAD.test(head) || /^\d+$/.test(head)) continue;
+    // (nor is a day: "the twelfth", "the 12th")
+    if (/\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/i.test(m[0]) || /^\d+(?:st|nd|rd|th)$/i.test(head)) continue;
     out.push({ i: m.index!, p: m[0].trim() });
   }
   for (const m of text.matchAll(/\b(invoice|order|ticket|case|reference|account|policy|claim)\s+(?:number\s+)?(\d{3,})\b/gi)) out.push({ i: m.index!, p: m[0] });
@@ -110,9 +115,12 @@ function findAntecedent(ct: CallText, unit: Unit, clause: Clause): Antecedent | 
   const m = clause.vp.match(PRONOUN_OBJECT);
   if (!m) return null;
   let fallback: Antecedent | null = null;
+  // "them", "those", "these" stand for a plural or for two things said together ("a short bio and a
+  // headshot" - "I'll send them tomorrow"), not for the invite mentioned before them
+  const plural = /^(?:them|those|these)$/i.test(m[2]);
   for (let k = unit.idx - 1; k >= 0 && k >= unit.idx - 10; k--) {
     const u = ct.units[k];
-    const phrases = nounChunks(u.norm).reverse();
+    const phrases = (plural ? withPairs(u.norm, nounChunks(u.norm)).filter(isPlural) : nounChunks(u.norm)).reverse();
     for (const p of phrases) {
       if (DOCUMENTISH.test(p) || INVITE.test(p) || MEETING_NOUN.test(p)) return { phrase: p, unit: u };
       // a place named after a preposition ("is it at the office now?") is where the thing is, not it
@@ -121,6 +129,23 @@ function findAntecedent(ct: CallText, unit: Unit, clause: Clause): Antecedent | 
     }
   }
   return fallback;
+}
+
+/** The chunks, and each two chunks said together ("a short bio and a headshot") as one phrase. */
+function withPairs(text: string, chunks: string[]): string[] {
+  const out = [...chunks];
+  for (let i = 0; i + 1 < chunks.length; i++) {
+    const pair = `${chunks[i]} and ${chunks[i + 1]}`;
+    if (text.includes(pair)) out.splice(out.indexOf(chunks[i + 1]) + 1, 0, pair);
+  }
+  return out;
+}
+
+/** A phrase that "them" can stand for: two things, or a plural head ("the receipts", "the kids"). */
+function isPlural(phrase: string): boolean {
+  if (/\sand\s/i.test(phrase)) return true;
+  const head = phrase.split(/\s+/).pop()!.toLowerCase();
+  return /(?:[^su]s|ies|people|children|men|women|kids|folks|staff)$/.test(head);
 }
 
 function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecedent | null): { intent: Intent; channel: Candidate['channel']; provider: Candidate['provider'] } {
