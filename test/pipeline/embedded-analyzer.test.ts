@@ -827,4 +827,26 @@ describe('EmbeddedAnalyzer on what new authors write (session 20)', () => {
     assert.match(sent.title, /lease/i);
     assert.equal(only(b.actionItems, (i) => /teams invite/i.test(i.title)).ownerDisplayName, 'Tom Wells');
   });
+
+  it('makes no item of a time offered or taken, an offer\'s "if you would like", good wishes, one\'s own details or a closing "happy to do it"', async () => {
+    const a = await run([
+      [1, 'We should go over the floor plan together. Could you do Monday, June sixteenth, at three p.m.?'],
+      [0, 'Let me see. Yes, I can do three.'],
+      [1, 'If you would like, I can have our designer call you about the tiles.'],
+      [0, 'Let me give you my email, the old one is closed. It is anna at berg design dot com.'],
+      [1, 'Got it. Give your cat a cuddle for me.'],
+      [0, 'Thanks again for fitting me in.'],
+      [1, 'Happy to do it.'],
+    ]);
+    assert.deepEqual(
+      (a.actionItems ?? []).filter((i) => /\b(?:do|give|have|like)\b/i.test(i.title)).map((i) => i.title),
+      [],
+    );
+    // "I have Thursday at nine open. Does that work?" - "Yes, I can do that.": the time taken, no plan
+    const b = await run([
+      [1, 'I have Thursday at nine open. Does that work?'],
+      [0, 'Yes, I can do that.'],
+    ]);
+    assert.equal((b.actionItems ?? []).filter((i) => i.intent === 'meeting' || /\bdo\b/i.test(i.title)).length, 0);
+  });
 });

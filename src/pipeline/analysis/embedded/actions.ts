@@ -460,6 +460,12 @@ export function extractActions(ct: CallText): ActionResult {
         continue;
       }
       if (clause.kind === 'other' || clause.negated) continue;
+      // "I have Saturday at eight open. Does that work?" - "Yeah, I can do that.": the time proposed
+      // taken, not a plan to "do that"
+      if ((clause.kind === 'commit' || clause.kind === 'soft') && /^do (?:that|it|this)$/i.test(clause.vp) && proposedJustBefore(ct, unit)) {
+        accepts.push({ unit, clause: { ...clause, kind: 'accept' } });
+        continue;
+      }
       if (clause.kind === 'proposal') {
         proposals.push({ unit, clause });
         // A proposal that names a meeting ("would a Zoom call next Tuesday work?") is a meeting even
@@ -920,6 +926,12 @@ function appointmentItems(ct: CallText, cands: Candidate[], items: AnalysisActio
     out.push({ item: buildItem(user, title, f.units, [], 'reminder', md, due, []), units: f.units });
   }
   return out;
+}
+
+/** Whether the other party's turn just before the unit's proposed a time ("Does Friday at ten work?"). */
+function proposedJustBefore(ct: CallText, unit: Unit): boolean {
+  const prev = ct.units.filter((u) => u.turn === unit.turn - 1 && u.speaker.speakerId !== unit.speaker.speakerId);
+  return prev.some((u) => clausesOf(u).some((c) => c.kind === 'proposal')) && prev.some((u) => u.dates.some((d) => d.date !== null));
 }
 
 // How an addressee takes a request on at the start of their answer: "Sure, I'll be there", "Okay".

@@ -73,13 +73,14 @@ const HEARD_ANSWER_WORD =
   /^(?:(?:yes|yeah|yep|yup|sure|okay|ok|oh|great|perfect|fine|alright|all right|good|cool|excellent|no problem|got it|sounds good|thanks|thank you|absolutely|definitely|certainly|of course)\s+)+(?=(?:i|we)\s+(?:will|can|need|have to|am going to|are going to|should|must|shall|would|could|just need)\b|please\s+[a-z]|(?:can you|could you|would you|will you|let me|let us)\b)/i;
 const VOCATIVE_END = /,\s*[A-Z][a-z]+\s*[.?!]?$/;
 
-const PLEASANTRY = /^(have a\b|see you|talk (to you )?soon|speak soon|take care|thank|bye|goodbye|enjoy|hang on|hold on|excuse|sorry|welcome|good (morning|afternoon|evening|night|luck)|congrat|guess|imagine|mind you|wait|look forward|looking forward|keep me posted|be well|stay safe|happy to help)/i;
+const PLEASANTRY = /^(have a\b|see you|talk (to you )?soon|speak soon|take care|thank|bye|goodbye|enjoy|hang on|hold on|excuse|sorry|welcome|good (morning|afternoon|evening|night|luck)|congrat|guess|imagine|mind you|wait|look forward|looking forward|keep me posted|be well|stay safe|happy to help|(?:(?:I am|I'm|I was)\s+)?(?:happy|glad) to do (?:it|that|this)[.!]*$)/i;
 const PURPOSE_OF_CALL = /^(calling|phoning|ringing|reaching out|writing|following up|checking in) (about|from|with|to|because|regarding|back|on behalf|for|in)\b|^(speaking|looking forward|sorry|glad|happy|afraid|here|fine|good|okay)\b/i;
 // "Please confirm your mailing address by email to ...": said or spelled on the call is no task, sent
 // on a channel afterwards is
 const BY_CHANNEL = /\b(?:by|via|over|in an?) (?:e-?mail|text|message|writing|letter|mail|fax)\b|\bin writing\b/i;
-// Good wishes passed on ("tell him to feel better", "say hi to your mom") are no errand.
-const WELL_WISHES = /^(?:please\s+)?(?:tell|give|send)\s+.{0,40}?\b(?:to feel better|to get well|(?:that )?I said (?:hi|hello)|my (?:best|love|regards|thanks))|^say (?:hi|hello)\b/i;
+// Good wishes passed on ("tell him to feel better", "say hi to your mom", "give the puppy a hug for
+// me") are no errand.
+const WELL_WISHES = /^(?:please\s+)?(?:tell|give|send)\s+.{0,40}?\b(?:to feel better|to get well|(?:that )?I said (?:hi|hello)|my (?:best|love|regards|thanks))|^say (?:hi|hello)\b|^(?:please\s+)?give\s+.{1,30}?\s+a\s+(?:big\s+)?(?:hug|pat|kiss|cuddle|squeeze|scratch|belly rub)\s+(?:for|from)\s+me\b/i;
 // "Ask for Linda at the desk", "use my cell, 555 ...": how to reach someone, not an errand
 const HOW_TO_REACH = /^(?:[Jj]ust\s+)?(?:[Aa]sk for\s+(?:[A-Z][a-z]+|me|us)\b|[Uu]se (?:this|that|my|the|our)?\s*(?:e-?mail|address|number|cell|mobile|line)\b|[Uu]se \S+@\S+)/;
 const INFO_REQUEST = /^(hear|repeat|say|spell|hold|explain|describe|confirm|clarify|tell me (more|about|what|how|if|whether|why|when|where|who)|give me a (second|moment|minute|sec)|see|imagine|believe|understand)\b/i;
@@ -99,7 +100,8 @@ const INDIRECT_REQUEST = new RegExp(
   '^(?:' +
     [
       '(?:it would be (?:great|good|helpful|nice|ideal|awesome|perfect|lovely|amazing)|I would (?:really |so )?appreciate(?: it)?|I was (?:just )?wondering|I wonder|I am wondering|I was hoping|I am hoping)\\s+if\\s+you\\s+(?:could|can|would|might|are able to)',
-      '(?:if|when)\\s+you\\s+(?:could|can|would|get a chance to|have a (?:sec|second|minute|moment|chance) to)(?=.*(?:,|\\bthat would\\b|\\bthat will\\b|\\bthanks?\\b|\\bplease\\b|\\bgreat\\b|$))',
+      // ("if you would like, I can ...": the condition of an offer, not a request)
+      '(?:if|when)\\s+you\\s+(?:could|can|would(?!\\s+(?:like|prefer|rather|want|not mind)\\b)|get a chance to|have a (?:sec|second|minute|moment|chance) to)(?=.*(?:,|\\bthat would\\b|\\bthat will\\b|\\bthanks?\\b|\\bplease\\b|\\bgreat\\b|$))',
       '(?:is there )?any chance (?:that )?you (?:could|can|would|might)',
       // "I was hoping you could help me carry the heavy stuff": the hope is the request
       '(?:I|we) (?:was|were|am|are) (?:just |really )?hoping (?:that )?you (?:could|can|would|might|will)',
@@ -312,6 +314,17 @@ function clean(s: string): string {
     .replace(/^(?:also|just|then|definitely|probably|certainly|quickly|still|really|actually|first)\s+/i, '').replace(/\s+/g, ' ').replace(/^[,;:\s]+|[\s,;:]+$/g, '').replace(/[.!?]+$/, '').trim();
 }
 
+const SLOT_VP = /^(?:do|make it|make)\s+(.+)$/i;
+const OWN_DETAILS = /^(?:give|read|spell)\s+(?:you|him|her|them)\s+(?:my|our)\s+(?:(?:new|current|personal|work|other|direct|home)\s+)?(?:e-?mail(?: address)?|number|phone number|cell(?: number)?|mobile(?: number)?|address|details|contact details|contact info)\b/i;
+const TIME_WORD = /^(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekend|tomorrow|today|tonight|morning|afternoon|evening|noon|midday|\d{1,2}(?::\d{2})?|\d{1,2}(?:st|nd|rd|th)|january|february|march|april|june|july|august|september|october|november|december|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirty|fifteen|forty-five)$/;
+const TIME_FILLER = /^(?:on|at|around|about|by|this|next|the|in|of|or|either|maybe|then|instead|early|late|first|thing|half|quarter|past|o'clock|oclock|a\.?m\.?|p\.?m\.?|am|pm|sometime|any|time)$/;
+
+/** "Thursday, October 1st, at 2 p.m.", "two", "Friday morning instead": nothing but a day or a time. */
+function isTimeOnly(s: string): boolean {
+  const words = s.toLowerCase().replace(/\b([ap])\.?m\b\.?/g, '$1m').replace(/[,?!]+|\.(?=\s|$)/g, ' ').split(/\s+/).filter(Boolean);
+  return words.length > 0 && words.some((w) => TIME_WORD.test(w)) && words.every((w) => TIME_WORD.test(w) || TIME_FILLER.test(w));
+}
+
 /** Reads one clause (markers and conditions removed) into a speech act. */
 function classify(raw: string, unit: Unit, inherited: string | null): Omit<Clause, 'offset'> {
   const unmarked = raw.trim().replace(MARKER, '').replace(HEARD_MARKER, '').replace(HEARD_ANSWER_WORD, '').trim();
@@ -344,6 +357,11 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
     // (an action said with no verb is a garble, not an action; "please" asks whatever the words after
     // it were heard as, "please in melee to parking permits ..." for "please email it to ...")
     const acts = kind === 'request' || kind === 'commit' || kind === 'soft' || kind === 'joint';
+    // "Could you do Thursday at two?", "I can do Sunday at eleven": a time offered or taken for
+    // something arranged, not a task to "do Thursday"
+    if (acts && SLOT_VP.test(v) && isTimeOnly(v.replace(SLOT_VP, '$1'))) return { ...base, kind: isQ ? 'proposal' : 'accept', vp: v, verb: verbOf(v), negated };
+    // "let me give you my email": one's own details, said there and then, are no errand
+    if (acts && OWN_DETAILS.test(v)) return { ...base, kind: 'other', vp: v, verb: verbOf(v), negated };
     return { ...base, kind: acts && !PLEASE.test(text) && !opensWithVerb(v) ? 'other' : kind, vp: v, verb: verbOf(v), negated };
   };
 
