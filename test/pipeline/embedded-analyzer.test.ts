@@ -849,4 +849,16 @@ describe('EmbeddedAnalyzer on what new authors write (session 20)', () => {
     ]);
     assert.equal((b.actionItems ?? []).filter((i) => i.intent === 'meeting' || /\bdo\b/i.test(i.title)).length, 0);
   });
+
+  it('makes a promised video call a meeting of the one who promised it, whatever app carries it', async () => {
+    const a = await run([
+      [0, 'Could we look at the garden plans together on a video walkthrough? Friday at noon?'],
+      [1, 'Friday at noon is fine. I will video call you on Signal.'],
+      [0, 'Great, talk then.'],
+    ]);
+    const m = only(a.actionItems, (i) => i.intent === 'meeting');
+    assert.equal(m.ownerDisplayName, 'Tom Wells');
+    assert.equal(m.dueDate, '2025-06-13');
+    assert.equal((a.actionItems ?? []).filter((i) => i.intent === 'task').length, 0);
+  });
 });

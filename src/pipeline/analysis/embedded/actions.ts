@@ -63,6 +63,8 @@ const DOCUMENTISH = /\b(quotes?|quotations?|estimates?|invoices?|receipts?|docum
 const URGENT = /\b(urgent|urgently|asap|as soon as possible|right away|immediately|straight away|today|tonight|this (?:morning|afternoon|evening)|within the hour)\b/i;
 const GENERIC_VP = /^(do (that|it|this|so)|will do|handle (that|it)|take care of (that|it)|get (on|onto) (that|it))\b/i;
 
+const VIDEO_CALL_VP = /^(?:video[- ]?call|video chat|facetime|skype)\s+(?:you|me|us|him|her|them|[A-Z][a-z]+)\b/i;
+
 /** Provider named in a text, only when it was explicit. */
 export function providerOf(text: string): Candidate['provider'] {
   if (/\bzoom\b/i.test(text)) return 'zoom';
@@ -161,6 +163,9 @@ function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecede
   const hasEmail = unit.entities.some((e) => e.kind === 'email' && vp.includes((e as SpokenEmail).address));
   // "I'll send her a message on Slack": a message sent is a message, on whatever chat it goes
   const chatSent = /^(send|drop|shoot|fire|flick|write|post)$/.test(verb) && /\b(?:a|an)\s+(?:quick\s+|short\s+)?(?:message|dm|direct message|chat message)\b|\bon (?:slack|teams chat|messenger|signal|imessage)\b/i.test(vp);
+  // "I'll video call you on WhatsApp", "FaceTime me on Sunday": a video call is a meeting, whatever
+  // app carries it
+  if (VIDEO_CALL_VP.test(vp)) return { intent: 'meeting', channel: null, provider };
   if (['whatsapp', 'text', 'message', 'sms', 'telegram', 'ping', 'dm', 'slack'].includes(verb) || chatSent || (channel && /^(send|resend|forward|share|drop|reply|write|shoot|fire|flick|get)$/.test(verb)) || /\b(?:group chat|chat group|whats ?app group|the chat)\b/i.test(vp)) {
     return { intent: 'message', channel, provider: null };
   }
