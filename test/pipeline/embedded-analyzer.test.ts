@@ -861,4 +861,25 @@ describe('EmbeddedAnalyzer on what new authors write (session 20)', () => {
     assert.equal(m.dueDate, '2025-06-13');
     assert.equal((a.actionItems ?? []).filter((i) => i.intent === 'task').length, 0);
   });
+
+  it('makes a promise or an offer of a task the other party welcomes in the next turn an item, but not one whose welcome answers a question or a fact about the listener', async () => {
+    const a = await run([
+      [0, 'My sister flies in on Friday evening and my car is in the shop.'],
+      [1, 'I can pick her up, I finish early that day.'],
+      [0, 'Oh, you are a lifesaver.'],
+      [1, 'The shelves are heavy, so I will bring the wall plugs and a drill.'],
+      [0, 'Oh good, I had not thought of that.'],
+    ]);
+    const pick = only(a.actionItems, (i) => /\bpick\b/i.test(i.title));
+    assert.equal(pick.ownerDisplayName, 'Tom Wells');
+    assert.equal(pick.intent, 'task');
+    assert.equal(only(a.actionItems, (i) => /wall plugs/i.test(i.title)).ownerDisplayName, 'Tom Wells');
+    const b = await run([
+      [1, 'I can book you in for a fitting. Is Monday at ten okay?'],
+      [0, 'Yes, that works.'],
+      [1, 'You will see the refund on your next statement.'],
+      [0, 'Perfect, thanks.'],
+    ]);
+    assert.equal((b.actionItems ?? []).filter((i) => i.intent === 'task').length, 0);
+  });
 });

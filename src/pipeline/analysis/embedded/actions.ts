@@ -730,13 +730,16 @@ export function extractActions(ct: CallText): ActionResult {
     // task: "please pick him up within the hour" - "I'll be there in twenty minutes")
     if (g.intent === 'task' && g.owner.role === 'USER' && due && asked && g.cands.some((c) => PRESENCE.test(c.clause.vp) && !c.clause.conditional) && !g.cands.some((c) => ERRAND.test(c.clause.vp))) g.intent = 'reminder';
     const launchable = g.intent !== 'task' && g.intent !== 'none';
-    const isAction = (launchable && (asked || planned)) || (asked && g.intent === 'task') || (promised && g.intent === 'task');
+    // a promise or an offer of a task the other party welcomes in their next turn was as good as asked for
+    // ("I can pick them up" - "You're a lifesaver"), even said in few words
+    const welcome = g.intent === 'task' && welcomed(ct, g);
+    const isAction = (launchable && (asked || planned)) || (asked && g.intent === 'task') || (promised && g.intent === 'task') || welcome;
     const best = pickBest(g.cands);
     // The confidence floor: what the recogniser was unsure of is not turned into an item.
     if (units.every(isBelowConfidenceFloor)) continue;
     // A task needs something to do: a title with fewer than two content words ("Fall", "Invite
     // him") is a fragment of misrecognised speech more often than a request.
-    if (g.intent === 'task' && contentStems(titleOf(best)).length < 2 && !g.answers) continue;
+    if (g.intent === 'task' && contentStems(titleOf(best)).length < 2 && !g.answers && !welcome) continue;
     if (!isAction) {
       nextSteps.push({
         text: titleOf(best),
@@ -931,6 +934,22 @@ function appointmentItems(ct: CallText, cands: Candidate[], items: AnalysisActio
     out.push({ item: buildItem(user, title, f.units, [], 'reminder', md, due, []), units: f.units });
   }
   return out;
+}
+
+// How the other party welcomes an offer or a promise at the start of their next turn: "You're a
+// lifesaver", "Oh good", "That works", "That would be great".
+const WELCOMES = /^(?:(?:oh|ah|aw|wow|okay|ok|yes|yeah|great|perfect)[,.!]?\s+)*(?:that works|that (?:would|will) (?:be )?(?:great|perfect|amazing|wonderful|brilliant|lovely|ideal|fantastic|awesome|a big help|a huge help)|you are (?:a |an )?(?:lifesaver|life saver|star|gem|legend|saint|angel|the best)|good|perfect|brilliant|amazing|wonderful|fantastic|lovely|awesome)\b/;
+
+/** A promise of a task the other party welcomes in their next turn ("I can pick them up" - "You're a lifesaver"). */
+function welcomed(ct: CallText, g: Group): boolean {
+  // (the speaker's own words, "I can", "I'll": not "you'll see the credit on your statement", a fact)
+  const c = g.cands.find((x) => (x.clause.kind === 'commit' || x.clause.kind === 'soft') && !!x.clause.modal && !x.clause.conditional && !x.clause.whenClause && !OWN_MOVES.test(x.clause.verb) && /^\S+\s+(?:\w+\s+)?(?:the|a|an|your|my|our|his|her|their|him|them|it|this|that|these|those)\b/i.test(x.clause.vp));
+  if (!c) return false;
+  // (a question after it in the same turn is what the welcome answers: "I can book you in. Is
+  // Thursday at ten okay?" - "Yes, that works")
+  if (ct.units.some((u) => u.turn === c.unit.turn && u.idx > c.unit.idx && u.isQuestion)) return false;
+  const next = ct.units.filter((u) => u.turn === c.unit.turn + 1 && u.speaker.speakerId !== c.unit.speaker.speakerId);
+  return next.length > 0 && WELCOMES.test(next[0].plain);
 }
 
 /** Whether the other party's turn just before the unit's proposed a time ("Does Friday at ten work?"). */
