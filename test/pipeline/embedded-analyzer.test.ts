@@ -882,4 +882,17 @@ describe('EmbeddedAnalyzer on what new authors write (session 20)', () => {
     ]);
     assert.equal((b.actionItems ?? []).filter((i) => i.intent === 'task').length, 0);
   });
+
+  it('names the user\'s reminder of being there by the appointment agreed for it', async () => {
+    const a = await run([
+      [1, 'I would like to see how the knee is healing. Could you come in on Thursday the twelfth at a quarter past four?'],
+      [0, 'A quarter past four on the twelfth, yes, I can leave the office early for that.'],
+      [1, 'Lovely.'],
+    ]);
+    const r = only(a.actionItems, (i) => i.intent === 'reminder');
+    assert.equal(r.ownerDisplayName, 'Anna Berg');
+    assert.equal(r.dueDate, '2025-06-12');
+    // (and what the user said they will do for it stays in the title)
+    assert.equal(r.title, 'Appointment on Thursday 12 June at 16:15: leave the office early');
+  });
 });

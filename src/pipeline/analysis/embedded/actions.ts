@@ -822,7 +822,8 @@ const DEADLINE_BEFORE = /\b(?:by|before|until|till|no later than|due)(?:\s+(?:th
 const RELATIVE_SPAN = /\b(?:ago|last|within|in|minutes?|hours?)\b/i;
 const CONTACT_VERB = /^(?:call|ring|phone|text|message|email|e-mail|mail|send|whatsapp|ping|forward)$/i;
 const APPOINTMENT_HEAD = 'appointment|visit|inspection|delivery|service|repair|installation|install|consultation|check-?up|exam|examination|fitting|viewing|survey|assessment|collection|pickup|pick-up|drop-off|interview|meeting|session|lesson|class|cleaning|tasting|tour|test|signing|walkthrough|walk-through|estimate|measurement|reading';
-const APPOINTMENT_NOUN = new RegExp(`\\b(?:the|your|my|our|a|an|this)\\s+((?:[a-z-]+\\s+){0,2}?(?:${APPOINTMENT_HEAD}))\\b`, 'i');
+// (not one already past: "your last session")
+const APPOINTMENT_NOUN = new RegExp(`\\b(?:the|your|my|our|a|an|this)\\s+(?!(?:last|previous|past)\\b)((?:[a-z-]+\\s+){0,2}?(?:${APPOINTMENT_HEAD}))\\b`, 'i');
 // (and one where nothing says it is remote: "Dr Patel can see you on Thursday at 11:20")
 const REMOTE = /\b(?:call|calls|ring|phone|video|zoom|teams|meet|skype|facetime|whats ?app|link|invite|invitation|dial|dial-in|online|virtual|virtually|remote|remotely|webinar|screen)\b/i;
 const IN_PERSON = /\b(?:in person|face to face|come (?:in|down|into|by)|at (?:the|our) (?:office|clinic|school|branch|surgery|practice|store|shop|front desk|reception))\b/i;
@@ -835,6 +836,8 @@ function dayLabel(d: DateMention): string {
   const wd = WEEKDAYS[new Date(Date.UTC(y, m - 1, dd)).getUTCDay()];
   return `${wd} ${dd} ${MONTHS[m - 1]}${d.explicitTime && d.time ? ` at ${d.time}` : ''}`;
 }
+
+const SELF_NOTE_TITLE = /\b(?:remind|reminder|reminders|calendar|diary|note|alarm|alert)\b/i;
 
 function appointmentItems(ct: CallText, cands: Candidate[], items: AnalysisActionItem[], day: string): Array<{ item: AnalysisActionItem; units: Unit[] }> {
   const user = ct.speakers.find((s) => s.role === 'USER');
@@ -916,6 +919,26 @@ function appointmentItems(ct: CallText, cands: Candidate[], items: AnalysisActio
   }
   const out: Array<{ item: AnalysisActionItem; units: Unit[] }> = [];
   for (const f of found) {
+    // "Would Thursday at quarter past two work?" - "That's fine. I'll make sure I'm at home.": the user's
+    // reminder of being there is this appointment's, and it is named by it ("Inspection on Thursday
+    // 24 July at 14:15", not "Make sure I am at home"), citing the turns that agreed it; a memory aid
+    // the user set ("I'll put a reminder in my phone for Friday night") keeps its own words
+    const present = items.find((it) => it.dueDate === f.date.date && it.ownerRole === 'USER' && it.intent === 'reminder' && !SELF_NOTE_TITLE.test(it.title));
+    if (present) {
+      const around = [-4, -3, -2, -1, 0, 1].flatMap((d) => byTurn.get(f.turn + d) ?? []);
+      const what = around.map((u) => u.norm.match(APPOINTMENT_NOUN)?.[1]).find(Boolean);
+      // (what the user said they will do for it stays in the title when it says something: "Appointment
+      // on Monday 2 June at 13:00: have all the old keys ready", not "... : be")
+      const own = contentStems(present.title).length >= 2 ? `: ${lowerFirst(present.title)}` : '';
+      const title = `${capitalize(what ? what.toLowerCase() : 'appointment')} on ${dayLabel(f.date)}${own}`;
+      const segs = new Set([...(present.sourceSegmentIds ?? []), ...f.units.map((u) => u.segmentId)]);
+      const units = ct.units.filter((u) => segs.has(u.segmentId));
+      present.title = title;
+      present.description = units.map(sentenceOf).join(' ');
+      present.sourceSegmentIds = segIds(units);
+      present.intentMetadata = { ...present.intentMetadata, title, ...(!present.intentMetadata?.remindAt && f.date.datetime && f.date.explicitTime ? { remindAt: f.date.datetime } : {}), notes: units.map(sentenceOf).join(' ') };
+      continue;
+    }
     if (items.some((it) => it.dueDate === f.date.date && (it.intent === 'meeting' || (it.ownerRole === 'USER' && it.intent === 'reminder')))) continue;
     // a reminder of the user's said just around it ("Monday at four works." - "Please arrive ten
     // minutes early") is of the same appointment
