@@ -895,4 +895,20 @@ describe('EmbeddedAnalyzer on what new authors write (session 20)', () => {
     // (and what the user said they will do for it stays in the title)
     assert.equal(r.title, 'Appointment on Thursday 12 June at 16:15: leave the office early');
   });
+
+  it('makes a dated promise to have someone do it, or to get things done, an item, and two promises of one turn about the same things one item', async () => {
+    const a = await run([
+      [1, 'If the van is still in the loading bay tomorrow morning, it will be towed.'],
+      [0, 'Oh no. I will have my son move it tonight.'],
+    ]);
+    const move = only(a.actionItems, (i) => /\bmove\b/i.test(i.title));
+    assert.equal(move.ownerDisplayName, 'Anna Berg');
+    assert.equal(move.dueDate, '2025-06-10');
+    const b = await run([
+      [1, 'What else? Oh, the last three pay slips, for the file.'],
+      [0, 'I can download those from the payroll site. I will get them together this weekend.'],
+      [1, 'Perfect.'],
+    ]);
+    assert.equal((b.actionItems ?? []).filter((i) => i.ownerDisplayName === 'Anna Berg').length, 1);
+  });
 });

@@ -318,6 +318,10 @@ const CALENDAR_NOTE = /^(?:put|putting|add|adding|write|writing|mark|marking|pop
 // (and deliberating, "I'll talk it over with my husband", is no deliverable either)
 const OWN_MOVES = /^(work|stop|come|go|be|stay|swing|head|pop|have|get|leave|move|start|do|try|see|meet|wait|arrive|look|think|check|let|talk|discuss|consider|decide|sleep|mull|figure|ask)$/i;
 
+// "I'll have him move it tonight", "I'll get them together this weekend", "I'll get the car washed":
+// having someone do it, or getting a thing done, is no coming or going of the speaker's
+const HAS_DONE = /^(?:have|get)\s+(?:him|her|them|someone|somebody|(?:my|our)\s+[a-z-]+)\s+(?!be\b|there\b|here\b|home\b|back\b|to\b|in\b|out\b|off\b|up\b|over\b|round\b|around\b|through\b|on\b|at\b)[a-z]+|^get\s+(?:it|them|the\s+[a-z-]+)\s+(?:done|fixed|sorted|together|signed|printed|framed|ready|finished|cleaned|repaired)\b/i;
+
 /** The other party's sentence of need, in the turn before, that a commitment of the group takes on. */
 function answeredNeed(ct: CallText, g: Group): Unit | null {
   const c = g.cands.find((x) => x.clause.kind === 'commit' || x.clause.kind === 'joint');
@@ -584,6 +588,9 @@ export function extractActions(ct: CallText): ActionResult {
       // promise said again, in other words, a turn or two later
       const restated = !pair && c.clause.kind !== 'request' && !kinds.has('request') && g.intent === c.intent && c.intent !== 'task' && c.unit.turn - lastTurn(g) <= 2 && c.unit.turn > lastTurn(g) && (PRONOUN_OBJECT.test(c.clause.vp) || Math.max(...g.cands.map((x) => overlap(x.stems, c.stems))) >= 0.3);
       if (restated) return true;
+      // "I can download those from the website. I'll get them together this weekend.": a second promise
+      // of the same turn whose object points back is the same task, in more words
+      if (!pair && c.clause.kind !== 'request' && !kinds.has('request') && g.intent === 'task' && c.intent === 'task' && c.unit.turn === lastTurn(g) && c.unit.speaker.speakerId === g.cands[g.cands.length - 1].unit.speaker.speakerId && /^\w+\s+(?:them|those|these)\b/i.test(c.clause.vp) && /^\w+\s+(?:them|those|these)\b/i.test(g.cands[g.cands.length - 1].clause.vp)) return true;
       if (!pair) return false;
       if (g.intent === c.intent && g.intent !== 'task') return true;
       const sim = Math.max(...g.cands.map((x) => overlap(x.stems, c.stems)));
@@ -723,7 +730,7 @@ export function extractActions(ct: CallText): ActionResult {
     // (a plain "will" or "-ing", not "we can start next week", an offer; nor the speaker's own
     // comings and goings, "I'll stop by on Thursday", "I'll work from home that day")
     // (and it hands over or does something to a thing or a person: "pay darn 70 on Sunday" is misheard speech)
-    const promised = !!due && g.cands.some((c) => c.clause.kind === 'commit' && !c.clause.conditional && !/^(can|could|need to|have to|must|should|may|might|will have to|happy to)$/i.test(c.clause.modal ?? '') && !OWN_MOVES.test(c.clause.verb) && /^\S+\s+(?:\w+\s+)?(?:the|a|an|your|my|our|his|her|their|you|him|them|it|this|that|these|those)\b/i.test(c.clause.vp));
+    const promised = !!due && g.cands.some((c) => c.clause.kind === 'commit' && !c.clause.conditional && !/^(can|could|need to|have to|must|should|may|might|will have to|happy to)$/i.test(c.clause.modal ?? '') && (!OWN_MOVES.test(c.clause.verb) || HAS_DONE.test(c.clause.vp)) && /^\S+\s+(?:\w+\s+)?(?:the|a|an|your|my|our|his|her|their|you|him|them|it|this|that|these|those)\b/i.test(c.clause.vp));
     // an appointment of the user's (see PRESENCE) is a reminder of it for the user
     // (when the other party asked for it: the user's own comings and goings, "I'll stop by the office
     // on Thursday anyway", are a plan, no appointment; and an errand that takes the user there is a
@@ -966,7 +973,7 @@ const WELCOMES = /^(?:(?:oh|ah|aw|wow|okay|ok|yes|yeah|great|perfect)[,.!]?\s+)*
 /** A promise of a task the other party welcomes in their next turn ("I can pick them up" - "You're a lifesaver"). */
 function welcomed(ct: CallText, g: Group): boolean {
   // (the speaker's own words, "I can", "I'll": not "you'll see the credit on your statement", a fact)
-  const c = g.cands.find((x) => (x.clause.kind === 'commit' || x.clause.kind === 'soft') && !!x.clause.modal && !x.clause.conditional && !x.clause.whenClause && !OWN_MOVES.test(x.clause.verb) && /^\S+\s+(?:\w+\s+)?(?:the|a|an|your|my|our|his|her|their|him|them|it|this|that|these|those)\b/i.test(x.clause.vp));
+  const c = g.cands.find((x) => (x.clause.kind === 'commit' || x.clause.kind === 'soft') && !!x.clause.modal && !x.clause.conditional && !x.clause.whenClause && (!OWN_MOVES.test(x.clause.verb) || HAS_DONE.test(x.clause.vp)) && /^\S+\s+(?:\w+\s+)?(?:the|a|an|your|my|our|his|her|their|him|them|it|this|that|these|those)\b/i.test(x.clause.vp));
   if (!c) return false;
   // (a question after it in the same turn is what the welcome answers: "I can book you in. Is
   // Thursday at ten okay?" - "Yes, that works")
