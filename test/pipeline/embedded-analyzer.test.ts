@@ -911,4 +911,18 @@ describe('EmbeddedAnalyzer on what new authors write (session 20)', () => {
     ]);
     assert.equal((b.actionItems ?? []).filter((i) => i.ownerDisplayName === 'Anna Berg').length, 1);
   });
+
+  it('reads "could someone ...?" as a request to the listener\'s side, and "will someone ...?" as a question', () => {
+    const transcript = transcriptOf(
+      [
+        [1, 'He has a bad cough. Could someone collect him from the gym before three?'],
+        [0, 'Would somebody be able to let the plumber in on Friday?'],
+        [1, 'Will someone get back to me about the refund?'],
+      ],
+      ['Anna Berg', 'Tom Wells'],
+      recordedAt,
+    );
+    const acts = buildCallText(transcript, context).units.flatMap((u) => clausesOf(u).filter((c) => c.kind === 'request').map((c) => c.vp));
+    assert.deepEqual(acts, ['collect him from the gym before 3', 'let the plumber in on Friday']);
+  });
 });

@@ -92,7 +92,9 @@ const PROGRESSIVE = /^(I|we|We)\s+(am|are)\s+(\w+ing)\b\s*(.*)$/i;
 const LET_ME = /^let me\s+(?!know\b)(?!see\b|think\b|(?:write|jot|note|take|get|put) (?:that|it|this|them|those) down\b|check (?:that|this|it|now)\b|have a look\b|take a look\b|look (?:that|it|this) up\b|(?:pull|bring|look) (?:\w+ ){0,2}up\b|find (?:that|it|this)\b|grab\b|just\b|explain\b|ask\b)(.+)$/i;
 const LET_US = /^let us\s+(.+)$/i;
 const HAPPY_TO = /^(?:(?:I|we)\s+(?:am|are|would be|will be)\s+)?(?:happy|glad|more than happy)\s+to\s+(.+)$/i;
-const REQUEST_Q = /^(?:can|could|would|will)\s+you\s+(?:please\s+|kindly\s+|maybe\s+|possibly\s+|also\s+|just\s+)?(?:be able to\s+|be so kind as to\s+)?(?!like\b|mind\b)(.+?)[?.!]*$/i;
+// ("could someone pick her up within the hour?": someone on the listener's side, asked through them;
+// "will someone get back to me?" asks what will happen)
+const REQUEST_Q = /^(?:(?:can|could|would|will)\s+you|(?:can|could|would)\s+(?:someone|somebody|anyone|anybody))\s+(?:please\s+|kindly\s+|maybe\s+|possibly\s+|also\s+|just\s+)?(?:be able to\s+|be so kind as to\s+)?(?!like\b|mind\b)(.+?)[?.!]*$/i;
 // The indirect ways of asking: "if you could send me the contract, that would be great", "any chance
 // you could call the supplier?", "I was wondering if you could ...", "do you think you could ...",
 // "would it be possible for you to ...", "can I get you to ...", "mind sending ...?"
