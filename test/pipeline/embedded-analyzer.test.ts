@@ -925,4 +925,26 @@ describe('EmbeddedAnalyzer on what new authors write (session 20)', () => {
     const acts = buildCallText(transcript, context).units.flatMap((u) => clausesOf(u).filter((c) => c.kind === 'request').map((c) => c.vp));
     assert.deepEqual(acts, ['collect him from the gym before 3', 'let the plumber in on Friday']);
   });
+
+  it('takes a slot the user calls better, the one in the sentence that takes it, and reads a weekday said alone as the one just named with its date', async () => {
+    const a = await run([
+      [1, 'I can bring it back to the warehouse, or come again tomorrow between ten and twelve.'],
+      [0, 'Tomorrow is better, I will be home.'],
+      [1, 'Someone must sign, so if nobody is in it goes back and you would have to collect it yourself.'],
+      [0, 'I will be in, no worries.'],
+    ]);
+    const r = only(a.actionItems, (i) => i.intent === 'reminder');
+    assert.equal(r.dueDate, '2025-06-11');
+    assert.equal(r.intentMetadata?.remindAt, '2025-06-11T10:00:00');
+    assert.equal((a.actionItems ?? []).filter((i) => /collect/i.test(i.title)).length, 0);
+    const b = await run([
+      [1, 'The fitter has Monday the sixteenth at nine, or Thursday the nineteenth at two.'],
+      [0, 'Monday at nine I have a class. Thursday the nineteenth at two is better.'],
+      [1, 'Thursday at two it is.'],
+      [0, 'Great.'],
+    ]);
+    const fit = only(b.actionItems, (i) => i.intent === 'reminder');
+    assert.equal(fit.dueDate, '2025-06-19');
+    assert.equal(fit.intentMetadata?.remindAt, '2025-06-19T14:00:00');
+  });
 });

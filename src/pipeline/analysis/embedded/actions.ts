@@ -797,7 +797,7 @@ export function extractActions(ct: CallText): ActionResult {
 // spec's `reminder`), whoever asked and whatever words the rules read as a request or a plan. A
 // deadline ("by Friday at five") is no appointment, nor the time someone will call, text or e-mail
 // (that is their item), nor a video or phone meeting (a meeting item).
-const TAKES_SLOT = /\b(?:yes|yep|yeah|yup|okay|ok|sure|perfect|great|fine|brilliant|lovely|excellent|good|best|suits?|works|done|deal|alright|all right|see you|correct|understood|be (?:there|home|in|around|on site))\b/;
+const TAKES_SLOT = /\b(?:yes|yep|yeah|yup|okay|ok|sure|perfect|great|fine|brilliant|lovely|excellent|good|best|better|suits?|works|done|deal|alright|all right|see you|correct|understood|be (?:there|home|in|around|on site))\b/;
 const RECAP = /\b(?:to confirm|to recap|to sum up|just to be clear|so that is|so we are|so that's)\b/i;
 const OTHER_PRESENT = /\b(?:my|our)\s+(?:\w+\s+)?(?:husband|wife|partner|son|daughter|mum|mom|mother|dad|father|neighbou?r|roommate|flatmate|housemate|brother|sister|nanny|cleaner|boyfriend|girlfriend|kids?)\s+(?:will|is going to|can|could|should)\s+be\s+(?:home|there|in|around)\b|\bsomeone else\b|\bsomebody else\b/;
 // "between 8 and noon", "9 till 11", "from 10 to 2": the start of a window said apart from its day
@@ -897,7 +897,8 @@ function appointmentItems(ct: CallText, cands: Candidate[], items: AnalysisActio
         // between 8 a.m. and noon" is one slot, from eight)
         .filter((d, _i, all) => !d.timeOnly || all.every((x) => x.timeOnly))
         .filter((d) => !gone(d));
-    const fromReply = reply.flatMap((u) => slotOf(u).map((d) => ({ d, u })));
+    // (the sentence that takes it first: "Monday at eleven I have class. Thursday at two is better.")
+    const fromReply = [...reply.filter((u) => TAKES_SLOT.test(u.plain)), ...reply.filter((u) => !TAKES_SLOT.test(u.plain))].flatMap((u) => slotOf(u).map((d) => ({ d, u })));
     const fromOffer = offer.flatMap((u) => slotOf(u).map((d) => ({ d, u }))).slice(-1);
     const slot = fromReply[0] ?? fromOffer[0];
     if (!slot) continue;

@@ -425,7 +425,8 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
     return mk('request', m[1]);
   }
   if ((m = text.match(MAKE_SURE))) return mk('request', m[1]);
-  if ((m = text.match(YOU_NEED))) return mk('request', m[1]);
+  // ("... it goes back to the depot and you'd have to collect it yourself": what would follow, not a request)
+  if ((m = text.match(YOU_NEED))) return /^you\s+(?:would|might|may)\s+(?:need to|have to)\b/i.test(text) ? { ...mk('request', m[1]), conditional: true } : mk('request', m[1]);
   if ((m = text.match(LET_US))) return mk('joint', m[1]);
   if ((m = text.match(LET_ME))) return mk('commit', m[1]);
   if (/^let me\b/i.test(text)) return mk('other', text);
