@@ -947,4 +947,18 @@ describe('EmbeddedAnalyzer on what new authors write (session 20)', () => {
     assert.equal(fit.dueDate, '2025-06-19');
     assert.equal(fit.intentMetadata?.remindAt, '2025-06-19T14:00:00');
   });
+
+  it('reads details asked for there and then as no errand, but details asked for on a channel as one', () => {
+    const transcript = transcriptOf(
+      [
+        [0, 'Could you give me her number in case the van is late?'],
+        [1, 'Can you tell me your new address?'],
+        [0, 'Can you give me his email by text later?'],
+      ],
+      ['Anna Berg', 'Tom Wells'],
+      recordedAt,
+    );
+    const acts = buildCallText(transcript, context).units.flatMap((u) => clausesOf(u).filter((c) => c.kind === 'request').map((c) => c.vp));
+    assert.deepEqual(acts, ['give me his email by text later']);
+  });
 });

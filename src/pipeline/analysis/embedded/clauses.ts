@@ -318,6 +318,8 @@ function clean(s: string): string {
 
 const SLOT_VP = /^(?:do|make it|make)\s+(.+)$/i;
 const OWN_DETAILS = /^(?:give|read|spell)\s+(?:you|him|her|them)\s+(?:my|our)\s+(?:(?:new|current|personal|work|other|direct|home)\s+)?(?:e-?mail(?: address)?|number|phone number|cell(?: number)?|mobile(?: number)?|address|details|contact details|contact info)\b/i;
+// "can you give me his number in case he's late?": details asked for there and then, answered on the call
+const ASK_DETAILS = /^(?:give|tell|read)\s+(?:me|us)\s+(?:his|her|their|your|the)\s+(?:(?:new|current|personal|work|other|direct|home|best|mobile|cell)\s+)?(?:e-?mail(?: address)?|number|phone number|cell(?: number)?|mobile(?: number)?|address|details|contact details|contact info|name)\b/i;
 const TIME_WORD = /^(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekend|tomorrow|today|tonight|morning|afternoon|evening|noon|midday|\d{1,2}(?::\d{2})?|\d{1,2}(?:st|nd|rd|th)|january|february|march|april|june|july|august|september|october|november|december|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirty|fifteen|forty-five)$/;
 const TIME_FILLER = /^(?:on|at|around|about|by|this|next|the|in|of|or|either|maybe|then|instead|early|late|first|thing|half|quarter|past|o'clock|oclock|a\.?m\.?|p\.?m\.?|am|pm|sometime|any|time)$/;
 
@@ -362,8 +364,9 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
     // "Could you do Thursday at two?", "I can do Sunday at eleven": a time offered or taken for
     // something arranged, not a task to "do Thursday"
     if (acts && SLOT_VP.test(v) && isTimeOnly(v.replace(SLOT_VP, '$1'))) return { ...base, kind: isQ ? 'proposal' : 'accept', vp: v, verb: verbOf(v), negated };
-    // "let me give you my email": one's own details, said there and then, are no errand
-    if (acts && OWN_DETAILS.test(v)) return { ...base, kind: 'other', vp: v, verb: verbOf(v), negated };
+    // "let me give you my email": one's own details, said there and then, are no errand (nor the
+    // other party's asked for: "can you give me his number?")
+    if (acts && (OWN_DETAILS.test(v) || (ASK_DETAILS.test(v) && !BY_CHANNEL.test(v)))) return { ...base, kind: 'other', vp: v, verb: verbOf(v), negated };
     return { ...base, kind: acts && !PLEASE.test(text) && !opensWithVerb(v) ? 'other' : kind, vp: v, verb: verbOf(v), negated };
   };
 
