@@ -961,4 +961,15 @@ describe('EmbeddedAnalyzer on what new authors write (session 20)', () => {
     const acts = buildCallText(transcript, context).units.flatMap((u) => clausesOf(u).filter((c) => c.kind === 'request').map((c) => c.vp));
     assert.deepEqual(acts, ['give me his email by text later']);
   });
+
+  it('reads "send it" as the thing just said to be sent, not a document named after it', async () => {
+    const a = await run([
+      [1, 'I will send you the Zoom invite for the budget review tomorrow. Are you on the mailing list?'],
+      [0, 'I think so. Send it to the address you have, that is fine.'],
+      [1, 'Will do.'],
+    ]);
+    assert.equal((a.actionItems ?? []).filter((i) => /mailing list/i.test(i.title)).length, 0);
+    assert.equal(only(a.actionItems, (i) => i.intent === 'meeting').ownerDisplayName, 'Tom Wells');
+    assert.equal(a.actionItems?.length, 1);
+  });
 });

@@ -112,6 +112,8 @@ export function nounChunks(text: string): string[] {
   return out.sort((a, b) => a.i - b.i).map((x) => x.p);
 }
 
+const SENT_OBJECT = /\b(?:send|resend|forward|email|e-mail|mail|share)\s+(?:(?:you|me|him|her|us|them)\s+)?((?:the|a|an|your|my|our|their|his|her)\s+[^.,;?!]+)/gi;
+
 /** The noun phrase a pronoun object refers to: a sendable thing said shortly before, or the latest one. */
 function findAntecedent(ct: CallText, unit: Unit, clause: Clause): Antecedent | null {
   const m = clause.vp.match(PRONOUN_OBJECT);
@@ -120,6 +122,16 @@ function findAntecedent(ct: CallText, unit: Unit, clause: Clause): Antecedent | 
   // "them", "those", "these" stand for a plural or for two things said together ("a short bio and a
   // headshot" - "I'll send them tomorrow"), not for the invite mentioned before them
   const plural = /^(?:them|those|these)$/i.test(m[2]);
+  // "I'll send you the Teams invite tomorrow. Are you on the owners list?" - "Yes, send it to the
+  // address you have": what is sent is the thing just said to be sent, not a document named after it
+  if (/^(?:send|resend|forward|email|mail|share)$/i.test(clause.verb)) {
+    for (let k = unit.idx - 1; k >= 0 && ct.units[k].turn >= unit.turn - 2; k--) {
+      const u = ct.units[k];
+      const sent = [...u.norm.matchAll(SENT_OBJECT)].map((x) => { const c = nounChunks(x[1]); return c[1] && x[1].includes(`${c[0]} and ${c[1]}`) ? `${c[0]} and ${c[1]}` : c[0]; }).filter((p): p is string => !!p && (!plural || isPlural(p)));
+      const p = sent.pop();
+      if (p) return { phrase: p, unit: u };
+    }
+  }
   for (let k = unit.idx - 1; k >= 0 && k >= unit.idx - 10; k--) {
     const u = ct.units[k];
     const phrases = (plural ? withPairs(u.norm, nounChunks(u.norm)).filter(isPlural) : nounChunks(u.norm)).reverse();
