@@ -972,4 +972,18 @@ describe('EmbeddedAnalyzer on what new authors write (session 20)', () => {
     assert.equal(only(a.actionItems, (i) => i.intent === 'meeting').ownerDisplayName, 'Tom Wells');
     assert.equal(a.actionItems?.length, 1);
   });
+
+  it('reads bringing people along as no errand, and bringing things as one', () => {
+    const transcript = transcriptOf(
+      [
+        [0, 'Sunday at noon works. I will bring my husband.'],
+        [1, 'Lovely, and bring the children if you can.'],
+        [1, 'Please bring your own laptop.'],
+      ],
+      ['Anna Berg', 'Tom Wells'],
+      recordedAt,
+    );
+    const acts = buildCallText(transcript, context).units.flatMap((u) => clausesOf(u).filter((c) => c.kind === 'request' || c.kind === 'commit').map((c) => c.vp));
+    assert.deepEqual(acts, ['bring your own laptop']);
+  });
 });

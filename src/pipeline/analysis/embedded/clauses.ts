@@ -318,6 +318,7 @@ function clean(s: string): string {
 
 const SLOT_VP = /^(?:do|make it|make)\s+(.+)$/i;
 const OWN_DETAILS = /^(?:give|read|spell)\s+(?:you|him|her|them)\s+(?:my|our)\s+(?:(?:new|current|personal|work|other|direct|home)\s+)?(?:e-?mail(?: address)?|number|phone number|cell(?: number)?|mobile(?: number)?|address|details|contact details|contact info)\b/i;
+const BRING_PEOPLE = /^bring\s+(?:(?:my|our|your|the|his|her|their)\s+)?(?:wife|husband|partner|fianc[eé]e?|son|daughter|kids|kid|children|child|mum|mom|mother|dad|father|parents|friends?|sister|brother|boyfriend|girlfriend|family|grandparents|grandma|grandpa)\b|^bring\s+(?:him|her|them)\s+(?:along|with (?:you|me))\b/i;
 // "can you give me his number in case he's late?": details asked for there and then, answered on the call
 const ASK_DETAILS = /^(?:give|tell|read)\s+(?:me|us)\s+(?:his|her|their|your|the)\s+(?:(?:new|current|personal|work|other|direct|home|best|mobile|cell)\s+)?(?:e-?mail(?: address)?|number|phone number|cell(?: number)?|mobile(?: number)?|address|details|contact details|contact info|name)\b/i;
 const TIME_WORD = /^(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekend|tomorrow|today|tonight|morning|afternoon|evening|noon|midday|\d{1,2}(?::\d{2})?|\d{1,2}(?:st|nd|rd|th)|january|february|march|april|june|july|august|september|october|november|december|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirty|fifteen|forty-five)$/;
@@ -366,7 +367,8 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
     if (acts && SLOT_VP.test(v) && isTimeOnly(v.replace(SLOT_VP, '$1'))) return { ...base, kind: isQ ? 'proposal' : 'accept', vp: v, verb: verbOf(v), negated };
     // "let me give you my email": one's own details, said there and then, are no errand (nor the
     // other party's asked for: "can you give me his number?")
-    if (acts && (OWN_DETAILS.test(v) || (ASK_DETAILS.test(v) && !BY_CHANNEL.test(v)))) return { ...base, kind: 'other', vp: v, verb: verbOf(v), negated };
+    // "I'll bring my fiancee", "bring the kids if you can": people who come along, no errand
+    if (acts && (OWN_DETAILS.test(v) || (ASK_DETAILS.test(v) && !BY_CHANNEL.test(v)) || BRING_PEOPLE.test(v))) return { ...base, kind: 'other', vp: v, verb: verbOf(v), negated };
     return { ...base, kind: acts && !PLEASE.test(text) && !opensWithVerb(v) ? 'other' : kind, vp: v, verb: verbOf(v), negated };
   };
 
