@@ -986,4 +986,16 @@ describe('EmbeddedAnalyzer on what new authors write (session 20)', () => {
     const acts = buildCallText(transcript, context).units.flatMap((u) => clausesOf(u).filter((c) => c.kind === 'request' || c.kind === 'commit').map((c) => c.vp));
     assert.deepEqual(acts, ['bring your own laptop']);
   });
+
+  it('reads "it" as the thing the speaker brought up in the sentence before, not an invite named earlier', async () => {
+    const a = await run([
+      [1, 'I will send the Zoom invite tonight.'],
+      [1, 'There is also a short questionnaire. Could you fill it in and send it back by Thursday?'],
+      [0, 'Sure, no problem.'],
+    ]);
+    const t = only(a.actionItems, (i) => /questionnaire/i.test(i.title));
+    assert.equal(t.ownerDisplayName, 'Anna Berg');
+    assert.equal(t.intent, 'task');
+    assert.equal(t.dueDate, '2025-06-12');
+  });
 });

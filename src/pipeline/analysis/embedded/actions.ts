@@ -112,6 +112,7 @@ export function nounChunks(text: string): string[] {
   return out.sort((a, b) => a.i - b.i).map((x) => x.p);
 }
 
+const THERE_IS = /^(?:(?:so|and|also|oh|okay|now)[,]?\s+)*(?:there is|there's|there are|there're|we have|we've got|I have|I've got)\s+(?:also\s+|just\s+|one more thing,?\s+)?(?:a|an|the|one|two|some)\b/i;
 const SENT_OBJECT = /\b(?:send|resend|forward|email|e-mail|mail|share)\s+(?:(?:you|me|him|her|us|them)\s+)?((?:the|a|an|your|my|our|their|his|her)\s+[^.,;?!]+)/gi;
 
 /** The noun phrase a pronoun object refers to: a sendable thing said shortly before, or the latest one. */
@@ -122,6 +123,13 @@ function findAntecedent(ct: CallText, unit: Unit, clause: Clause): Antecedent | 
   // "them", "those", "these" stand for a plural or for two things said together ("a short bio and a
   // headshot" - "I'll send them tomorrow"), not for the invite mentioned before them
   const plural = /^(?:them|those|these)$/i.test(m[2]);
+  // "There's also a short take-home exercise. Could you finish it ...?": a thing the speaker has just
+  // brought up, in the sentence before, is what the pronoun stands for
+  const before = ct.units[unit.idx - 1];
+  if (before && before.turn === unit.turn && THERE_IS.test(before.norm)) {
+    const p = (plural ? withPairs(before.norm, nounChunks(before.norm)).filter(isPlural) : nounChunks(before.norm))[0];
+    if (p) return { phrase: p, unit: before };
+  }
   // "I'll send you the Teams invite tomorrow. Are you on the owners list?" - "Yes, send it to the
   // address you have": what is sent is the thing just said to be sent, not a document named after it
   if (/^(?:send|resend|forward|email|mail|share)$/i.test(clause.verb)) {
