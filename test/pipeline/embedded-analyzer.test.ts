@@ -998,4 +998,17 @@ describe('EmbeddedAnalyzer on what new authors write (session 20)', () => {
     assert.equal(t.intent, 'task');
     assert.equal(t.dueDate, '2025-06-12');
   });
+
+  it('reads a generic promise right after "you can ..." as that, not as the answer to an older request', async () => {
+    const a = await run([
+      [1, 'Could you sign the consent form and bring it back by Friday?'],
+      [0, 'Of course.'],
+      [1, 'The materials fee is ten dollars, you can pay it online on the parent portal.'],
+      [0, 'Okay, I will do it tomorrow.'],
+    ]);
+    const pay = only(a.actionItems, (i) => /\bpay\b/i.test(i.title));
+    assert.equal(pay.ownerDisplayName, 'Anna Berg');
+    assert.equal(pay.dueDate, '2025-06-11');
+    only(a.actionItems, (i) => /consent form/i.test(i.title));
+  });
 });

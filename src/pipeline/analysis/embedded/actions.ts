@@ -118,7 +118,8 @@ const SENT_OBJECT = /\b(?:send|resend|forward|email|e-mail|mail|share)\s+(?:(?:y
 /** The noun phrase a pronoun object refers to: a sendable thing said shortly before, or the latest one. */
 function findAntecedent(ct: CallText, unit: Unit, clause: Clause): Antecedent | null {
   const m = clause.vp.match(PRONOUN_OBJECT);
-  if (!m) return null;
+  // (a promise read as the other party's words keeps their pronoun: it points into their sentence)
+  if (!m || clause.tookOn) return null;
   let fallback: Antecedent | null = null;
   // "them", "those", "these" stand for a plural or for two things said together ("a short bio and a
   // headshot" - "I'll send them tomorrow"), not for the invite mentioned before them
@@ -231,7 +232,9 @@ function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecede
 
 // "Someone needs to call the council about the bins." - "I'll take care of that tomorrow": what a
 // generic promise takes on is the need the other party just stated, in its own words
-const NEED_SAID = /\b(?:needs? to|has to|have to|must|should|got to|ought to)\s+(?!be\b|have\b|know\b)([a-z]+\b.*?)[.!?]*$/i;
+// ("twelve fifty, you can pay it through the school app" - "Done, I'll do it tonight": what the
+// listener can do is what "it" takes on)
+const NEED_SAID = /\b(?:needs? to|has to|have to|must|should|got to|ought to|you can|you could)\s+(?!be\b|have\b|know\b)([a-z]+\b.*?)[.!?]*$/i;
 // (the need must be something to do, not a state: "someone needs to call the council", not "it
 // needs to dry")
 const NEED_VERB = /^(?:call|ring|phone|text|message|email|e-mail|mail|send|forward|book|schedule|cancel|pick|drop|collect|pay|sign|fill|submit|return|order|buy|fix|check|sort|chase|contact|tell|ask|bring|take|get|renew|register|confirm|arrange|organi[sz]e|clean|clear|move|pack|print|post|upload|update|write)\b/i;
@@ -248,7 +251,7 @@ function takesOnNeed(ct: CallText, unit: Unit, clause: Clause): Clause {
     if (!m || !NEED_VERB.test(m[1])) continue;
     const rest = clause.vp.replace(GENERIC_VP, '').trim();
     const vp = `${m[1].replace(/\s+for (?:me|us)\b/i, '')}${rest ? ` ${rest}` : ''}`;
-    return { ...clause, vp, verb: verbOf(vp) };
+    return { ...clause, vp, verb: verbOf(vp), tookOn: true };
   }
   return clause;
 }
@@ -600,7 +603,9 @@ export function extractActions(ct: CallText): ActionResult {
       if (SPECIFICITY[c.intent] > SPECIFICITY[sibling.intent]) sibling.intent = c.intent;
       continue;
     }
-    const match = [...groups].reverse().find((g) => {
+    // (a generic promise that takes on what the other party said just before answers that, not an
+    // older request: "Could you sign the slip?" ... "you can pay it through the app" - "I'll do it tonight")
+    const match = c.clause.tookOn ? undefined : [...groups].reverse().find((g) => {
       if (g.owner.speakerId !== c.owner.speakerId || c.unit.turn - lastTurn(g) > 3) return false;
       const kinds = new Set(g.cands.map((x) => x.clause.kind));
       const pair = (kinds.has('request') && c.clause.kind !== 'request') || (c.clause.kind === 'request' && !kinds.has('request'));
@@ -625,7 +630,7 @@ export function extractActions(ct: CallText): ActionResult {
     // (the first one: a commitment said in between was the answer, whatever it took on)
     // (a reminder the owner sets is how they take it on: "Please arrive ten minutes early" - "Will do,
     // I'll set myself a reminder for Monday evening")
-    const answer = match ?? ((c.clause.kind === 'commit' || c.clause.kind === 'soft') && !c.clause.conditional && (c.intent === 'task' || c.intent === 'reminder')
+    const answer = match ?? ((c.clause.kind === 'commit' || c.clause.kind === 'soft') && !c.clause.conditional && !c.clause.tookOn && (c.intent === 'task' || c.intent === 'reminder')
       ? [...groups].reverse().find((g) => g.owner.speakerId === c.owner.speakerId && (g.intent === 'task' || g.intent === c.intent) && (c.intent === 'task' || c.unit.turn === firstTurnAfter(ct, g, c.unit.speaker.speakerId)) && !g.cands.some((x) => x.clause.kind !== 'request') && g.cands.some((x) => x.clause.kind === 'request' && !x.clause.conditional && c.unit.turn > x.unit.turn && c.unit.turn - x.unit.turn <= 3 && !cands.some((y) => y.unit.speaker.speakerId === c.unit.speaker.speakerId && y.unit.turn > x.unit.turn && y.unit.idx < c.unit.idx && (y.clause.kind === 'commit' || y.clause.kind === 'soft'))))
       : undefined);
     if (answer) {

@@ -27,6 +27,8 @@ export interface Clause {
    * me up"): it holds only if the addressee's next turn takes it on ("Sure, I'll be there").
    */
   needsAnswer?: boolean;
+  /** A generic promise ("I'll do it") read as the need the other party just stated (actions.ts). */
+  tookOn?: boolean;
   /** The modal of a first-person commitment ("will", "can", "need to"), when one was said. */
   modal?: string;
 }
