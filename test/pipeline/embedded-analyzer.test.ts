@@ -1011,4 +1011,17 @@ describe('EmbeddedAnalyzer on what new authors write (session 20)', () => {
     assert.equal(pay.dueDate, '2025-06-11');
     only(a.actionItems, (i) => /consent form/i.test(i.title));
   });
+
+  it('reads a recap\'s promise as taking on what the other party required earlier in the call', async () => {
+    const a = await run([
+      [1, 'Before the handover, the spare garage keys must be left in the key box.'],
+      [0, 'Understood. And when is the handover?'],
+      [1, 'Monday at nine. Our agent will meet you at the gate.'],
+      [0, 'So just to confirm: I will leave the spare garage keys in the key box on Sunday.'],
+      [1, 'That is right.'],
+    ]);
+    const keys = only(a.actionItems, (i) => /keys/i.test(i.title));
+    assert.equal(keys.ownerDisplayName, 'Anna Berg');
+    assert.equal(keys.intent, 'task');
+  });
 });

@@ -357,6 +357,14 @@ function answeredNeed(ct: CallText, g: Group): Unit | null {
     const common = overlap(contentStems(u.norm), c.stems) > 0;
     if (common || POINTS_BACK.test(c.clause.vp)) return u;
   }
+  // "So just to confirm: ..., I'll have the drawings on site, and I'll pay the fee by Monday": a recap
+  // takes on what the other party required earlier in the call, in its words
+  const lead = ct.units[c.unit.idx - 1];
+  if (RECAP.test(c.unit.plain) || (lead && lead.turn === c.unit.turn && lead.words <= 5 && RECAP.test(lead.plain))) {
+    const earlier = ct.units.filter((u) => u.idx < c.unit.idx && u.turn >= c.unit.turn - 6 && u.speaker.speakerId !== c.unit.speaker.speakerId && REQUIREMENT.test(u.norm) && !u.isQuestion);
+    const need = earlier.reverse().find((u) => c.stems.filter((st) => u.stems.includes(st)).length >= 1 && overlap(contentStems(u.norm), c.stems) >= 0.1);
+    if (need) return need;
+  }
   return null;
 }
 
