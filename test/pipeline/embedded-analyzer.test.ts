@@ -802,3 +802,226 @@ describe('EmbeddedAnalyzer on phrasings of other speakers', () => {
     assert.deepEqual(acts, ['commit: approve the invoices by Friday', 'commit: send the forecast to finance by the 10th', 'commit: attend the review on Thursday', 'request: send it over']);
   });
 });
+
+describe('EmbeddedAnalyzer on what new authors write (session 20)', () => {
+  const recordedAt = '2025-06-10T15:00:00Z'; // a Tuesday
+  const context: AnalysisContext = { userDisplayName: 'Anna Berg', contactName: 'Tom Wells', phoneNumber: null, direction: 'OUTGOING', recordedAt, title: null };
+  const run = (turns: Array<[0 | 1, string]>) => analyzer.analyze(transcriptOf(turns, ['Anna Berg', 'Tom Wells'], recordedAt), context);
+
+  it('resolves "set it up" to a video call named before it, and "them" to two things said together, not to a singular', async () => {
+    const a = await run([
+      [0, 'Should we do a FaceTime video call with your parents on Saturday? Maybe at five?'],
+      [1, 'Saturday at five is great.'],
+      [0, 'Good, I will set it up.'],
+    ]);
+    const video = only(a.actionItems, (i) => i.intent === 'meeting' && /video call/i.test(i.title));
+    assert.equal(video.ownerDisplayName, 'Anna Berg');
+    assert.equal(video.dueDate, '2025-06-14');
+    const b = await run([
+      [1, 'I will send you the Teams invite for the budget review today.'],
+      [1, 'Before that I need the signed lease and a copy of your ID.'],
+      [0, 'Sure, I will email them tonight.'],
+    ]);
+    const sent = only(b.actionItems, (i) => i.intent === 'email');
+    assert.equal(sent.ownerDisplayName, 'Anna Berg');
+    assert.match(sent.title, /lease/i);
+    assert.equal(only(b.actionItems, (i) => /teams invite/i.test(i.title)).ownerDisplayName, 'Tom Wells');
+  });
+
+  it('makes no item of a time offered or taken, an offer\'s "if you would like", good wishes, one\'s own details or a closing "happy to do it"', async () => {
+    const a = await run([
+      [1, 'We should go over the floor plan together. Could you do Monday, June sixteenth, at three p.m.?'],
+      [0, 'Let me see. Yes, I can do three.'],
+      [1, 'If you would like, I can have our designer call you about the tiles.'],
+      [0, 'Let me give you my email, the old one is closed. It is anna at berg design dot com.'],
+      [1, 'Got it. Give your cat a cuddle for me.'],
+      [0, 'Thanks again for fitting me in.'],
+      [1, 'Happy to do it.'],
+    ]);
+    assert.deepEqual(
+      (a.actionItems ?? []).filter((i) => /\b(?:do|give|have|like)\b/i.test(i.title)).map((i) => i.title),
+      [],
+    );
+    // "I have Thursday at nine open. Does that work?" - "Yes, I can do that.": the time taken, no plan
+    const b = await run([
+      [1, 'I have Thursday at nine open. Does that work?'],
+      [0, 'Yes, I can do that.'],
+    ]);
+    assert.equal((b.actionItems ?? []).filter((i) => i.intent === 'meeting' || /\bdo\b/i.test(i.title)).length, 0);
+  });
+
+  it('makes a promised video call a meeting of the one who promised it, whatever app carries it', async () => {
+    const a = await run([
+      [0, 'Could we look at the garden plans together on a video walkthrough? Friday at noon?'],
+      [1, 'Friday at noon is fine. I will video call you on Signal.'],
+      [0, 'Great, talk then.'],
+    ]);
+    const m = only(a.actionItems, (i) => i.intent === 'meeting');
+    assert.equal(m.ownerDisplayName, 'Tom Wells');
+    assert.equal(m.dueDate, '2025-06-13');
+    assert.equal((a.actionItems ?? []).filter((i) => i.intent === 'task').length, 0);
+  });
+
+  it('makes a promise or an offer of a task the other party welcomes in the next turn an item, but not one whose welcome answers a question or a fact about the listener', async () => {
+    const a = await run([
+      [0, 'My sister flies in on Friday evening and my car is in the shop.'],
+      [1, 'I can pick her up, I finish early that day.'],
+      [0, 'Oh, you are a lifesaver.'],
+      [1, 'The shelves are heavy, so I will bring the wall plugs and a drill.'],
+      [0, 'Oh good, I had not thought of that.'],
+    ]);
+    const pick = only(a.actionItems, (i) => /\bpick\b/i.test(i.title));
+    assert.equal(pick.ownerDisplayName, 'Tom Wells');
+    assert.equal(pick.intent, 'task');
+    assert.equal(only(a.actionItems, (i) => /wall plugs/i.test(i.title)).ownerDisplayName, 'Tom Wells');
+    const b = await run([
+      [1, 'I can book you in for a fitting. Is Monday at ten okay?'],
+      [0, 'Yes, that works.'],
+      [1, 'You will see the refund on your next statement.'],
+      [0, 'Perfect, thanks.'],
+    ]);
+    assert.equal((b.actionItems ?? []).filter((i) => i.intent === 'task').length, 0);
+  });
+
+  it('names the user\'s reminder of being there by the appointment agreed for it', async () => {
+    const a = await run([
+      [1, 'I would like to see how the knee is healing. Could you come in on Thursday the twelfth at a quarter past four?'],
+      [0, 'A quarter past four on the twelfth, yes, I can leave the office early for that.'],
+      [1, 'Lovely.'],
+    ]);
+    const r = only(a.actionItems, (i) => i.intent === 'reminder');
+    assert.equal(r.ownerDisplayName, 'Anna Berg');
+    assert.equal(r.dueDate, '2025-06-12');
+    // (and what the user said they will do for it stays in the title)
+    assert.equal(r.title, 'Appointment on Thursday 12 June at 16:15: leave the office early');
+  });
+
+  it('makes a dated promise to have someone do it, or to get things done, an item, and two promises of one turn about the same things one item', async () => {
+    const a = await run([
+      [1, 'If the van is still in the loading bay tomorrow morning, it will be towed.'],
+      [0, 'Oh no. I will have my son move it tonight.'],
+    ]);
+    const move = only(a.actionItems, (i) => /\bmove\b/i.test(i.title));
+    assert.equal(move.ownerDisplayName, 'Anna Berg');
+    assert.equal(move.dueDate, '2025-06-10');
+    const b = await run([
+      [1, 'What else? Oh, the last three pay slips, for the file.'],
+      [0, 'I can download those from the payroll site. I will get them together this weekend.'],
+      [1, 'Perfect.'],
+    ]);
+    assert.equal((b.actionItems ?? []).filter((i) => i.ownerDisplayName === 'Anna Berg').length, 1);
+  });
+
+  it('reads "could someone ...?" as a request to the listener\'s side, and "will someone ...?" as a question', () => {
+    const transcript = transcriptOf(
+      [
+        [1, 'He has a bad cough. Could someone collect him from the gym before three?'],
+        [0, 'Would somebody be able to let the plumber in on Friday?'],
+        [1, 'Will someone get back to me about the refund?'],
+      ],
+      ['Anna Berg', 'Tom Wells'],
+      recordedAt,
+    );
+    const acts = buildCallText(transcript, context).units.flatMap((u) => clausesOf(u).filter((c) => c.kind === 'request').map((c) => c.vp));
+    assert.deepEqual(acts, ['collect him from the gym before 3', 'let the plumber in on Friday']);
+  });
+
+  it('takes a slot the user calls better, the one in the sentence that takes it, and reads a weekday said alone as the one just named with its date', async () => {
+    const a = await run([
+      [1, 'I can bring it back to the warehouse, or come again tomorrow between ten and twelve.'],
+      [0, 'Tomorrow is better, I will be home.'],
+      [1, 'Someone must sign, so if nobody is in it goes back and you would have to collect it yourself.'],
+      [0, 'I will be in, no worries.'],
+    ]);
+    const r = only(a.actionItems, (i) => i.intent === 'reminder');
+    assert.equal(r.dueDate, '2025-06-11');
+    assert.equal(r.intentMetadata?.remindAt, '2025-06-11T10:00:00');
+    assert.equal((a.actionItems ?? []).filter((i) => /collect/i.test(i.title)).length, 0);
+    const b = await run([
+      [1, 'The fitter has Monday the sixteenth at nine, or Thursday the nineteenth at two.'],
+      [0, 'Monday at nine I have a class. Thursday the nineteenth at two is better.'],
+      [1, 'Thursday at two it is.'],
+      [0, 'Great.'],
+    ]);
+    const fit = only(b.actionItems, (i) => i.intent === 'reminder');
+    assert.equal(fit.dueDate, '2025-06-19');
+    assert.equal(fit.intentMetadata?.remindAt, '2025-06-19T14:00:00');
+  });
+
+  it('reads details asked for there and then as no errand, but details asked for on a channel as one', () => {
+    const transcript = transcriptOf(
+      [
+        [0, 'Could you give me her number in case the van is late?'],
+        [1, 'Can you tell me your new address?'],
+        [0, 'Can you give me his email by text later?'],
+      ],
+      ['Anna Berg', 'Tom Wells'],
+      recordedAt,
+    );
+    const acts = buildCallText(transcript, context).units.flatMap((u) => clausesOf(u).filter((c) => c.kind === 'request').map((c) => c.vp));
+    assert.deepEqual(acts, ['give me his email by text later']);
+  });
+
+  it('reads "send it" as the thing just said to be sent, not a document named after it', async () => {
+    const a = await run([
+      [1, 'I will send you the Zoom invite for the budget review tomorrow. Are you on the mailing list?'],
+      [0, 'I think so. Send it to the address you have, that is fine.'],
+      [1, 'Will do.'],
+    ]);
+    assert.equal((a.actionItems ?? []).filter((i) => /mailing list/i.test(i.title)).length, 0);
+    assert.equal(only(a.actionItems, (i) => i.intent === 'meeting').ownerDisplayName, 'Tom Wells');
+    assert.equal(a.actionItems?.length, 1);
+  });
+
+  it('reads bringing people along as no errand, and bringing things as one', () => {
+    const transcript = transcriptOf(
+      [
+        [0, 'Sunday at noon works. I will bring my husband.'],
+        [1, 'Lovely, and bring the children if you can.'],
+        [1, 'Please bring your own laptop.'],
+      ],
+      ['Anna Berg', 'Tom Wells'],
+      recordedAt,
+    );
+    const acts = buildCallText(transcript, context).units.flatMap((u) => clausesOf(u).filter((c) => c.kind === 'request' || c.kind === 'commit').map((c) => c.vp));
+    assert.deepEqual(acts, ['bring your own laptop']);
+  });
+
+  it('reads "it" as the thing the speaker brought up in the sentence before, not an invite named earlier', async () => {
+    const a = await run([
+      [1, 'I will send the Zoom invite tonight.'],
+      [1, 'There is also a short questionnaire. Could you fill it in and send it back by Thursday?'],
+      [0, 'Sure, no problem.'],
+    ]);
+    const t = only(a.actionItems, (i) => /questionnaire/i.test(i.title));
+    assert.equal(t.ownerDisplayName, 'Anna Berg');
+    assert.equal(t.intent, 'task');
+    assert.equal(t.dueDate, '2025-06-12');
+  });
+
+  it('reads a generic promise right after "you can ..." as that, not as the answer to an older request', async () => {
+    const a = await run([
+      [1, 'Could you sign the consent form and bring it back by Friday?'],
+      [0, 'Of course.'],
+      [1, 'The materials fee is ten dollars, you can pay it online on the parent portal.'],
+      [0, 'Okay, I will do it tomorrow.'],
+    ]);
+    const pay = only(a.actionItems, (i) => /\bpay\b/i.test(i.title));
+    assert.equal(pay.ownerDisplayName, 'Anna Berg');
+    assert.equal(pay.dueDate, '2025-06-11');
+    only(a.actionItems, (i) => /consent form/i.test(i.title));
+  });
+
+  it('reads a recap\'s promise as taking on what the other party required earlier in the call', async () => {
+    const a = await run([
+      [1, 'Before the handover, the spare garage keys must be left in the key box.'],
+      [0, 'Understood. And when is the handover?'],
+      [1, 'Monday at nine. Our agent will meet you at the gate.'],
+      [0, 'So just to confirm: I will leave the spare garage keys in the key box on Sunday.'],
+      [1, 'That is right.'],
+    ]);
+    const keys = only(a.actionItems, (i) => /keys/i.test(i.title));
+    assert.equal(keys.ownerDisplayName, 'Anna Berg');
+    assert.equal(keys.intent, 'task');
+  });
+});

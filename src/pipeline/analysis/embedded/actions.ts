@@ -63,6 +63,8 @@ const DOCUMENTISH = /\b(quotes?|quotations?|estimates?|invoices?|receipts?|docum
 const URGENT = /\b(urgent|urgently|asap|as soon as possible|right away|immediately|straight away|today|tonight|this (?:morning|afternoon|evening)|within the hour)\b/i;
 const GENERIC_VP = /^(do (that|it|this|so)|will do|handle (that|it)|take care of (that|it)|get (on|onto) (that|it))\b/i;
 
+const VIDEO_CALL_VP = /^(?:video[- ]?call|video chat|facetime|skype)\s+(?:you|me|us|him|her|them|[A-Z][a-z]+)\b/i;
+
 /** Provider named in a text, only when it was explicit. */
 export function providerOf(text: string): Candidate['provider'] {
   if (/\bzoom\b/i.test(text)) return 'zoom';
@@ -91,28 +93,57 @@ const MEASURE_HEAD = /^(dollars?|bucks|pounds?|euros?|cents?|percent|minutes?|ho
 const CHUNK_STOP = 'on|in|at|by|to|for|from|with|and|or|but|when|if|tonight|today|tomorrow|this|next|after|before|until|again|back|is|are|was|were|will|would|should|can|could|up|out|over|that|which|who|as|so|right|too|first|of|about|into|onto|off|now|then|here|there|please|instead|anymore|yet|already|every|each|has|have|had|does|do|did|works|work';
 const CHUNK = new RegExp(`\\b(?:the|a|an|your|my|our|their|his|her)\\s+((?:[A-Za-z0-9'-]+\\s+){0,3}?[A-Za-z0-9'-]+)(?=\\s+(?:${CHUNK_STOP})\\b|\\s*[,.?!;:]|\\s*$)`, 'gi');
 
+const MEETING_CALL = /\b(?:video|zoom|teams|conference|group|facetime|skype)\s+call$/i;
+
 /** Determiner-led noun chunks ("the train times", "a written quote", "invoice 2041"). */
 export function nounChunks(text: string): string[] {
   const out: Array<{ i: number; p: string }> = [];
   for (const m of text.matchAll(CHUNK)) {
     const head = m[1].split(/\s+/).pop() ?? '';
     const firstWord = m[1].split(/\s+/)[0] ?? '';
-    if (NOT_ANTECEDENT.test(head) || NOT_ANTECEDENT.test(firstWord) || MEASURE_HEAD.test(head) || /^\d+$/.test(head)) continue;
-    if (/\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/i.test(m[0])) continue;
+    // ("a WhatsApp video call", "a conference call": a call named as a meeting is a thing to set up,
+    // unlike "give me a call")
+    if ((NOT_ANTECEDENT.test(head) && !MEETING_CALL.test(m[1])) || NOT_ANTECEDENT.test(firstWord) || MEASURE_HEAD.test(head) || /^\d+$/.test(head)) continue;
+    // (nor is a day: "the twelfth", "the 12th")
+    if (/\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/i.test(m[0]) || /^\d+(?:st|nd|rd|th)$/i.test(head)) continue;
     out.push({ i: m.index!, p: m[0].trim() });
   }
   for (const m of text.matchAll(/\b(invoice|order|ticket|case|reference|account|policy|claim)\s+(?:number\s+)?(\d{3,})\b/gi)) out.push({ i: m.index!, p: m[0] });
   return out.sort((a, b) => a.i - b.i).map((x) => x.p);
 }
 
+const THERE_IS = /^(?:(?:so|and|also|oh|okay|now)[,]?\s+)*(?:there is|there's|there are|there're|we have|we've got|I have|I've got)\s+(?:also\s+|just\s+|one more thing,?\s+)?(?:a|an|the|one|two|some)\b/i;
+const SENT_OBJECT = /\b(?:send|resend|forward|email|e-mail|mail|share)\s+(?:(?:you|me|him|her|us|them)\s+)?((?:the|a|an|your|my|our|their|his|her)\s+[^.,;?!]+)/gi;
+
 /** The noun phrase a pronoun object refers to: a sendable thing said shortly before, or the latest one. */
 function findAntecedent(ct: CallText, unit: Unit, clause: Clause): Antecedent | null {
   const m = clause.vp.match(PRONOUN_OBJECT);
-  if (!m) return null;
+  // (a promise read as the other party's words keeps their pronoun: it points into their sentence)
+  if (!m || clause.tookOn) return null;
   let fallback: Antecedent | null = null;
+  // "them", "those", "these" stand for a plural or for two things said together ("a short bio and a
+  // headshot" - "I'll send them tomorrow"), not for the invite mentioned before them
+  const plural = /^(?:them|those|these)$/i.test(m[2]);
+  // "There's also a short take-home exercise. Could you finish it ...?": a thing the speaker has just
+  // brought up, in the sentence before, is what the pronoun stands for
+  const before = ct.units[unit.idx - 1];
+  if (before && before.turn === unit.turn && THERE_IS.test(before.norm)) {
+    const p = (plural ? withPairs(before.norm, nounChunks(before.norm)).filter(isPlural) : nounChunks(before.norm))[0];
+    if (p) return { phrase: p, unit: before };
+  }
+  // "I'll send you the Teams invite tomorrow. Are you on the owners list?" - "Yes, send it to the
+  // address you have": what is sent is the thing just said to be sent, not a document named after it
+  if (/^(?:send|resend|forward|email|mail|share)$/i.test(clause.verb)) {
+    for (let k = unit.idx - 1; k >= 0 && ct.units[k].turn >= unit.turn - 2; k--) {
+      const u = ct.units[k];
+      const sent = [...u.norm.matchAll(SENT_OBJECT)].map((x) => { const c = nounChunks(x[1]); return c[1] && x[1].includes(`${c[0]} and ${c[1]}`) ? `${c[0]} and ${c[1]}` : c[0]; }).filter((p): p is string => !!p && (!plural || isPlural(p)));
+      const p = sent.pop();
+      if (p) return { phrase: p, unit: u };
+    }
+  }
   for (let k = unit.idx - 1; k >= 0 && k >= unit.idx - 10; k--) {
     const u = ct.units[k];
-    const phrases = nounChunks(u.norm).reverse();
+    const phrases = (plural ? withPairs(u.norm, nounChunks(u.norm)).filter(isPlural) : nounChunks(u.norm)).reverse();
     for (const p of phrases) {
       if (DOCUMENTISH.test(p) || INVITE.test(p) || MEETING_NOUN.test(p)) return { phrase: p, unit: u };
       // a place named after a preposition ("is it at the office now?") is where the thing is, not it
@@ -121,6 +152,23 @@ function findAntecedent(ct: CallText, unit: Unit, clause: Clause): Antecedent | 
     }
   }
   return fallback;
+}
+
+/** The chunks, and each two chunks said together ("a short bio and a headshot") as one phrase. */
+function withPairs(text: string, chunks: string[]): string[] {
+  const out = [...chunks];
+  for (let i = 0; i + 1 < chunks.length; i++) {
+    const pair = `${chunks[i]} and ${chunks[i + 1]}`;
+    if (text.includes(pair)) out.splice(out.indexOf(chunks[i + 1]) + 1, 0, pair);
+  }
+  return out;
+}
+
+/** A phrase that "them" can stand for: two things, or a plural head ("the receipts", "the kids"). */
+function isPlural(phrase: string): boolean {
+  if (/\sand\s/i.test(phrase)) return true;
+  const head = phrase.split(/\s+/).pop()!.toLowerCase();
+  return /(?:[^su]s|ies|people|children|men|women|kids|folks|staff)$/.test(head);
 }
 
 function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecedent | null): { intent: Intent; channel: Candidate['channel']; provider: Candidate['provider'] } {
@@ -136,6 +184,9 @@ function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecede
   const hasEmail = unit.entities.some((e) => e.kind === 'email' && vp.includes((e as SpokenEmail).address));
   // "I'll send her a message on Slack": a message sent is a message, on whatever chat it goes
   const chatSent = /^(send|drop|shoot|fire|flick|write|post)$/.test(verb) && /\b(?:a|an)\s+(?:quick\s+|short\s+)?(?:message|dm|direct message|chat message)\b|\bon (?:slack|teams chat|messenger|signal|imessage)\b/i.test(vp);
+  // "I'll video call you on WhatsApp", "FaceTime me on Sunday": a video call is a meeting, whatever
+  // app carries it
+  if (VIDEO_CALL_VP.test(vp)) return { intent: 'meeting', channel: null, provider };
   if (['whatsapp', 'text', 'message', 'sms', 'telegram', 'ping', 'dm', 'slack'].includes(verb) || chatSent || (channel && /^(send|resend|forward|share|drop|reply|write|shoot|fire|flick|get)$/.test(verb)) || /\b(?:group chat|chat group|whats ?app group|the chat)\b/i.test(vp)) {
     return { intent: 'message', channel, provider: null };
   }
@@ -181,7 +232,9 @@ function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecede
 
 // "Someone needs to call the council about the bins." - "I'll take care of that tomorrow": what a
 // generic promise takes on is the need the other party just stated, in its own words
-const NEED_SAID = /\b(?:needs? to|has to|have to|must|should|got to|ought to)\s+(?!be\b|have\b|know\b)([a-z]+\b.*?)[.!?]*$/i;
+// ("twelve fifty, you can pay it through the school app" - "Done, I'll do it tonight": what the
+// listener can do is what "it" takes on)
+const NEED_SAID = /\b(?:needs? to|has to|have to|must|should|got to|ought to|you can|you could)\s+(?!be\b|have\b|know\b)([a-z]+\b.*?)[.!?]*$/i;
 // (the need must be something to do, not a state: "someone needs to call the council", not "it
 // needs to dry")
 const NEED_VERB = /^(?:call|ring|phone|text|message|email|e-mail|mail|send|forward|book|schedule|cancel|pick|drop|collect|pay|sign|fill|submit|return|order|buy|fix|check|sort|chase|contact|tell|ask|bring|take|get|renew|register|confirm|arrange|organi[sz]e|clean|clear|move|pack|print|post|upload|update|write)\b/i;
@@ -198,7 +251,7 @@ function takesOnNeed(ct: CallText, unit: Unit, clause: Clause): Clause {
     if (!m || !NEED_VERB.test(m[1])) continue;
     const rest = clause.vp.replace(GENERIC_VP, '').trim();
     const vp = `${m[1].replace(/\s+for (?:me|us)\b/i, '')}${rest ? ` ${rest}` : ''}`;
-    return { ...clause, vp, verb: verbOf(vp) };
+    return { ...clause, vp, verb: verbOf(vp), tookOn: true };
   }
   return clause;
 }
@@ -288,6 +341,10 @@ const CALENDAR_NOTE = /^(?:put|putting|add|adding|write|writing|mark|marking|pop
 // (and deliberating, "I'll talk it over with my husband", is no deliverable either)
 const OWN_MOVES = /^(work|stop|come|go|be|stay|swing|head|pop|have|get|leave|move|start|do|try|see|meet|wait|arrive|look|think|check|let|talk|discuss|consider|decide|sleep|mull|figure|ask)$/i;
 
+// "I'll have him move it tonight", "I'll get them together this weekend", "I'll get the car washed":
+// having someone do it, or getting a thing done, is no coming or going of the speaker's
+const HAS_DONE = /^(?:have|get)\s+(?:him|her|them|someone|somebody|(?:my|our)\s+[a-z-]+)\s+(?!be\b|there\b|here\b|home\b|back\b|to\b|in\b|out\b|off\b|up\b|over\b|round\b|around\b|through\b|on\b|at\b)[a-z]+|^get\s+(?:it|them|the\s+[a-z-]+)\s+(?:done|fixed|sorted|together|signed|printed|framed|ready|finished|cleaned|repaired)\b/i;
+
 /** The other party's sentence of need, in the turn before, that a commitment of the group takes on. */
 function answeredNeed(ct: CallText, g: Group): Unit | null {
   const c = g.cands.find((x) => x.clause.kind === 'commit' || x.clause.kind === 'joint');
@@ -299,6 +356,14 @@ function answeredNeed(ct: CallText, g: Group): Unit | null {
     if (!REQUIREMENT.test(u.norm) || (u.isQuestion && /\?\s*$/.test(u.text))) continue;
     const common = overlap(contentStems(u.norm), c.stems) > 0;
     if (common || POINTS_BACK.test(c.clause.vp)) return u;
+  }
+  // "So just to confirm: ..., I'll have the drawings on site, and I'll pay the fee by Monday": a recap
+  // takes on what the other party required earlier in the call, in its words
+  const lead = ct.units[c.unit.idx - 1];
+  if (RECAP.test(c.unit.plain) || (lead && lead.turn === c.unit.turn && lead.words <= 5 && RECAP.test(lead.plain))) {
+    const earlier = ct.units.filter((u) => u.idx < c.unit.idx && u.turn >= c.unit.turn - 6 && u.speaker.speakerId !== c.unit.speaker.speakerId && REQUIREMENT.test(u.norm) && !u.isQuestion);
+    const need = earlier.reverse().find((u) => c.stems.filter((st) => u.stems.includes(st)).length >= 1 && overlap(contentStems(u.norm), c.stems) >= 0.1);
+    if (need) return need;
   }
   return null;
 }
@@ -435,6 +500,12 @@ export function extractActions(ct: CallText): ActionResult {
         continue;
       }
       if (clause.kind === 'other' || clause.negated) continue;
+      // "I have Saturday at eight open. Does that work?" - "Yeah, I can do that.": the time proposed
+      // taken, not a plan to "do that"
+      if ((clause.kind === 'commit' || clause.kind === 'soft') && /^do (?:that|it|this)$/i.test(clause.vp) && proposedJustBefore(ct, unit)) {
+        accepts.push({ unit, clause: { ...clause, kind: 'accept' } });
+        continue;
+      }
       if (clause.kind === 'proposal') {
         proposals.push({ unit, clause });
         // A proposal that names a meeting ("would a Zoom call next Tuesday work?") is a meeting even
@@ -540,7 +611,9 @@ export function extractActions(ct: CallText): ActionResult {
       if (SPECIFICITY[c.intent] > SPECIFICITY[sibling.intent]) sibling.intent = c.intent;
       continue;
     }
-    const match = [...groups].reverse().find((g) => {
+    // (a generic promise that takes on what the other party said just before answers that, not an
+    // older request: "Could you sign the slip?" ... "you can pay it through the app" - "I'll do it tonight")
+    const match = c.clause.tookOn ? undefined : [...groups].reverse().find((g) => {
       if (g.owner.speakerId !== c.owner.speakerId || c.unit.turn - lastTurn(g) > 3) return false;
       const kinds = new Set(g.cands.map((x) => x.clause.kind));
       const pair = (kinds.has('request') && c.clause.kind !== 'request') || (c.clause.kind === 'request' && !kinds.has('request'));
@@ -548,6 +621,9 @@ export function extractActions(ct: CallText): ActionResult {
       // promise said again, in other words, a turn or two later
       const restated = !pair && c.clause.kind !== 'request' && !kinds.has('request') && g.intent === c.intent && c.intent !== 'task' && c.unit.turn - lastTurn(g) <= 2 && c.unit.turn > lastTurn(g) && (PRONOUN_OBJECT.test(c.clause.vp) || Math.max(...g.cands.map((x) => overlap(x.stems, c.stems))) >= 0.3);
       if (restated) return true;
+      // "I can download those from the website. I'll get them together this weekend.": a second promise
+      // of the same turn whose object points back is the same task, in more words
+      if (!pair && c.clause.kind !== 'request' && !kinds.has('request') && g.intent === 'task' && c.intent === 'task' && c.unit.turn === lastTurn(g) && c.unit.speaker.speakerId === g.cands[g.cands.length - 1].unit.speaker.speakerId && /^\w+\s+(?:them|those|these)\b/i.test(c.clause.vp) && /^\w+\s+(?:them|those|these)\b/i.test(g.cands[g.cands.length - 1].clause.vp)) return true;
       if (!pair) return false;
       if (g.intent === c.intent && g.intent !== 'task') return true;
       const sim = Math.max(...g.cands.map((x) => overlap(x.stems, c.stems)));
@@ -562,7 +638,7 @@ export function extractActions(ct: CallText): ActionResult {
     // (the first one: a commitment said in between was the answer, whatever it took on)
     // (a reminder the owner sets is how they take it on: "Please arrive ten minutes early" - "Will do,
     // I'll set myself a reminder for Monday evening")
-    const answer = match ?? ((c.clause.kind === 'commit' || c.clause.kind === 'soft') && !c.clause.conditional && (c.intent === 'task' || c.intent === 'reminder')
+    const answer = match ?? ((c.clause.kind === 'commit' || c.clause.kind === 'soft') && !c.clause.conditional && !c.clause.tookOn && (c.intent === 'task' || c.intent === 'reminder')
       ? [...groups].reverse().find((g) => g.owner.speakerId === c.owner.speakerId && (g.intent === 'task' || g.intent === c.intent) && (c.intent === 'task' || c.unit.turn === firstTurnAfter(ct, g, c.unit.speaker.speakerId)) && !g.cands.some((x) => x.clause.kind !== 'request') && g.cands.some((x) => x.clause.kind === 'request' && !x.clause.conditional && c.unit.turn > x.unit.turn && c.unit.turn - x.unit.turn <= 3 && !cands.some((y) => y.unit.speaker.speakerId === c.unit.speaker.speakerId && y.unit.turn > x.unit.turn && y.unit.idx < c.unit.idx && (y.clause.kind === 'commit' || y.clause.kind === 'soft'))))
       : undefined);
     if (answer) {
@@ -687,20 +763,23 @@ export function extractActions(ct: CallText): ActionResult {
     // (a plain "will" or "-ing", not "we can start next week", an offer; nor the speaker's own
     // comings and goings, "I'll stop by on Thursday", "I'll work from home that day")
     // (and it hands over or does something to a thing or a person: "pay darn 70 on Sunday" is misheard speech)
-    const promised = !!due && g.cands.some((c) => c.clause.kind === 'commit' && !c.clause.conditional && !/^(can|could|need to|have to|must|should|may|might|will have to|happy to)$/i.test(c.clause.modal ?? '') && !OWN_MOVES.test(c.clause.verb) && /^\S+\s+(?:\w+\s+)?(?:the|a|an|your|my|our|his|her|their|you|him|them|it|this|that|these|those)\b/i.test(c.clause.vp));
+    const promised = !!due && g.cands.some((c) => c.clause.kind === 'commit' && !c.clause.conditional && !/^(can|could|need to|have to|must|should|may|might|will have to|happy to)$/i.test(c.clause.modal ?? '') && (!OWN_MOVES.test(c.clause.verb) || HAS_DONE.test(c.clause.vp)) && /^\S+\s+(?:\w+\s+)?(?:the|a|an|your|my|our|his|her|their|you|him|them|it|this|that|these|those)\b/i.test(c.clause.vp));
     // an appointment of the user's (see PRESENCE) is a reminder of it for the user
     // (when the other party asked for it: the user's own comings and goings, "I'll stop by the office
     // on Thursday anyway", are a plan, no appointment; and an errand that takes the user there is a
     // task: "please pick him up within the hour" - "I'll be there in twenty minutes")
     if (g.intent === 'task' && g.owner.role === 'USER' && due && asked && g.cands.some((c) => PRESENCE.test(c.clause.vp) && !c.clause.conditional) && !g.cands.some((c) => ERRAND.test(c.clause.vp))) g.intent = 'reminder';
     const launchable = g.intent !== 'task' && g.intent !== 'none';
-    const isAction = (launchable && (asked || planned)) || (asked && g.intent === 'task') || (promised && g.intent === 'task');
+    // a promise or an offer of a task the other party welcomes in their next turn was as good as asked for
+    // ("I can pick them up" - "You're a lifesaver"), even said in few words
+    const welcome = g.intent === 'task' && welcomed(ct, g);
+    const isAction = (launchable && (asked || planned)) || (asked && g.intent === 'task') || (promised && g.intent === 'task') || welcome;
     const best = pickBest(g.cands);
     // The confidence floor: what the recogniser was unsure of is not turned into an item.
     if (units.every(isBelowConfidenceFloor)) continue;
     // A task needs something to do: a title with fewer than two content words ("Fall", "Invite
     // him") is a fragment of misrecognised speech more often than a request.
-    if (g.intent === 'task' && contentStems(titleOf(best)).length < 2 && !g.answers) continue;
+    if (g.intent === 'task' && contentStems(titleOf(best)).length < 2 && !g.answers && !welcome) continue;
     if (!isAction) {
       nextSteps.push({
         text: titleOf(best),
@@ -751,7 +830,7 @@ export function extractActions(ct: CallText): ActionResult {
 // spec's `reminder`), whoever asked and whatever words the rules read as a request or a plan. A
 // deadline ("by Friday at five") is no appointment, nor the time someone will call, text or e-mail
 // (that is their item), nor a video or phone meeting (a meeting item).
-const TAKES_SLOT = /\b(?:yes|yep|yeah|yup|okay|ok|sure|perfect|great|fine|brilliant|lovely|excellent|good|best|suits?|works|done|deal|alright|all right|see you|correct|understood|be (?:there|home|in|around|on site))\b/;
+const TAKES_SLOT = /\b(?:yes|yep|yeah|yup|okay|ok|sure|perfect|great|fine|brilliant|lovely|excellent|good|best|better|suits?|works|done|deal|alright|all right|see you|correct|understood|be (?:there|home|in|around|on site))\b/;
 const RECAP = /\b(?:to confirm|to recap|to sum up|just to be clear|so that is|so we are|so that's)\b/i;
 const OTHER_PRESENT = /\b(?:my|our)\s+(?:\w+\s+)?(?:husband|wife|partner|son|daughter|mum|mom|mother|dad|father|neighbou?r|roommate|flatmate|housemate|brother|sister|nanny|cleaner|boyfriend|girlfriend|kids?)\s+(?:will|is going to|can|could|should)\s+be\s+(?:home|there|in|around)\b|\bsomeone else\b|\bsomebody else\b/;
 // "between 8 and noon", "9 till 11", "from 10 to 2": the start of a window said apart from its day
@@ -783,7 +862,8 @@ const DEADLINE_BEFORE = /\b(?:by|before|until|till|no later than|due)(?:\s+(?:th
 const RELATIVE_SPAN = /\b(?:ago|last|within|in|minutes?|hours?)\b/i;
 const CONTACT_VERB = /^(?:call|ring|phone|text|message|email|e-mail|mail|send|whatsapp|ping|forward)$/i;
 const APPOINTMENT_HEAD = 'appointment|visit|inspection|delivery|service|repair|installation|install|consultation|check-?up|exam|examination|fitting|viewing|survey|assessment|collection|pickup|pick-up|drop-off|interview|meeting|session|lesson|class|cleaning|tasting|tour|test|signing|walkthrough|walk-through|estimate|measurement|reading';
-const APPOINTMENT_NOUN = new RegExp(`\\b(?:the|your|my|our|a|an|this)\\s+((?:[a-z-]+\\s+){0,2}?(?:${APPOINTMENT_HEAD}))\\b`, 'i');
+// (not one already past: "your last session")
+const APPOINTMENT_NOUN = new RegExp(`\\b(?:the|your|my|our|a|an|this)\\s+(?!(?:last|previous|past)\\b)((?:[a-z-]+\\s+){0,2}?(?:${APPOINTMENT_HEAD}))\\b`, 'i');
 // (and one where nothing says it is remote: "Dr Patel can see you on Thursday at 11:20")
 const REMOTE = /\b(?:call|calls|ring|phone|video|zoom|teams|meet|skype|facetime|whats ?app|link|invite|invitation|dial|dial-in|online|virtual|virtually|remote|remotely|webinar|screen)\b/i;
 const IN_PERSON = /\b(?:in person|face to face|come (?:in|down|into|by)|at (?:the|our) (?:office|clinic|school|branch|surgery|practice|store|shop|front desk|reception))\b/i;
@@ -796,6 +876,8 @@ function dayLabel(d: DateMention): string {
   const wd = WEEKDAYS[new Date(Date.UTC(y, m - 1, dd)).getUTCDay()];
   return `${wd} ${dd} ${MONTHS[m - 1]}${d.explicitTime && d.time ? ` at ${d.time}` : ''}`;
 }
+
+const SELF_NOTE_TITLE = /\b(?:remind|reminder|reminders|calendar|diary|note|alarm|alert)\b/i;
 
 function appointmentItems(ct: CallText, cands: Candidate[], items: AnalysisActionItem[], day: string): Array<{ item: AnalysisActionItem; units: Unit[] }> {
   const user = ct.speakers.find((s) => s.role === 'USER');
@@ -848,7 +930,8 @@ function appointmentItems(ct: CallText, cands: Candidate[], items: AnalysisActio
         // between 8 a.m. and noon" is one slot, from eight)
         .filter((d, _i, all) => !d.timeOnly || all.every((x) => x.timeOnly))
         .filter((d) => !gone(d));
-    const fromReply = reply.flatMap((u) => slotOf(u).map((d) => ({ d, u })));
+    // (the sentence that takes it first: "Monday at eleven I have class. Thursday at two is better.")
+    const fromReply = [...reply.filter((u) => TAKES_SLOT.test(u.plain)), ...reply.filter((u) => !TAKES_SLOT.test(u.plain))].flatMap((u) => slotOf(u).map((d) => ({ d, u })));
     const fromOffer = offer.flatMap((u) => slotOf(u).map((d) => ({ d, u }))).slice(-1);
     const slot = fromReply[0] ?? fromOffer[0];
     if (!slot) continue;
@@ -877,6 +960,26 @@ function appointmentItems(ct: CallText, cands: Candidate[], items: AnalysisActio
   }
   const out: Array<{ item: AnalysisActionItem; units: Unit[] }> = [];
   for (const f of found) {
+    // "Would Thursday at quarter past two work?" - "That's fine. I'll make sure I'm at home.": the user's
+    // reminder of being there is this appointment's, and it is named by it ("Inspection on Thursday
+    // 24 July at 14:15", not "Make sure I am at home"), citing the turns that agreed it; a memory aid
+    // the user set ("I'll put a reminder in my phone for Friday night") keeps its own words
+    const present = items.find((it) => it.dueDate === f.date.date && it.ownerRole === 'USER' && it.intent === 'reminder' && !SELF_NOTE_TITLE.test(it.title));
+    if (present) {
+      const around = [-4, -3, -2, -1, 0, 1].flatMap((d) => byTurn.get(f.turn + d) ?? []);
+      const what = around.map((u) => u.norm.match(APPOINTMENT_NOUN)?.[1]).find(Boolean);
+      // (what the user said they will do for it stays in the title when it says something: "Appointment
+      // on Monday 2 June at 13:00: have all the old keys ready", not "... : be")
+      const own = contentStems(present.title).length >= 2 ? `: ${lowerFirst(present.title)}` : '';
+      const title = `${capitalize(what ? what.toLowerCase() : 'appointment')} on ${dayLabel(f.date)}${own}`;
+      const segs = new Set([...(present.sourceSegmentIds ?? []), ...f.units.map((u) => u.segmentId)]);
+      const units = ct.units.filter((u) => segs.has(u.segmentId));
+      present.title = title;
+      present.description = units.map(sentenceOf).join(' ');
+      present.sourceSegmentIds = segIds(units);
+      present.intentMetadata = { ...present.intentMetadata, title, ...(!present.intentMetadata?.remindAt && f.date.datetime && f.date.explicitTime ? { remindAt: f.date.datetime } : {}), notes: units.map(sentenceOf).join(' ') };
+      continue;
+    }
     if (items.some((it) => it.dueDate === f.date.date && (it.intent === 'meeting' || (it.ownerRole === 'USER' && it.intent === 'reminder')))) continue;
     // a reminder of the user's said just around it ("Monday at four works." - "Please arrive ten
     // minutes early") is of the same appointment
@@ -895,6 +998,28 @@ function appointmentItems(ct: CallText, cands: Candidate[], items: AnalysisActio
     out.push({ item: buildItem(user, title, f.units, [], 'reminder', md, due, []), units: f.units });
   }
   return out;
+}
+
+// How the other party welcomes an offer or a promise at the start of their next turn: "You're a
+// lifesaver", "Oh good", "That works", "That would be great".
+const WELCOMES = /^(?:(?:oh|ah|aw|wow|okay|ok|yes|yeah|great|perfect)[,.!]?\s+)*(?:that works|that (?:would|will) (?:be )?(?:great|perfect|amazing|wonderful|brilliant|lovely|ideal|fantastic|awesome|a big help|a huge help)|you are (?:a |an )?(?:lifesaver|life saver|star|gem|legend|saint|angel|the best)|good|perfect|brilliant|amazing|wonderful|fantastic|lovely|awesome)\b/;
+
+/** A promise of a task the other party welcomes in their next turn ("I can pick them up" - "You're a lifesaver"). */
+function welcomed(ct: CallText, g: Group): boolean {
+  // (the speaker's own words, "I can", "I'll": not "you'll see the credit on your statement", a fact)
+  const c = g.cands.find((x) => (x.clause.kind === 'commit' || x.clause.kind === 'soft') && !!x.clause.modal && !x.clause.conditional && !x.clause.whenClause && (!OWN_MOVES.test(x.clause.verb) || HAS_DONE.test(x.clause.vp)) && /^\S+\s+(?:\w+\s+)?(?:the|a|an|your|my|our|his|her|their|him|them|it|this|that|these|those)\b/i.test(x.clause.vp));
+  if (!c) return false;
+  // (a question after it in the same turn is what the welcome answers: "I can book you in. Is
+  // Thursday at ten okay?" - "Yes, that works")
+  if (ct.units.some((u) => u.turn === c.unit.turn && u.idx > c.unit.idx && u.isQuestion)) return false;
+  const next = ct.units.filter((u) => u.turn === c.unit.turn + 1 && u.speaker.speakerId !== c.unit.speaker.speakerId);
+  return next.length > 0 && WELCOMES.test(next[0].plain);
+}
+
+/** Whether the other party's turn just before the unit's proposed a time ("Does Friday at ten work?"). */
+function proposedJustBefore(ct: CallText, unit: Unit): boolean {
+  const prev = ct.units.filter((u) => u.turn === unit.turn - 1 && u.speaker.speakerId !== unit.speaker.speakerId);
+  return prev.some((u) => clausesOf(u).some((c) => c.kind === 'proposal')) && prev.some((u) => u.dates.some((d) => d.date !== null));
 }
 
 // How an addressee takes a request on at the start of their answer: "Sure, I'll be there", "Okay".

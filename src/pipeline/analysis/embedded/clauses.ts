@@ -27,6 +27,8 @@ export interface Clause {
    * me up"): it holds only if the addressee's next turn takes it on ("Sure, I'll be there").
    */
   needsAnswer?: boolean;
+  /** A generic promise ("I'll do it") read as the need the other party just stated (actions.ts). */
+  tookOn?: boolean;
   /** The modal of a first-person commitment ("will", "can", "need to"), when one was said. */
   modal?: string;
 }
@@ -73,13 +75,14 @@ const HEARD_ANSWER_WORD =
   /^(?:(?:yes|yeah|yep|yup|sure|okay|ok|oh|great|perfect|fine|alright|all right|good|cool|excellent|no problem|got it|sounds good|thanks|thank you|absolutely|definitely|certainly|of course)\s+)+(?=(?:i|we)\s+(?:will|can|need|have to|am going to|are going to|should|must|shall|would|could|just need)\b|please\s+[a-z]|(?:can you|could you|would you|will you|let me|let us)\b)/i;
 const VOCATIVE_END = /,\s*[A-Z][a-z]+\s*[.?!]?$/;
 
-const PLEASANTRY = /^(have a\b|see you|talk (to you )?soon|speak soon|take care|thank|bye|goodbye|enjoy|hang on|hold on|excuse|sorry|welcome|good (morning|afternoon|evening|night|luck)|congrat|guess|imagine|mind you|wait|look forward|looking forward|keep me posted|be well|stay safe|happy to help)/i;
+const PLEASANTRY = /^(have a\b|see you|talk (to you )?soon|speak soon|take care|thank|bye|goodbye|enjoy|hang on|hold on|excuse|sorry|welcome|good (morning|afternoon|evening|night|luck)|congrat|guess|imagine|mind you|wait|look forward|looking forward|keep me posted|be well|stay safe|happy to help|(?:(?:I am|I'm|I was)\s+)?(?:happy|glad) to do (?:it|that|this)[.!]*$)/i;
 const PURPOSE_OF_CALL = /^(calling|phoning|ringing|reaching out|writing|following up|checking in) (about|from|with|to|because|regarding|back|on behalf|for|in)\b|^(speaking|looking forward|sorry|glad|happy|afraid|here|fine|good|okay)\b/i;
 // "Please confirm your mailing address by email to ...": said or spelled on the call is no task, sent
 // on a channel afterwards is
 const BY_CHANNEL = /\b(?:by|via|over|in an?) (?:e-?mail|text|message|writing|letter|mail|fax)\b|\bin writing\b/i;
-// Good wishes passed on ("tell him to feel better", "say hi to your mom") are no errand.
-const WELL_WISHES = /^(?:please\s+)?(?:tell|give|send)\s+.{0,40}?\b(?:to feel better|to get well|(?:that )?I said (?:hi|hello)|my (?:best|love|regards|thanks))|^say (?:hi|hello)\b/i;
+// Good wishes passed on ("tell him to feel better", "say hi to your mom", "give the puppy a hug for
+// me") are no errand.
+const WELL_WISHES = /^(?:please\s+)?(?:tell|give|send)\s+.{0,40}?\b(?:to feel better|to get well|(?:that )?I said (?:hi|hello)|my (?:best|love|regards|thanks))|^say (?:hi|hello)\b|^(?:please\s+)?give\s+.{1,30}?\s+a\s+(?:big\s+)?(?:hug|pat|kiss|cuddle|squeeze|scratch|belly rub)\s+(?:for|from)\s+me\b/i;
 // "Ask for Linda at the desk", "use my cell, 555 ...": how to reach someone, not an errand
 const HOW_TO_REACH = /^(?:[Jj]ust\s+)?(?:[Aa]sk for\s+(?:[A-Z][a-z]+|me|us)\b|[Uu]se (?:this|that|my|the|our)?\s*(?:e-?mail|address|number|cell|mobile|line)\b|[Uu]se \S+@\S+)/;
 const INFO_REQUEST = /^(hear|repeat|say|spell|hold|explain|describe|confirm|clarify|tell me (more|about|what|how|if|whether|why|when|where|who)|give me a (second|moment|minute|sec)|see|imagine|believe|understand)\b/i;
@@ -91,7 +94,9 @@ const PROGRESSIVE = /^(I|we|We)\s+(am|are)\s+(\w+ing)\b\s*(.*)$/i;
 const LET_ME = /^let me\s+(?!know\b)(?!see\b|think\b|(?:write|jot|note|take|get|put) (?:that|it|this|them|those) down\b|check (?:that|this|it|now)\b|have a look\b|take a look\b|look (?:that|it|this) up\b|(?:pull|bring|look) (?:\w+ ){0,2}up\b|find (?:that|it|this)\b|grab\b|just\b|explain\b|ask\b)(.+)$/i;
 const LET_US = /^let us\s+(.+)$/i;
 const HAPPY_TO = /^(?:(?:I|we)\s+(?:am|are|would be|will be)\s+)?(?:happy|glad|more than happy)\s+to\s+(.+)$/i;
-const REQUEST_Q = /^(?:can|could|would|will)\s+you\s+(?:please\s+|kindly\s+|maybe\s+|possibly\s+|also\s+|just\s+)?(?:be able to\s+|be so kind as to\s+)?(?!like\b|mind\b)(.+?)[?.!]*$/i;
+// ("could someone pick her up within the hour?": someone on the listener's side, asked through them;
+// "will someone get back to me?" asks what will happen)
+const REQUEST_Q = /^(?:(?:can|could|would|will)\s+you|(?:can|could|would)\s+(?:someone|somebody|anyone|anybody))\s+(?:please\s+|kindly\s+|maybe\s+|possibly\s+|also\s+|just\s+)?(?:be able to\s+|be so kind as to\s+)?(?!like\b|mind\b)(.+?)[?.!]*$/i;
 // The indirect ways of asking: "if you could send me the contract, that would be great", "any chance
 // you could call the supplier?", "I was wondering if you could ...", "do you think you could ...",
 // "would it be possible for you to ...", "can I get you to ...", "mind sending ...?"
@@ -99,7 +104,8 @@ const INDIRECT_REQUEST = new RegExp(
   '^(?:' +
     [
       '(?:it would be (?:great|good|helpful|nice|ideal|awesome|perfect|lovely|amazing)|I would (?:really |so )?appreciate(?: it)?|I was (?:just )?wondering|I wonder|I am wondering|I was hoping|I am hoping)\\s+if\\s+you\\s+(?:could|can|would|might|are able to)',
-      '(?:if|when)\\s+you\\s+(?:could|can|would|get a chance to|have a (?:sec|second|minute|moment|chance) to)(?=.*(?:,|\\bthat would\\b|\\bthat will\\b|\\bthanks?\\b|\\bplease\\b|\\bgreat\\b|$))',
+      // ("if you would like, I can ...": the condition of an offer, not a request)
+      '(?:if|when)\\s+you\\s+(?:could|can|would(?!\\s+(?:like|prefer|rather|want|not mind)\\b)|get a chance to|have a (?:sec|second|minute|moment|chance) to)(?=.*(?:,|\\bthat would\\b|\\bthat will\\b|\\bthanks?\\b|\\bplease\\b|\\bgreat\\b|$))',
       '(?:is there )?any chance (?:that )?you (?:could|can|would|might)',
       // "I was hoping you could help me carry the heavy stuff": the hope is the request
       '(?:I|we) (?:was|were|am|are) (?:just |really )?hoping (?:that )?you (?:could|can|would|might|will)',
@@ -312,6 +318,20 @@ function clean(s: string): string {
     .replace(/^(?:also|just|then|definitely|probably|certainly|quickly|still|really|actually|first)\s+/i, '').replace(/\s+/g, ' ').replace(/^[,;:\s]+|[\s,;:]+$/g, '').replace(/[.!?]+$/, '').trim();
 }
 
+const SLOT_VP = /^(?:do|make it|make)\s+(.+)$/i;
+const OWN_DETAILS = /^(?:give|read|spell)\s+(?:you|him|her|them)\s+(?:my|our)\s+(?:(?:new|current|personal|work|other|direct|home)\s+)?(?:e-?mail(?: address)?|number|phone number|cell(?: number)?|mobile(?: number)?|address|details|contact details|contact info)\b/i;
+const BRING_PEOPLE = /^bring\s+(?:(?:my|our|your|the|his|her|their)\s+)?(?:wife|husband|partner|fianc[eé]e?|son|daughter|kids|kid|children|child|mum|mom|mother|dad|father|parents|friends?|sister|brother|boyfriend|girlfriend|family|grandparents|grandma|grandpa)\b|^bring\s+(?:him|her|them)\s+(?:along|with (?:you|me))\b/i;
+// "can you give me his number in case he's late?": details asked for there and then, answered on the call
+const ASK_DETAILS = /^(?:give|tell|read)\s+(?:me|us)\s+(?:his|her|their|your|the)\s+(?:(?:new|current|personal|work|other|direct|home|best|mobile|cell)\s+)?(?:e-?mail(?: address)?|number|phone number|cell(?: number)?|mobile(?: number)?|address|details|contact details|contact info|name)\b/i;
+const TIME_WORD = /^(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekend|tomorrow|today|tonight|morning|afternoon|evening|noon|midday|\d{1,2}(?::\d{2})?|\d{1,2}(?:st|nd|rd|th)|january|february|march|april|june|july|august|september|october|november|december|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirty|fifteen|forty-five)$/;
+const TIME_FILLER = /^(?:on|at|around|about|by|this|next|the|in|of|or|either|maybe|then|instead|early|late|first|thing|half|quarter|past|o'clock|oclock|a\.?m\.?|p\.?m\.?|am|pm|sometime|any|time)$/;
+
+/** "Thursday, October 1st, at 2 p.m.", "two", "Friday morning instead": nothing but a day or a time. */
+function isTimeOnly(s: string): boolean {
+  const words = s.toLowerCase().replace(/\b([ap])\.?m\b\.?/g, '$1m').replace(/[,?!]+|\.(?=\s|$)/g, ' ').split(/\s+/).filter(Boolean);
+  return words.length > 0 && words.some((w) => TIME_WORD.test(w)) && words.every((w) => TIME_WORD.test(w) || TIME_FILLER.test(w));
+}
+
 /** Reads one clause (markers and conditions removed) into a speech act. */
 function classify(raw: string, unit: Unit, inherited: string | null): Omit<Clause, 'offset'> {
   const unmarked = raw.trim().replace(MARKER, '').replace(HEARD_MARKER, '').replace(HEARD_ANSWER_WORD, '').trim();
@@ -344,6 +364,13 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
     // (an action said with no verb is a garble, not an action; "please" asks whatever the words after
     // it were heard as, "please in melee to parking permits ..." for "please email it to ...")
     const acts = kind === 'request' || kind === 'commit' || kind === 'soft' || kind === 'joint';
+    // "Could you do Thursday at two?", "I can do Sunday at eleven": a time offered or taken for
+    // something arranged, not a task to "do Thursday"
+    if (acts && SLOT_VP.test(v) && isTimeOnly(v.replace(SLOT_VP, '$1'))) return { ...base, kind: isQ ? 'proposal' : 'accept', vp: v, verb: verbOf(v), negated };
+    // "let me give you my email": one's own details, said there and then, are no errand (nor the
+    // other party's asked for: "can you give me his number?")
+    // "I'll bring my fiancee", "bring the kids if you can": people who come along, no errand
+    if (acts && (OWN_DETAILS.test(v) || (ASK_DETAILS.test(v) && !BY_CHANNEL.test(v)) || BRING_PEOPLE.test(v))) return { ...base, kind: 'other', vp: v, verb: verbOf(v), negated };
     return { ...base, kind: acts && !PLEASE.test(text) && !opensWithVerb(v) ? 'other' : kind, vp: v, verb: verbOf(v), negated };
   };
 
@@ -405,7 +432,8 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
     return mk('request', m[1]);
   }
   if ((m = text.match(MAKE_SURE))) return mk('request', m[1]);
-  if ((m = text.match(YOU_NEED))) return mk('request', m[1]);
+  // ("... it goes back to the depot and you'd have to collect it yourself": what would follow, not a request)
+  if ((m = text.match(YOU_NEED))) return /^you\s+(?:would|might|may)\s+(?:need to|have to)\b/i.test(text) ? { ...mk('request', m[1]), conditional: true } : mk('request', m[1]);
   if ((m = text.match(LET_US))) return mk('joint', m[1]);
   if ((m = text.match(LET_ME))) return mk('commit', m[1]);
   if (/^let me\b/i.test(text)) return mk('other', text);

@@ -243,6 +243,7 @@ export function buildCallText(transcript: Transcript, context: AnalysisContext):
 function placeTimesOnDays(units: Unit[], recordedAt: string): void {
   const day = callDay(recordedAt);
   const explicit = units.flatMap((u) => u.dates.filter((m) => m.date && m.date >= day && !m.dayOfMonthOnly && m.anchorOffset === undefined && !m.timeOnly));
+  const namedDays = new Map<string, { date: string; idx: number }>();
   let last: { date: string; idx: number } | null = null;
   let lastEvent: { date: string; idx: number } | null = null;
   for (const u of units) {
@@ -257,12 +258,27 @@ function placeTimesOnDays(units: Unit[], recordedAt: string): void {
         const said = explicit.find((x) => x.date!.slice(8) === dom && x.date !== m.date);
         if (said) m = onDay(m, said.date!);
       }
+      // "Thursday the nineteenth at two" ... "Thursday at two it is", "They land Friday the 12th" ...
+      // "I'm off that Friday anyway": a weekday said alone is the one named with its date just before
+      const wd = BARE_WEEKDAY.exec(m.text);
+      if (wd && m.date && !u.past) {
+        const named = namedDays.get(wd[1].toLowerCase());
+        if (named && named.date !== m.date && named.date > day && u.idx - named.idx <= 12) m = onDay(m, named.date);
+      }
+      const dated = DATED_WEEKDAY.exec(m.text);
+      if (dated && m.date) namedDays.set(dated[1].toLowerCase(), { date: m.date, idx: u.idx });
       if (m.date && m.date >= day) last = { date: m.date, idx: u.idx };
       if (m.date && m.date > day) lastEvent = { date: m.date, idx: u.idx };
       return [m];
     });
   }
 }
+
+const WEEKDAYS_RE = '(monday|tuesday|wednesday|thursday|friday|saturday|sunday)';
+// a weekday with nothing that fixes its week ("Thursday", "that Friday", "on Thursday at 2")
+const BARE_WEEKDAY = new RegExp(`^(?:on\\s+|that\\s+|this\\s+)?${WEEKDAYS_RE}\\b(?!,?\\s+(?:the\\s+)?\\d|,?\\s+(?:january|february|march|april|may|june|july|august|september|october|november|december)\\b)`, 'i');
+// a weekday said with its day of the month ("Friday the 12th", "Thursday, October 1st")
+const DATED_WEEKDAY = new RegExp(`\\b${WEEKDAYS_RE},?\\s+(?:the\\s+\\d{1,2}(?:st|nd|rd|th)?|\\d{1,2}(?:st|nd|rd|th)|(?:january|february|march|april|may|june|july|august|september|october|november|december)\\s+\\d{1,2})`, 'i');
 
 /** The other party of a two-party call as seen from `speaker`: the nearest different speaker. */
 export function addresseeOf(ct: CallText, unit: Unit): Speaker | null {
