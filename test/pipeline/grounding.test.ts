@@ -94,6 +94,13 @@ test('dictated phone numbers are kept in any written form; invented ones are dro
   assert.deepEqual(violations.map((v) => v.kind), ['phone', 'phone', 'phone']);
 });
 
+test('a UK number said with "double oh" is the number that was said', () => {
+  const said = transcript(["Yes, use my mobile, it's oh seven seven double oh, nine double oh, three one six."]);
+  const { analysis, violations } = groundAnalysis(withMetadata({ phoneNumber: '+447700900316' }, { phoneNumber: '+447700900361' }), said, RECORDED_AT);
+  assert.deepEqual(analysis.actionItems!.map((a) => a.intentMetadata!.phoneNumber), ['+447700900316', null]);
+  assert.deepEqual(violations.map((v) => v.kind), ['phone']);
+});
+
 test('date/times are kept when the transcript says that day and time, dropped otherwise', () => {
   const { analysis, violations } = ground(
     { proposedAt: '2025-04-01T11:00:00' }, // next Tuesday at eleven a.m.

@@ -160,8 +160,10 @@ function readGroup(toks: Tok[], i: number, inRun: boolean): NumGroup[] | null {
   }
   if (w in REPEAT) {
     const n = nextWord(toks, i);
-    if (n !== null && toks[n].lower in UNITS) {
-      return [{ digits: String(UNITS[toks[n].lower]).repeat(REPEAT[w]), from: i, to: n, ordinal: false }];
+    // "double oh" as well as "double zero": the UK way of saying 00
+    const digit = n === null ? undefined : toks[n].lower === 'oh' || toks[n].lower === 'o' ? 0 : UNITS[toks[n].lower];
+    if (n !== null && digit !== undefined) {
+      return [{ digits: String(digit).repeat(REPEAT[w]), from: i, to: n, ordinal: false }];
     }
     return null;
   }
