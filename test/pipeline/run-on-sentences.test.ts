@@ -28,7 +28,7 @@ describe('punctuateRunOn: sentence boundaries in unpunctuated turns', () => {
   });
 
   it('opens a new sentence at "oh and" and at a request after a statement, not after a reported one', () => {
-    assert.equal(punctuateRunOn('The tiles arrived a day early oh and my brother asked if you could look at his boiler.'), 'The tiles arrived a day early. Oh and my brother asked if you could look at his boiler.');
+    assert.equal(punctuateRunOn('The tiles arrived a day early oh and my brother asked if you could look at his boiler.'), 'The tiles arrived a day early. Oh, and my brother asked if you could look at his boiler.');
     assert.equal(punctuateRunOn('Everything is set for the party if you could just send us the guest list we can print the cards.'), 'Everything is set for the party. If you could just send us the guest list. We can print the cards.');
   });
 
@@ -38,10 +38,79 @@ describe('punctuateRunOn: sentence boundaries in unpunctuated turns', () => {
   });
 
   it('reads a recogniser\'s "e mail" as one word', () => {
-    assert.equal(punctuateRunOn('Could you e mail me the receipt.'), 'Could you email me the receipt.');
+    assert.equal(punctuateRunOn('Could you e mail me the receipt.'), 'Could you email me the receipt?');
   });
 
   it('leaves a turn with punctuation inside as written', () => {
     assert.equal(punctuateRunOn('Friday is fine. Send the agenda, please.'), 'Friday is fine. Send the agenda, please.');
+  });
+});
+
+describe('punctuateRunOn: numbers, ordinals, lists and interjections in unpunctuated turns', () => {
+  it('ends a number read digit by digit before the sentence after it', () => {
+    assert.equal(punctuateRunOn('Four one five two two nine oh eight the courier will ring before he comes.'), 'Four one five two two nine oh eight. The courier will ring before he comes.');
+  });
+
+  it('opens a sentence at each ordinal of a spoken list', () => {
+    assert.equal(
+      punctuateRunOn('Two things really the gate code changed last week second the dog will be in the garden all day.'),
+      'Two things really the gate code changed last week. Second the dog will be in the garden all day.',
+    );
+  });
+
+  it('puts back the comma between a day and the next task of a list after one subject', () => {
+    assert.equal(
+      punctuateRunOn("Right I'll renew the parking permit by thursday pay the water bill on the twelfth and call the landlord."),
+      "Right. I'll renew the parking permit by thursday, pay the water bill on the twelfth and call the landlord.",
+    );
+  });
+
+  it('reads "oh and" before an instruction as an interjection, not a clause sharing a subject', () => {
+    assert.equal(punctuateRunOn('Oh and switch the water off at the main before you leave for the airport.'), 'Oh, and switch the water off at the main before you leave for the airport.');
+  });
+
+  it('ends a leading "I hear you" before a condition', () => {
+    assert.equal(punctuateRunOn("I understand if it helps I can ask the manager to ring you this afternoon."), "I understand. If it helps I can ask the manager to ring you this afternoon.");
+  });
+
+  it('keeps a polite request whole: "I would appreciate it if you could ..."', () => {
+    assert.equal(punctuateRunOn("The slides are nearly done and I'd appreciate it if you could read them tonight."), "The slides are nearly done and I'd appreciate it if you could read them tonight.");
+  });
+});
+
+describe('clauses of a restored run-on turn', () => {
+  it('reads the instruction after "oh and" as a request, and each listed task as a promise', async () => {
+    const { buildCallText } = await import('../../src/pipeline/analysis/embedded/text.js');
+    const { clausesOf } = await import('../../src/pipeline/analysis/embedded/clauses.js');
+    const seg = (id: string, text: string, t: number) => ({ id, speaker: 'spk_1', speakerLabel: 'A', speakerDisplayName: 'A', speakerId: 'spk_1', sourceSpeakerId: 'S0', role: 'USER' as const, startSeconds: t, endSeconds: t + 4, text, alignmentConfidence: 'HIGH' as const });
+    const transcript = {
+      schemaVersion: 2, callId: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', language: 'en', durationSeconds: 20, cleanText: '',
+      speakers: [{ speakerId: 'spk_1', label: 'A', displayName: 'A', role: 'USER' }],
+      segments: [seg('s1', 'Hello there.', 0), seg('s2', 'Oh and switch the water off at the main before you leave for the airport.', 5), seg('s3', "Right I'll renew the parking permit by thursday pay the water bill on the twelfth and call the landlord.", 10)],
+    } as never;
+    const ct = buildCallText(transcript, { recordedAt: '2026-03-02T10:00:00Z', userDisplayName: 'A', contactName: null } as never);
+    const kinds = ct.units.flatMap((u) => clausesOf(u).filter((c) => c.kind !== 'other').map((c) => `${c.kind}: ${c.vp}`));
+    assert.ok(kinds.includes('request: switch the water off at the main before you leave for the airport'), kinds.join(' | '));
+    assert.ok(kinds.some((k) => /^commit: pay the water bill/.test(k)), kinds.join(' | '));
+  });
+});
+
+describe('punctuateRunOn: conjunctions, recaps and long questions', () => {
+  it('takes a conjunction with the sentence it opens, and cuts no recap after "to confirm"', () => {
+    assert.equal(
+      punctuateRunOn("So to confirm I'll post the keys on monday and we'll meet at the flat on the ninth."),
+      "So to confirm I'll post the keys on monday. And we'll meet at the flat on the ninth.",
+    );
+  });
+
+  it('gives a long question its question mark from the word order', () => {
+    assert.equal(
+      punctuateRunOn('Could you bring the spare keys and the parking card and the alarm code to the office on tuesday.'),
+      'Could you bring the spare keys and the parking card and the alarm code to the office on tuesday?',
+    );
+  });
+
+  it('ends "will do" before a question, which "will do" does not open', () => {
+    assert.equal(punctuateRunOn('Will do should I copy the accountant on the summary email.'), 'Will do. Should I copy the accountant on the summary email?');
   });
 });
