@@ -114,3 +114,24 @@ describe('punctuateRunOn: conjunctions, recaps and long questions', () => {
     assert.equal(punctuateRunOn('Will do should I copy the accountant on the summary email.'), 'Will do. Should I copy the accountant on the summary email?');
   });
 });
+
+describe('punctuateRunOn: a closing "please" and a question after an acceptance', () => {
+  it('closes a request at a "please" not followed by a verb, and opens one at a "please" that is', () => {
+    assert.equal(punctuateRunOn('The window seat on the left please the other one rattles a lot.'), 'The window seat on the left please. The other one rattles a lot.');
+    assert.equal(punctuateRunOn("Okay you're booked in please arrive a little early for the paperwork."), "Okay. You're booked in. Please arrive a little early for the paperwork.");
+  });
+
+  it('opens a question with "anything" after an acceptance, and a warning after a number read out', () => {
+    assert.equal(punctuateRunOn('Thursday at noon is fine anything we should print beforehand.'), 'Thursday at noon is fine. Anything we should print beforehand?');
+    assert.equal(punctuateRunOn("Pay into account two two four one nine oh don't pay into any other account."), "Pay into account two two four one nine oh. Don't pay into any other account.");
+  });
+});
+
+describe('clauses: "I\'m a" is "I\'m gonna" only before a verb', () => {
+  it('reads no plan into "I\'m a student and ..."', async () => {
+    const { clausesOf } = await import('../../src/pipeline/analysis/embedded/clauses.js');
+    const unit = (norm: string) => ({ idx: 1, turn: 1, segmentId: 's', speaker: { speakerId: 'spk_1', label: 'A', displayName: 'A', role: 'USER' }, text: norm, norm, plain: norm.toLowerCase(), start: 0, end: 1, stems: [], words: 8, isQuestion: false, past: false, confidence: 'HIGH', entities: [], dates: [] }) as never;
+    assert.ok(!clausesOf(unit("I'm a student and I got a letter saying my grant was cut.")).some((c) => /going to/.test(c.text)));
+    assert.ok(clausesOf(unit("I'm a call the bank about the letter tomorrow.")).some((c) => c.kind === 'commit' && /^call the bank/.test(c.vp)));
+  });
+});

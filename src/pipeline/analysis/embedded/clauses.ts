@@ -477,7 +477,8 @@ const HEARD_PLEASE = new RegExp(`^(?:the|a|uh|um)\\s+(?=${IMPERATIVE_VERBS.sourc
 // / "I'm gonna" for "I'm going to"; and the negative question "can't you send it?" is a request as
 // "can you" is. Repaired for reading the speech act only; quotes keep the words as recognised.
 const HEARD_ILL = new RegExp(`(^|[.,;!?]\\s+|\\b(?:and|so|then|okay|sure|yes|yeah|right|fine|great|confirm|recap)\\s+)(?:all|ill|aisle|isle)\\s+(?=${IMPERATIVE_VERBS.source.replace(/^\^(?:\(\?:just\\s\+\)\?)?/, '').replace(/\\b$/, '')}\\s+(?:you|it|them|that|this|the|a|an|him|her|me|us|your|my|our|back|over|up|out|by)\\b)`, 'gi');
-const HEARD_GOING_TO = /(^|[.,;!?]\s+|\b(?:and|so|then|okay|sure|yes|yeah)\s+)(?:among|i am gonna|i am a|i'm a|am gonna|im gonna)\s+(?:to\s+)?(?=[a-z]+\s)/gi;
+// ("I'm a" is "I'm gonna" only before a verb: "I'm a sophomore and ..." is no plan)
+const HEARD_GOING_TO = new RegExp(`(^|[.,;!?]\\s+|\\b(?:and|so|then|okay|sure|yes|yeah)\\s+)(?:(?:among|i am gonna|am gonna|im gonna)\\s+(?:to\\s+)?(?=[a-z]+\\s)|(?:i am a|i'm a)\\s+(?=${IMPERATIVE_VERBS.source.replace(/^\^(?:\(\?:just\\s\+\)\?)?/, '').replace(/\\b$/, '')}\\s))`, 'gi');
 const NEGATIVE_ASK = /\b(can|could|will|would) not you\b/gi;
 
 // Hesitations inside a clause ("I'll email you the contract and, um, give the bank a ring") are no

@@ -121,7 +121,10 @@ export function isPastSentence(norm: string, parsed?: View): boolean {
 // a sentence, so a run is cut before the openings that begin a new one in conversation: a subject
 // with a modal, a request or question opener, and a leading acknowledgement.
 // (not inside a subordinate clause: "what we can do is ...", "if I'm late")
-const RUN_ON_OPENINGS = String.raw`(?:I'll|I will|I'm|I am|I'd like|I would like|we'll|we will|we can|we could|we're|we'd like|you'll need|let me|let's|let us|please|can you|could you|would you|will you|could use|can use|do you|did you|are you|is it|is this|what's|what is|where should|where do|how much|how about|thanks|thank you|sounds good|no problem|(?:my|our|the) (?:cell |mobile |phone |direct )?(?:number|email|e-mail|email address|address) is)\b`;
+// "please" opens a request before a verb; after a request and before anything else it closes it
+const PLEASE_VERB = `(?:${IMPERATIVE_VERBS.source.replace(/^\^(?:\(\?:just\\s\+\)\?)?\(/, '').replace(/\)\\b$/, '')}|have|be|bear|feel|allow|expect|hang|stay|wait|arrive|hold)`;
+const PLEASE_OPENING = `please(?=\\s+(?:just\\s+|also\\s+|do\\s+|don't\\s+|kindly\\s+)?${PLEASE_VERB}\\b)`;
+const RUN_ON_OPENINGS = `(?:I'll|I will|I'm|I am|I'd like|I would like|we'll|we will|we can|we could|we're|we'd like|you'll need|let me|let's|let us|${PLEASE_OPENING}|can you|could you|would you|will you|could use|can use|do you|did you|are you|is it|is this|what's|what is|where should|where do|how much|how about|thanks|thank you|sounds good|no problem|(?:my|our|the) (?:cell |mobile |phone |direct )?(?:number|email|e-mail|email address|address) is)\\b`;
 const RUN_ON_CUT = new RegExp(`(?<!\\b(?:what|where|how|when|why|who|if|whether|because|once|unless|until|confirm|and|but|so))\\s+(?=${RUN_ON_OPENINGS})`, 'gi');
 // (a conjunction before such an opening goes with it: "... by the 13th and we'll see the counsellor")
 const CONJUNCTION_CUT = new RegExp(`(?<!\\b(?:what|where|how|when|why|who|if|whether|because|once|unless|until|confirm))\\s+(?=(?:and|but|so)\\s+${RUN_ON_OPENINGS})`, 'gi');
@@ -132,7 +135,7 @@ const SHORT_ACK = /^((?:no problem|got it|sure|okay|ok|great|perfect|yes|yeah|fi
 // Where a new sentence may start after a closing remark: an imperative ("Friday works, text me"),
 // a subject, a question word, a determiner or a connective ("That's fine. And I can email you").
 const VERB_LIST = IMPERATIVE_VERBS.source.replace(/^\^(?:\(\?:just\\s\+\)\?)?\(/, '').replace(/\)\\b$/, '');
-const OPENER = `(?:(?:just\\s+)?(?:${VERB_LIST})|booking|sending|texting|calling|emailing|I|I'm|I'll|I've|I'd|we|we'll|we're|we've|you|you'll|you're|it|it's|that's|there's|he|she|they|this|which|what|when|where|how|can|could|would|will|should|shall|do|did|any|so|oh|and|also|please|the|my|your|our)\\b`;
+const OPENER = `(?:(?:just\\s+)?(?:${VERB_LIST})|booking|sending|texting|calling|emailing|I|I'm|I'll|I've|I'd|we|we'll|we're|we've|you|you'll|you're|it|it's|that's|there's|he|she|they|this|which|what|when|where|how|can|could|would|will|should|shall|do|did|any|anything|so|oh|and|also|please|the|my|your|our)\\b`;
 // A closing remark said in the middle of a turn: an acceptance of what was proposed ("Monday's fine",
 // "Friday at three is fine", "ten works for everyone") or an acknowledgement ("I'm sorry", "got it").
 const TIME_WORD = '(?:it|that|this|then|time|slot|day|date|morning|afternoon|evening|noon|tonight|tomorrow|today|(?:mon|tues|wednes|thurs|fri|satur|sun)day|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|thirty|forty|forty five|o\'clock|a m|p m|am|pm|\\d+)';
@@ -166,11 +169,14 @@ function splitAndInstruction(part: string): string[] {
   return out;
 }
 // ("do it" and "what I'd do is ..." open no question)
+// "the fourteenth at nine please earlier is better": a "please" not followed by a verb closes the
+// request before it
+const PLEASE_END = new RegExp(`(?<=\\S\\s+please)\\s+(?!(?:just|also|do|don't|kindly|and|if|thanks|thank|${PLEASE_VERB})\\b)(?=\\w)`, 'gi');
 // A number read out digit by digit ends before the sentence after it ("... oh four eight three a
 // supervisor will call you"), and a list said with ordinals opens a sentence at each ("second the
 // quarterly forecast is due ...").
 const DIGIT = '(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)';
-const AFTER_NUMBER_CUT = new RegExp(`(?<=(?:\\b${DIGIT}\\s+){3}${DIGIT})\\s+(?=(?:a|the|I|I'll|I'm|we|we'll|you|you'll|he|she|they|it's|that's|thanks|thank|okay|ok|got|perfect|great)\\b)`, 'gi');
+const AFTER_NUMBER_CUT = new RegExp(`(?<=(?:\\b${DIGIT}\\s+){3}${DIGIT})\\s+(?=(?:a|the|I|I'll|I'm|we|we'll|you|you'll|he|she|they|it's|that's|thanks|thank|okay|ok|got|perfect|great|don't|please)\\b)`, 'gi');
 const ORDINAL_CUT = /\s+(?=(?:second|third|fourth|fifth|finally|lastly)\s+(?:the|I|we|you|my|our|your|I'd|I'll|I've|we'll|we'd|there's)\b)/gi;
 // A list of tasks after one subject ("I'll approve the invoices by friday send the forecast by the
 // tenth") gets the comma the recogniser left out between a day and the next verb with its object.
@@ -178,7 +184,7 @@ const DAY_WORD = '(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|today|tonight|to
 const LISTED_TASK = new RegExp(`(?<=\\b${DAY_WORD})\\s+(?=(?:${VERB_LIST})\\s+(?:the|a|an|your|my|our|his|her|their|it|them)\\b)`, 'gi');
 // "oh and clear the cupboard": an interjection before "and" is no clause whose subject the verb shares
 const INTERJECTION_AND = /^(oh|well|okay|ok|right|alright)\s+(?=and\s)/i;
-const QUESTION_OPENING = /^(?:can|could|would|will(?!\s+do\b)|(?:do|did)\s+(?:you|we|they|I|he|she|the|your|my)|are|is|what's|what\s+(?:is|are|do|does|did|time|day|about|would|should|can|could|will)|where|how|which|shall|should|any chance)\b/i;
+const QUESTION_OPENING = /^(?:can|could|would|will(?!\s+do\b)|(?:do|did)\s+(?:you|we|they|I|he|she|the|your|my)|are|is|what's|what\s+(?:is|are|do|does|did|time|day|about|would|should|can|could|will)|where|how|which|shall|should|any chance|anything\s+(?:I|we|you|else))\b/i;
 
 /** Sentence breaks for an unpunctuated recogniser turn; punctuated text is returned unchanged. */
 export function punctuateRunOn(text: string): string {
@@ -206,6 +212,7 @@ export function punctuateRunOn(text: string): string {
     .replace(MID_CLOSURE, '$1|')
     .replace(NEW_SENTENCE_CUT, '|')
     .replace(AFTER_NUMBER_CUT, '|')
+    .replace(PLEASE_END, '|')
     .replace(ORDINAL_CUT, '|')
     .replace(CONJUNCTION_CUT, '|')
     .replace(RUN_ON_CUT, '|')
