@@ -135,3 +135,14 @@ describe('clauses: "I\'m a" is "I\'m gonna" only before a verb', () => {
     assert.ok(clausesOf(unit("I'm a call the bank about the letter tomorrow.")).some((c) => c.kind === 'commit' && /^call the bank/.test(c.vp)));
   });
 });
+
+describe('punctuateRunOn: a time answer and a bare progressive promise', () => {
+  it('ends a time said as an answer before a request to get in touch', () => {
+    assert.equal(punctuateRunOn('Any time after four call me when the parcel shows up at the desk.'), 'Any time after four. Call me when the parcel shows up at the desk.');
+  });
+
+  it('opens a sentence at a bare progressive promise, not after an auxiliary', () => {
+    assert.equal(punctuateRunOn('The blue one is sold out a bit lighter sending you the link in a second.'), 'The blue one is sold out a bit lighter. Sending you the link in a second.');
+    assert.equal(punctuateRunOn("We'll be sending you the invoice by the end of the week."), "We'll be sending you the invoice by the end of the week.");
+  });
+});

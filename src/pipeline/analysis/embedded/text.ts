@@ -182,6 +182,12 @@ const ORDINAL_CUT = /\s+(?=(?:second|third|fourth|fifth|finally|lastly)\s+(?:the
 // tenth") gets the comma the recogniser left out between a day and the next verb with its object.
 const DAY_WORD = '(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|today|tonight|tomorrow|morning|afternoon|evening|noon|week|weekend|month|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|\\w+teenth|twentieth|thirtieth)';
 const LISTED_TASK = new RegExp(`(?<=\\b${DAY_WORD})\\s+(?=(?:${VERB_LIST})\\s+(?:the|a|an|your|my|our|his|her|their|it|them)\\b)`, 'gi');
+// A time said as an answer ends before a request to get in touch ("between eight and ten text me
+// photos ..."); and a promise said as a bare progressive opens a
+// sentence ("slightly darker texting you photos in a few minutes").
+const CLOCK = '(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|thirty|forty five|forty|fifty|noon|o\'clock|a m|p m)';
+const TIME_THEN_CONTACT = new RegExp(`(?<=\\b${CLOCK})\\s+(?=(?:text|call|email|ring|message|phone)\\s+(?:me|us)\\b)`, 'gi');
+const BARE_PROGRESSIVE_CUT = /(?<!\b(?:am|is|are|was|were|be|been|being|I'm|we're|you're|he's|she's|they're|it's|keep|kept|start|started|stop|stopped|about|for|of|by|without|after|before|like|love|mind|enjoy|finish|finished|just|still|also|and|or|not|go|going|try|tried))\s+(?=(?:texting|sending|emailing|calling|forwarding)\s+(?:you|it|them|that|this|the|over)\b)/gi;
 // "oh and clear the cupboard": an interjection before "and" is no clause whose subject the verb shares
 const INTERJECTION_AND = /^(oh|well|okay|ok|right|alright)\s+(?=and\s)/i;
 const QUESTION_OPENING = /^(?:can|could|would|will(?!\s+do\b)|(?:do|did)\s+(?:you|we|they|I|he|she|the|your|my)|are|is|what's|what\s+(?:is|are|do|does|did|time|day|about|would|should|can|could|will)|where|how|which|shall|should|any chance|anything\s+(?:I|we|you|else))\b/i;
@@ -213,6 +219,8 @@ export function punctuateRunOn(text: string): string {
     .replace(NEW_SENTENCE_CUT, '|')
     .replace(AFTER_NUMBER_CUT, '|')
     .replace(PLEASE_END, '|')
+    .replace(TIME_THEN_CONTACT, '|')
+    .replace(BARE_PROGRESSIVE_CUT, '|')
     .replace(ORDINAL_CUT, '|')
     .replace(CONJUNCTION_CUT, '|')
     .replace(RUN_ON_CUT, '|')
