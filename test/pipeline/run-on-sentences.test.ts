@@ -146,3 +146,12 @@ describe('punctuateRunOn: a time answer and a bare progressive promise', () => {
     assert.equal(punctuateRunOn("We'll be sending you the invoice by the end of the week."), "We'll be sending you the invoice by the end of the week.");
   });
 });
+
+describe('punctuateRunOn: a list of tasks after a dictated address', () => {
+  it('puts back the comma between a dictated address and the next task', () => {
+    assert.equal(
+      punctuateRunOn("Right I'll send the scans to office at north clinic dot org book the follow up and pay the invoice."),
+      "Right. I'll send the scans to office at north clinic dot org, book the follow up and pay the invoice.",
+    );
+  });
+});

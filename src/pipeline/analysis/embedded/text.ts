@@ -179,9 +179,10 @@ const DIGIT = '(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)';
 const AFTER_NUMBER_CUT = new RegExp(`(?<=(?:\\b${DIGIT}\\s+){3}${DIGIT})\\s+(?=(?:a|the|I|I'll|I'm|we|we'll|you|you'll|he|she|they|it's|that's|thanks|thank|okay|ok|got|perfect|great|don't|please)\\b)`, 'gi');
 const ORDINAL_CUT = /\s+(?=(?:second|third|fourth|fifth|finally|lastly)\s+(?:the|I|we|you|my|our|your|I'd|I'll|I've|we'll|we'd|there's)\b)/gi;
 // A list of tasks after one subject ("I'll approve the invoices by friday send the forecast by the
-// tenth") gets the comma the recogniser left out between a day and the next verb with its object.
+// tenth", "I'll email them to enrolment at school dot edu complete the form ...") gets the comma the
+// recogniser left out between a day or a dictated address and the next verb with its object.
 const DAY_WORD = '(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|today|tonight|tomorrow|morning|afternoon|evening|noon|week|weekend|month|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|\\w+teenth|twentieth|thirtieth)';
-const LISTED_TASK = new RegExp(`(?<=\\b${DAY_WORD})\\s+(?=(?:${VERB_LIST})\\s+(?:the|a|an|your|my|our|his|her|their|it|them)\\b)`, 'gi');
+const LISTED_TASK = new RegExp(`(?<=\\b(?:${DAY_WORD}|dot (?:com|net|org|edu|gov|io|co uk)))\\s+(?=(?:${VERB_LIST})\\s+(?:the|a|an|your|my|our|his|her|their|it|them)\\b)`, 'gi');
 // A time said as an answer ends before a request to get in touch ("between eight and ten text me
 // photos ..."); and a promise said as a bare progressive opens a
 // sentence ("slightly darker texting you photos in a few minutes").
