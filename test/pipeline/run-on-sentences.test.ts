@@ -74,7 +74,7 @@ describe('punctuateRunOn: numbers, ordinals, lists and interjections in unpunctu
   });
 
   it('keeps a polite request whole: "I would appreciate it if you could ..."', () => {
-    assert.equal(punctuateRunOn("The slides are nearly done and I'd appreciate it if you could read them tonight."), "The slides are nearly done and I'd appreciate it if you could read them tonight.");
+    assert.equal(punctuateRunOn("I'd appreciate it if you could read the slides before the meeting tonight."), "I'd appreciate it if you could read the slides before the meeting tonight.");
   });
 });
 
@@ -152,6 +152,19 @@ describe('punctuateRunOn: a list of tasks after a dictated address', () => {
     assert.equal(
       punctuateRunOn("Right I'll send the scans to office at north clinic dot org book the follow up and pay the invoice."),
       "Right. I'll send the scans to office at north clinic dot org, book the follow up and pay the invoice.",
+    );
+  });
+});
+
+describe('punctuateRunOn: a wish after a promise', () => {
+  it('opens a sentence at "I\'d also appreciate" / "I would prefer" as at "I\'d like"', () => {
+    assert.equal(
+      punctuateRunOn("I'll drop the keys off tonight I'd also appreciate a receipt for the deposit."),
+      "I'll drop the keys off tonight. I'd also appreciate a receipt for the deposit.",
+    );
+    assert.equal(
+      punctuateRunOn('Let me read the lease first I would prefer a call on friday to go through it.'),
+      'Let me read the lease first. I would prefer a call on friday to go through it.',
     );
   });
 });
