@@ -120,11 +120,11 @@ export function isPastSentence(norm: string, parsed?: View): boolean {
 // line when you decide I'll call you back within the hour"). Speech acts are read from the start of
 // a sentence, so a run is cut before the openings that begin a new one in conversation: a subject
 // with a modal, a request or question opener, and a leading acknowledgement.
-// (not inside a subordinate clause: "what we can do is ...", "if I'm late")
 // "please" opens a request before a verb; after a request and before anything else it closes it
 const PLEASE_VERB = `(?:${IMPERATIVE_VERBS.source.replace(/^\^(?:\(\?:just\\s\+\)\?)?\(/, '').replace(/\)\\b$/, '')}|have|be|bear|feel|allow|expect|hang|stay|wait|arrive|hold)`;
 const PLEASE_OPENING = `please(?=\\s+(?:just\\s+|also\\s+|do\\s+|don't\\s+|kindly\\s+)?${PLEASE_VERB}\\b)`;
 const RUN_ON_OPENINGS = `(?:I'll|I will|I'm|I am|I'd (?:also |really )?(?:like|appreciate|prefer)|I would (?:also |really )?(?:like|appreciate|prefer)|we'll|we will|we can|we could|we're|we'd like|you'll need|let me|let's|let us|${PLEASE_OPENING}|can you|could you|would you|will you|could use|can use|do you|did you|are you|is it|is this|what's|what is|where should|where do|how much|how about|thanks|thank you|sounds good|no problem|(?:my|our|the) (?:cell |mobile |phone |direct )?(?:number|email|e-mail|email address|address) is)\\b`;
+// (not inside a subordinate clause: "what we can do is ...", "if I'm late"; not after "to confirm")
 const RUN_ON_CUT = new RegExp(`(?<!\\b(?:what|where|how|when|why|who|if|whether|because|once|unless|until|confirm|and|but|so))\\s+(?=${RUN_ON_OPENINGS})`, 'gi');
 // (a conjunction before such an opening goes with it: "... by the 13th and we'll see the counsellor")
 const CONJUNCTION_CUT = new RegExp(`(?<!\\b(?:what|where|how|when|why|who|if|whether|because|once|unless|until|confirm))\\s+(?=(?:and|but|so)\\s+${RUN_ON_OPENINGS})`, 'gi');
@@ -137,7 +137,7 @@ const SHORT_ACK = /^((?:no problem|got it|sure|okay|ok|great|perfect|yes|yeah|fi
 const VERB_LIST = IMPERATIVE_VERBS.source.replace(/^\^(?:\(\?:just\\s\+\)\?)?\(/, '').replace(/\)\\b$/, '');
 const OPENER = `(?:(?:just\\s+)?(?:${VERB_LIST})|booking|sending|texting|calling|emailing|I|I'm|I'll|I've|I'd|we|we'll|we're|we've|you|you'll|you're|it|it's|that's|there's|he|she|they|this|which|what|when|where|how|can|could|would|will|should|shall|do|did|any|anything|so|oh|and|also|please|the|my|your|our)\\b`;
 // A closing remark said in the middle of a turn: an acceptance of what was proposed ("Monday's fine",
-// "Friday at three is fine", "ten works for everyone") or an acknowledgement ("I'm sorry", "got it").
+// "Friday at three is fine", "ten works for everyone") or an acknowledgement ("I'm sorry", "no worries").
 const TIME_WORD = '(?:it|that|this|then|time|slot|day|date|morning|afternoon|evening|noon|tonight|tomorrow|today|(?:mon|tues|wednes|thurs|fri|satur|sun)day|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|thirty|forty|forty five|o\'clock|a m|p m|am|pm|\\d+)';
 const MID_CLOSURE = new RegExp(
   `\\b((?:is|'s|are|sounds|looks)\\s+(?:fine|perfect|good|great|okay|ok|correct|right|tight(?:\\s+for\\s+me)?)|${TIME_WORD}\\s+works(?:\\s+for\\s+(?:me|us|you|everyone|everybody|both of us))?|(?:I'm|I am)\\s+sorry|no worries|no problem)\\s+(?=${OPENER})`,
@@ -168,7 +168,6 @@ function splitAndInstruction(part: string): string[] {
   }
   return out;
 }
-// ("do it" and "what I'd do is ..." open no question)
 // "the fourteenth at nine please earlier is better": a "please" not followed by a verb closes the
 // request before it
 const PLEASE_END = new RegExp(`(?<=\\S\\s+please)\\s+(?!(?:just|also|do|don't|kindly|and|if|thanks|thank|${PLEASE_VERB})\\b)(?=\\w)`, 'gi');
@@ -184,13 +183,14 @@ const ORDINAL_CUT = /\s+(?=(?:second|third|fourth|fifth|finally|lastly)\s+(?:the
 const DAY_WORD = '(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|today|tonight|tomorrow|morning|afternoon|evening|noon|week|weekend|month|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|\\w+teenth|twentieth|thirtieth)';
 const LISTED_TASK = new RegExp(`(?<=\\b(?:${DAY_WORD}|dot (?:com|net|org|edu|gov|io|co uk)))\\s+(?=(?:${VERB_LIST})\\s+(?:the|a|an|your|my|our|his|her|their|it|them)\\b)`, 'gi');
 // A time said as an answer ends before a request to get in touch ("between eight and ten text me
-// photos ..."); and a promise said as a bare progressive opens a
-// sentence ("slightly darker texting you photos in a few minutes").
+// photos ..."); and a promise said as a bare progressive opens a sentence ("slightly darker
+// texting you photos in a few minutes").
 const CLOCK = '(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|thirty|forty five|forty|fifty|noon|o\'clock|a m|p m)';
 const TIME_THEN_CONTACT = new RegExp(`(?<=\\b${CLOCK})\\s+(?=(?:text|call|email|ring|message|phone)\\s+(?:me|us)\\b)`, 'gi');
 const BARE_PROGRESSIVE_CUT = /(?<!\b(?:am|is|are|was|were|be|been|being|I'm|we're|you're|he's|she's|they're|it's|keep|kept|start|started|stop|stopped|about|for|of|by|without|after|before|like|love|mind|enjoy|finish|finished|just|still|also|and|or|not|go|going|try|tried))\s+(?=(?:texting|sending|emailing|calling|forwarding)\s+(?:you|it|them|that|this|the|over)\b)/gi;
 // "oh and clear the cupboard": an interjection before "and" is no clause whose subject the verb shares
 const INTERJECTION_AND = /^(oh|well|okay|ok|right|alright)\s+(?=and\s)/i;
+// ("do it", "will do" and "what I'd do is ..." open no question)
 const QUESTION_OPENING = /^(?:can|could|would|will(?!\s+do\b)|(?:do|did)\s+(?:you|we|they|I|he|she|the|your|my)|are|is|what's|what\s+(?:is|are|do|does|did|time|day|about|would|should|can|could|will)|where|how|which|shall|should|any chance|anything\s+(?:I|we|you|else))\b/i;
 
 /** Sentence breaks for an unpunctuated recogniser turn; punctuated text is returned unchanged. */
