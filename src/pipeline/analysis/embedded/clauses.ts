@@ -174,7 +174,7 @@ const FUTURE_MARKER = /\b(will|should|shall|can|could|is going to|are going to|g
 // An imperative outside this list is more likely a tagging or recognition error than a request.
 // (the chores of a visit or a favour, "clear the cupboard under the boiler", "water the plants",
 // "approve the invoices", are as common as the errands)
-const IMPERATIVE_VERBS = /^(?:just\s+)?(call|ring|phone|text|message|whatsapp|email|fax|invoice|e-mail|mail|send|resend|forward|share|check|double-check|confirm|book|schedule|reschedule|cancel|remind|bring|take|pick|drop|grab|get|buy|order|pay|sign|fill|complete|submit|upload|download|return|ship|post|print|scan|review|read|look|update|arrive|come|go|meet|join|contact|reach|give|let|keep|try|ask|tell|write|note|add|remove|change|reset|restart|turn|unplug|plug|install|open|close|lock|leave|wait|hold|save|transfer|deposit|collect|deliver|fix|clean|prepare|make|set|put|use|log|register|renew|follow|visit|stop|start|bring|find|remember|ensure|double|clear|tidy|empty|move|water|feed|wash|pack|label|charge|measure|photograph|switch|unlock|attach|approve|include|notify|inform)\b/i;
+export const IMPERATIVE_VERBS = /^(?:just\s+)?(call|ring|phone|text|message|whatsapp|email|fax|invoice|e-mail|mail|send|resend|forward|share|check|double-check|confirm|book|schedule|reschedule|cancel|remind|bring|take|pick|drop|grab|get|buy|order|pay|sign|fill|complete|submit|upload|download|return|ship|post|print|scan|review|read|look|update|arrive|come|go|meet|join|contact|reach|give|let|keep|try|ask|tell|write|note|add|remove|change|reset|restart|turn|unplug|plug|install|open|close|lock|leave|wait|hold|save|transfer|deposit|collect|deliver|fix|clean|prepare|make|set|put|use|log|register|renew|follow|visit|stop|start|bring|find|remember|ensure|double|clear|tidy|empty|move|water|feed|wash|pack|label|charge|measure|photograph|switch|unlock|attach|approve|include|notify|inform)\b/i;
 
 /** "texting" -> "text", "dropping" -> "drop" (compromise leaves some gerunds as they are). */
 export function baseOfGerund(w: string): string {
@@ -505,7 +505,8 @@ const HEARD_PLEASE = new RegExp(`^(?:the|a|uh|um)\\s+(?=${IMPERATIVE_VERBS.sourc
 // / "I'm gonna" for "I'm going to"; and the negative question "can't you send it?" is a request as
 // "can you" is. Repaired for reading the speech act only; quotes keep the words as recognised.
 const HEARD_ILL = new RegExp(`(^|[.,;!?]\\s+|\\b(?:and|so|then|okay|sure|yes|yeah|right|fine|great|confirm|recap)\\s+)(?:all|ill|aisle|isle)\\s+(?=${IMPERATIVE_VERBS.source.replace(/^\^(?:\(\?:just\\s\+\)\?)?/, '').replace(/\\b$/, '')}\\s+(?:you|it|them|that|this|the|a|an|him|her|me|us|your|my|our|back|over|up|out|by)\\b)`, 'gi');
-const HEARD_GOING_TO = /(^|[.,;!?]\s+|\b(?:and|so|then|okay|sure|yes|yeah)\s+)(?:among|i am gonna|i am a|i'm a|am gonna|im gonna)\s+(?:to\s+)?(?=[a-z]+\s)/gi;
+// ("I'm a" is "I'm gonna" only before a verb: "I'm a sophomore and ..." is no plan)
+const HEARD_GOING_TO = new RegExp(`(^|[.,;!?]\\s+|\\b(?:and|so|then|okay|sure|yes|yeah)\\s+)(?:(?:among|i am gonna|am gonna|im gonna)\\s+(?:to\\s+)?(?=[a-z]+\\s)|(?:i am a|i'm a)\\s+(?=${IMPERATIVE_VERBS.source.replace(/^\^(?:\(\?:just\\s\+\)\?)?/, '').replace(/\\b$/, '')}\\s))`, 'gi');
 const NEGATIVE_ASK = /\b(can|could|will|would) not you\b/gi;
 
 // Hesitations inside a clause ("I'll email you the contract and, um, give the bank a ring") are no

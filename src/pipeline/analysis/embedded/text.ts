@@ -7,7 +7,7 @@ import type { Transcript, TranscriptSegment, SpeakerRole } from '../../../domain
 import type { AnalysisContext } from '../../../domain/analysis.js';
 import { normalizeSpoken, type SpokenEntity } from './spoken.js';
 import { callDay, dropCorrectedDates, onDay, resolveDates, shiftDay, type DateMention } from './dates.js';
-import { expand } from './clauses.js';
+import { expand, IMPERATIVE_VERBS } from './clauses.js';
 
 export interface Speaker {
   speakerId: string;
@@ -120,10 +120,78 @@ export function isPastSentence(norm: string, parsed?: View): boolean {
 // line when you decide I'll call you back within the hour"). Speech acts are read from the start of
 // a sentence, so a run is cut before the openings that begin a new one in conversation: a subject
 // with a modal, a request or question opener, and a leading acknowledgement.
-const RUN_ON_CUT = /\s+(?=(?:I'll|I will|I'm|I am|I'd like|I would like|we'll|we will|we can|we could|we're|we'd like|you'll need|let me|let's|let us|please|can you|could you|would you|will you|could use|can use|do you|did you|are you|is it|is this|what's|what is|where should|where do|how much|how about|thanks|thank you|sounds good|no problem|(?:my|our|the) (?:cell |mobile |phone |direct )?(?:number|email|e-mail|email address|address) is)\b)/gi;
+// "please" opens a request before a verb; after a request and before anything else it closes it
+const PLEASE_VERB = `(?:${IMPERATIVE_VERBS.source.replace(/^\^(?:\(\?:just\\s\+\)\?)?\(/, '').replace(/\)\\b$/, '')}|have|be|bear|feel|allow|expect|hang|stay|wait|arrive|hold)`;
+const PLEASE_OPENING = `please(?=\\s+(?:just\\s+|also\\s+|do\\s+|don't\\s+|kindly\\s+)?${PLEASE_VERB}\\b)`;
+const RUN_ON_OPENINGS = `(?:I'll|I will|I'm|I am|I'd (?:also |really )?(?:like|appreciate|prefer)|I would (?:also |really )?(?:like|appreciate|prefer)|we'll|we will|we can|we could|we're|we'd like|you'll need|let me|let's|let us|${PLEASE_OPENING}|can you|could you|would you|will you|could use|can use|do you|did you|are you|is it|is this|what's|what is|where should|where do|how much|how about|thanks|thank you|sounds good|no problem|(?:my|our|the) (?:cell |mobile |phone |direct )?(?:number|email|e-mail|email address|address) is)\\b`;
+// (not inside a subordinate clause: "what we can do is ...", "if I'm late"; not after "to confirm")
+const RUN_ON_CUT = new RegExp(`(?<!\\b(?:what|where|how|when|why|who|if|whether|because|once|unless|until|confirm|and|but|so))\\s+(?=${RUN_ON_OPENINGS})`, 'gi');
+// (a conjunction before such an opening goes with it: "... by the 13th and we'll see the counsellor")
+const CONJUNCTION_CUT = new RegExp(`(?<!\\b(?:what|where|how|when|why|who|if|whether|because|once|unless|until|confirm))\\s+(?=(?:and|but|so)\\s+${RUN_ON_OPENINGS})`, 'gi');
 const LEADING_ACK = /^((?:no problem|got it|sure|okay|ok|great|perfect|yes|yeah|fine|sounds good|of course|hello|hi|thanks|thank you|understood|right|alright)(?:\s+(?:no problem|got it|sure|okay|ok|great|perfect|yes|yeah|fine|sounds good|of course|thanks|thank you))*)\s+(?=\w)/i;
 
 const SHORT_ACK = /^((?:no problem|got it|sure|okay|ok|great|perfect|yes|yeah|fine|sounds good|of course|thanks|thank you|alright|absolutely|definitely|certainly)(?:\s+(?:no problem|got it|sure|okay|ok|great|perfect|yes|yeah|fine|thanks|thank you))*)\s+(?=(?:I|I'll|I'm|I've|I'd|we|we'll|we're|let's|let me|please|can|could|will|would|you|you'll|that|that's|it's)\b)/i;
+
+// Where a new sentence may start after a closing remark: an imperative ("Friday works, text me"),
+// a subject, a question word, a determiner or a connective ("That's fine. And I can email you").
+const VERB_LIST = IMPERATIVE_VERBS.source.replace(/^\^(?:\(\?:just\\s\+\)\?)?\(/, '').replace(/\)\\b$/, '');
+const OPENER = `(?:(?:just\\s+)?(?:${VERB_LIST})|booking|sending|texting|calling|emailing|I|I'm|I'll|I've|I'd|we|we'll|we're|we've|you|you'll|you're|it|it's|that's|there's|he|she|they|this|which|what|when|where|how|can|could|would|will|should|shall|do|did|any|anything|so|oh|and|also|please|the|my|your|our)\\b`;
+// A closing remark said in the middle of a turn: an acceptance of what was proposed ("Monday's fine",
+// "Friday at three is fine", "ten works for everyone") or an acknowledgement ("I'm sorry", "no worries").
+const TIME_WORD = '(?:it|that|this|then|time|slot|day|date|morning|afternoon|evening|noon|tonight|tomorrow|today|(?:mon|tues|wednes|thurs|fri|satur|sun)day|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|thirty|forty|forty five|o\'clock|a m|p m|am|pm|\\d+)';
+const MID_CLOSURE = new RegExp(
+  `\\b((?:is|'s|are|sounds|looks)\\s+(?:fine|perfect|good|great|okay|ok|correct|right|tight(?:\\s+for\\s+me)?)|${TIME_WORD}\\s+works(?:\\s+for\\s+(?:me|us|you|everyone|everybody|both of us))?|(?:I'm|I am)\\s+sorry|no worries|no problem)\\s+(?=${OPENER})`,
+  'gi',
+);
+// An acknowledgement that opens a turn and closes before an instruction or a statement ("Good, call
+// me tomorrow", "Done, the itinerary is on its way", "Do it, email the new itinerary").
+// ("good call" is the idiom unless someone is to be called: "good call me tomorrow")
+const LEADING_CLOSURE = new RegExp(`^((?:good(?!\\s+call\\b(?!\\s+(?:me|us|him|her|them|back)\\b))|done|do it|will do|no worries|that's (?:fine|great|perfect|correct|right)|that works|it's fine)(?:\\s+(?:then|thanks|thank you))?)\\s+(?=${OPENER})|^((?:I know|I see|I hear you|I understand))\\s+(?=${OPENER}|if\\b)`, 'i');
+// A new sentence said without a pause: "oh and ...", an instruction to the other party joined with
+// "and" ("we're open until six and bring your new card"), a question by its word order.
+const NEW_SENTENCE_CUT = new RegExp(
+  `\\s+(?=oh\\s+(?:and|by the way|also|actually)\\b|(?:could|can|should|shall) we\\b|any chance\\b|(?<!\\b(?:ask|asked|asking|wonder|wondered|wondering|know|see|check|checking|appreciate it|great|helpful|nice|good|grateful)\\s+)if you could\\b|which (?:email|e-mail|address|number|day|time|date|one) (?:should|would|do|does|is|are|can|could|will)\\b)`,
+  'gi',
+);
+// "and" before an instruction to the other party opens a new sentence after a statement or a
+// promise ("I'll send it this afternoon and bring your running shoes"), not after an instruction
+// it continues ("please send it by Friday and write your number on the envelope").
+const AND_INSTRUCTION = new RegExp(`\\s+(?=and\\s+(?:${VERB_LIST})\\s+(?:me|us|your)\\b)`, 'gi');
+const INSTRUCTION_OPENING = new RegExp(`^(?:please|just|(?:also|and|so|then)\\s+(?:please\\s+)?(?:${VERB_LIST})|(?:${VERB_LIST}))\\b`, 'i');
+
+function splitAndInstruction(part: string): string[] {
+  const pieces = part.split(AND_INSTRUCTION);
+  const out: string[] = [pieces[0]];
+  for (const p of pieces.slice(1)) {
+    if (INSTRUCTION_OPENING.test(out[out.length - 1])) out[out.length - 1] += ` ${p}`;
+    else out.push(p);
+  }
+  return out;
+}
+// "the fourteenth at nine please earlier is better": a "please" not followed by a verb closes the
+// request before it
+const PLEASE_END = new RegExp(`(?<=\\S\\s+please)\\s+(?!(?:just|also|do|don't|kindly|and|if|thanks|thank|${PLEASE_VERB})\\b)(?=\\w)`, 'gi');
+// A number read out digit by digit ends before the sentence after it ("... oh four eight three a
+// supervisor will call you"), and a list said with ordinals opens a sentence at each ("second the
+// quarterly forecast is due ...").
+const DIGIT = '(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)';
+const AFTER_NUMBER_CUT = new RegExp(`(?<=(?:\\b${DIGIT}\\s+){3}${DIGIT})\\s+(?=(?:a|the|I|I'll|I'm|we|we'll|you|you'll|he|she|they|it's|that's|thanks|thank|okay|ok|got|perfect|great|don't|please)\\b)`, 'gi');
+const ORDINAL_CUT = /\s+(?=(?:second|third|fourth|fifth|finally|lastly)\s+(?:the|I|we|you|my|our|your|I'd|I'll|I've|we'll|we'd|there's)\b)/gi;
+// A list of tasks after one subject ("I'll approve the invoices by friday send the forecast by the
+// tenth", "I'll email them to enrolment at school dot edu complete the form ...") gets the comma the
+// recogniser left out between a day or a dictated address and the next verb with its object.
+const DAY_WORD = '(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|today|tonight|tomorrow|morning|afternoon|evening|noon|week|weekend|month|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|\\w+teenth|twentieth|thirtieth)';
+const LISTED_TASK = new RegExp(`(?<=\\b(?:${DAY_WORD}|dot (?:com|net|org|edu|gov|io|co uk)))\\s+(?=(?:${VERB_LIST})\\s+(?:the|a|an|your|my|our|his|her|their|it|them)\\b)`, 'gi');
+// A time said as an answer ends before a request to get in touch ("between eight and ten text me
+// photos ..."); and a promise said as a bare progressive opens a sentence ("slightly darker
+// texting you photos in a few minutes").
+const CLOCK = '(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|thirty|forty five|forty|fifty|noon|o\'clock|a m|p m)';
+const TIME_THEN_CONTACT = new RegExp(`(?<=\\b${CLOCK})\\s+(?=(?:text|call|email|ring|message|phone)\\s+(?:me|us)\\b)`, 'gi');
+const BARE_PROGRESSIVE_CUT = /(?<!\b(?:am|is|are|was|were|be|been|being|I'm|we're|you're|he's|she's|they're|it's|keep|kept|start|started|stop|stopped|about|for|of|by|without|after|before|like|love|mind|enjoy|finish|finished|just|still|also|and|or|not|go|going|try|tried))\s+(?=(?:texting|sending|emailing|calling|forwarding)\s+(?:you|it|them|that|this|the|over)\b)/gi;
+// "oh and clear the cupboard": an interjection before "and" is no clause whose subject the verb shares
+const INTERJECTION_AND = /^(oh|well|okay|ok|right|alright)\s+(?=and\s)/i;
+// ("do it", "will do" and "what I'd do is ..." open no question)
+const QUESTION_OPENING = /^(?:can|could|would|will(?!\s+do\b)|(?:do|did)\s+(?:you|we|they|I|he|she|the|your|my)|are|is|what's|what\s+(?:is|are|do|does|did|time|day|about|would|should|can|could|will)|where|how|which|shall|should|any chance|anything\s+(?:I|we|you|else))\b/i;
 
 /** Sentence breaks for an unpunctuated recogniser turn; punctuated text is returned unchanged. */
 export function punctuateRunOn(text: string): string {
@@ -132,6 +200,8 @@ export function punctuateRunOn(text: string): string {
   // text you a reminder"); a real "share" takes an object: the, it, your, with ...
   const t = text
     .trim()
+    // a recogniser's "e mail" is the word "email"
+    .replace(/\be mail(s|ed|ing)?\b/gi, 'email$1')
     .replace(/^share(?=\s+(?:i|i'll|i will|we|we'll|that|that's|thing|no problem)\b)/i, 'Sure')
     .replace(/^share\s+(?!(?:the|a|an|it|this|that|these|those|your|my|our|their|them|with|me|him|her|us|some|all|any|what|how|details|photos?|pictures?|screen|link|file|files|document|documents)\b)(?=\w)/i, 'Sure. ');
   if (/[.?!;,]/.test(t.replace(/[.?!]+$/, ''))) return t;
@@ -145,14 +215,26 @@ export function punctuateRunOn(text: string): string {
   const body = t.replace(/[.?!]+$/, '');
   const parts = body
     .replace(LEADING_ACK, '$1|')
+    .replace(LEADING_CLOSURE, (_m, a?: string, b?: string) => `${a ?? b}|`)
+    .replace(MID_CLOSURE, '$1|')
+    .replace(NEW_SENTENCE_CUT, '|')
+    .replace(AFTER_NUMBER_CUT, '|')
+    .replace(PLEASE_END, '|')
+    .replace(TIME_THEN_CONTACT, '|')
+    .replace(BARE_PROGRESSIVE_CUT, '|')
+    .replace(ORDINAL_CUT, '|')
+    .replace(CONJUNCTION_CUT, '|')
     .replace(RUN_ON_CUT, '|')
+    .replace(LISTED_TASK, ', ')
     .split('|')
-    .map((p) => p.trim())
+    .flatMap((p) => splitAndInstruction(p.trim()))
+    .map((p) => p.trim().replace(INTERJECTION_AND, '$1, '))
     .filter(Boolean);
-  if (parts.length < 2) return t;
+  // one sentence: a question by its word order gets the question mark a long turn was not given
+  if (parts.length < 2) return parts.length ? `${parts[0]}${end === '.' && QUESTION_OPENING.test(parts[0]) ? '?' : end}` : t;
   return parts
     .map((p, i) => {
-      const q = /^(can|could|would|will|do|did|are|is|what's|what|where|how)\b/i.test(p) ? '?' : '.';
+      const q = QUESTION_OPENING.test(p) ? '?' : '.';
       return `${p[0].toUpperCase()}${p.slice(1)}${i === parts.length - 1 ? (q === '?' ? '?' : end) : q}`;
     })
     .join(' ');
