@@ -135,6 +135,8 @@ describe('spoken-form normalisation', () => {
     assert.equal(resolveDates('I interviewed on Monday.', '2025-04-16T17:30:00Z', true)[0].date, '2025-04-14');
     assert.equal(resolveDates('Does Thursday the 24th at 10 a.m. work?', '2025-04-16T17:30:00Z', false)[0].datetime, '2025-04-24T10:00:00');
     assert.equal(resolveDates('We can have it ready tomorrow after 4.', '2025-09-17T21:00:00Z', false)[0].datetime, '2025-09-18T16:00:00');
+    // a moment seconds away is no clock time ("the second out" read as one second from now)
+    assert.deepEqual(resolveDates("I'll fill it out tomorrow, this is the second out this summer.", at, false).map((m) => [m.text, m.time]), [['tomorrow', null]]);
     const tue = '2025-09-16T15:05:00Z'; // a Tuesday
     const dateOf = (s: string, past = false) => resolveDates(s, tue, past).map((m) => m.date);
     assert.deepEqual(dateOf("I'll do it right after this call."), ['2025-09-16']);

@@ -167,6 +167,9 @@ export function resolveDates(sentence: string, recordedAt: string, past: boolean
     // chrono reads "now" and "the week" as dates; neither names a day in a conversation.
     if (/^(now|the week|today's|a week|week)$/.test(lower)) continue;
     if (/^\d+ (weeks?|days?|months?|minutes?|hours?)$/.test(lower)) continue;
+    // nor a moment seconds away: chrono reads "the second out" (a recogniser's "the second outage")
+    // as one second from now, with every field known, so it looked like a clock time said
+    if (r.start.isCertain('second') && r.start.get('second') !== 0) continue;
     // Parts of day inside greetings and habits ("good morning", "have a lovely evening", "every
     // night") are not dates.
     const before = sentence.slice(0, r.index).toLowerCase();
