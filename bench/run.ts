@@ -177,8 +177,10 @@ const BENCHES: Bench[] = [
   // Held-out before in-sample: the held-out block of analysis.md and voice-real.md first.
   // The dev part (in-sample, tuned on) on its text only: with 122 dev calls each recognised tier takes
   // about 1.5 hours on 2 cores from a cold cache. Tuning runs them: bench/analysis-heldout.ts --set dev
-  // --tiers m4a,phone8k. The held-out part always runs every tier.
-  { name: 'analysis-heldout', kind: 'writes', args: ['bench/analysis-heldout.ts', '--dev-tiers', 'text'], report: 'analysis.md', frame: ANALYSIS_FRAME, dataset: `bench/dialogues: ${HELD_OUT_IDS.length} held-out calls (and ${devIds().length} dev calls, in-sample)`, sample: 'held-out' },
+  // --tiers m4a,phone8k. The held-out part always runs every tier, with the diagnostic `words` tier
+  // (the exact words in the recogniser's form) between text and m4a, so that one run tells what the
+  // form costs and what recognition errors cost.
+  { name: 'analysis-heldout', kind: 'writes', args: ['bench/analysis-heldout.ts', '--tiers', 'm4a,phone8k,text,words', '--dev-tiers', 'text'], report: 'analysis.md', frame: ANALYSIS_FRAME, dataset: `bench/dialogues: ${HELD_OUT_IDS.length} held-out calls (and ${devIds().length} dev calls, in-sample)`, sample: 'held-out' },
   { name: 'analysis', kind: 'writes', args: ['bench/analysis.ts', '--asr'], report: 'analysis.md', frame: ANALYSIS_FRAME, dataset: 'corpus dialogues and the dialogue sets of bench/analysis.ts', sample: 'in-sample' },
   { name: 'voice-real', kind: 'writes', args: ['bench/voice-real.ts'], report: 'voice-real.md', dataset: 'real-voice recordings (bench/voice-real.ts)', sample: 'held-out' },
   { name: 'voice', kind: 'writes', args: ['bench/voice.ts'], report: 'voice.md', dataset: SYNTHETIC, sample: 'in-sample' },
