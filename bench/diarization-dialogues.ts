@@ -11,7 +11,7 @@ import { diarizeFrames } from '../src/pipeline/diarization/mono.js';
 import type { Pipeline } from '../src/pipeline/index.js';
 import { loadScorer, projectRoot, transcribeTruthAudio, type Truth } from '../test/support/corpus.js';
 import { cachingTranscriber } from '../test/support/recognition-cache.js';
-import { devIds, HELD_OUT_IDS } from './support/analysis-sets.js';
+import { devIds, notForTuning } from './support/analysis-sets.js';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(name);
@@ -21,7 +21,7 @@ const outDir = path.join(projectRoot, '.cache/analysis-dialogues');
 const TIERS = { m4a: 'call.m4a', phone8k: 'phone8k.wav' } as const;
 const tiers = (arg('--tiers') ?? 'm4a,phone8k').split(',') as Array<keyof typeof TIERS>;
 const ids = arg('--ids')?.split(',') ?? devIds();
-const refused = ids.filter((id) => HELD_OUT_IDS.includes(id));
+const refused = ids.filter((id) => notForTuning().has(id));
 if (refused.length) throw new Error(`held-out calls are not for tuning: ${refused.join(', ')}`);
 const monoOpts = JSON.parse(arg('--opts') ?? '{}');
 

@@ -12,7 +12,7 @@ import { diarizeFrames, MfccClusterDiarizer } from '../src/pipeline/diarization/
 import { groupUtterances, resolveSpeakers } from '../src/pipeline/resolution/index.js';
 import type { AttributedWord } from '../src/pipeline/types.js';
 import { loadScorer, projectRoot, type Truth } from '../test/support/corpus.js';
-import { devIds, HELD_OUT_IDS } from './support/analysis-sets.js';
+import { devIds, notForTuning } from './support/analysis-sets.js';
 import { truthTurnWords, wordUtterances } from './support/truth-words.js';
 
 function arg(name: string): string | undefined {
@@ -23,7 +23,7 @@ const outDir = path.join(projectRoot, '.cache/analysis-dialogues');
 const TIERS = { m4a: 'call.m4a', phone8k: 'phone8k.wav', mono16k: 'mono16k.wav' } as const;
 const tiers = (arg('--tiers') ?? 'phone8k').split(',') as Array<keyof typeof TIERS>;
 const ids = arg('--ids')?.split(',') ?? devIds();
-if (ids.some((id) => HELD_OUT_IDS.includes(id))) throw new Error('held-out calls are not for tuning');
+if (ids.some((id) => notForTuning().has(id))) throw new Error('held-out calls are not for tuning');
 const opts = JSON.parse(arg('--opts') ?? '{}');
 const resolve = process.argv.includes('--resolve');
 const scorer = await loadScorer();

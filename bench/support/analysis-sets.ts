@@ -190,8 +190,12 @@ export function analysisDialogueIds(): string[] {
   return fs.readdirSync(analysisDialoguesDir).filter((f) => f.endsWith('.json')).map((f) => f.replace(/\.json$/, '')).sort();
 }
 
+/** Held-out calls in use and the pending eighth set (unmeasured held-out data too): never tuned or traced on. */
+export function notForTuning(): Set<string> {
+  return new Set([...HELD_OUT_IDS, ...PENDING_HELD_OUT_IDS_8]);
+}
+
 export function devIds(): string[] {
-  // The pending eighth set is unmeasured held-out data too: keep it out of dev so no one tunes on it.
-  const held = new Set([...HELD_OUT_IDS, ...PENDING_HELD_OUT_IDS_8]);
+  const held = notForTuning();
   return analysisDialogueIds().filter((id) => !held.has(id));
 }
