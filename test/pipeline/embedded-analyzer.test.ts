@@ -1108,4 +1108,21 @@ describe('EmbeddedAnalyzer on how people punctuate (session 20)', () => {
     assert.equal(e.ownerDisplayName, 'Anna Berg');
     assert.equal(a.actionItems?.length, 1, JSON.stringify(titles(a)));
   });
+
+  it('reads "Let me check." said alone as a pause to look, not an errand, so the invite promised after it keeps its owner', async () => {
+    const a = await run([
+      [1, 'It is about an hour, on Zoom. Could you do Friday the thirteenth at three?'],
+      [0, 'Let me check. Yes, I can do three.'],
+      [1, 'Great. I will send you the Zoom invite today.'],
+    ]);
+    const m = only(a.actionItems, (i) => i.intent === 'meeting');
+    assert.equal(m.ownerDisplayName, 'Tom Wells');
+    assert.equal(a.actionItems?.length, 1, JSON.stringify(titles(a)));
+  });
+
+  it('reads "could you do Thursday at 2 p m", the letters apart as a recogniser writes them, as a time offered', () => {
+    const transcript = transcriptOf([[1, 'could you do thursday the 12th at 2 p m']], ['Anna Berg', 'Tom Wells'], recordedAt);
+    const acts = buildCallText(transcript, context).units.flatMap((u) => clausesOf(u).map((c) => `${c.kind}: ${c.vp}`));
+    assert.deepEqual(acts, ['proposal: do thursday the 12th at 2 p m']);
+  });
 });
