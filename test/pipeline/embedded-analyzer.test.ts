@@ -1125,4 +1125,13 @@ describe('EmbeddedAnalyzer on how people punctuate (session 20)', () => {
     const acts = buildCallText(transcript, context).units.flatMap((u) => clausesOf(u).map((c) => `${c.kind}: ${c.vp}`));
     assert.deepEqual(acts, ['proposal: do thursday the 12th at 2 p m']);
   });
+
+  it('reads "I\'ll put you down for that one" after a slot asked for as the slot taken, not an errand', async () => {
+    const a = await run([
+      [1, 'The earliest I have is Wednesday morning, eight till twelve.'],
+      [0, 'Wednesday morning I have a meeting. Could you do Thursday afternoon instead?'],
+      [1, 'Thursday afternoon is one till five. I will put you down for that one.'],
+    ]);
+    assert.equal((a.actionItems ?? []).filter((i) => /\bput\b.*\bdown\b/i.test(i.title)).length, 0, JSON.stringify(titles(a)));
+  });
 });

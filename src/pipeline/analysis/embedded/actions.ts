@@ -516,7 +516,9 @@ export function extractActions(ct: CallText): ActionResult {
       if (clause.kind === 'other' || clause.negated) continue;
       // "I have Saturday at eight open. Does that work?" - "Yeah, I can do that.": the time proposed
       // taken, not a plan to "do that"
-      if ((clause.kind === 'commit' || clause.kind === 'soft') && /^do (?:that|it|this)$/i.test(clause.vp) && proposedJustBefore(ct, unit)) {
+      // ("Could you do the afternoon instead?" - "Afternoon's twelve till four. I'll put you down for
+      // that one.": the slot taken, which the appointment step makes the item of)
+      if ((clause.kind === 'commit' || clause.kind === 'soft') && (/^do (?:that|it|this)$/i.test(clause.vp) || /^(?:put|pencil|book|write)\s+(?:you|him|her|them)\s+(?:down|in)(?:\s+for\s+(?:that|it|this)(?:\s+(?:one|slot|time))?)?$/i.test(clause.vp)) && proposedJustBefore(ct, unit)) {
         accepts.push({ unit, clause: { ...clause, kind: 'accept' } });
         continue;
       }
