@@ -1027,3 +1027,111 @@ describe('EmbeddedAnalyzer on what new authors write (session 20)', () => {
     assert.equal(keys.intent, 'task');
   });
 });
+
+describe('EmbeddedAnalyzer on how people punctuate (session 20)', () => {
+  const recordedAt = '2025-06-10T15:00:00Z'; // a Tuesday
+  const context: AnalysisContext = { userDisplayName: 'Anna Berg', contactName: 'Tom Wells', phoneNumber: null, direction: 'OUTGOING', recordedAt, title: null };
+  const run = (turns: Array<[0 | 1, string]>) => analyzer.analyze(transcriptOf(turns, ['Anna Berg', 'Tom Wells'], recordedAt), context);
+  const titles = (a: Analysis) => (a.actionItems ?? []).map((i) => `${i.intent}: ${i.title}`);
+
+  it('reads "I can X, or Y" as options put to the listener, and the one chosen as no new errand', async () => {
+    const a = await run([
+      [0, 'So what happens to the deposit?'],
+      [1, 'Your choice. I can transfer it to your savings, or keep it on file for the next booking.'],
+      [0, 'Keep it on file, we will be back in spring.'],
+    ]);
+    assert.deepEqual(titles(a), []);
+  });
+
+  it('reads "Yes, perfect, book that." after a time offered as the time taken, not an errand about whatever "that" was', async () => {
+    const a = await run([
+      [1, 'The next opening is Friday the thirteenth at ten.'],
+      [0, 'Hmm, that is the day of my brother\'s graduation ceremony. Anything later?'],
+      [1, 'Monday the sixteenth, same time?'],
+      [0, 'Yes, perfect, book that.'],
+    ]);
+    assert.equal((a.actionItems ?? []).filter((i) => /graduation|book/i.test(i.title)).length, 0, JSON.stringify(titles(a)));
+  });
+
+  it('reads a heads-up asked for, with "Like a text when ..." as the next sentence, as one message', async () => {
+    const a = await run([
+      [0, 'Could you give me a heads up before you get here? Like a text when you are ten minutes away.'],
+      [1, 'Sure, I will text you when I am ten minutes away.'],
+    ]);
+    const msg = only(a.actionItems, (i) => i.intent === 'message');
+    assert.equal(msg.ownerDisplayName, 'Tom Wells');
+    assert.equal(a.actionItems?.length, 1, JSON.stringify(titles(a)));
+  });
+
+  it('reads "I\'d better put a reminder in my phone or I\'ll forget" as a reminder the speaker sets', async () => {
+    const a = await run([
+      [1, 'The parts should be in by Thursday.'],
+      [0, 'Great. I had better put a reminder in my phone or I will forget.'],
+    ]);
+    const r = only(a.actionItems, (i) => i.intent === 'reminder');
+    assert.equal(r.ownerDisplayName, 'Anna Berg');
+  });
+
+  it('reads "You have to X. Just email ..." as one request, the second sentence saying how', async () => {
+    const a = await run([
+      [0, 'How do I get the parking permit?'],
+      [1, 'You have to put the application in writing. Just email the office at permits at elm court dot org with your plate number.'],
+      [0, 'Okay, I will do that tonight.'],
+    ]);
+    const e = only(a.actionItems, (i) => i.intent === 'email');
+    assert.equal(e.ownerDisplayName, 'Anna Berg');
+    assert.equal(a.actionItems?.length, 1, JSON.stringify(titles(a)));
+  });
+
+  it('reads "Try to get it in by Friday" after an e-mail asked for as that e-mail\'s deadline, not a second errand', async () => {
+    const a = await run([
+      [1, 'If you could e-mail us the signed lease and a copy of your ID, we can process it quickly.'],
+      [0, 'Sure, where do I send it?'],
+      [1, 'To leasing at elm court dot org. Try to get it in by Friday, before the owner signs.'],
+      [0, 'Will do, I will send it tonight after work.'],
+    ]);
+    const e = only(a.actionItems, (i) => i.intent === 'email');
+    assert.equal(e.ownerDisplayName, 'Anna Berg');
+    assert.equal(a.actionItems?.length, 1, JSON.stringify(titles(a)));
+  });
+
+  it('reads an address dictated a few sentences before the e-mail asked for as where that e-mail goes', async () => {
+    const a = await run([
+      [1, 'We will need the receipts for the repair. You can email them to claims at harbor mutual dot com.'],
+      [0, 'Claims at harbor mutual dot com. The repair was four hundred dollars, by the way.'],
+      [1, 'That should be covered. The adjuster is Mark, he handles your area.'],
+      [0, 'Good to know.'],
+      [1, 'Please get the receipts to us by the end of the week.'],
+      [0, 'I will send them tonight.'],
+    ]);
+    const e = only(a.actionItems, (i) => i.intent === 'email');
+    assert.equal(e.ownerDisplayName, 'Anna Berg');
+    assert.equal(a.actionItems?.length, 1, JSON.stringify(titles(a)));
+  });
+
+  it('reads "Let me check." said alone as a pause to look, not an errand, so the invite promised after it keeps its owner', async () => {
+    const a = await run([
+      [1, 'It is about an hour, on Zoom. Could you do Friday the thirteenth at three?'],
+      [0, 'Let me check. Yes, I can do three.'],
+      [1, 'Great. I will send you the Zoom invite today.'],
+    ]);
+    const m = only(a.actionItems, (i) => i.intent === 'meeting');
+    assert.equal(m.ownerDisplayName, 'Tom Wells');
+    assert.equal(a.actionItems?.length, 1, JSON.stringify(titles(a)));
+  });
+
+  it('reads "could you do Thursday at 2 p m", the letters apart as a recogniser writes them, as a time offered', () => {
+    const transcript = transcriptOf([[1, 'could you do thursday the 12th at 2 p m']], ['Anna Berg', 'Tom Wells'], recordedAt);
+    const acts = buildCallText(transcript, context).units.flatMap((u) => clausesOf(u).map((c) => `${c.kind}: ${c.vp}`));
+    assert.deepEqual(acts, ['proposal: do thursday the 12th at 2 p m']);
+  });
+
+  it('reads "I\'ll put you down for that one" after a slot asked for as the slot taken, not an errand', async () => {
+    const a = await run([
+      [1, 'The earliest I have is Wednesday morning, eight till twelve.'],
+      [0, 'Wednesday morning I have a meeting. Could you do Thursday afternoon instead?'],
+      [1, 'Thursday afternoon is one till five. I will put you down for that one.'],
+    ]);
+    assert.equal((a.actionItems ?? []).filter((i) => /\bput\b.*\bdown\b/i.test(i.title)).length, 0, JSON.stringify(titles(a)));
+  });
+});

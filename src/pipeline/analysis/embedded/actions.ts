@@ -63,6 +63,11 @@ const DOCUMENTISH = /\b(quotes?|quotations?|estimates?|invoices?|receipts?|docum
 const URGENT = /\b(urgent|urgently|asap|as soon as possible|right away|immediately|straight away|today|tonight|this (?:morning|afternoon|evening)|within the hour)\b/i;
 const GENERIC_VP = /^(do (that|it|this|so)|will do|handle (that|it)|take care of (that|it)|get (on|onto) (that|it))\b/i;
 
+// A notice asked for or promised without its means ("give me a heads up", "let me know"), and the
+// means said after it as a fragment ("Like a text when ...", "Maybe a quick call").
+const NOTICE_VP = /^(?:give|send|drop)\s+(?:me|us|him|her|them|you)\s+(?:a\s+)?(?:quick\s+)?(?:heads[- ]?up|shout|warning|notice)\b|^let\s+(?:me|us|him|her|them|you)\s+know\b/i;
+const MEANS_AFTER = /^(?:like|say|maybe|perhaps|just|ideally|even|or|by|via)\s+(?:a|an)\s+(?:quick\s+|short\s+)?(text message|text|message|whatsapp|call|ring|phone call|buzz|e-?mail)\b/i;
+
 const VIDEO_CALL_VP = /^(?:video[- ]?call|video chat|facetime|skype)\s+(?:you|me|us|him|her|them|[A-Z][a-z]+)\b/i;
 
 /** Provider named in a text, only when it was explicit. */
@@ -182,6 +187,15 @@ function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecede
   const afterthought = tail && tail.turn === unit.turn && tail.words <= 4 && /^(?:on|by|via|over|through|in)\s/i.test(tail.plain) ? tail.norm : '';
   const channel = channelOf(vp, verb) ?? (afterthought ? channelOf(afterthought, '') : null);
   const hasEmail = unit.entities.some((e) => e.kind === 'email' && vp.includes((e as SpokenEmail).address));
+  // "Would you mind giving me a heads up before you come? Like a text when you're half an hour out.":
+  // the means said in the next sentence of the turn is the notice's
+  const means = tail && tail.turn === unit.turn && NOTICE_VP.test(vp) ? tail.plain.match(MEANS_AFTER) : null;
+  if (means) {
+    const how = means[1].toLowerCase();
+    if (/^(?:call|ring|phone call|buzz)$/.test(how)) return { intent: 'call', channel: null, provider: null };
+    if (/^e-?mail$/.test(how)) return { intent: 'email', channel: null, provider: null };
+    return { intent: 'message', channel: channelOf(tail.norm, '') ?? (how === 'message' ? null : 'sms'), provider: null };
+  }
   // "I'll send her a message on Slack": a message sent is a message, on whatever chat it goes
   const chatSent = /^(send|drop|shoot|fire|flick|write|post)$/.test(verb) && /\b(?:a|an)\s+(?:quick\s+|short\s+)?(?:message|dm|direct message|chat message)\b|\bon (?:slack|teams chat|messenger|signal|imessage)\b/i.test(vp);
   // "I'll video call you on WhatsApp", "FaceTime me on Sunday": a video call is a meeting, whatever
@@ -502,7 +516,17 @@ export function extractActions(ct: CallText): ActionResult {
       if (clause.kind === 'other' || clause.negated) continue;
       // "I have Saturday at eight open. Does that work?" - "Yeah, I can do that.": the time proposed
       // taken, not a plan to "do that"
-      if ((clause.kind === 'commit' || clause.kind === 'soft') && /^do (?:that|it|this)$/i.test(clause.vp) && proposedJustBefore(ct, unit)) {
+      // ("Could you do the afternoon instead?" - "Afternoon's twelve till four. I'll put you down for
+      // that one.": the slot taken, which the appointment step makes the item of)
+      if ((clause.kind === 'commit' || clause.kind === 'soft') && (/^do (?:that|it|this)$/i.test(clause.vp) || /^(?:put|pencil|book|write)\s+(?:you|him|her|them)\s+(?:down|in)(?:\s+for\s+(?:that|it|this)(?:\s+(?:one|slot|time))?)?$/i.test(clause.vp)) && proposedJustBefore(ct, unit)) {
+        accepts.push({ unit, clause: { ...clause, kind: 'accept' } });
+        continue;
+      }
+      // "Tuesday the sixteenth, same window?" - "Yes, perfect, book that.": the time offered taken,
+      // not an errand to book whatever "that" was last said of
+      // ("I can refund it to your bank, or leave it on for the winter." - "Leave it on the account":
+      // the option chosen, which the one who offered it carries out as part of what they said)
+      if (clause.kind === 'request' && (TAKE_OFFERED.test(clause.vp) && offeredJustBefore(ct, unit) || choseOffered(ct, unit, clause))) {
         accepts.push({ unit, clause: { ...clause, kind: 'accept' } });
         continue;
       }
@@ -594,14 +618,37 @@ export function extractActions(ct: CallText): ActionResult {
       purposeOf.cands.push({ ...c, clause: { ...c.clause, kind: 'commit', modal: planBefore.clause.modal } });
       continue;
     }
+    // "You can email them to claims dot desk at ..." ... "Please get the photos to us by the end of
+    // the week" - "I'll send them tonight": the address dictated is where the e-mail asked for a few
+    // sentences later goes, not an e-mail of its own
+    if (c.unclaimed) {
+      const sent = groups.find((g) => g.owner.speakerId === c.owner.speakerId && g.intent === 'email' && g.cands.every((x) => x.unit.turn > c.unit.turn && x.unit.turn - c.unit.turn <= ADDRESS_REACH_BEFORE + 2));
+      if (sent) {
+        sent.cands.push(c);
+        continue;
+      }
+    }
+    // "Could you e-mail us the color name and a photo?" ... "Try to get it in by Friday": a request
+    // again, by a pronoun for what the same speaker asked for a turn or two before, is that request
+    // with its deadline, not a second errand
+    if (c.clause.kind === 'request' && c.intent === 'task' && /^(?:get|send|submit)\s+(?:it|them)\b/i.test(c.clause.vp.replace(/^try\s+(?:to|and)\s+/i, ''))) {
+      const asked = [...groups].reverse().find((g) => g.owner.speakerId === c.owner.speakerId && (g.intent === 'email' || g.intent === 'message') && c.unit.turn - lastTurn(g) <= 2 && c.unit.turn > lastTurn(g) - 1 && g.cands.some((x) => x.clause.kind === 'request' && x.unit.turn < c.unit.turn && x.unit.speaker.speakerId === c.unit.speaker.speakerId && !x.clause.conditional));
+      if (asked) {
+        asked.cands.push(c);
+        continue;
+      }
+    }
     // "Can you call Uncle Bill and invite him?": a second verb whose object points back to the
     // first one's is the same request ("ask your doctor to fax it, and call us back" stays two)
     const sibling = groups[groups.length - 1];
     const lastCand = sibling?.cands[sibling.cands.length - 1];
+    // ("You have to put the request in writing. Just email the board at ...": the next sentence
+    // that says how, opening with "just", is the same request, however the sentences were cut)
+    const how = !!lastCand && lastCand.unit !== c.unit && lastCand.unit.turn === c.unit.turn && c.unit.idx === lastCand.unit.idx + 1 && /^(?:just|simply)\s/i.test(c.unit.plain);
     if (
-      lastCand && lastCand.unit === c.unit && lastCand.clause.kind === 'request' && c.clause.kind === 'request' &&
+      lastCand && (lastCand.unit === c.unit || how) && lastCand.clause.kind === 'request' && c.clause.kind === 'request' &&
       sibling.owner.speakerId === c.owner.speakerId &&
-      ((/^\w+\s+(him|her|them)\b/i.test(c.clause.vp) && (c.intent === 'task' || sibling.intent === 'task' || c.intent === sibling.intent)) ||
+      (how || (/^\w+\s+(him|her|them)\b/i.test(c.clause.vp) && (c.intent === 'task' || sibling.intent === 'task' || c.intent === sibling.intent)) ||
         // "Please send it by Friday, and write your application number on the envelope", "sign it and
         // send it back": two errands asked in one breath are the steps of one task (an e-mail and a
         // call asked together stay two items)
@@ -1020,6 +1067,26 @@ function welcomed(ct: CallText, g: Group): boolean {
 function proposedJustBefore(ct: CallText, unit: Unit): boolean {
   const prev = ct.units.filter((u) => u.turn === unit.turn - 1 && u.speaker.speakerId !== unit.speaker.speakerId);
   return prev.some((u) => clausesOf(u).some((c) => c.kind === 'proposal')) && prev.some((u) => u.dates.some((d) => d.date !== null));
+}
+
+const TAKE_OFFERED = /^(?:book|take|grab|reserve|confirm|do|lock in|pencil in)\s+(?:that|it|this)(?:\s+(?:one|slot|in|then|please|for me))*$/i;
+
+/** Whether the other party's turn just before the unit's offered a time: a proposal, or a question with a day in it ("Tuesday the sixteenth, same window?"). */
+function offeredJustBefore(ct: CallText, unit: Unit): boolean {
+  if (proposedJustBefore(ct, unit)) return true;
+  const prev = ct.units.filter((u) => u.turn === unit.turn - 1 && u.speaker.speakerId !== unit.speaker.speakerId);
+  return prev.some((u) => u.isQuestion && u.dates.some((d) => d.date !== null));
+}
+
+/** Whether the request picks one of the options the other party just offered ("I can X, or Y" - "Y, please"). */
+function choseOffered(ct: CallText, unit: Unit, clause: Clause): boolean {
+  const verb = clause.verb.toLowerCase();
+  if (!verb) return false;
+  const prev = ct.units.filter((u) => u.turn === unit.turn - 1 && u.speaker.speakerId !== unit.speaker.speakerId);
+  return prev.some((u) => {
+    const m = u.norm.match(/\b(?:I|we)\s+(?:can|could)\s+(?:just\s+)?(\w+)\b.*?,?\s+or\s+(?:(?:I|we)\s+(?:can|could)\s+)?(?:just\s+)?(\w+)\b/i);
+    return !!m && (m[1].toLowerCase() === verb || m[2].toLowerCase() === verb);
+  });
 }
 
 // How an addressee takes a request on at the start of their answer: "Sure, I'll be there", "Okay".

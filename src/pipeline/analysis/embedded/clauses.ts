@@ -88,10 +88,10 @@ const HOW_TO_REACH = /^(?:[Jj]ust\s+)?(?:[Aa]sk for\s+(?:[A-Z][a-z]+|me|us)\b|[U
 const INFO_REQUEST = /^(hear|repeat|say|spell|hold|explain|describe|confirm|clarify|tell me (more|about|what|how|if|whether|why|when|where|who)|give me a (second|moment|minute|sec)|see|imagine|believe|understand)\b/i;
 
 const SUBJECT_MODAL =
-  /^(I|we|We)\s+(will|shall|am going to|are going to|am gonna|are gonna|plan to|intend to|promise to|am happy to|are happy to|would be happy to|will be happy to|am about to|will make sure to|will be sure to|can|could|may|might|need to|have to|must|should|will try to|am planning to|are planning to|will have to)\s+(.+)$/i;
+  /^(I|we|We)\s+(will|shall|am going to|are going to|am gonna|are gonna|plan to|intend to|promise to|am happy to|are happy to|would be happy to|will be happy to|am about to|will make sure to|will be sure to|can|could|may|might|need to|have to|must|should|will try to|am planning to|are planning to|will have to|had better|would better|better)\s+(.+)$/i;
 const PROGRESSIVE = /^(I|we|We)\s+(am|are)\s+(\w+ing)\b\s*(.*)$/i;
 // ("let me write that down": a note taken while the other party dictates, not an errand)
-const LET_ME = /^let me\s+(?!know\b)(?!see\b|think\b|(?:write|jot|note|take|get|put) (?:that|it|this|them|those) down\b|check (?:that|this|it|now)\b|have a look\b|take a look\b|look (?:that|it|this) up\b|(?:pull|bring|look) (?:\w+ ){0,2}up\b|find (?:that|it|this)\b|grab\b|just\b|explain\b|ask\b)(.+)$/i;
+const LET_ME = /^let me\s+(?!know\b)(?!see\b|think\b|(?:write|jot|note|take|get|put) (?:that|it|this|them|those) down\b|check (?:that|this|it|now)\b|check\s*[.!]?$|check (?:my|the|our) (?:calendar|diary|schedule|availability)\s*[.!]?$|have a look\b|take a look\b|look (?:that|it|this) up\b|(?:pull|bring|look) (?:\w+ ){0,2}up\b|find (?:that|it|this)\b|grab\b|just\b|explain\b|ask\b)(.+)$/i;
 const LET_US = /^let us\s+(.+)$/i;
 const HAPPY_TO = /^(?:(?:I|we)\s+(?:am|are|would be|will be)\s+)?(?:happy|glad|more than happy)\s+to\s+(.+)$/i;
 // ("could someone pick her up within the hour?": someone on the listener's side, asked through them;
@@ -328,7 +328,8 @@ const TIME_FILLER = /^(?:on|at|around|about|by|this|next|the|in|of|or|either|may
 
 /** "Thursday, October 1st, at 2 p.m.", "two", "Friday morning instead": nothing but a day or a time. */
 function isTimeOnly(s: string): boolean {
-  const words = s.toLowerCase().replace(/\b([ap])\.?m\b\.?/g, '$1m').replace(/[,?!]+|\.(?=\s|$)/g, ' ').split(/\s+/).filter(Boolean);
+  // ("2 p m": the letters as a recogniser writes them, apart)
+  const words = s.toLowerCase().replace(/\b([ap])\.?\s?m\b\.?/g, '$1m').replace(/[,?!]+|\.(?=\s|$)/g, ' ').split(/\s+/).filter(Boolean);
   return words.length > 0 && words.some((w) => TIME_WORD.test(w)) && words.every((w) => TIME_WORD.test(w) || TIME_FILLER.test(w));
 }
 
@@ -448,6 +449,11 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
     // "we'll need about thirty minutes" states a requirement, not a plan
     if (/^(need|be needing|want|like|love|see about)\b/i.test(vp) && !/^need to\b/i.test(vp)) return mk('other', vp, negated);
     if (negated) return mk('other', vp, true);
+    // "I can refund it to your bank, or leave it on for the winter": options put to the listener,
+    // whose choice says what is done, not a promise of either
+    // (one with a day is the plan, the day taken or not: "we can redeliver Friday, or hold it at the depot")
+    const alt = /^(?:can|could)$/.test(modal) && unit.dates.length === 0 ? vp.match(/,?\s+or\s+(?:(?:I|we)\s+(?:can|could)\s+)?(?:just\s+)?([a-z].*)$/i) : null;
+    if (alt && startsWithVerb(vp) && IMPERATIVE_VERBS.test(alt[1]) && !/^(?:not|so)\b/i.test(alt[1])) return { ...mk('other', vp), modal };
     const soft = /^(could|may|might|should)$/.test(modal) || (modal === 'can' && unit.dates.length === 0);
     return { ...mk(soft ? 'soft' : 'commit', vp), modal };
   }
