@@ -174,7 +174,10 @@ const FUTURE_MARKER = /\b(will|should|shall|can|could|is going to|are going to|g
 // An imperative outside this list is more likely a tagging or recognition error than a request.
 // (the chores of a visit or a favour, "clear the cupboard under the boiler", "water the plants",
 // "approve the invoices", are as common as the errands)
-export const IMPERATIVE_VERBS = /^(?:just\s+)?(call|ring|phone|text|message|whatsapp|email|fax|invoice|e-mail|mail|send|resend|forward|share|check|double-check|confirm|book|schedule|reschedule|cancel|remind|bring|take|pick|drop|grab|get|buy|order|pay|sign|fill|complete|submit|upload|download|return|ship|post|print|scan|review|read|look|update|arrive|come|go|meet|join|contact|reach|give|let|keep|try|ask|tell|write|note|add|remove|change|reset|restart|turn|unplug|plug|install|open|close|lock|leave|wait|hold|save|transfer|deposit|collect|deliver|fix|clean|prepare|make|set|put|use|log|register|renew|follow|visit|stop|start|bring|find|remember|ensure|double|clear|tidy|empty|move|water|feed|wash|pack|label|charge|measure|photograph|switch|unlock|attach|approve|include|notify|inform)\b/i;
+/** The verbs an instruction opens with, as a regex alternation (the rules below build their patterns from it). */
+export const IMPERATIVE_VERB_NAMES =
+  'call|ring|phone|text|message|whatsapp|email|fax|invoice|e-mail|mail|send|resend|forward|share|check|double-check|confirm|book|schedule|reschedule|cancel|remind|bring|take|pick|drop|grab|get|buy|order|pay|sign|fill|complete|submit|upload|download|return|ship|post|print|scan|review|read|look|update|arrive|come|go|meet|join|contact|reach|give|let|keep|try|ask|tell|write|note|add|remove|change|reset|restart|turn|unplug|plug|install|open|close|lock|leave|wait|hold|save|transfer|deposit|collect|deliver|fix|clean|prepare|make|set|put|use|log|register|renew|follow|visit|stop|start|bring|find|remember|ensure|double|clear|tidy|empty|move|water|feed|wash|pack|label|charge|measure|photograph|switch|unlock|attach|approve|include|notify|inform';
+export const IMPERATIVE_VERBS = new RegExp(`^(?:just\\s+)?(${IMPERATIVE_VERB_NAMES})\\b`, 'i');
 
 /** "texting" -> "text", "dropping" -> "drop" (compromise leaves some gerunds as they are). */
 export function baseOfGerund(w: string): string {
@@ -258,7 +261,7 @@ function splitClauses(expanded: string): Array<{ text: string; offset: number; j
 // "I'll approve the invoices by Friday, send the forecast to finance by the 10th, and attend the
 // review": a list of verb phrases after one subject is as many tasks, each with that subject (a
 // comma, then a verb people ask or promise with, then its object).
-const LISTED_VERB = new RegExp(`,\\s+(?=${IMPERATIVE_VERBS.source.replace(/^\^(?:\(\?:just\\s\+\)\?)?/, '').replace(/\\b$/, '')}\\s+(?:the|a|an|my|your|our|his|her|their|it|them|him|her|me|us|this|that|these|those)\\b)`, 'gi');
+const LISTED_VERB = new RegExp(`,\\s+(?=(${IMPERATIVE_VERB_NAMES})\\s+(?:the|a|an|my|your|our|his|her|their|it|them|him|her|me|us|this|that|these|those)\\b)`, 'gi');
 
 function splitList(part: { text: string; offset: number; joined: boolean }): Array<{ text: string; offset: number; joined: boolean }> {
   const out: Array<{ text: string; offset: number; joined: boolean }> = [];
@@ -504,15 +507,15 @@ const HEARD_CALL_BACK = /\bcause back\b/gi;
 
 // "The email them to ... by Friday" for "Please email them ...": a determiner cannot stand before a
 // verb that takes an object pronoun, so the word the recogniser put there is read as "please".
-const HEARD_PLEASE = new RegExp(`^(?:the|a|uh|um)\\s+(?=${IMPERATIVE_VERBS.source.replace(/^\^/, '').replace(/\\b$/, '')}\\s+(?:me|us|it|them|him|her)\\b)`, 'i');
+const HEARD_PLEASE = new RegExp(`^(?:the|a|uh|um)\\s+(?=(?:just\\s+)?(${IMPERATIVE_VERB_NAMES})\\s+(?:me|us|it|them|him|her)\\b)`, 'i');
 
 // The first person's auxiliaries as an offline recogniser writes them at the start of a clause, no
 // apostrophe heard: "all send it tonight" / "ill call you back" for "I'll ...", "among to email you"
 // / "I'm gonna" for "I'm going to"; and the negative question "can't you send it?" is a request as
 // "can you" is. Repaired for reading the speech act only; quotes keep the words as recognised.
-const HEARD_ILL = new RegExp(`(^|[.,;!?]\\s+|\\b(?:and|so|then|okay|sure|yes|yeah|right|fine|great|confirm|recap)\\s+)(?:all|ill|aisle|isle)\\s+(?=${IMPERATIVE_VERBS.source.replace(/^\^(?:\(\?:just\\s\+\)\?)?/, '').replace(/\\b$/, '')}\\s+(?:you|it|them|that|this|the|a|an|him|her|me|us|your|my|our|back|over|up|out|by)\\b)`, 'gi');
+const HEARD_ILL = new RegExp(`(^|[.,;!?]\\s+|\\b(?:and|so|then|okay|sure|yes|yeah|right|fine|great|confirm|recap)\\s+)(?:all|ill|aisle|isle)\\s+(?=(${IMPERATIVE_VERB_NAMES})\\s+(?:you|it|them|that|this|the|a|an|him|her|me|us|your|my|our|back|over|up|out|by)\\b)`, 'gi');
 // ("I'm a" is "I'm gonna" only before a verb: "I'm a sophomore and ..." is no plan)
-const HEARD_GOING_TO = new RegExp(`(^|[.,;!?]\\s+|\\b(?:and|so|then|okay|sure|yes|yeah)\\s+)(?:(?:among|i am gonna|am gonna|im gonna)\\s+(?:to\\s+)?(?=[a-z]+\\s)|(?:i am a|i'm a)\\s+(?=${IMPERATIVE_VERBS.source.replace(/^\^(?:\(\?:just\\s\+\)\?)?/, '').replace(/\\b$/, '')}\\s))`, 'gi');
+const HEARD_GOING_TO = new RegExp(`(^|[.,;!?]\\s+|\\b(?:and|so|then|okay|sure|yes|yeah)\\s+)(?:(?:among|i am gonna|am gonna|im gonna)\\s+(?:to\\s+)?(?=[a-z]+\\s)|(?:i am a|i'm a)\\s+(?=(${IMPERATIVE_VERB_NAMES})\\s))`, 'gi');
 const NEGATIVE_ASK = /\b(can|could|will|would) not you\b/gi;
 
 // Hesitations inside a clause ("I'll email you the contract and, um, give the bank a ring") are no

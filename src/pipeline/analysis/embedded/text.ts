@@ -7,7 +7,7 @@ import type { Transcript, TranscriptSegment, SpeakerRole } from '../../../domain
 import type { AnalysisContext } from '../../../domain/analysis.js';
 import { normalizeSpoken, type SpokenEntity } from './spoken.js';
 import { callDay, dropCorrectedDates, onDay, resolveDates, shiftDay, type DateMention } from './dates.js';
-import { expand, IMPERATIVE_VERBS } from './clauses.js';
+import { expand, IMPERATIVE_VERB_NAMES } from './clauses.js';
 
 export interface Speaker {
   speakerId: string;
@@ -121,7 +121,7 @@ export function isPastSentence(norm: string, parsed?: View): boolean {
 // a sentence, so a run is cut before the openings that begin a new one in conversation: a subject
 // with a modal, a request or question opener, and a leading acknowledgement.
 // "please" opens a request before a verb; after a request and before anything else it closes it
-const PLEASE_VERB = `(?:${IMPERATIVE_VERBS.source.replace(/^\^(?:\(\?:just\\s\+\)\?)?\(/, '').replace(/\)\\b$/, '')}|have|be|bear|feel|allow|expect|hang|stay|wait|arrive|hold)`;
+const PLEASE_VERB = `(?:${IMPERATIVE_VERB_NAMES}|have|be|bear|feel|allow|expect|hang|stay|wait|arrive|hold)`;
 const PLEASE_OPENING = `please(?=\\s+(?:just\\s+|also\\s+|do\\s+|don't\\s+|kindly\\s+)?${PLEASE_VERB}\\b)`;
 const RUN_ON_OPENINGS = `(?:I'll|I will|I'm|I am|I'd (?:also |really )?(?:like|appreciate|prefer)|I would (?:also |really )?(?:like|appreciate|prefer)|we'll|we will|we can|we could|we're|we'd like|you'll need|let me|let's|let us|${PLEASE_OPENING}|can you|could you|would you|will you|could use|can use|do you|did you|are you|is it|is this|what's|what is|where should|where do|how much|how about|thanks|thank you|sounds good|no problem|(?:my|our|the) (?:cell |mobile |phone |direct )?(?:number|email|e-mail|email address|address) is)\\b`;
 // (not inside a subordinate clause: "what we can do is ...", "if I'm late"; not after "to confirm")
@@ -134,7 +134,7 @@ const SHORT_ACK = /^((?:no problem|got it|sure|okay|ok|great|perfect|yes|yeah|fi
 
 // Where a new sentence may start after a closing remark: an imperative ("Friday works, text me"),
 // a subject, a question word, a determiner or a connective ("That's fine. And I can email you").
-const VERB_LIST = IMPERATIVE_VERBS.source.replace(/^\^(?:\(\?:just\\s\+\)\?)?\(/, '').replace(/\)\\b$/, '');
+const VERB_LIST = IMPERATIVE_VERB_NAMES;
 const OPENER = `(?:(?:just\\s+)?(?:${VERB_LIST})|booking|sending|texting|calling|emailing|I|I'm|I'll|I've|I'd|we|we'll|we're|we've|you|you'll|you're|it|it's|that's|there's|he|she|they|this|which|what|when|where|how|can|could|would|will|should|shall|do|did|any|anything|so|oh|and|also|please|the|my|your|our)\\b`;
 // A closing remark said in the middle of a turn: an acceptance of what was proposed ("Monday's fine",
 // "Friday at three is fine", "ten works for everyone") or an acknowledgement ("I'm sorry", "no worries").
