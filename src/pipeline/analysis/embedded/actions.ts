@@ -1005,6 +1005,12 @@ function appointmentItems(ct: CallText, cands: Candidate[], items: AnalysisActio
     }
     found.push({ date: slot.d, units, turn: t });
   }
+  // named by what it is for, said around it ("the boiler service", "the final deck inspection"), and its day
+  const appointmentTitle = (f: (typeof found)[number]): string => {
+    const around = [-4, -3, -2, -1, 0, 1].flatMap((d) => byTurn.get(f.turn + d) ?? []);
+    const what = around.map((u) => u.norm.match(APPOINTMENT_NOUN)?.[1]).find(Boolean);
+    return `${capitalize(what ? what.toLowerCase() : 'appointment')} on ${dayLabel(f.date)}`;
+  };
   const out: Array<{ item: AnalysisActionItem; units: Unit[] }> = [];
   for (const f of found) {
     // "Would Thursday at quarter past two work?" - "That's fine. I'll make sure I'm at home.": the user's
@@ -1013,12 +1019,10 @@ function appointmentItems(ct: CallText, cands: Candidate[], items: AnalysisActio
     // the user set ("I'll put a reminder in my phone for Friday night") keeps its own words
     const present = items.find((it) => it.dueDate === f.date.date && it.ownerRole === 'USER' && it.intent === 'reminder' && !SELF_NOTE_TITLE.test(it.title));
     if (present) {
-      const around = [-4, -3, -2, -1, 0, 1].flatMap((d) => byTurn.get(f.turn + d) ?? []);
-      const what = around.map((u) => u.norm.match(APPOINTMENT_NOUN)?.[1]).find(Boolean);
       // (what the user said they will do for it stays in the title when it says something: "Appointment
       // on Monday 2 June at 13:00: have all the old keys ready", not "... : be")
       const own = contentStems(present.title).length >= 2 ? `: ${lowerFirst(present.title)}` : '';
-      const title = `${capitalize(what ? what.toLowerCase() : 'appointment')} on ${dayLabel(f.date)}${own}`;
+      const title = `${appointmentTitle(f)}${own}`;
       const segs = new Set([...(present.sourceSegmentIds ?? []), ...f.units.map((u) => u.segmentId)]);
       const units = ct.units.filter((u) => segs.has(u.segmentId));
       present.title = title;
@@ -1033,10 +1037,7 @@ function appointmentItems(ct: CallText, cands: Candidate[], items: AnalysisActio
     const turnOf = (seg: string) => turnOfSegment.get(seg) ?? -99;
     if (items.some((it) => it.ownerRole === 'USER' && it.intent === 'reminder' && (it.sourceSegmentIds ?? []).some((seg) => turnOf(seg) >= f.turn - 2 && turnOf(seg) <= f.turn + 6))) continue;
     if (out.some((o) => o.item.dueDate === f.date.date)) continue;
-    // what the appointment is for, said around it ("the boiler service", "the final deck inspection")
-    const around = [-4, -3, -2, -1, 0, 1].flatMap((d) => byTurn.get(f.turn + d) ?? []);
-    const what = around.map((u) => u.norm.match(APPOINTMENT_NOUN)?.[1]).find(Boolean);
-    const title = `${capitalize(what ? what.toLowerCase() : 'appointment')} on ${dayLabel(f.date)}`;
+    const title = appointmentTitle(f);
     const due: Due = { date: f.date.date!, text: f.date.text, mention: f.date };
     // The slot's time is the launcher time (`remindAt`): an appointment is read across turns ("next
     // Tuesday at, let me see, two forty five" - "two forty five, yep"), and the grounding check finds
