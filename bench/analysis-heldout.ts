@@ -194,7 +194,7 @@ async function runTier(pipeline: Pipeline, ids: string[], tier: Tier, verbose: b
 function recognisedForm(text: string): string[] {
   return text
     .toLowerCase()
-    .replace(/[$£€](\d[\d,.]*)/g, (_, n: string) => `${n} ${text.includes('£') ? 'pounds' : text.includes('€') ? 'euros' : 'dollars'}`)
+    .replace(/([$£€])(\d[\d,.]*)/g, (_, sign: string, n: string) => `${n} ${sign === '£' ? 'pounds' : sign === '€' ? 'euros' : 'dollars'}`)
     .replace(/[^a-z0-9']+/g, ' ')
     .split(' ')
     .filter(Boolean);
