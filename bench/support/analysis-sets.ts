@@ -182,6 +182,26 @@ export const HELD_OUT_IDS_8: readonly string[] = [
   'water-bill-leak-credit-none',
 ];
 
+/** The ninth held-out set, written blind in session 21 and kept out of dev until it is measured. */
+export const PENDING_HELD_OUT_IDS_9: readonly string[] = [
+  'allotment-waiting-list-none',
+  'analyst-job-offer-start-date',
+  'campervan-hire-pickup-pushed',
+  'childminder-half-term-extra-days',
+  'climbing-gym-birthday-party-changes',
+  'council-tax-single-person-discount',
+  'cricket-club-fixture-moved-sunday',
+  'driving-instructor-block-lessons',
+  'fiber-install-technician-reschedule',
+  'footy-carpool-rota-mixup',
+  'friend-half-marathon-congrats-none',
+  'hospice-fun-run-sponsorship',
+  'it-service-desk-mfa-reset',
+  'landlord-insurance-broker-renewal',
+  'neighbour-hedge-skip-split',
+  'wedding-band-booking-zoom',
+];
+
 /**
  * The held-out calls in use: the seventh and eighth sets (32 calls), never looked at to tune anything,
  * only reported. `--ids` of bench/analysis-heldout.ts reports one set alone.
@@ -194,7 +214,7 @@ export function analysisDialogueIds(): string[] {
 
 /** The held-out calls in use: never tuned or traced on (a set written blind but not yet registered belongs here too). */
 export function notForTuning(): Set<string> {
-  return new Set(HELD_OUT_IDS);
+  return new Set([...HELD_OUT_IDS, ...PENDING_HELD_OUT_IDS_9]);
 }
 
 export function devIds(): string[] {
