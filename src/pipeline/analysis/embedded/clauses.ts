@@ -236,7 +236,7 @@ export function opensWithVerb(vp: string): boolean {
 function splitClauses(expanded: string): Array<{ text: string; offset: number; joined: boolean }> {
   const parts: Array<{ text: string; offset: number; joined: boolean }> = [];
   let joined = false;
-  const re = /((?<=[.!?])\s+(?=[A-Z])|(?<=^(?:[Ww]e\s+)?[Ww]ill do)\s+(?=(?:I|we|you|could|can|would|should|shall|will|what|how|when|where|is|are|does|did|count on it|goodbye|bye|thanks|thank you)\b)|;\s+|,?\s+(?:and|but|so)\s+(?=(?:I|we|you|he|she|they|it|then|also)\b)|,\s+(?:and|but)\s+|\s+and\s+(?=(?:then\s+)?[a-z]+\s)|,\s+(?=(?:I|we|he|she|they)\s+(?!think\b|guess\b|mean\b|know\b)[a-z])|(?<=[a-z])\s+(?=(?:I|[Ww]e)\s+(?:will|shall|am going to|are going to|am gonna|are gonna)\s+(?!be\b|need\b|have\b|see\b)[a-z]))/g;
+  const re = /((?<=[.!?])\s+(?=[A-Z])|(?<=^(?:[Ww]e\s+)?[Ww]ill do)\s+(?=(?:I|we|you|could|can|would|should|shall|will|what|how|when|where|is|are|does|did|count on it|goodbye|bye|thanks|thank you)\b)|;\s+|:\s+(?=[A-Za-z])|,?\s+(?:and|but|so)\s+(?=(?:I|we|you|he|she|they|it|then|also)\b)|,\s+(?:and|but)\s+|\s+and\s+(?=(?:then\s+)?[a-z]+\s)|,\s+(?=(?:I|we|he|she|they)\s+(?!think\b|guess\b|mean\b|know\b)[a-z])|(?<=[a-z])\s+(?=(?:I|[Ww]e)\s+(?:will|shall|am going to|are going to|am gonna|are gonna)\s+(?!be\b|need\b|have\b|see\b)[a-z]))/g;
   let last = 0;
   for (const m of expanded.matchAll(re)) {
     const cut = m.index!;
