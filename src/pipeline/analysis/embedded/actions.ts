@@ -59,7 +59,7 @@ export interface ActionResult {
 const MEETING_NOUN = /\b(meeting|demo|demonstration|interview|video call|conference call|zoom call|teams call|webinar|consultation|session|catch-up|catch up|sync|walkthrough|walk-through|presentation|call with|screening)\b/i;
 const INVITE = /\b(invite|invitation|calendar (?:invite|invitation|hold|event)|meeting link|zoom link|teams link|meet link|video link)\b/i;
 // (plurals too: "the receipts", "the invoices", "the pay stubs"; and a tax form said by its number, "the 1099", "the W-2")
-const DOCUMENTISH = /\b(quotes?|quotations?|estimates?|invoices?|receipts?|document|documents|file|files|reports?|form|forms|contracts?|proposals?|details|info|information|link|slides|deck|agenda|resume|cv|photo|photos|pictures?|summary|notes|statements?|cop(?:y|ies)|pdfs?|spreadsheets?|sheets?|brochures?|offer|letters?|paperwork|confirmation|itinerary|times|schedule|address|list|drawings?|plans|designs?|sketch(?:es)?|measurements|references?|transcripts?|records|results|stubs?|payslips?|1099s?|w-?2s?)\b/i;
+const DOCUMENTISH = /\b(quotes?|quotations?|estimates?|invoices?|receipts?|document|documents|file|files|reports?|form|forms|contracts?|proposals?|details|info|information|link|slides|deck|agenda|resume|cv|photo|photos|pictures?|summary|notes|statements?|cop(?:y|ies)|pdfs?|spreadsheets?|sheets?|brochures?|offer|letters?|paperwork|confirmation|itinerary|times|schedule|address|list|drawings?|plans|designs?|sketch(?:es)?|measurements|references?|transcripts?|records|results|stubs?|payslips?|1099s?|w-?2s?|slips?|diary|diaries|logs?|certificates?)\b/i;
 const URGENT = /\b(urgent|urgently|asap|as soon as possible|right away|immediately|straight away|today|tonight|this (?:morning|afternoon|evening)|within the hour)\b/i;
 const GENERIC_VP = /^(do (that|it|this|so)|will do|handle (that|it)|take care of (that|it)|get (on|onto) (that|it))\b/i;
 
@@ -98,6 +98,8 @@ const MEASURE_HEAD = /^(dollars?|bucks|pounds?|euros?|cents?|percent|minutes?|ho
 const CHUNK_STOP = 'on|in|at|by|to|for|from|with|and|or|but|when|if|tonight|today|tomorrow|this|next|after|before|until|again|back|is|are|was|were|will|would|should|can|could|up|out|over|that|which|who|as|so|right|too|first|of|about|into|onto|off|now|then|here|there|please|instead|anymore|yet|already|every|each|has|have|had|does|do|did|works|work';
 const CHUNK = new RegExp(`\\b(?:the|a|an|your|my|our|their|his|her)\\s+((?:[A-Za-z0-9'-]+\\s+){0,3}?[A-Za-z0-9'-]+)(?=\\s+(?:${CHUNK_STOP})\\b|\\s*[,.?!;:]|\\s*$)`, 'gi');
 
+const POSSESSED = new RegExp(`\\b(?!(?:it|that|what|there|here|he|she|who|where|let|how|when|why|one|everything|nothing|someone|somebody|everyone|today|tomorrow|tonight|yesterday|week|month|year)'s\\b)([A-Za-z]+)'s\\s+((?:[A-Za-z0-9'-]+\\s+){0,3}?[A-Za-z0-9'-]+)(?=\\s+(?:${CHUNK_STOP})\\b|\\s*[,.?!;:]|\\s*$)`, 'gi');
+
 const MEETING_CALL = /\b(?:video|zoom|teams|conference|group|facetime|skype)\s+call$/i;
 
 /** Determiner-led noun chunks ("the train times", "a written quote", "invoice 2041"). */
@@ -111,6 +113,12 @@ export function nounChunks(text: string): string[] {
     if ((NOT_ANTECEDENT.test(head) && !MEETING_CALL.test(m[1])) || NOT_ANTECEDENT.test(firstWord) || MEASURE_HEAD.test(head) || /^\d+$/.test(head)) continue;
     // (nor is a day: "the twelfth", "the 12th")
     if (/\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/i.test(m[0]) || /^\d+(?:st|nd|rd|th)$/i.test(head)) continue;
+    out.push({ i: m.index!, p: m[0].trim() });
+  }
+  // ("Amara's permission slip", "Dad's old car": a possessive name is a determiner too)
+  for (const m of text.matchAll(POSSESSED)) {
+    const head = m[2].split(/\s+/).pop() ?? '';
+    if (NOT_ANTECEDENT.test(head) || MEASURE_HEAD.test(head) || /^\d+$/.test(head) || out.some((o) => o.i > m.index! && o.i < m.index! + m[0].length)) continue;
     out.push({ i: m.index!, p: m[0].trim() });
   }
   for (const m of text.matchAll(/\b(invoice|order|ticket|case|reference|account|policy|claim)\s+(?:number\s+)?(\d{3,})\b/gi)) out.push({ i: m.index!, p: m[0] });
@@ -139,8 +147,12 @@ function findAntecedent(ct: CallText, unit: Unit, clause: Clause): Antecedent | 
   // "I'll send you the Teams invite tomorrow. Are you on the owners list?" - "Yes, send it to the
   // address you have": what is sent is the thing just said to be sent, not a document named after it
   if (/^(?:send|resend|forward|email|mail|share)$/i.test(clause.verb)) {
+    // (not what the asker said they would send themselves: "I'll send you the Meet link" ... "could
+    // you email it to me the day before?" asks for something coming the other way)
+    const toAsker = clause.kind === 'request' && /\b(?:me|us)\b/i.test(clause.vp);
     for (let k = unit.idx - 1; k >= 0 && ct.units[k].turn >= unit.turn - 2; k--) {
       const u = ct.units[k];
+      if (toAsker && u.speaker.speakerId === unit.speaker.speakerId) continue;
       const sent = [...u.norm.matchAll(SENT_OBJECT)].map((x) => { const c = nounChunks(x[1]); return c[1] && x[1].includes(`${c[0]} and ${c[1]}`) ? `${c[0]} and ${c[1]}` : c[0]; }).filter((p): p is string => !!p && (!plural || isPlural(p)));
       const p = sent.pop();
       if (p) return { phrase: p, unit: u };
@@ -209,11 +221,15 @@ function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecede
   const announced = repliedTo(ct, unit, clause);
   if (announced) return { intent: 'message', channel: channelOf(announced.norm, ''), provider: null };
   if (clause.kind !== 'request' && CALENDAR_NOTE.test(vp)) return { intent: 'reminder', channel: null, provider: null };
-  const meetingVerb = /^(schedule|book|set|arrange|organi[sz]e|plan|put|send|resend|forward|share|join|meet|host|hold|have|do|reschedule|move|confirm)$/.test(verb);
+  // (e-mailing the invite or the link sends it as much as "send" does: "I'll email the link tomorrow
+  // morning" after a Zoom meeting was named)
+  const meetingVerb = /^(schedule|book|set|arrange|organi[sz]e|plan|put|send|resend|forward|share|email|mail|join|meet|host|hold|have|do|reschedule|move|confirm)$/.test(verb);
   // "Can we do it on Google Meet?" ... "I'll send you the link": a link sent after a video
   // platform was named is the meeting's
-  const platformNamed = /\blink\b/i.test(withAnte) && ct.units.some((u) => u.idx <= unit.idx && u.turn >= unit.turn - 6 && !!providerOf(u.norm) && providerOf(u.norm) !== 'phone');
-  if (meetingVerb && (INVITE.test(withAnte) || platformNamed || (verb !== 'send' && verb !== 'resend' && verb !== 'forward' && verb !== 'share' && (MEETING_NOUN.test(withAnte) || (ante && MEETING_NOUN.test(ante.unit.norm)) || (provider && provider !== 'phone'))))) {
+  // (e-mailed, the link is the meeting's only when nothing else it could be of is said with it: "Also
+  // the shared folder, I'll email you the link after this")
+  const platformNamed = /\blink\b/i.test(withAnte) && (!/^(?:email|mail)$/.test(verb) || nounChunks(unit.norm).every((p) => /\blink\b/i.test(p))) && ct.units.some((u) => u.idx <= unit.idx && u.turn >= unit.turn - 6 && !!providerOf(u.norm) && providerOf(u.norm) !== 'phone');
+  if (meetingVerb && (INVITE.test(withAnte) || platformNamed || (!/^(send|resend|forward|share|email|mail)$/.test(verb) && (MEETING_NOUN.test(withAnte) || (ante && MEETING_NOUN.test(ante.unit.norm)) || (provider && provider !== 'phone'))))) {
     if (!(verb === 'meet' && !provider && !MEETING_NOUN.test(withAnte))) return { intent: 'meeting', channel: null, provider };
   }
   if (verb === 'email' || verb === 'mail' && hasEmail || /\be-?mail(?:ed)?\b/i.test(vp) || hasEmail) return { intent: 'email', channel: null, provider: null };
@@ -264,8 +280,10 @@ function takesOnNeed(ct: CallText, unit: Unit, clause: Clause): Clause {
     const m = (u.isQuestion && /\?\s*$/.test(u.text) ? null : u.norm.match(NEED_SAID)) ?? u.norm.match(OFFERED);
     if (!m || !NEED_VERB.test(m[1])) continue;
     const rest = clause.vp.replace(GENERIC_VP, '').trim();
-    const vp = `${m[1].replace(/\s+for (?:me|us)\b/i, '')}${rest ? ` ${rest}` : ''}`;
-    return { ...clause, vp, verb: verbOf(vp), tookOn: true };
+    // (the need up to its own clause: "you could post it in the class group, that'd be great")
+    const need = m[1].replace(/\s+for (?:me|us)\b/i, '').replace(/,\s+(?:that|it|this|which|I|we|you|they|he|she)\b.*$/i, '');
+    const vp = `${need}${rest ? ` ${rest}` : ''}`;
+    return { ...clause, vp, verb: verbOf(vp), tookOn: true, tookOnFrom: u.idx };
   }
   return clause;
 }
@@ -518,7 +536,9 @@ export function extractActions(ct: CallText): ActionResult {
       // taken, not a plan to "do that"
       // ("Could you do the afternoon instead?" - "Afternoon's twelve till four. I'll put you down for
       // that one.": the slot taken, which the appointment step makes the item of)
-      if ((clause.kind === 'commit' || clause.kind === 'soft') && (/^do (?:that|it|this)$/i.test(clause.vp) || /^(?:put|pencil|book|write)\s+(?:you|him|her|them)\s+(?:down|in)(?:\s+for\s+(?:that|it|this)(?:\s+(?:one|slot|time))?)?$/i.test(clause.vp)) && proposedJustBefore(ct, unit)) {
+      // ("We're having a planning meeting on Zoom next Monday, six thirty" - "Monday at six thirty, I
+      // can do that": a time announced and repeated is taken as well as a time proposed)
+      if ((clause.kind === 'commit' || clause.kind === 'soft') && (/^do (?:that|it|this)$/i.test(clause.vp) || /^(?:put|pencil|book|write)\s+(?:you|him|her|them)\s+(?:down|in)(?:\s+for\s+(?:that|it|this)(?:\s+(?:one|slot|time))?)?$/i.test(clause.vp)) && (proposedJustBefore(ct, unit) || (/^do /i.test(clause.vp) && timeTakenBack(ct, unit)))) {
         accepts.push({ unit, clause: { ...clause, kind: 'accept' } });
         continue;
       }
@@ -659,7 +679,14 @@ export function extractActions(ct: CallText): ActionResult {
       continue;
     }
     // (a generic promise that takes on what the other party said just before answers that, not an
-    // older request: "Could you sign the slip?" ... "you can pay it through the app" - "I'll do it tonight")
+    // older request: "Could you sign the slip?" ... "you can pay it through the app" - "I'll do it tonight";
+    // when what it took on was itself asked, "if you could post it in the class group, that'd be
+    // great" - "Sure, I'll do that tonight", it answers that request)
+    const askedThere = c.clause.tookOnFrom === undefined ? undefined : groups.find((g) => g.owner.speakerId === c.owner.speakerId && g.cands.some((x) => x.clause.kind === 'request' && x.unit.idx === c.clause.tookOnFrom));
+    if (askedThere) {
+      askedThere.cands.push(c);
+      continue;
+    }
     const match = c.clause.tookOn ? undefined : [...groups].reverse().find((g) => {
       if (g.owner.speakerId !== c.owner.speakerId || c.unit.turn - lastTurn(g) > 3) return false;
       const kinds = new Set(g.cands.map((x) => x.clause.kind));
@@ -673,6 +700,10 @@ export function extractActions(ct: CallText): ActionResult {
       if (!pair && c.clause.kind !== 'request' && !kinds.has('request') && g.intent === 'task' && c.intent === 'task' && c.unit.turn === lastTurn(g) && c.unit.speaker.speakerId === g.cands[g.cands.length - 1].unit.speaker.speakerId && /^\w+\s+(?:them|those|these)\b/i.test(c.clause.vp) && /^\w+\s+(?:them|those|these)\b/i.test(g.cands[g.cands.length - 1].clause.vp)) return true;
       if (!pair) return false;
       if (g.intent === c.intent && g.intent !== 'task') return true;
+      // (a request after a promise, for another kind of thing by another verb, asks something new,
+      // whatever its pronoun was read as: "I'll sign it tonight" - "could you post it in the class
+      // WhatsApp group?"; "I'll mail it this week" - "send it by Friday" is the same errand)
+      if (c.clause.kind === 'request' && !kinds.has('request') && c.intent !== g.intent && !g.cands.some((x) => x.clause.verb === c.clause.verb)) return false;
       const sim = Math.max(...g.cands.map((x) => overlap(x.stems, c.stems)));
       // "Can you call Uncle Bill and invite him?" - "Sure, I'll call him tomorrow": a person named
       // by a pronoun in the very next turn is the one the request was about
@@ -1068,6 +1099,15 @@ function welcomed(ct: CallText, g: Group): boolean {
 function proposedJustBefore(ct: CallText, unit: Unit): boolean {
   const prev = ct.units.filter((u) => u.turn === unit.turn - 1 && u.speaker.speakerId !== unit.speaker.speakerId);
   return prev.some((u) => clausesOf(u).some((c) => c.kind === 'proposal')) && prev.some((u) => u.dates.some((d) => d.date !== null));
+}
+
+/** Whether the unit repeats a clock time the other party's turn just before said ("Monday at six thirty, I can do that"). */
+function timeTakenBack(ct: CallText, unit: Unit): boolean {
+  const timed = (u: Unit) => u.dates.filter((d) => d.date !== null && d.explicitTime).map((d) => d.datetime ?? d.date);
+  const own = timed(unit);
+  if (!own.length) return false;
+  const prev = ct.units.filter((u) => u.turn === unit.turn - 1 && u.speaker.speakerId !== unit.speaker.speakerId);
+  return prev.some((u) => timed(u).some((t) => own.includes(t)));
 }
 
 const TAKE_OFFERED = /^(?:book|take|grab|reserve|confirm|do|lock in|pencil in)\s+(?:that|it|this)(?:\s+(?:one|slot|in|then|please|for me))*$/i;

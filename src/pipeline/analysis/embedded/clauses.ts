@@ -29,6 +29,8 @@ export interface Clause {
   needsAnswer?: boolean;
   /** A generic promise ("I'll do it") read as the need the other party just stated (actions.ts). */
   tookOn?: boolean;
+  /** The index of the unit whose need a generic promise took on. */
+  tookOnFrom?: number;
   /** The modal of a first-person commitment ("will", "can", "need to"), when one was said. */
   modal?: string;
 }
@@ -183,6 +185,10 @@ export const IMPERATIVE_VERBS = new RegExp(`^(?:just\\s+)?(${IMPERATIVE_VERB_NAM
 export function baseOfGerund(w: string): string {
   const n = nlp(w).verbs().toInfinitive().out('text');
   if (n && !/ing$/i.test(n)) return n;
+  // (some gerunds are read as verbs only in a sentence: "moving" alone gives nothing, and stripping
+  // "-ing" gives "mov")
+  const inSentence = nlp(`we are ${w} it`).verbs().toInfinitive().out('text').split(/\s+/).find((x: string) => x.slice(0, 2).toLowerCase() === w.slice(0, 2).toLowerCase());
+  if (inSentence && !/ing$/i.test(inSentence)) return inSentence;
   let b = w.replace(/ing$/i, '');
   if (/([bdgmnprt])\1$/i.test(b)) b = b.slice(0, -1);
   return b;
@@ -245,7 +251,7 @@ function splitClauses(expanded: string): Array<{ text: string; offset: number; j
     // A subject with a modal after it does start one, comma or not (recognisers write none).
     // "... when it arrives and if you see any charges call us": a condition after "and" opens a new
     // clause too (recognisers write no comma before it)
-    if (/^\s*and\s/.test(m[0]) && !/,/.test(m[0]) && !startsWithVerb(next.replace(/^then\s+/, '')) && !/^(I|we|you|he|she|they)\s+(will|can|could|would|should|shall|must|need|have|am|are|do|may|might)\b/i.test(next) && !/^(if|unless|in case)\s/i.test(next) && !HEARD_YOU_REQUEST.test(next)) continue;
+    if (/^\s*and\s/.test(m[0]) && !/,/.test(m[0]) && !startsWithVerb(next.replace(/^then\s+/, '')) && !/^(I|we|you|he|she|they)\s+(will|can|could|would|should|shall|must|need|have|am|are|do|may|might)\b/i.test(next) && !/^(if|unless|in case)\s/i.test(next) && !HEARD_YOU_REQUEST.test(next) && !/^(?:should|shall|can|could|would|will|do|did)\s+(?:I|we|you)\s+[a-z]/i.test(next)) continue;
     // ", I keep forgetting": a comma before a new subject starts a clause, unless what precedes is
     // a subordinate clause ("if you are late, could you text me")
     if (/^,\s+$/.test(m[0]) && /^\s*(if|when|once|unless|as soon as|before|after|because|since|while|in case)\b/i.test(expanded.slice(last, cut))) continue;
