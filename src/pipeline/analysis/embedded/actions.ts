@@ -7,7 +7,7 @@
 // the rest of the "I'll do X" plans and dated plans of a party become next steps. Every piece of
 // launcher metadata (addresses, numbers, times, providers) is taken from what was said.
 import type { AnalysisActionItem, Intent, IntentMetadata } from '../../../domain/analysis.js';
-import { CHANGE_OF_PLAN, clausesOf, verbOf, type Clause } from './clauses.js';
+import { CHANGE_OF_PLAN, clausesOf, expand, verbOf, type Clause } from './clauses.js';
 import { modelActFor, modelIntentFor, modelVerbPhrase, modelVetoes } from './speech-acts.js';
 import type { DateMention } from './dates.js';
 import { callDay } from './dates.js';
@@ -28,6 +28,8 @@ export interface Candidate {
   /** The noun phrase a pronoun object stands for ("it" -> "the Zoom invite"). */
   antecedent: Antecedent | null;
   stems: string[];
+  /** The person "him" / "her" stands for ("my husband"), said by the same speaker just before. */
+  person?: string;
   /** Made of a dictated address nobody's clause used (unclaimedAddressCandidates), not of words that ask or promise. */
   unclaimed?: boolean;
 }
@@ -68,6 +70,8 @@ const GENERIC_VP = /^(do (that|it|this|so)|will do|handle (that|it)|take care of
 const NOTICE_VP = /^(?:give|send|drop)\s+(?:me|us|him|her|them|you)\s+(?:a\s+)?(?:quick\s+)?(?:heads[- ]?up|shout|warning|notice)\b|^let\s+(?:me|us|him|her|them|you)\s+know\b/i;
 const MEANS_AFTER = /^(?:like|say|maybe|perhaps|just|ideally|even|or|by|via)\s+(?:a|an)\s+(?:quick\s+|short\s+)?(text message|text|message|whatsapp|call|ring|phone call|buzz|e-?mail)\b/i;
 
+const IN_THE_EMAIL = /\b(?:in|from|inside|within|under|at the (?:bottom|top|end) of)\s+(?:the|that|this|my|your|our|their|an?)\s+(?:\w+\s+)?e-?mails?\b/gi;
+
 const VIDEO_CALL_VP = /^(?:video[- ]?call|video chat|facetime|skype)\s+(?:you|me|us|him|her|them|[A-Z][a-z]+)\b/i;
 
 /** Provider named in a text, only when it was explicit. */
@@ -88,7 +92,8 @@ export function channelOf(text: string, verb: string): Candidate['channel'] {
   return null;
 }
 
-const PRONOUN_OBJECT = /^(\w+(?:\s+(?:back|over|up|out|on|off))?)\s+(it|them|that|this|those|these)\b/i;
+// ("give that number a call": a demonstrative before a noun is its determiner, no pronoun)
+const PRONOUN_OBJECT = /^(\w+(?:\s+(?:back|over|up|out|on|off))?)\s+(it|them|(?:that|this|those|these)(?!\s+(?!(?:to|for|in|on|at|by|with|from|over|back|up|out|off|down|across|along|round|around|tonight|today|tomorrow|now|later|again|please|first|as|and|or|but|when|if|before|after|once|this|next|on|straight|right|too|then|so|asap)\b)[a-z]))\b/i;
 /** Verbs whose pronoun object is a thing handed over, worth naming in a title ("send it"). */
 const TRANSFER_VERB = /^(send|resend|forward|email|mail|share|bring|return|ship|drop|give|sign|pay|post|upload|print|fax|text|whatsapp|message|deliver|submit|pick|check|review|fix|look|get|grab|collect|fetch)$/i;
 const NOT_ANTECEDENT = /^(i|you|we|they|he|she|it|me|us|them|him|her|that|this|what|email|e-mail|mail|something|anything|everything|nothing|someone|anyone|everyone|minute|second|moment|problem|way|time|day|morning|afternoon|evening|night|week|month|year|lot|bit|thing|things|sure|okay|address|number|same|other|end|relief|pleasure|news|call|phone|line)$/i;
@@ -171,6 +176,26 @@ function findAntecedent(ct: CallText, unit: Unit, clause: Clause): Antecedent | 
   return fallback;
 }
 
+const MALE_KIN = 'husband|son|dad|father|brother|boyfriend|fianc[eé]|grandad|grandpa|uncle|nephew';
+const FEMALE_KIN = 'wife|daughter|mum|mom|mother|sister|girlfriend|fianc[eé]e|grandma|gran|nan|aunt|niece';
+const ANY_KIN = 'partner|boss|manager|landlord|landlady|neighbou?r|friend|colleague|flatmate|roommate|housemate|accountant|lawyer|solicitor|doctor|builder|cleaner|nanny|babysitter';
+
+/** "I can't decide without my husband. I'll message him now": the person "him" / "her" stands for, named by the speaker just before. */
+function personOf(ct: CallText, unit: Unit, clause: Clause): string | undefined {
+  const m = clause.vp.match(/^\w+(?:\s+(?:back|up))?\s+(him|her)\b(?!\s+(?:own|name|number|details|address|email|e-mail|phone|mobile|car|the|a|an)\b)/i);
+  if (!m) return undefined;
+  const kin = m[1].toLowerCase() === 'him' ? `${MALE_KIN}|${ANY_KIN}` : `${FEMALE_KIN}|${ANY_KIN}`;
+  const re = new RegExp(`\\b(?:my|our)\\s+(?:\\w+\\s+)?(?:${kin})\\b`, 'gi');
+  for (let k = unit.idx; k >= 0 && k >= unit.idx - 3; k--) {
+    const u = ct.units[k];
+    if (u.speaker.speakerId !== unit.speaker.speakerId || u.turn < unit.turn - 2) continue;
+    const text = k === unit.idx ? u.norm.slice(0, Math.max(0, u.norm.toLowerCase().indexOf(clause.vp.toLowerCase()))) : u.norm;
+    const found = [...text.matchAll(re)].pop();
+    if (found) return found[0];
+  }
+  return undefined;
+}
+
 /** The chunks, and each two chunks said together ("a short bio and a headshot") as one phrase. */
 function withPairs(text: string, chunks: string[]): string[] {
   const out = [...chunks];
@@ -232,7 +257,8 @@ function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecede
   if (meetingVerb && (INVITE.test(withAnte) || platformNamed || (!/^(send|resend|forward|share|email|mail)$/.test(verb) && (MEETING_NOUN.test(withAnte) || (ante && MEETING_NOUN.test(ante.unit.norm)) || (provider && provider !== 'phone'))))) {
     if (!(verb === 'meet' && !provider && !MEETING_NOUN.test(withAnte))) return { intent: 'meeting', channel: null, provider };
   }
-  if (verb === 'email' || verb === 'mail' && hasEmail || /\be-?mail(?:ed)?\b/i.test(vp) || hasEmail) return { intent: 'email', channel: null, provider: null };
+  // (an e-mail the thing is found in is no channel: "pay online with the link in the email")
+  if (verb === 'email' || verb === 'mail' && hasEmail || /\be-?mail(?:ed)?\b/i.test(vp.replace(IN_THE_EMAIL, '')) || hasEmail) return { intent: 'email', channel: null, provider: null };
   if (/^(call|ring|phone|dial)$/.test(verb) || /\bgive (me|you|us|him|her|them) a (call|ring|buzz)\b/i.test(vp)) {
     if (provider && provider !== 'phone') return { intent: 'meeting', channel: null, provider };
     return { intent: 'call', channel: null, provider: null };
@@ -271,7 +297,22 @@ const NEED_VERB = /^(?:call|ring|phone|text|message|email|e-mail|mail|send|forwa
 
 const OFFERED = /^(?:(?:so|and|oh|well)[,]?\s+)*(?:do you want|would you like|want|shall I|should I)\s+(?:me\s+to\s+)?([a-z]+\b.*?)(?:\s+for you)?\s*\?$/i;
 
+// "I'll put a reminder in for that", "I'll set an alarm for it": a memory aid of what the other party just said
+const REMINDER_FOR_THAT = /^(?:set|put|pop|stick|add|make)\s+(?:myself\s+|me\s+)?(?:a\s+)?(?:reminder|note|alarm)\s+(?:in\s+)?(?:for|about)\s+(?:that|it|this)\b/i;
+
 function takesOnNeed(ct: CallText, unit: Unit, clause: Clause): Clause {
+  if (clause.kind === 'commit' && REMINDER_FOR_THAT.test(clause.vp)) {
+    // ("And your MOT's due next month as well ... Just give us a shout when you want to book it in" -
+    // "I'll put a reminder in for that": what is due, in the other party's words, the listener's own)
+    const day = callDay(ct.context.recordedAt);
+    const prev = ct.units.filter((u) => u.turn === unit.turn - 1 && u.speaker.speakerId !== unit.speaker.speakerId);
+    const dated = [...prev].reverse().find((u) => u.dates.some((d) => (d.date !== null && d.date > day) || (!!d.month && d.month > day.slice(0, 7))));
+    if (dated) {
+      const what = expand(dated.norm).replace(/^(?:(?:and|so|also|oh|now|just)[,]?\s+)+/i, '').replace(/,.*$/, '').replace(/[.!?]+$/, '').replace(/\byour\b/gi, 'my').replace(/\byou\b/gi, 'I').replace(/\s+as well$/i, '');
+      const vp = `${clause.vp.replace(REMINDER_FOR_THAT, 'set a reminder')} that ${what}`;
+      return { ...clause, vp, verb: 'set', tookOn: true };
+    }
+  }
   if (clause.kind !== 'commit' || !GENERIC_VP.test(clause.vp)) return clause;
   // (or the errand the other party offered to do: "Do you want me to call the landlord for you?" -
   // "No, it's fine, I'll do it myself tomorrow")
@@ -281,7 +322,7 @@ function takesOnNeed(ct: CallText, unit: Unit, clause: Clause): Clause {
     if (!m || !NEED_VERB.test(m[1])) continue;
     const rest = clause.vp.replace(GENERIC_VP, '').trim();
     // (the need up to its own clause: "you could post it in the class group, that'd be great")
-    const need = m[1].replace(/\s+for (?:me|us)\b/i, '').replace(/,\s+(?:that|it|this|which|I|we|you|they|he|she)\b.*$/i, '');
+    const need = m[1].replace(/\s+for (?:me|us)\b/i, '').replace(/,\s+(?:that|it|this|which|I|we|you|they|he|she|but|or|because|though)\b.*$/i, '');
     const vp = `${need}${rest ? ` ${rest}` : ''}`;
     return { ...clause, vp, verb: verbOf(vp), tookOn: true, tookOnFrom: u.idx };
   }
@@ -418,6 +459,8 @@ function titleOf(c: Candidate): string {
       return particle.length ? `${verb} ${phrase} ${particle.join(' ')}` : `${verb} ${phrase}`;
     });
   }
+  // ("I'll message him now" after "I'll check with my husband first": "Message my husband now")
+  if (c.person) vp = vp.replace(/\b(him|her)\b/i, c.person);
   if (c.clause.kind === 'request') {
     // said by the requester to the owner: "me" is the requester, "your" the owner's own
     vp = vp
@@ -583,6 +626,7 @@ export function extractActions(ct: CallText): ActionResult {
         dates: clauseDates(unit, clause),
         antecedent: ante,
         stems: contentStems(`${clause.vp} ${ante?.phrase ?? ''}`),
+        person: clause.kind === 'request' ? undefined : personOf(ct, unit, clause),
       });
     }
   }
@@ -687,7 +731,7 @@ export function extractActions(ct: CallText): ActionResult {
       askedThere.cands.push(c);
       continue;
     }
-    const match = c.clause.tookOn ? undefined : [...groups].reverse().find((g) => {
+    const matches = (g: Group): boolean => {
       if (g.owner.speakerId !== c.owner.speakerId || c.unit.turn - lastTurn(g) > 3) return false;
       const kinds = new Set(g.cands.map((x) => x.clause.kind));
       const pair = (kinds.has('request') && c.clause.kind !== 'request') || (c.clause.kind === 'request' && !kinds.has('request'));
@@ -709,7 +753,11 @@ export function extractActions(ct: CallText): ActionResult {
       // by a pronoun in the very next turn is the one the request was about
       const pronoun = PRONOUN_OBJECT.test(c.clause.vp) || (c.clause.kind !== 'request' && /^\w+\s+(him|her|them)\b/i.test(c.clause.vp) && c.unit.turn - lastTurn(g) <= 1);
       return (g.intent === 'task' || c.intent === 'task' || g.intent === c.intent) && (sim >= 0.15 || pronoun);
-    });
+    };
+    // ("The easiest thing is to email all of it to our claims team" ... "And put your surname in the
+    // subject line" - "I'll get it sent off": the promise answers the request of its own kind, not the
+    // latest one)
+    const match = c.clause.tookOn ? undefined : [...groups].reverse().find((g) => c.intent !== 'task' && g.intent === c.intent && matches(g)) ?? [...groups].reverse().find(matches);
     // The addressee's answer to a request, in whatever words ("Please pick him up within the hour." -
     // "Of course, I'll be there in twenty minutes"): the owner's first commitment within three turns
     // of the request, when nothing else took it, is the request taken on, not a second item
@@ -857,7 +905,10 @@ export function extractActions(ct: CallText): ActionResult {
     if (units.every(isBelowConfidenceFloor)) continue;
     // A task needs something to do: a title with fewer than two content words ("Fall", "Invite
     // him") is a fragment of misrecognised speech more often than a request.
-    if (g.intent === 'task' && contentStems(titleOf(best)).length < 2 && !g.answers && !welcome) continue;
+    // (welcomed or not: "We can absolutely arrange that. I'll pass it to our front desk manager, and
+    // I'll call you back tomorrow" - "Perfect": the welcome is for the promises that say what)
+    const saidWhatAfter = cands.some((x) => x.unit.turn === best.unit.turn && x.unit.idx >= best.unit.idx && x !== best && x.owner.speakerId === g.owner.speakerId && (x.clause.kind === 'commit' || x.clause.kind === 'soft') && contentStems(titleOf(x)).length >= 2);
+    if (g.intent === 'task' && contentStems(titleOf(best)).length < 2 && !g.answers && (!welcome || saidWhatAfter)) continue;
     if (!isAction) {
       nextSteps.push({
         text: titleOf(best),
