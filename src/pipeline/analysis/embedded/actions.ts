@@ -238,7 +238,7 @@ function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecede
   // "I'll video call you on WhatsApp", "FaceTime me on Sunday": a video call is a meeting, whatever
   // app carries it
   if (VIDEO_CALL_VP.test(vp)) return { intent: 'meeting', channel: null, provider };
-  if (['whatsapp', 'text', 'message', 'sms', 'telegram', 'ping', 'dm', 'slack'].includes(verb) || chatSent || (channel && /^(send|resend|forward|share|drop|reply|write|shoot|fire|flick|get)$/.test(verb)) || /\b(?:group chat|chat group|whats ?app group|the chat)\b/i.test(vp)) {
+  if (['whatsapp', 'text', 'message', 'sms', 'telegram', 'ping', 'dm', 'slack'].includes(verb) || chatSent || (channel && /^(send|resend|forward|share|drop|reply|write|shoot|fire|flick|get)$/.test(verb)) || (channel && /^(?:do|sort|handle)\s+(?:the|a|an)\s+(?:quick\s+)?(?:whats ?app|text|message|sms|telegram)\b(?!\s+(?:video|voice|call)\b)/i.test(vp)) || /\b(?:group chat|chat group|whats ?app group|the chat)\b/i.test(vp)) {
     return { intent: 'message', channel, provider: null };
   }
   // "We'll send you a text message and you can reply yes" - "I'll reply to the next": a reply to
@@ -1425,7 +1425,10 @@ function meetingItem(
   const props = proposals.filter((p) => inWin(p.unit));
   const accs = accepts.filter((a) => inWin(a.unit) && a.unit.dates.some((d) => d.date && d.date >= day));
   // Owner: whoever commits to set it up or send the invite; else whoever proposed it.
-  const committer = g.cands.find((c) => c.clause.kind === 'commit' || c.clause.kind === 'joint');
+  // (the one who sends the invite or link or sets it up, before one who only says they are free:
+  // "Thursday at eleven, I'm working from home that day" - "I'll send you the Teams link")
+  const commits = g.cands.filter((c) => c.clause.kind === 'commit' || c.clause.kind === 'joint');
+  const committer = commits.find((c) => INVITE.test(c.clause.vp) || /\blink\b/i.test(c.clause.vp) || /^(schedule|book|set|arrange|organi[sz]e|send|resend|forward|share|email|host)$/.test(c.clause.verb)) ?? commits[0];
   const proposer = props[0]?.unit.speaker;
   const owner = committer?.owner ?? proposer ?? g.cands[0].owner;
   const other = ct.speakers.find((s) => s.speakerId !== owner.speakerId) ?? null;

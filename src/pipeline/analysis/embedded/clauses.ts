@@ -154,12 +154,13 @@ const OPEN_OFFER = /^(?:if|should|in case)\s+(?:you\s+(?:ever\s+)?(?:need|have|w
 export const CHANGE_OF_PLAN = /^(?:(?:actually|sorry|wait|oh|no|nope|hmm|um|uh)\s*,?\s*)*(?:(?:make|change|move|push|switch|bump) (?:that|it|this)(?: (?:to|back to|up to|over to))?|let us (?:say|do|make it)|scratch that,?|(?:on )?second thought,?)\s+(.+)$|^(?:(?:actually|sorry)\s*,?\s*)?(?:\S+\s+){0,4}?(?:instead|would be better|is better|works better)\b/i;
 // "The easiest thing is to email all of it to our claims team", "Best way is to call the depot
 // directly": the way the speaker recommends is what the listener is asked to do
-const BEST_WAY = /^(?:the\s+)?(?:easiest|best|quickest|simplest|fastest|safest)\s+(?:thing|way|option|bet|route)\s+(?:is|would be|will be)\s+(?:to\s+|just\s+to\s+)?(?:just\s+)?(.+)$/i;
+const BEST_WAY = /^(?:(?:the\s+)?(?:easiest|best|quickest|simplest|fastest|safest)\s+(?:thing|way|option|bet|route)\s+(?:is|would be|will be)\s+(?:to\s+|just\s+to\s+)?|(?:it is\s+|it would be\s+|probably\s+)?(?:best|easiest|quickest|safest)\s+to\s+)(?:just\s+)?(.+)$/i;
 // "My son can help me move it on Friday", "Dave will help us carry it": the speaker does it, helped
 const HELPED = /^(?:(?:my|our)\s+[a-z-]+|[A-Z][a-z]+|someone|somebody|he|she|they)\s+(?:can|will|could|is going to|are going to)\s+help\s+(?:me|us)\s+(?:to\s+)?(.+)$/i;
 // "Where should I send the invite?", "Which email should the Teams invite go to?", "what address do
 // I send the form to?": asking where to send something is saying one will send it
 const WHERE_TO_SEND = /^(?:where|(?:to\s+)?(?:which|what)\s+(?:e-?mail|address|e-?mail address|number)(?:\s+address)?)\s+(?:should|shall|do|can|would you like|do you want)\s+(?:I|we|me to|us to)\s+(send|e-?mail|forward|mail|text)\s+(.+?)(?:\s+to)?\s*\?*$|^(?:where|(?:to\s+)?(?:which|what)\s+(?:e-?mail|address|e-?mail address|number)(?:\s+address)?)\s+(?:should|shall|do you want|would you like)\s+((?:the|your|my|our|a|an)\s+.+?)\s+(?:to\s+)?(?:go|be sent)(?:\s+to)?\s*\?*$/i;
+const HAVE_DONE = /^(?:please\s+)?(?:have|get)\s+((?:the|your|my|our|a|an|this|that|those|these|it|them)\b(?:\s+(?!and\b)[\w'-]+){0,3}?)\s+((?!need\b|bed\b)[a-z]+ed|done|sent|paid|signed|made|written|taken|brought|built|set up|sorted)(?:\s+and\s+([a-z]+ed|done|sent|paid|signed|made|written))?\b(.*)$/i;
 const WOULD_YOU_MIND = /^would you mind\s+(\w+ing)\b\s*(.*?)[?.!]*$/i;
 const PLEASE = /^(?:please|kindly)\s*,?\s+(.+)$/i;
 // "Do you want me to bring my dolly?", "should I send it over?": the speaker offers to do it, and it
@@ -378,7 +379,8 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
     return { text: unmarked, conditional: true, whenClause: false, kind: 'other', vp: v, verb: verbOf(v), negated: false };
   }
   const indirect = unmarked.match(INDIRECT_REQUEST);
-  if (indirect && !/^(not|be\b|have\b)/i.test(indirect[1])) {
+  // ("if you could have a look at their website": a look, a read or a word had is something done)
+  if (indirect && !/^(not|be\b|have\b(?!\s+(?:a|another)\s+(?:quick\s+)?(?:look|read|think|go|chat|word|check|listen|try)\b))/i.test(indirect[1])) {
     const v = clean(indirect[1]);
     if (!INFO_REQUEST.test(v)) return { text: unmarked, conditional: false, whenClause: false, kind: 'request', vp: v, verb: verbOf(v), negated: false };
   }
@@ -429,6 +431,12 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
   if (inherited && startsWithVerb(text) && !PLEASE.test(text)) return mk(inherited as ClauseKind, text);
 
   let m: RegExpMatchArray | null;
+  // "Just have the old one unplugged and emptied before we get there", "get the form signed by
+  // Friday": having a thing done is doing it (the owner's errand, whoever carries it)
+  if ((m = text.match(HAVE_DONE)) && !isQ) {
+    const base = (p: string) => nlp(`I have ${p} it`).verbs().toInfinitive().out('text') || p;
+    return mk('request', `${base(m[2])} ${m[3] ? `and ${base(m[3])} ` : ''}${m[1]}${m[4]}`);
+  }
   if ((m = text.match(WHERE_TO_SEND))) return mk('commit', m[1] ? `${m[1]} ${m[2]}` : `send ${m[3]}`);
   if ((m = text.match(BEST_WAY)) && !isQ && startsWithVerb(m[1])) return mk('request', m[1]);
   if ((m = text.match(HELPED)) && !isQ && !unit.past && startsWithVerb(m[1])) return mk('commit', m[1]);
