@@ -100,7 +100,7 @@ const NOT_ANTECEDENT = /^(i|you|we|they|he|she|it|me|us|them|him|her|that|this|w
 // An amount or a span of time is not a thing handed over ("the price is twelve dollars, please
 // pick it up": "it" is the refill, not "the price 12 dollars").
 const MEASURE_HEAD = /^(dollars?|bucks|pounds?|euros?|cents?|percent|minutes?|hours?|days?|weeks?|months?|years?|price|prices|cost|total|amount)$/i;
-const CHUNK_STOP = 'on|in|at|by|to|for|from|with|and|or|but|when|if|tonight|today|tomorrow|this|next|after|before|until|again|back|is|are|was|were|will|would|should|can|could|up|out|over|that|which|who|as|so|right|too|first|of|about|into|onto|off|now|then|here|there|please|instead|anymore|yet|already|every|each|has|have|had|does|do|did|works|work';
+const CHUNK_STOP = 'on|in|at|by|to|for|from|with|and|or|but|when|if|together|tonight|today|tomorrow|this|next|after|before|until|again|back|is|are|was|were|will|would|should|can|could|up|out|over|that|which|who|as|so|right|too|first|of|about|into|onto|off|now|then|here|there|please|instead|anymore|yet|already|every|each|has|have|had|does|do|did|works|work';
 const CHUNK = new RegExp(`\\b(?:the|a|an|your|my|our|their|his|her)\\s+((?:[A-Za-z0-9'-]+\\s+){0,3}?[A-Za-z0-9'-]+)(?=\\s+(?:${CHUNK_STOP})\\b|\\s*[,.?!;:]|\\s*$)`, 'gi');
 
 const POSSESSED = new RegExp(`\\b(?!(?:it|that|what|there|here|he|she|who|where|let|how|when|why|one|everything|nothing|someone|somebody|everyone|today|tomorrow|tonight|yesterday|week|month|year)'s\\b)([A-Za-z]+)'s\\s+((?:[A-Za-z0-9'-]+\\s+){0,3}?[A-Za-z0-9'-]+)(?=\\s+(?:${CHUNK_STOP})\\b|\\s*[,.?!;:]|\\s*$)`, 'gi');
@@ -144,6 +144,12 @@ function findAntecedent(ct: CallText, unit: Unit, clause: Clause): Antecedent | 
   const plural = /^(?:them|those|these)$/i.test(m[2]);
   // "There's also a short take-home exercise. Could you finish it ...?": a thing the speaker has just
   // brought up, in the sentence before, is what the pronoun stands for
+  // "I'll put a quote together tonight and get it over to you": the thing an earlier clause of the
+  // same sentence acts on is what the pronoun stands for
+  // (the clause just before, and not a note to self: "I'll set myself a reminder to call and book it")
+  const prior = clausesOf(unit).filter((c) => c.offset < clause.offset).pop();
+  const earlier = prior && prior.kind !== 'other' ? (plural ? withPairs(prior.vp, nounChunks(prior.vp)).filter(isPlural) : nounChunks(prior.vp)).filter((p) => !/\b(?:reminder|alarm|note|calendar|diary)$/i.test(p)) : [];
+  if (earlier.length) return { phrase: earlier[earlier.length - 1], unit };
   const before = ct.units[unit.idx - 1];
   if (before && before.turn === unit.turn && THERE_IS.test(before.norm)) {
     const p = (plural ? withPairs(before.norm, nounChunks(before.norm)).filter(isPlural) : nounChunks(before.norm))[0];
@@ -253,7 +259,7 @@ function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecede
   // platform was named is the meeting's
   // (e-mailed, the link is the meeting's only when nothing else it could be of is said with it: "Also
   // the shared folder, I'll email you the link after this")
-  const platformNamed = /\blink\b/i.test(withAnte) && (!/^(?:email|mail)$/.test(verb) || nounChunks(unit.norm).every((p) => /\blink\b/i.test(p))) && ct.units.some((u) => u.idx <= unit.idx && u.turn >= unit.turn - 6 && !!providerOf(u.norm) && providerOf(u.norm) !== 'phone');
+  const platformNamed = /\blink\b/i.test(withAnte) && (!/^(?:email|mail)$/.test(verb) || nounChunks(unit.norm).every((p) => /^(?:the|a|an|that|this|your|my|our)\s+(?:(?:zoom|teams|meet|meeting|video|call|invite|joining)\s+)?link$/i.test(p))) && ct.units.some((u) => u.idx <= unit.idx && u.turn >= unit.turn - 6 && !!providerOf(u.norm) && providerOf(u.norm) !== 'phone');
   if (meetingVerb && (INVITE.test(withAnte) || platformNamed || (!/^(send|resend|forward|share|email|mail)$/.test(verb) && (MEETING_NOUN.test(withAnte) || (ante && MEETING_NOUN.test(ante.unit.norm)) || (provider && provider !== 'phone'))))) {
     if (!(verb === 'meet' && !provider && !MEETING_NOUN.test(withAnte))) return { intent: 'meeting', channel: null, provider };
   }
@@ -767,6 +773,13 @@ export function extractActions(ct: CallText): ActionResult {
     const answer = match ?? ((c.clause.kind === 'commit' || c.clause.kind === 'soft') && !c.clause.conditional && !c.clause.tookOn && (c.intent === 'task' || c.intent === 'reminder')
       ? [...groups].reverse().find((g) => g.owner.speakerId === c.owner.speakerId && (g.intent === 'task' || g.intent === c.intent) && (c.intent === 'task' || c.unit.turn === firstTurnAfter(ct, g, c.unit.speaker.speakerId)) && !g.cands.some((x) => x.clause.kind !== 'request') && g.cands.some((x) => x.clause.kind === 'request' && !x.clause.conditional && c.unit.turn > x.unit.turn && c.unit.turn - x.unit.turn <= 3 && !cands.some((y) => y.unit.speaker.speakerId === c.unit.speaker.speakerId && y.unit.turn > x.unit.turn && y.unit.idx < c.unit.idx && (y.clause.kind === 'commit' || y.clause.kind === 'soft'))))
       : undefined);
+    // ("I'll put a quote together tonight and get it over to you": making the thing and handing it over,
+    // in one sentence, are one errand, with the group the handing over joins)
+    const made = answer && c.antecedent?.unit === c.unit && PRONOUN_OBJECT.test(c.clause.vp) ? groups.find((g) => g !== answer && g.cands.length === 1 && g.cands[0].unit === c.unit && g.cands[0].owner.speakerId === c.owner.speakerId && g.cands[0].clause.kind === c.clause.kind && g.cands[0].clause.vp.includes(c.antecedent!.phrase)) : undefined;
+    if (made) {
+      groups.splice(groups.indexOf(made), 1);
+      answer!.cands.push(made.cands[0]);
+    }
     if (answer) {
       answer.cands.push(c);
       if (SPECIFICITY[c.intent] > SPECIFICITY[answer.intent]) answer.intent = c.intent;

@@ -346,7 +346,7 @@ function clean(s: string): string {
 }
 
 const SLOT_VP = /^(?:do|make it|make)\s+(.+)$/i;
-const OWN_DETAILS = /^(?:give|read|spell)\s+(?:you|him|her|them)\s+(?:my|our)\s+(?:(?:new|current|personal|work|other|direct|home)\s+)?(?:e-?mail(?: address)?|number|phone number|cell(?: number)?|mobile(?: number)?|address|details|contact details|contact info)\b/i;
+const OWN_DETAILS = /^(?:give|read|spell)\s+(?:you|him|her|them)\s+(?:my|our|his|her|their)\s+(?:(?:new|current|personal|work|other|direct|home)\s+)?(?:e-?mail(?: address)?|number|phone number|cell(?: number)?|mobile(?: number)?|address|details|contact details|contact info)\b/i;
 const BRING_PEOPLE = /^bring\s+(?:(?:my|our|your|the|his|her|their)\s+)?(?:wife|husband|partner|fianc[eé]e?|son|daughter|kids|kid|children|child|mum|mom|mother|dad|father|parents|friends?|sister|brother|boyfriend|girlfriend|family|grandparents|grandma|grandpa)\b|^bring\s+(?:him|her|them)\s+(?:along|with (?:you|me))\b/i;
 // "can you give me his number in case he's late?": details asked for there and then, answered on the call
 const ASK_DETAILS = /^(?:give|tell|read)\s+(?:me|us)\s+(?:his|her|their|your|the)\s+(?:(?:new|current|personal|work|other|direct|home|best|mobile|cell)\s+)?(?:e-?mail(?: address)?|number|phone number|cell(?: number)?|mobile(?: number)?|address|details|contact details|contact info|name)\b/i;
