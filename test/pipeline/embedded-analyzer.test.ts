@@ -1204,4 +1204,13 @@ describe('EmbeddedAnalyzer on clause structure a new author used (session 21)', 
     assert.match(only(a.actionItems, (i) => i.intent === 'task' && /sign/i.test(i.title)).title, /consent form/i);
     only(a.actionItems, (i) => i.intent === 'message');
   });
+  it('reads "at sixteen" as no clock time, and an offer on a condition after "unfortunately" as no yes to the request', async () => {
+    assert.deepEqual(resolveDates('I tried the flat at 16 as well, nobody answered.', recordedAt, true).filter((d) => d.explicitTime), []);
+    const a = await run([
+      [0, 'Could you just put it in the shed?'],
+      [1, 'It has to be signed for, unfortunately. I can bring it to the post office if nobody is in.'],
+      [0, 'Fine, I will collect it there on Saturday.'],
+    ]);
+    assert.equal((a.actionItems ?? []).filter((i) => /shed|post office/i.test(i.title) && i.ownerDisplayName === 'Tom Wells').length, 0, JSON.stringify(titles(a)));
+  });
 });

@@ -822,11 +822,14 @@ export function extractActions(ct: CallText): ActionResult {
   const refused = new Set<Group>();
   for (const g of groups) {
     const req = g.cands.find((c) => c.clause.kind === 'request');
-    if (!req || g.cands.some((c) => c.clause.kind !== 'request') || g.extraUnits.length) continue;
+    // (an offer on a condition is no yes: "Can you just leave it somewhere?" - "It needs a signature,
+    // unfortunately. I can leave it with a neighbor if someone signs for it.")
+    const onlyIf = g.cands.filter((c) => c.clause.kind !== 'request').every((c) => c.clause.conditional && c.clause.kind === 'soft' && !!req && c.unit.turn === req.unit.turn + 1);
+    if (!req || !onlyIf || g.extraUnits.length) continue;
     const asker = req.unit.speaker.speakerId;
     const reply = ct.units.filter((u) => u.turn === req.unit.turn + 1 && u.speaker.speakerId === g.owner.speakerId);
     const said = reply.map((u) => u.plain).join(' ');
-    const no = reply.length > 0 && REFUSAL.test(said) && !clausesOf(reply[0]).some((c) => c.kind === 'commit' || c.kind === 'accept');
+    const no = reply.length > 0 && (REFUSAL.test(said) || /^[^.?!]*\b(?:unfortunately|i am afraid)\b/.test(said)) && !clausesOf(reply[0]).some((c) => c.kind === 'commit' || c.kind === 'accept');
     // (in the same breath too: "Could you drive her on Friday? Actually, no, scratch that, ...")
     const withdrawn = ct.units.some((u) => u.speaker.speakerId === asker && u.idx > req.unit.idx && u.turn <= req.unit.turn + 2 && WITHDRAWN.test(u.plain));
     if (no || withdrawn) refused.add(g);
