@@ -374,7 +374,7 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
   }
   // ("just give us a shout when you want to book it in": an open invitation, whenever the listener
   // likes, is no errand either)
-  if (OPEN_OFFER.test(unmarked) || /\bwhen(?:ever)?\s+you\s+(?:want|like|wish|fancy|decide|are ready|feel like)\b/i.test(unmarked)) {
+  if (OPEN_OFFER.test(unmarked) || /\bwhen(?:ever)?\s+you\s+(?:want|like|wish|fancy|are ready|feel like)\b/i.test(unmarked)) {
     const v = clean(unmarked);
     return { text: unmarked, conditional: true, whenClause: false, kind: 'other', vp: v, verb: verbOf(v), negated: false };
   }
