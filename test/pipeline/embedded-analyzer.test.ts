@@ -1135,3 +1135,82 @@ describe('EmbeddedAnalyzer on how people punctuate (session 20)', () => {
     assert.equal((a.actionItems ?? []).filter((i) => /\bput\b.*\bdown\b/i.test(i.title)).length, 0, JSON.stringify(titles(a)));
   });
 });
+
+describe('EmbeddedAnalyzer on clause structure a new author used (session 21)', () => {
+  const recordedAt = '2025-06-10T15:00:00Z'; // a Tuesday
+  const context: AnalysisContext = { userDisplayName: 'Anna Berg', contactName: 'Tom Wells', phoneNumber: null, direction: 'OUTGOING', recordedAt, title: null };
+  const run = (turns: Array<[0 | 1, string]>) => analyzer.analyze(transcriptOf(turns, ['Anna Berg', 'Tom Wells'], recordedAt), context);
+  const acts = (turns: Array<[0 | 1, string]>) => buildCallText(transcriptOf(turns, ['Anna Berg', 'Tom Wells'], recordedAt), context).units.flatMap((u) => clausesOf(u).map((c) => `${c.kind}${c.conditional ? ' (if)' : ''}: ${c.vp}`));
+  const titles = (a: Analysis) => (a.actionItems ?? []).map((i) => `${i.intent} ${i.ownerDisplayName}: ${i.title}`);
+
+  it('reads the act after a lead-in with a colon, a recommendation, a question of where to send, and help with a task', () => {
+    assert.ok(acts([[1, 'Last thing, sorry: could you bring the parking permit on Monday?']]).includes('request: bring the parking permit on Monday'));
+    assert.ok(acts([[1, 'The simplest way is to text the photos to the site manager.']]).includes('request: text the photos to the site manager'));
+    assert.ok(acts([[1, 'What address should I send the contract to?']]).includes('commit: send the contract'));
+    assert.ok(acts([[0, 'My brother will help me carry the boxes on Saturday.']]).includes('commit: carry the boxes on Saturday'));
+    assert.ok(acts([[0, 'I will fill it in tonight and get it posted tomorrow.']]).includes('commit: post it tomorrow'));
+    assert.ok(acts([[1, 'Just have the meter cupboard cleared before the engineer arrives.']]).includes('request: clear the meter cupboard before the engineer arrives'));
+  });
+
+  it('keeps a promise after a comma-less condition conditional, and reads an open invitation as no errand', () => {
+    assert.ok(acts([[0, 'I will call the store tomorrow, and if the refund has not come by Friday I will ring the bank.']]).includes('commit (if): ring the bank'));
+    assert.deepEqual(acts([[1, 'Drop me a line whenever you are ready to order.']]).filter((a) => a.startsWith('request')), []);
+  });
+
+  it('names "him" by the kin the speaker mentioned, and a reminder "for that" by the dated thing the other party said', async () => {
+    const a = await run([
+      [1, 'The repair is four hundred dollars.'],
+      [0, 'I need to run it past my partner. I will text him tonight.'],
+      [1, 'Sure. Also, your warranty runs out next month, by the way.'],
+      [0, 'Oh, I will set a reminder for that.'],
+    ]);
+    assert.match(only(a.actionItems, (i) => i.intent === 'message').title, /partner/i);
+    assert.match(only(a.actionItems, (i) => i.intent === 'reminder').title, /warranty/i);
+  });
+
+  it('reads "it" in "email it to me" as what the asker asked for, not the link the asker will send', async () => {
+    const a = await run([
+      [1, 'I will send you the Zoom link tomorrow. Before then, could you write a short summary of the project?'],
+      [0, 'Sure, I can do that.'],
+      [1, 'If you could email it to me by Thursday, that would be great.'],
+    ]);
+    const e = only(a.actionItems, (i) => i.intent === 'email');
+    assert.equal(e.ownerDisplayName, 'Anna Berg');
+    assert.match(e.title, /summary/i);
+  });
+
+  it('makes an e-mailed link a meeting\'s only when nothing else it could be of is said, and keeps "the link in the email" off the channel', async () => {
+    const a = await run([
+      [1, 'The induction is on Teams on Thursday at ten.'],
+      [0, 'Thursday at ten works. Can you send me the link?'],
+      [1, 'Of course, I will email the link this afternoon. And I will email you the handbook link tonight.'],
+    ]);
+    assert.equal(only(a.actionItems, (i) => i.intent === 'meeting').ownerDisplayName, 'Tom Wells');
+    assert.match(only(a.actionItems, (i) => i.intent === 'email').title, /handbook/i);
+    const b = await run([
+      [1, 'You can pay the fee with the link in the email, it has to be paid by Friday.'],
+      [0, 'I will do it online tonight.'],
+    ]);
+    assert.equal((b.actionItems ?? []).filter((i) => i.intent === 'email').length, 0, JSON.stringify(titles(b)));
+  });
+
+  it('keeps a request after a promise, of another kind and verb, apart from it however its pronoun was read', async () => {
+    const a = await run([
+      [1, 'Jamie\'s consent form has not come back yet. Could he bring it in by Friday?'],
+      [0, 'I will sign it tonight. Should I tell the other parents too?'],
+      [1, 'If you could put it in the parents WhatsApp group, that would be great.'],
+      [0, 'Sure, I will do that tonight.'],
+    ]);
+    assert.match(only(a.actionItems, (i) => i.intent === 'task' && /sign/i.test(i.title)).title, /consent form/i);
+    only(a.actionItems, (i) => i.intent === 'message');
+  });
+  it('reads "at sixteen" as no clock time, and an offer on a condition after "unfortunately" as no yes to the request', async () => {
+    assert.deepEqual(resolveDates('I tried the flat at 16 as well, nobody answered.', recordedAt, true).filter((d) => d.explicitTime), []);
+    const a = await run([
+      [0, 'Could you just put it in the shed?'],
+      [1, 'It has to be signed for, unfortunately. I can bring it to the post office if nobody is in.'],
+      [0, 'Fine, I will collect it there on Saturday.'],
+    ]);
+    assert.equal((a.actionItems ?? []).filter((i) => /shed|post office/i.test(i.title) && i.ownerDisplayName === 'Tom Wells').length, 0, JSON.stringify(titles(a)));
+  });
+});

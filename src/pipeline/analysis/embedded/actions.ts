@@ -7,7 +7,7 @@
 // the rest of the "I'll do X" plans and dated plans of a party become next steps. Every piece of
 // launcher metadata (addresses, numbers, times, providers) is taken from what was said.
 import type { AnalysisActionItem, Intent, IntentMetadata } from '../../../domain/analysis.js';
-import { CHANGE_OF_PLAN, clausesOf, verbOf, type Clause } from './clauses.js';
+import { CHANGE_OF_PLAN, clausesOf, expand, verbOf, type Clause } from './clauses.js';
 import { modelActFor, modelIntentFor, modelVerbPhrase, modelVetoes } from './speech-acts.js';
 import type { DateMention } from './dates.js';
 import { callDay } from './dates.js';
@@ -28,6 +28,8 @@ export interface Candidate {
   /** The noun phrase a pronoun object stands for ("it" -> "the Zoom invite"). */
   antecedent: Antecedent | null;
   stems: string[];
+  /** The person "him" / "her" stands for ("my husband"), said by the same speaker just before. */
+  person?: string;
   /** Made of a dictated address nobody's clause used (unclaimedAddressCandidates), not of words that ask or promise. */
   unclaimed?: boolean;
 }
@@ -59,7 +61,7 @@ export interface ActionResult {
 const MEETING_NOUN = /\b(meeting|demo|demonstration|interview|video call|conference call|zoom call|teams call|webinar|consultation|session|catch-up|catch up|sync|walkthrough|walk-through|presentation|call with|screening)\b/i;
 const INVITE = /\b(invite|invitation|calendar (?:invite|invitation|hold|event)|meeting link|zoom link|teams link|meet link|video link)\b/i;
 // (plurals too: "the receipts", "the invoices", "the pay stubs"; and a tax form said by its number, "the 1099", "the W-2")
-const DOCUMENTISH = /\b(quotes?|quotations?|estimates?|invoices?|receipts?|document|documents|file|files|reports?|form|forms|contracts?|proposals?|details|info|information|link|slides|deck|agenda|resume|cv|photo|photos|pictures?|summary|notes|statements?|cop(?:y|ies)|pdfs?|spreadsheets?|sheets?|brochures?|offer|letters?|paperwork|confirmation|itinerary|times|schedule|address|list|drawings?|plans|designs?|sketch(?:es)?|measurements|references?|transcripts?|records|results|stubs?|payslips?|1099s?|w-?2s?)\b/i;
+const DOCUMENTISH = /\b(quotes?|quotations?|estimates?|invoices?|receipts?|document|documents|file|files|reports?|form|forms|contracts?|proposals?|details|info|information|link|slides|deck|agenda|resume|cv|photo|photos|pictures?|summary|notes|statements?|cop(?:y|ies)|pdfs?|spreadsheets?|sheets?|brochures?|offer|letters?|paperwork|confirmation|itinerary|times|schedule|address|list|drawings?|plans|designs?|sketch(?:es)?|measurements|references?|transcripts?|records|results|stubs?|payslips?|1099s?|w-?2s?|slips?|diary|diaries|logs?|certificates?)\b/i;
 const URGENT = /\b(urgent|urgently|asap|as soon as possible|right away|immediately|straight away|today|tonight|this (?:morning|afternoon|evening)|within the hour)\b/i;
 const GENERIC_VP = /^(do (that|it|this|so)|will do|handle (that|it)|take care of (that|it)|get (on|onto) (that|it))\b/i;
 
@@ -67,6 +69,8 @@ const GENERIC_VP = /^(do (that|it|this|so)|will do|handle (that|it)|take care of
 // means said after it as a fragment ("Like a text when ...", "Maybe a quick call").
 const NOTICE_VP = /^(?:give|send|drop)\s+(?:me|us|him|her|them|you)\s+(?:a\s+)?(?:quick\s+)?(?:heads[- ]?up|shout|warning|notice)\b|^let\s+(?:me|us|him|her|them|you)\s+know\b/i;
 const MEANS_AFTER = /^(?:like|say|maybe|perhaps|just|ideally|even|or|by|via)\s+(?:a|an)\s+(?:quick\s+|short\s+)?(text message|text|message|whatsapp|call|ring|phone call|buzz|e-?mail)\b/i;
+
+const IN_THE_EMAIL = /\b(?:in|from|inside|within|under|at the (?:bottom|top|end) of)\s+(?:the|that|this|my|your|our|their|an?)\s+(?:\w+\s+)?e-?mails?\b/gi;
 
 const VIDEO_CALL_VP = /^(?:video[- ]?call|video chat|facetime|skype)\s+(?:you|me|us|him|her|them|[A-Z][a-z]+)\b/i;
 
@@ -88,15 +92,18 @@ export function channelOf(text: string, verb: string): Candidate['channel'] {
   return null;
 }
 
-const PRONOUN_OBJECT = /^(\w+(?:\s+(?:back|over|up|out|on|off))?)\s+(it|them|that|this|those|these)\b/i;
+// ("give that number a call": a demonstrative before a noun is its determiner, no pronoun)
+const PRONOUN_OBJECT = /^(\w+(?:\s+(?:back|over|up|out|on|off))?)\s+(it|them|(?:that|this|those|these)(?!\s+(?!(?:to|for|in|on|at|by|with|from|over|back|up|out|off|down|across|along|round|around|tonight|today|tomorrow|now|later|again|please|first|as|and|or|but|when|if|before|after|once|this|next|on|straight|right|too|then|so|asap)\b)[a-z]))\b/i;
 /** Verbs whose pronoun object is a thing handed over, worth naming in a title ("send it"). */
 const TRANSFER_VERB = /^(send|resend|forward|email|mail|share|bring|return|ship|drop|give|sign|pay|post|upload|print|fax|text|whatsapp|message|deliver|submit|pick|check|review|fix|look|get|grab|collect|fetch)$/i;
 const NOT_ANTECEDENT = /^(i|you|we|they|he|she|it|me|us|them|him|her|that|this|what|email|e-mail|mail|something|anything|everything|nothing|someone|anyone|everyone|minute|second|moment|problem|way|time|day|morning|afternoon|evening|night|week|month|year|lot|bit|thing|things|sure|okay|address|number|same|other|end|relief|pleasure|news|call|phone|line)$/i;
 // An amount or a span of time is not a thing handed over ("the price is twelve dollars, please
 // pick it up": "it" is the refill, not "the price 12 dollars").
 const MEASURE_HEAD = /^(dollars?|bucks|pounds?|euros?|cents?|percent|minutes?|hours?|days?|weeks?|months?|years?|price|prices|cost|total|amount)$/i;
-const CHUNK_STOP = 'on|in|at|by|to|for|from|with|and|or|but|when|if|tonight|today|tomorrow|this|next|after|before|until|again|back|is|are|was|were|will|would|should|can|could|up|out|over|that|which|who|as|so|right|too|first|of|about|into|onto|off|now|then|here|there|please|instead|anymore|yet|already|every|each|has|have|had|does|do|did|works|work';
+const CHUNK_STOP = 'on|in|at|by|to|for|from|with|and|or|but|when|if|together|tonight|today|tomorrow|this|next|after|before|until|again|back|is|are|was|were|will|would|should|can|could|up|out|over|that|which|who|as|so|right|too|first|of|about|into|onto|off|now|then|here|there|please|instead|anymore|yet|already|every|each|has|have|had|does|do|did|works|work';
 const CHUNK = new RegExp(`\\b(?:the|a|an|your|my|our|their|his|her)\\s+((?:[A-Za-z0-9'-]+\\s+){0,3}?[A-Za-z0-9'-]+)(?=\\s+(?:${CHUNK_STOP})\\b|\\s*[,.?!;:]|\\s*$)`, 'gi');
+
+const POSSESSED = new RegExp(`\\b(?!(?:it|that|what|there|here|he|she|who|where|let|how|when|why|one|everything|nothing|someone|somebody|everyone|today|tomorrow|tonight|yesterday|week|month|year)'s\\b)([A-Za-z]+)'s\\s+((?:[A-Za-z0-9'-]+\\s+){0,3}?[A-Za-z0-9'-]+)(?=\\s+(?:${CHUNK_STOP})\\b|\\s*[,.?!;:]|\\s*$)`, 'gi');
 
 const MEETING_CALL = /\b(?:video|zoom|teams|conference|group|facetime|skype)\s+call$/i;
 
@@ -111,6 +118,12 @@ export function nounChunks(text: string): string[] {
     if ((NOT_ANTECEDENT.test(head) && !MEETING_CALL.test(m[1])) || NOT_ANTECEDENT.test(firstWord) || MEASURE_HEAD.test(head) || /^\d+$/.test(head)) continue;
     // (nor is a day: "the twelfth", "the 12th")
     if (/\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/i.test(m[0]) || /^\d+(?:st|nd|rd|th)$/i.test(head)) continue;
+    out.push({ i: m.index!, p: m[0].trim() });
+  }
+  // ("Amara's permission slip", "Dad's old car": a possessive name is a determiner too)
+  for (const m of text.matchAll(POSSESSED)) {
+    const head = m[2].split(/\s+/).pop() ?? '';
+    if (NOT_ANTECEDENT.test(head) || MEASURE_HEAD.test(head) || /^\d+$/.test(head) || out.some((o) => o.i > m.index! && o.i < m.index! + m[0].length)) continue;
     out.push({ i: m.index!, p: m[0].trim() });
   }
   for (const m of text.matchAll(/\b(invoice|order|ticket|case|reference|account|policy|claim)\s+(?:number\s+)?(\d{3,})\b/gi)) out.push({ i: m.index!, p: m[0] });
@@ -131,6 +144,12 @@ function findAntecedent(ct: CallText, unit: Unit, clause: Clause): Antecedent | 
   const plural = /^(?:them|those|these)$/i.test(m[2]);
   // "There's also a short take-home exercise. Could you finish it ...?": a thing the speaker has just
   // brought up, in the sentence before, is what the pronoun stands for
+  // "I'll put a quote together tonight and get it over to you": the thing an earlier clause of the
+  // same sentence acts on is what the pronoun stands for
+  // (the clause just before, and not a note to self: "I'll set myself a reminder to call and book it")
+  const prior = clausesOf(unit).filter((c) => c.offset < clause.offset).pop();
+  const earlier = prior && prior.kind !== 'other' ? (plural ? withPairs(prior.vp, nounChunks(prior.vp)).filter(isPlural) : nounChunks(prior.vp)).filter((p) => !/\b(?:reminder|alarm|note|calendar|diary)$/i.test(p)) : [];
+  if (earlier.length) return { phrase: earlier[earlier.length - 1], unit };
   const before = ct.units[unit.idx - 1];
   if (before && before.turn === unit.turn && THERE_IS.test(before.norm)) {
     const p = (plural ? withPairs(before.norm, nounChunks(before.norm)).filter(isPlural) : nounChunks(before.norm))[0];
@@ -139,8 +158,12 @@ function findAntecedent(ct: CallText, unit: Unit, clause: Clause): Antecedent | 
   // "I'll send you the Teams invite tomorrow. Are you on the owners list?" - "Yes, send it to the
   // address you have": what is sent is the thing just said to be sent, not a document named after it
   if (/^(?:send|resend|forward|email|mail|share)$/i.test(clause.verb)) {
+    // (not what the asker said they would send themselves: "I'll send you the Meet link" ... "could
+    // you email it to me the day before?" asks for something coming the other way)
+    const toAsker = clause.kind === 'request' && /\b(?:me|us)\b/i.test(clause.vp);
     for (let k = unit.idx - 1; k >= 0 && ct.units[k].turn >= unit.turn - 2; k--) {
       const u = ct.units[k];
+      if (toAsker && u.speaker.speakerId === unit.speaker.speakerId) continue;
       const sent = [...u.norm.matchAll(SENT_OBJECT)].map((x) => { const c = nounChunks(x[1]); return c[1] && x[1].includes(`${c[0]} and ${c[1]}`) ? `${c[0]} and ${c[1]}` : c[0]; }).filter((p): p is string => !!p && (!plural || isPlural(p)));
       const p = sent.pop();
       if (p) return { phrase: p, unit: u };
@@ -157,6 +180,26 @@ function findAntecedent(ct: CallText, unit: Unit, clause: Clause): Antecedent | 
     }
   }
   return fallback;
+}
+
+const MALE_KIN = 'husband|son|dad|father|brother|boyfriend|fianc[eé]|grandad|grandpa|uncle|nephew';
+const FEMALE_KIN = 'wife|daughter|mum|mom|mother|sister|girlfriend|fianc[eé]e|grandma|gran|nan|aunt|niece';
+const ANY_KIN = 'partner|boss|manager|landlord|landlady|neighbou?r|friend|colleague|flatmate|roommate|housemate|accountant|lawyer|solicitor|doctor|builder|cleaner|nanny|babysitter';
+
+/** "I can't decide without my husband. I'll message him now": the person "him" / "her" stands for, named by the speaker just before. */
+function personOf(ct: CallText, unit: Unit, clause: Clause): string | undefined {
+  const m = clause.vp.match(/^\w+(?:\s+(?:back|up))?\s+(him|her)\b(?!\s+(?:own|name|number|details|address|email|e-mail|phone|mobile|car|the|a|an)\b)/i);
+  if (!m) return undefined;
+  const kin = m[1].toLowerCase() === 'him' ? `${MALE_KIN}|${ANY_KIN}` : `${FEMALE_KIN}|${ANY_KIN}`;
+  const re = new RegExp(`\\b(?:my|our)\\s+(?:\\w+\\s+)?(?:${kin})\\b`, 'gi');
+  for (let k = unit.idx; k >= 0 && k >= unit.idx - 3; k--) {
+    const u = ct.units[k];
+    if (u.speaker.speakerId !== unit.speaker.speakerId || u.turn < unit.turn - 2) continue;
+    const text = k === unit.idx ? u.norm.slice(0, Math.max(0, u.norm.toLowerCase().indexOf(clause.vp.toLowerCase()))) : u.norm;
+    const found = [...text.matchAll(re)].pop();
+    if (found) return found[0];
+  }
+  return undefined;
 }
 
 /** The chunks, and each two chunks said together ("a short bio and a headshot") as one phrase. */
@@ -201,7 +244,7 @@ function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecede
   // "I'll video call you on WhatsApp", "FaceTime me on Sunday": a video call is a meeting, whatever
   // app carries it
   if (VIDEO_CALL_VP.test(vp)) return { intent: 'meeting', channel: null, provider };
-  if (['whatsapp', 'text', 'message', 'sms', 'telegram', 'ping', 'dm', 'slack'].includes(verb) || chatSent || (channel && /^(send|resend|forward|share|drop|reply|write|shoot|fire|flick|get)$/.test(verb)) || /\b(?:group chat|chat group|whats ?app group|the chat)\b/i.test(vp)) {
+  if (['whatsapp', 'text', 'message', 'sms', 'telegram', 'ping', 'dm', 'slack'].includes(verb) || chatSent || (channel && /^(send|resend|forward|share|drop|reply|write|shoot|fire|flick|get)$/.test(verb)) || (channel && /^(?:do|sort|handle)\s+(?:the|a|an)\s+(?:quick\s+)?(?:whats ?app|text|message|sms|telegram)\b(?!\s+(?:video|voice|call)\b)/i.test(vp)) || /\b(?:group chat|chat group|whats ?app group|the chat)\b/i.test(vp)) {
     return { intent: 'message', channel, provider: null };
   }
   // "We'll send you a text message and you can reply yes" - "I'll reply to the next": a reply to
@@ -209,14 +252,19 @@ function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecede
   const announced = repliedTo(ct, unit, clause);
   if (announced) return { intent: 'message', channel: channelOf(announced.norm, ''), provider: null };
   if (clause.kind !== 'request' && CALENDAR_NOTE.test(vp)) return { intent: 'reminder', channel: null, provider: null };
-  const meetingVerb = /^(schedule|book|set|arrange|organi[sz]e|plan|put|send|resend|forward|share|join|meet|host|hold|have|do|reschedule|move|confirm)$/.test(verb);
+  // (e-mailing the invite or the link sends it as much as "send" does: "I'll email the link tomorrow
+  // morning" after a Zoom meeting was named)
+  const meetingVerb = /^(schedule|book|set|arrange|organi[sz]e|plan|put|send|resend|forward|share|email|mail|join|meet|host|hold|have|do|reschedule|move|confirm)$/.test(verb);
   // "Can we do it on Google Meet?" ... "I'll send you the link": a link sent after a video
   // platform was named is the meeting's
-  const platformNamed = /\blink\b/i.test(withAnte) && ct.units.some((u) => u.idx <= unit.idx && u.turn >= unit.turn - 6 && !!providerOf(u.norm) && providerOf(u.norm) !== 'phone');
-  if (meetingVerb && (INVITE.test(withAnte) || platformNamed || (verb !== 'send' && verb !== 'resend' && verb !== 'forward' && verb !== 'share' && (MEETING_NOUN.test(withAnte) || (ante && MEETING_NOUN.test(ante.unit.norm)) || (provider && provider !== 'phone'))))) {
+  // (e-mailed, the link is the meeting's only when nothing else it could be of is said with it: "Also
+  // the shared folder, I'll email you the link after this")
+  const platformNamed = /\blink\b/i.test(withAnte) && (!/^(?:email|mail)$/.test(verb) || nounChunks(unit.norm).every((p) => /^(?:the|a|an|that|this|your|my|our)\s+(?:(?:zoom|teams|meet|meeting|video|call|invite|joining)\s+)?link$/i.test(p))) && ct.units.some((u) => u.idx <= unit.idx && u.turn >= unit.turn - 6 && !!providerOf(u.norm) && providerOf(u.norm) !== 'phone');
+  if (meetingVerb && (INVITE.test(withAnte) || platformNamed || (!/^(send|resend|forward|share|email|mail)$/.test(verb) && (MEETING_NOUN.test(withAnte) || (ante && MEETING_NOUN.test(ante.unit.norm)) || (provider && provider !== 'phone'))))) {
     if (!(verb === 'meet' && !provider && !MEETING_NOUN.test(withAnte))) return { intent: 'meeting', channel: null, provider };
   }
-  if (verb === 'email' || verb === 'mail' && hasEmail || /\be-?mail(?:ed)?\b/i.test(vp) || hasEmail) return { intent: 'email', channel: null, provider: null };
+  // (an e-mail the thing is found in is no channel: "pay online with the link in the email")
+  if (verb === 'email' || verb === 'mail' && hasEmail || /\be-?mail(?:ed)?\b/i.test(vp.replace(IN_THE_EMAIL, '')) || hasEmail) return { intent: 'email', channel: null, provider: null };
   if (/^(call|ring|phone|dial)$/.test(verb) || /\bgive (me|you|us|him|her|them) a (call|ring|buzz)\b/i.test(vp)) {
     if (provider && provider !== 'phone') return { intent: 'meeting', channel: null, provider };
     return { intent: 'call', channel: null, provider: null };
@@ -255,7 +303,22 @@ const NEED_VERB = /^(?:call|ring|phone|text|message|email|e-mail|mail|send|forwa
 
 const OFFERED = /^(?:(?:so|and|oh|well)[,]?\s+)*(?:do you want|would you like|want|shall I|should I)\s+(?:me\s+to\s+)?([a-z]+\b.*?)(?:\s+for you)?\s*\?$/i;
 
+// "I'll put a reminder in for that", "I'll set an alarm for it": a memory aid of what the other party just said
+const REMINDER_FOR_THAT = /^(?:set|put|pop|stick|add|make)\s+(?:myself\s+|me\s+)?(?:a\s+)?(?:reminder|note|alarm)\s+(?:in\s+)?(?:for|about)\s+(?:that|it|this)\b/i;
+
 function takesOnNeed(ct: CallText, unit: Unit, clause: Clause): Clause {
+  if (clause.kind === 'commit' && REMINDER_FOR_THAT.test(clause.vp)) {
+    // ("And your MOT's due next month as well ... Just give us a shout when you want to book it in" -
+    // "I'll put a reminder in for that": what is due, in the other party's words, the listener's own)
+    const day = callDay(ct.context.recordedAt);
+    const prev = ct.units.filter((u) => u.turn === unit.turn - 1 && u.speaker.speakerId !== unit.speaker.speakerId);
+    const dated = [...prev].reverse().find((u) => u.dates.some((d) => (d.date !== null && d.date > day) || (!!d.month && d.month > day.slice(0, 7))));
+    if (dated) {
+      const what = expand(dated.norm).replace(/^(?:(?:and|so|also|oh|now|just)[,]?\s+)+/i, '').replace(/,.*$/, '').replace(/[.!?]+$/, '').replace(/\byour\b/gi, 'my').replace(/\byou\b/gi, 'I').replace(/\s+as well$/i, '');
+      const vp = `${clause.vp.replace(REMINDER_FOR_THAT, 'set a reminder')} that ${what}`;
+      return { ...clause, vp, verb: 'set', tookOn: true };
+    }
+  }
   if (clause.kind !== 'commit' || !GENERIC_VP.test(clause.vp)) return clause;
   // (or the errand the other party offered to do: "Do you want me to call the landlord for you?" -
   // "No, it's fine, I'll do it myself tomorrow")
@@ -264,8 +327,10 @@ function takesOnNeed(ct: CallText, unit: Unit, clause: Clause): Clause {
     const m = (u.isQuestion && /\?\s*$/.test(u.text) ? null : u.norm.match(NEED_SAID)) ?? u.norm.match(OFFERED);
     if (!m || !NEED_VERB.test(m[1])) continue;
     const rest = clause.vp.replace(GENERIC_VP, '').trim();
-    const vp = `${m[1].replace(/\s+for (?:me|us)\b/i, '')}${rest ? ` ${rest}` : ''}`;
-    return { ...clause, vp, verb: verbOf(vp), tookOn: true };
+    // (the need up to its own clause: "you could post it in the class group, that'd be great")
+    const need = m[1].replace(/\s+for (?:me|us)\b/i, '').replace(/,\s+(?:that|it|this|which|I|we|you|they|he|she|but|or|because|though)\b.*$/i, '');
+    const vp = `${need}${rest ? ` ${rest}` : ''}`;
+    return { ...clause, vp, verb: verbOf(vp), tookOn: true, tookOnFrom: u.idx };
   }
   return clause;
 }
@@ -400,6 +465,8 @@ function titleOf(c: Candidate): string {
       return particle.length ? `${verb} ${phrase} ${particle.join(' ')}` : `${verb} ${phrase}`;
     });
   }
+  // ("I'll message him now" after "I'll check with my husband first": "Message my husband now")
+  if (c.person) vp = vp.replace(/\b(him|her)\b/i, c.person);
   if (c.clause.kind === 'request') {
     // said by the requester to the owner: "me" is the requester, "your" the owner's own
     vp = vp
@@ -518,7 +585,9 @@ export function extractActions(ct: CallText): ActionResult {
       // taken, not a plan to "do that"
       // ("Could you do the afternoon instead?" - "Afternoon's twelve till four. I'll put you down for
       // that one.": the slot taken, which the appointment step makes the item of)
-      if ((clause.kind === 'commit' || clause.kind === 'soft') && (/^do (?:that|it|this)$/i.test(clause.vp) || /^(?:put|pencil|book|write)\s+(?:you|him|her|them)\s+(?:down|in)(?:\s+for\s+(?:that|it|this)(?:\s+(?:one|slot|time))?)?$/i.test(clause.vp)) && proposedJustBefore(ct, unit)) {
+      // ("We're having a planning meeting on Zoom next Monday, six thirty" - "Monday at six thirty, I
+      // can do that": a time announced and repeated is taken as well as a time proposed)
+      if ((clause.kind === 'commit' || clause.kind === 'soft') && (/^do (?:that|it|this)$/i.test(clause.vp) || /^(?:put|pencil|book|write)\s+(?:you|him|her|them)\s+(?:down|in)(?:\s+for\s+(?:that|it|this)(?:\s+(?:one|slot|time))?)?$/i.test(clause.vp)) && (proposedJustBefore(ct, unit) || (/^do /i.test(clause.vp) && timeTakenBack(ct, unit)))) {
         accepts.push({ unit, clause: { ...clause, kind: 'accept' } });
         continue;
       }
@@ -563,6 +632,7 @@ export function extractActions(ct: CallText): ActionResult {
         dates: clauseDates(unit, clause),
         antecedent: ante,
         stems: contentStems(`${clause.vp} ${ante?.phrase ?? ''}`),
+        person: clause.kind === 'request' ? undefined : personOf(ct, unit, clause),
       });
     }
   }
@@ -659,8 +729,15 @@ export function extractActions(ct: CallText): ActionResult {
       continue;
     }
     // (a generic promise that takes on what the other party said just before answers that, not an
-    // older request: "Could you sign the slip?" ... "you can pay it through the app" - "I'll do it tonight")
-    const match = c.clause.tookOn ? undefined : [...groups].reverse().find((g) => {
+    // older request: "Could you sign the slip?" ... "you can pay it through the app" - "I'll do it tonight";
+    // when what it took on was itself asked, "if you could post it in the class group, that'd be
+    // great" - "Sure, I'll do that tonight", it answers that request)
+    const askedThere = c.clause.tookOnFrom === undefined ? undefined : groups.find((g) => g.owner.speakerId === c.owner.speakerId && g.cands.some((x) => x.clause.kind === 'request' && x.unit.idx === c.clause.tookOnFrom));
+    if (askedThere) {
+      askedThere.cands.push(c);
+      continue;
+    }
+    const matches = (g: Group): boolean => {
       if (g.owner.speakerId !== c.owner.speakerId || c.unit.turn - lastTurn(g) > 3) return false;
       const kinds = new Set(g.cands.map((x) => x.clause.kind));
       const pair = (kinds.has('request') && c.clause.kind !== 'request') || (c.clause.kind === 'request' && !kinds.has('request'));
@@ -673,12 +750,20 @@ export function extractActions(ct: CallText): ActionResult {
       if (!pair && c.clause.kind !== 'request' && !kinds.has('request') && g.intent === 'task' && c.intent === 'task' && c.unit.turn === lastTurn(g) && c.unit.speaker.speakerId === g.cands[g.cands.length - 1].unit.speaker.speakerId && /^\w+\s+(?:them|those|these)\b/i.test(c.clause.vp) && /^\w+\s+(?:them|those|these)\b/i.test(g.cands[g.cands.length - 1].clause.vp)) return true;
       if (!pair) return false;
       if (g.intent === c.intent && g.intent !== 'task') return true;
+      // (a request after a promise, for another kind of thing by another verb, asks something new,
+      // whatever its pronoun was read as: "I'll sign it tonight" - "could you post it in the class
+      // WhatsApp group?"; "I'll mail it this week" - "send it by Friday" is the same errand)
+      if (c.clause.kind === 'request' && !kinds.has('request') && c.intent !== g.intent && !g.cands.some((x) => x.clause.verb === c.clause.verb)) return false;
       const sim = Math.max(...g.cands.map((x) => overlap(x.stems, c.stems)));
       // "Can you call Uncle Bill and invite him?" - "Sure, I'll call him tomorrow": a person named
       // by a pronoun in the very next turn is the one the request was about
       const pronoun = PRONOUN_OBJECT.test(c.clause.vp) || (c.clause.kind !== 'request' && /^\w+\s+(him|her|them)\b/i.test(c.clause.vp) && c.unit.turn - lastTurn(g) <= 1);
       return (g.intent === 'task' || c.intent === 'task' || g.intent === c.intent) && (sim >= 0.15 || pronoun);
-    });
+    };
+    // ("The easiest thing is to email all of it to our claims team" ... "And put your surname in the
+    // subject line" - "I'll get it sent off": the promise answers the request of its own kind, not the
+    // latest one)
+    const match = c.clause.tookOn ? undefined : [...groups].reverse().find((g) => c.intent !== 'task' && g.intent === c.intent && matches(g)) ?? [...groups].reverse().find(matches);
     // The addressee's answer to a request, in whatever words ("Please pick him up within the hour." -
     // "Of course, I'll be there in twenty minutes"): the owner's first commitment within three turns
     // of the request, when nothing else took it, is the request taken on, not a second item
@@ -688,6 +773,13 @@ export function extractActions(ct: CallText): ActionResult {
     const answer = match ?? ((c.clause.kind === 'commit' || c.clause.kind === 'soft') && !c.clause.conditional && !c.clause.tookOn && (c.intent === 'task' || c.intent === 'reminder')
       ? [...groups].reverse().find((g) => g.owner.speakerId === c.owner.speakerId && (g.intent === 'task' || g.intent === c.intent) && (c.intent === 'task' || c.unit.turn === firstTurnAfter(ct, g, c.unit.speaker.speakerId)) && !g.cands.some((x) => x.clause.kind !== 'request') && g.cands.some((x) => x.clause.kind === 'request' && !x.clause.conditional && c.unit.turn > x.unit.turn && c.unit.turn - x.unit.turn <= 3 && !cands.some((y) => y.unit.speaker.speakerId === c.unit.speaker.speakerId && y.unit.turn > x.unit.turn && y.unit.idx < c.unit.idx && (y.clause.kind === 'commit' || y.clause.kind === 'soft'))))
       : undefined);
+    // ("I'll put a quote together tonight and get it over to you": making the thing and handing it over,
+    // in one sentence, are one errand, with the group the handing over joins)
+    const made = answer && c.antecedent?.unit === c.unit && PRONOUN_OBJECT.test(c.clause.vp) ? groups.find((g) => g !== answer && g.cands.length === 1 && g.cands[0].unit === c.unit && g.cands[0].owner.speakerId === c.owner.speakerId && g.cands[0].clause.kind === c.clause.kind && g.cands[0].clause.vp.includes(c.antecedent!.phrase)) : undefined;
+    if (made) {
+      groups.splice(groups.indexOf(made), 1);
+      answer!.cands.push(made.cands[0]);
+    }
     if (answer) {
       answer.cands.push(c);
       if (SPECIFICITY[c.intent] > SPECIFICITY[answer.intent]) answer.intent = c.intent;
@@ -730,11 +822,14 @@ export function extractActions(ct: CallText): ActionResult {
   const refused = new Set<Group>();
   for (const g of groups) {
     const req = g.cands.find((c) => c.clause.kind === 'request');
-    if (!req || g.cands.some((c) => c.clause.kind !== 'request') || g.extraUnits.length) continue;
+    // (an offer on a condition is no yes: "Can you just leave it somewhere?" - "It needs a signature,
+    // unfortunately. I can leave it with a neighbor if someone signs for it.")
+    const onlyIf = g.cands.filter((c) => c.clause.kind !== 'request').every((c) => c.clause.conditional && c.clause.kind === 'soft' && !!req && c.unit.turn === req.unit.turn + 1);
+    if (!req || !onlyIf || g.extraUnits.length) continue;
     const asker = req.unit.speaker.speakerId;
     const reply = ct.units.filter((u) => u.turn === req.unit.turn + 1 && u.speaker.speakerId === g.owner.speakerId);
     const said = reply.map((u) => u.plain).join(' ');
-    const no = reply.length > 0 && REFUSAL.test(said) && !clausesOf(reply[0]).some((c) => c.kind === 'commit' || c.kind === 'accept');
+    const no = reply.length > 0 && (REFUSAL.test(said) || /^[^.?!]*\b(?:unfortunately|i am afraid)\b/.test(said)) && !clausesOf(reply[0]).some((c) => c.kind === 'commit' || c.kind === 'accept');
     // (in the same breath too: "Could you drive her on Friday? Actually, no, scratch that, ...")
     const withdrawn = ct.units.some((u) => u.speaker.speakerId === asker && u.idx > req.unit.idx && u.turn <= req.unit.turn + 2 && WITHDRAWN.test(u.plain));
     if (no || withdrawn) refused.add(g);
@@ -826,7 +921,10 @@ export function extractActions(ct: CallText): ActionResult {
     if (units.every(isBelowConfidenceFloor)) continue;
     // A task needs something to do: a title with fewer than two content words ("Fall", "Invite
     // him") is a fragment of misrecognised speech more often than a request.
-    if (g.intent === 'task' && contentStems(titleOf(best)).length < 2 && !g.answers && !welcome) continue;
+    // (welcomed or not: "We can absolutely arrange that. I'll pass it to our front desk manager, and
+    // I'll call you back tomorrow" - "Perfect": the welcome is for the promises that say what)
+    const saidWhatAfter = cands.some((x) => x.unit.turn === best.unit.turn && x.unit.idx >= best.unit.idx && x !== best && x.owner.speakerId === g.owner.speakerId && (x.clause.kind === 'commit' || x.clause.kind === 'soft') && contentStems(titleOf(x)).length >= 2);
+    if (g.intent === 'task' && contentStems(titleOf(best)).length < 2 && !g.answers && (!welcome || saidWhatAfter)) continue;
     if (!isAction) {
       nextSteps.push({
         text: titleOf(best),
@@ -1068,6 +1166,15 @@ function welcomed(ct: CallText, g: Group): boolean {
 function proposedJustBefore(ct: CallText, unit: Unit): boolean {
   const prev = ct.units.filter((u) => u.turn === unit.turn - 1 && u.speaker.speakerId !== unit.speaker.speakerId);
   return prev.some((u) => clausesOf(u).some((c) => c.kind === 'proposal')) && prev.some((u) => u.dates.some((d) => d.date !== null));
+}
+
+/** Whether the unit repeats a clock time the other party's turn just before said ("Monday at six thirty, I can do that"). */
+function timeTakenBack(ct: CallText, unit: Unit): boolean {
+  const timed = (u: Unit) => u.dates.filter((d) => d.date !== null && d.explicitTime).map((d) => d.datetime ?? d.date);
+  const own = timed(unit);
+  if (!own.length) return false;
+  const prev = ct.units.filter((u) => u.turn === unit.turn - 1 && u.speaker.speakerId !== unit.speaker.speakerId);
+  return prev.some((u) => timed(u).some((t) => own.includes(t)));
 }
 
 const TAKE_OFFERED = /^(?:book|take|grab|reserve|confirm|do|lock in|pencil in)\s+(?:that|it|this)(?:\s+(?:one|slot|in|then|please|for me))*$/i;
@@ -1334,7 +1441,10 @@ function meetingItem(
   const props = proposals.filter((p) => inWin(p.unit));
   const accs = accepts.filter((a) => inWin(a.unit) && a.unit.dates.some((d) => d.date && d.date >= day));
   // Owner: whoever commits to set it up or send the invite; else whoever proposed it.
-  const committer = g.cands.find((c) => c.clause.kind === 'commit' || c.clause.kind === 'joint');
+  // (the one who sends the invite or link or sets it up, before one who only says they are free:
+  // "Thursday at eleven, I'm working from home that day" - "I'll send you the Teams link")
+  const commits = g.cands.filter((c) => c.clause.kind === 'commit' || c.clause.kind === 'joint');
+  const committer = commits.find((c) => INVITE.test(c.clause.vp) || /\blink\b/i.test(c.clause.vp) || /^(schedule|book|set|arrange|organi[sz]e|send|resend|forward|share|email|host)$/.test(c.clause.verb)) ?? commits[0];
   const proposer = props[0]?.unit.speaker;
   const owner = committer?.owner ?? proposer ?? g.cands[0].owner;
   const other = ct.speakers.find((s) => s.speakerId !== owner.speakerId) ?? null;

@@ -29,6 +29,8 @@ export interface Clause {
   needsAnswer?: boolean;
   /** A generic promise ("I'll do it") read as the need the other party just stated (actions.ts). */
   tookOn?: boolean;
+  /** The index of the unit whose need a generic promise took on. */
+  tookOnFrom?: number;
   /** The modal of a first-person commitment ("will", "can", "need to"), when one was said. */
   modal?: string;
 }
@@ -84,7 +86,7 @@ const BY_CHANNEL = /\b(?:by|via|over|in an?) (?:e-?mail|text|message|writing|let
 // me") are no errand.
 const WELL_WISHES = /^(?:please\s+)?(?:tell|give|send)\s+.{0,40}?\b(?:to feel better|to get well|(?:that )?I said (?:hi|hello)|my (?:best|love|regards|thanks))|^say (?:hi|hello)\b|^(?:please\s+)?give\s+.{1,30}?\s+a\s+(?:big\s+)?(?:hug|pat|kiss|cuddle|squeeze|scratch|belly rub)\s+(?:for|from)\s+me\b/i;
 // "Ask for Linda at the desk", "use my cell, 555 ...": how to reach someone, not an errand
-const HOW_TO_REACH = /^(?:[Jj]ust\s+)?(?:[Aa]sk for\s+(?:[A-Z][a-z]+|me|us)\b|[Uu]se (?:this|that|my|the|our)?\s*(?:e-?mail|address|number|cell|mobile|line)\b|[Uu]se \S+@\S+)/;
+const HOW_TO_REACH = /^(?:[Jj]ust\s+)?(?:[Aa]sk for\s+(?:[A-Z][a-z]+|me|us)\b|[Uu]se (?:this|that|my|the|our)?\s*(?:e-?mail|address|number|cell|mobile|line)\b|[Uu]se \S+@\S+|[Uu]se (?:\+?\d[\d -]{6,}\d)\s*[.!]?$)/;
 const INFO_REQUEST = /^(hear|repeat|say|spell|hold|explain|describe|confirm|clarify|tell me (more|about|what|how|if|whether|why|when|where|who)|give me a (second|moment|minute|sec)|see|imagine|believe|understand)\b/i;
 
 const SUBJECT_MODAL =
@@ -118,7 +120,7 @@ const INDIRECT_REQUEST = new RegExp(
       '(?:can|could|may) I (?:get|ask|have) you to',
       'how about you|why do not you|why not',
     ].join('|') +
-    ')\\s+(?:please\\s+|just\\s+|maybe\\s+|possibly\\s+|also\\s+)?(.+?)(?:,?\\s*(?:that would|that will|it would) be (?:great|perfect|awesome|helpful|ideal|lovely|amazing|brilliant|super helpful)|,?\\s*(?:thanks|thank you)(?: so much)?)?[?.!]*$',
+    ')\\s+(?:please\\s+|just\\s+|maybe\\s+|possibly\\s+|also\\s+)?(.+?)(?:,?\\s*(?:that would|that will|it would) be (?:great|perfect|awesome|helpful|ideal|lovely|amazing|brilliant|super helpful)|,?\\s*(?:thanks|thank you)(?: so much)?|,\\s*(?:it|that|which)\\s+(?:would\\s+|will\\s+|really\\s+)?(?:saves?|helps?|makes?|speeds?)\\b.*)?[?.!]*$',
   'i',
 );
 // "Do me a favor and call the bank": the favour asked is the verb after it
@@ -150,6 +152,15 @@ const AGENT_WILL_CONTACT = /^(?:the|our|my|a|an)\s+(?:[a-z-]+\s+){0,2}?(?:will|i
 const OPEN_OFFER = /^(?:if|should|in case)\s+(?:you\s+(?:ever\s+)?(?:need|have|want|think of|run into|get)\s+(?:anything|any(?:thing)? (?:else|more|other)|(?:any|another|more|other)\s+(?:\w+\s+)?(?:questions?|problems?|issues?|concerns?|help|trouble)|help|more (?:info|information|help))|(?:anything|something)\s+(?:else\s+)?(?:comes up|changes)|there is anything(?: else)?|(?:any )?questions? come up)\b/i;
 // "Actually, make that Monday", "let's say Thursday instead": a change to something agreed before.
 export const CHANGE_OF_PLAN = /^(?:(?:actually|sorry|wait|oh|no|nope|hmm|um|uh)\s*,?\s*)*(?:(?:make|change|move|push|switch|bump) (?:that|it|this)(?: (?:to|back to|up to|over to))?|let us (?:say|do|make it)|scratch that,?|(?:on )?second thought,?)\s+(.+)$|^(?:(?:actually|sorry)\s*,?\s*)?(?:\S+\s+){0,4}?(?:instead|would be better|is better|works better)\b/i;
+// "The easiest thing is to email all of it to our claims team", "Best way is to call the depot
+// directly": the way the speaker recommends is what the listener is asked to do
+const BEST_WAY = /^(?:(?:the\s+)?(?:easiest|best|quickest|simplest|fastest|safest)\s+(?:thing|way|option|bet|route)\s+(?:is|would be|will be)\s+(?:to\s+|just\s+to\s+)?|(?:it is\s+|it would be\s+|probably\s+)?(?:best|easiest|quickest|safest)\s+to\s+)(?:just\s+)?(.+)$/i;
+// "My son can help me move it on Friday", "Dave will help us carry it": the speaker does it, helped
+const HELPED = /^(?:(?:my|our)\s+[a-z-]+|[A-Z][a-z]+|someone|somebody|he|she|they)\s+(?:can|will|could|is going to|are going to)\s+help\s+(?:me|us)\s+(?:to\s+)?(.+)$/i;
+// "Where should I send the invite?", "Which email should the Teams invite go to?", "what address do
+// I send the form to?": asking where to send something is saying one will send it
+const WHERE_TO_SEND = /^(?:where|(?:to\s+)?(?:which|what)\s+(?:e-?mail|address|e-?mail address|number)(?:\s+address)?)\s+(?:should|shall|do|can|would you like|do you want)\s+(?:I|we|me to|us to)\s+(send|e-?mail|forward|mail|text)\s+(.+?)(?:\s+to)?\s*\?*$|^(?:where|(?:to\s+)?(?:which|what)\s+(?:e-?mail|address|e-?mail address|number)(?:\s+address)?)\s+(?:should|shall|do you want|would you like)\s+((?:the|your|my|our|a|an)\s+.+?)\s+(?:to\s+)?(?:go|be sent)(?:\s+to)?\s*\?*$/i;
+const HAVE_DONE = /^(?:please\s+)?(?:have|get)\s+((?:the|your|my|our|a|an|this|that|those|these|it|them)\b(?:\s+(?!and\b)[\w'-]+){0,3}?)\s+((?!need\b|bed\b)[a-z]+ed|done|sent|paid|signed|made|written|taken|brought|built|set up|sorted)(?:\s+and\s+([a-z]+ed|done|sent|paid|signed|made|written))?\b(.*)$/i;
 const WOULD_YOU_MIND = /^would you mind\s+(\w+ing)\b\s*(.*?)[?.!]*$/i;
 const PLEASE = /^(?:please|kindly)\s*,?\s+(.+)$/i;
 // "Do you want me to bring my dolly?", "should I send it over?": the speaker offers to do it, and it
@@ -183,6 +194,10 @@ export const IMPERATIVE_VERBS = new RegExp(`^(?:just\\s+)?(${IMPERATIVE_VERB_NAM
 export function baseOfGerund(w: string): string {
   const n = nlp(w).verbs().toInfinitive().out('text');
   if (n && !/ing$/i.test(n)) return n;
+  // (some gerunds are read as verbs only in a sentence: "moving" alone gives nothing, and stripping
+  // "-ing" gives "mov")
+  const inSentence = nlp(`we are ${w} it`).verbs().toInfinitive().out('text').split(/\s+/).find((x: string) => x.slice(0, 2).toLowerCase() === w.slice(0, 2).toLowerCase());
+  if (inSentence && !/ing$/i.test(inSentence)) return inSentence;
   let b = w.replace(/ing$/i, '');
   if (/([bdgmnprt])\1$/i.test(b)) b = b.slice(0, -1);
   return b;
@@ -236,7 +251,7 @@ export function opensWithVerb(vp: string): boolean {
 function splitClauses(expanded: string): Array<{ text: string; offset: number; joined: boolean }> {
   const parts: Array<{ text: string; offset: number; joined: boolean }> = [];
   let joined = false;
-  const re = /((?<=[.!?])\s+(?=[A-Z])|(?<=^(?:[Ww]e\s+)?[Ww]ill do)\s+(?=(?:I|we|you|could|can|would|should|shall|will|what|how|when|where|is|are|does|did|count on it|goodbye|bye|thanks|thank you)\b)|;\s+|,?\s+(?:and|but|so)\s+(?=(?:I|we|you|he|she|they|it|then|also)\b)|,\s+(?:and|but)\s+|\s+and\s+(?=(?:then\s+)?[a-z]+\s)|,\s+(?=(?:I|we|he|she|they)\s+(?!think\b|guess\b|mean\b|know\b)[a-z])|(?<=[a-z])\s+(?=(?:I|[Ww]e)\s+(?:will|shall|am going to|are going to|am gonna|are gonna)\s+(?!be\b|need\b|have\b|see\b)[a-z]))/g;
+  const re = /((?<=[.!?])\s+(?=[A-Z])|(?<=^(?:[Ww]e\s+)?[Ww]ill do)\s+(?=(?:I|we|you|could|can|would|should|shall|will|what|how|when|where|is|are|does|did|count on it|goodbye|bye|thanks|thank you)\b)|;\s+|:\s+(?=[A-Za-z])|,?\s+(?:and|but|so)\s+(?=(?:I|we|you|he|she|they|it|then|also)\b)|,\s+(?:and|but)\s+|\s+and\s+(?=(?:then\s+)?[a-z]+\s)|,\s+(?=(?:I|we|he|she|they)\s+(?!think\b|guess\b|mean\b|know\b)[a-z])|(?<=[a-z])\s+(?=(?:I|[Ww]e)\s+(?:will|shall|am going to|are going to|am gonna|are gonna)\s+(?!be\b|need\b|have\b|see\b)[a-z]))/g;
   let last = 0;
   for (const m of expanded.matchAll(re)) {
     const cut = m.index!;
@@ -245,10 +260,13 @@ function splitClauses(expanded: string): Array<{ text: string; offset: number; j
     // A subject with a modal after it does start one, comma or not (recognisers write none).
     // "... when it arrives and if you see any charges call us": a condition after "and" opens a new
     // clause too (recognisers write no comma before it)
-    if (/^\s*and\s/.test(m[0]) && !/,/.test(m[0]) && !startsWithVerb(next.replace(/^then\s+/, '')) && !/^(I|we|you|he|she|they)\s+(will|can|could|would|should|shall|must|need|have|am|are|do|may|might)\b/i.test(next) && !/^(if|unless|in case)\s/i.test(next) && !HEARD_YOU_REQUEST.test(next)) continue;
+    if (/^\s*and\s/.test(m[0]) && !/,/.test(m[0]) && !startsWithVerb(next.replace(/^then\s+/, '')) && !/^(I|we|you|he|she|they)\s+(will|can|could|would|should|shall|must|need|have|am|are|do|may|might)\b/i.test(next) && !/^(if|unless|in case)\s/i.test(next) && !HEARD_YOU_REQUEST.test(next) && !/^(?:should|shall|can|could|would|will|do|did)\s+(?:I|we|you)\s+[a-z]/i.test(next)) continue;
     // ", I keep forgetting": a comma before a new subject starts a clause, unless what precedes is
     // a subordinate clause ("if you are late, could you text me")
     if (/^,\s+$/.test(m[0]) && /^\s*(if|when|once|unless|as soon as|before|after|because|since|while|in case)\b/i.test(expanded.slice(last, cut))) continue;
+    // ("and if nobody's rung by then I'll give that number a call": the promise after a condition with
+    // no comma is its consequence, not a clause of its own)
+    if (/^\s+$/.test(m[0]) && /^\s*(?:(?:and|but|so|then)\s+)?(if|unless|in case)\b/i.test(expanded.slice(last, cut)) && !/[,;]/.test(expanded.slice(last, cut))) continue;
     parts.push({ text: expanded.slice(last, cut), offset: last, joined });
     // a bare "and <verb>" continues the predicate of the clause before it, subject included
     joined = /^\s+and\s+$/.test(m[0]);
@@ -279,8 +297,14 @@ function splitList(part: { text: string; offset: number; joined: boolean }): Arr
   return out;
 }
 
+// "I'll scan everything tonight and get it sent off", "I'll have them posted tomorrow": getting a thing
+// handed over is handing it over (the owner's errand, whoever carries it)
+const GOT_DONE = /^(?:get|have)\s+(it|them|that|this|those|these|(?:the|a|an|your|my|our|his|her|their)\s+[\w'-]+(?:\s+[\w'-]+)?)\s+(sent|posted|mailed|e-?mailed|faxed|uploaded|submitted|delivered|returned|forwarded|dropped|printed|scanned|signed|paid|booked|filed|couriered|shipped)\b/i;
+
 /** "get that over to you" is a sending: read it as "send that to you". */
 function sendFor(s: string): string {
+  const got = s.match(GOT_DONE);
+  if (got) s = `${nlp(`I have ${got[2]} it`).verbs().toInfinitive().out('text') || got[2]} ${got[1]}${s.slice(got[0].length)}`;
   return s.replace(/^get\s+((?:it|that|this|them|those|these|(?:the|a|an|your|my|our)\s+[\w' -]+?))\s+(?:over\s+)?(?:to|across to|out to)\s+(you|him|her|them|us)\b/i, 'send $1 to $2');
 }
 
@@ -318,11 +342,11 @@ function stripCondition(text: string): { text: string; conditional: boolean; whe
 
 function clean(s: string): string {
   return sendFor(s)
-    .replace(/^(?:also|just|then|definitely|probably|certainly|quickly|still|really|actually|first)\s+/i, '').replace(/\s+/g, ' ').replace(/^[,;:\s]+|[\s,;:]+$/g, '').replace(/[.!?]+$/, '').trim();
+    .replace(/^(?:also|just|then|definitely|probably|certainly|absolutely|totally|happily|gladly|easily|surely|quickly|still|really|actually|first)\s+/i, '').replace(/\s+/g, ' ').replace(/^[,;:\s]+|[\s,;:]+$/g, '').replace(/[.!?]+$/, '').trim();
 }
 
 const SLOT_VP = /^(?:do|make it|make)\s+(.+)$/i;
-const OWN_DETAILS = /^(?:give|read|spell)\s+(?:you|him|her|them)\s+(?:my|our)\s+(?:(?:new|current|personal|work|other|direct|home)\s+)?(?:e-?mail(?: address)?|number|phone number|cell(?: number)?|mobile(?: number)?|address|details|contact details|contact info)\b/i;
+const OWN_DETAILS = /^(?:give|read|spell)\s+(?:you|him|her|them)\s+(?:my|our|his|her|their)\s+(?:(?:new|current|personal|work|other|direct|home)\s+)?(?:e-?mail(?: address)?|number|phone number|cell(?: number)?|mobile(?: number)?|address|details|contact details|contact info)\b/i;
 const BRING_PEOPLE = /^bring\s+(?:(?:my|our|your|the|his|her|their)\s+)?(?:wife|husband|partner|fianc[eé]e?|son|daughter|kids|kid|children|child|mum|mom|mother|dad|father|parents|friends?|sister|brother|boyfriend|girlfriend|family|grandparents|grandma|grandpa)\b|^bring\s+(?:him|her|them)\s+(?:along|with (?:you|me))\b/i;
 // "can you give me his number in case he's late?": details asked for there and then, answered on the call
 const ASK_DETAILS = /^(?:give|tell|read)\s+(?:me|us)\s+(?:his|her|their|your|the)\s+(?:(?:new|current|personal|work|other|direct|home|best|mobile|cell)\s+)?(?:e-?mail(?: address)?|number|phone number|cell(?: number)?|mobile(?: number)?|address|details|contact details|contact info|name)\b/i;
@@ -348,14 +372,25 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
     const v = clean(unmarked);
     return { text: unmarked, conditional: false, whenClause: false, kind: 'commit', vp: v, verb: verbOf(v), negated: false };
   }
-  if (OPEN_OFFER.test(unmarked)) {
+  // ("just give us a shout when you want to book it in": an open invitation, whenever the listener
+  // likes, is no errand either)
+  if (OPEN_OFFER.test(unmarked) || /\bwhen(?:ever)?\s+you\s+(?:want|like|wish|fancy|are ready|feel like)\b/i.test(unmarked)) {
     const v = clean(unmarked);
     return { text: unmarked, conditional: true, whenClause: false, kind: 'other', vp: v, verb: verbOf(v), negated: false };
   }
   const indirect = unmarked.match(INDIRECT_REQUEST);
-  if (indirect && !/^(not|be\b|have\b)/i.test(indirect[1])) {
+  // ("if you could have a look at their website": a look, a read or a word had is something done)
+  if (indirect && !/^(not|be\b|have\b(?!\s+(?:a|another)\s+(?:quick\s+)?(?:look|read|think|go|chat|word|check|listen|try)\b))/i.test(indirect[1])) {
     const v = clean(indirect[1]);
     if (!INFO_REQUEST.test(v)) return { text: unmarked, conditional: false, whenClause: false, kind: 'request', vp: v, verb: verbOf(v), negated: false };
+  }
+  // ("And before I come, if you could shift the furniture out from under it, it saves a lot of time":
+  // the time clause before an indirect request does not hide it)
+  const timed = unmarked.match(/^(?:once|when|after|as soon as|before)\b[^,]*,\s*(if\s+you\s+.+)$/i);
+  const indirectAfter = timed ? timed[1].match(INDIRECT_REQUEST) : null;
+  if (indirectAfter && !/^(not|be\b|have\b)/i.test(indirectAfter[1])) {
+    const v = clean(indirectAfter[1]);
+    if (!INFO_REQUEST.test(v)) return { text: unmarked, conditional: false, whenClause: true, kind: 'request', vp: v, verb: verbOf(v), negated: false };
   }
   const cond = stripCondition(unmarked);
   let text = cond.text.replace(MARKER, '').replace(HEARD_MARKER, '').replace(HEARD_ANSWER_WORD, '').trim();
@@ -396,6 +431,15 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
   if (inherited && startsWithVerb(text) && !PLEASE.test(text)) return mk(inherited as ClauseKind, text);
 
   let m: RegExpMatchArray | null;
+  // "Just have the old one unplugged and emptied before we get there", "get the form signed by
+  // Friday": having a thing done is doing it (the owner's errand, whoever carries it)
+  if ((m = text.match(HAVE_DONE)) && !isQ) {
+    const base = (p: string) => nlp(`I have ${p} it`).verbs().toInfinitive().out('text') || p;
+    return mk('request', `${base(m[2])} ${m[3] ? `and ${base(m[3])} ` : ''}${m[1]}${m[4]}`);
+  }
+  if ((m = text.match(WHERE_TO_SEND))) return mk('commit', m[1] ? `${m[1]} ${m[2]}` : `send ${m[3]}`);
+  if ((m = text.match(BEST_WAY)) && !isQ && startsWithVerb(m[1])) return mk('request', m[1]);
+  if ((m = text.match(HELPED)) && !isQ && !unit.past && startsWithVerb(m[1])) return mk('commit', m[1]);
   if ((m = text.match(NEED_YOU))) return mk('request', m[1]);
   if (isQ && (m = text.match(OFFER)) && startsWithVerb(m[1] ?? m[2] ?? '') && !INFO_REQUEST.test(m[1] ?? m[2] ?? '')) return { ...mk('commit', m[1] ?? m[2] ?? ''), needsAnswer: true };
   // "we need to deposit of three hundred dollars": a word followed by "of" is a noun, so the "to"

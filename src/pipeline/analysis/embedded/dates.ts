@@ -167,6 +167,9 @@ export function resolveDates(sentence: string, recordedAt: string, past: boolean
     // chrono reads "now" and "the week" as dates; neither names a day in a conversation.
     if (/^(now|the week|today's|a week|week)$/.test(lower)) continue;
     if (/^\d+ (weeks?|days?|months?|minutes?|hours?)$/.test(lower)) continue;
+    // nor a bare number from 13 up after "at": people say "at four", and "at sixteen" is a house, a
+    // gate or a counter ("no answer at sixteen either"), not 16:00
+    if (/^at (?:1[3-9]|2[0-4])$/.test(lower)) continue;
     // nor a moment seconds away: chrono reads "the second out" (a recogniser's "the second outage")
     // as one second from now, with every field known, so it looked like a clock time said
     if (r.start.isCertain('second') && r.start.get('second') !== 0) continue;
