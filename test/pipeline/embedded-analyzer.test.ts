@@ -1214,3 +1214,18 @@ describe('EmbeddedAnalyzer on clause structure a new author used (session 21)', 
     assert.equal((a.actionItems ?? []).filter((i) => /shed|post office/i.test(i.title) && i.ownerDisplayName === 'Tom Wells').length, 0, JSON.stringify(titles(a)));
   });
 });
+
+describe('EmbeddedAnalyzer review of session 21 clause readings', () => {
+  const recordedAt = '2025-06-10T15:00:00Z';
+  const context: AnalysisContext = { userDisplayName: 'Anna Berg', contactName: 'Tom Wells', phoneNumber: null, direction: 'OUTGOING', recordedAt, title: null };
+  const acts = (turns: Array<[0 | 1, string]>) => buildCallText(transcriptOf(turns, ['Anna Berg', 'Tom Wells'], recordedAt), context).units.flatMap((u) => clausesOf(u).map((c) => `${c.kind}${c.conditional ? ' (if)' : ''}: ${c.vp}`));
+
+  it('reads a thing had done with its noun, not a noun ending in -ed as the participle', () => {
+    assert.ok(acts([[1, 'Get a shed delivered before Friday.']]).includes('request: deliver a shed before Friday'));
+    assert.ok(acts([[1, 'Get a hundred copies printed by Monday.']]).includes('request: print a hundred copies by Monday'));
+  });
+
+  it('reads no promise in what a thing will help with', () => {
+    assert.deepEqual(acts([[0, 'That will help us plan the route.'], [0, 'It could help me understand the costs.']]).filter((a) => a.startsWith('commit')), []);
+  });
+});

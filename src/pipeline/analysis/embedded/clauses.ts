@@ -156,11 +156,13 @@ export const CHANGE_OF_PLAN = /^(?:(?:actually|sorry|wait|oh|no|nope|hmm|um|uh)\
 // directly": the way the speaker recommends is what the listener is asked to do
 const BEST_WAY = /^(?:(?:the\s+)?(?:easiest|best|quickest|simplest|fastest|safest)\s+(?:thing|way|option|bet|route)\s+(?:is|would be|will be)\s+(?:to\s+|just\s+to\s+)?|(?:it is\s+|it would be\s+|probably\s+)?(?:best|easiest|quickest|safest)\s+to\s+)(?:just\s+)?(.+)$/i;
 // "My son can help me move it on Friday", "Dave will help us carry it": the speaker does it, helped
-const HELPED = /^(?:(?:my|our)\s+[a-z-]+|[A-Z][a-z]+|someone|somebody|he|she|they)\s+(?:can|will|could|is going to|are going to)\s+help\s+(?:me|us)\s+(?:to\s+)?(.+)$/i;
+// (a name is capitalised, and no pronoun of a thing is a helper: "That will help us plan the route")
+const HELPED = /^(?:(?:[Mm]y|[Oo]ur)\s+[a-z-]+|(?!(?:It|That|This|Which|What|There|Who|Everything|Something|Anything|Nothing)\b)[A-Z][a-z]+|[Ss]omeone|[Ss]omebody|[Hh]e|[Ss]he|[Tt]hey)\s+(?:can|will|could|is going to|are going to)\s+help\s+(?:me|us)\s+(?:to\s+)?(.+)$/;
 // "Where should I send the invite?", "Which email should the Teams invite go to?", "what address do
 // I send the form to?": asking where to send something is saying one will send it
 const WHERE_TO_SEND = /^(?:where|(?:to\s+)?(?:which|what)\s+(?:e-?mail|address|e-?mail address|number)(?:\s+address)?)\s+(?:should|shall|do|can|would you like|do you want)\s+(?:I|we|me to|us to)\s+(send|e-?mail|forward|mail|text)\s+(.+?)(?:\s+to)?\s*\?*$|^(?:where|(?:to\s+)?(?:which|what)\s+(?:e-?mail|address|e-?mail address|number)(?:\s+address)?)\s+(?:should|shall|do you want|would you like)\s+((?:the|your|my|our|a|an)\s+.+?)\s+(?:to\s+)?(?:go|be sent)(?:\s+to)?\s*\?*$/i;
-const HAVE_DONE = /^(?:please\s+)?(?:have|get)\s+((?:the|your|my|our|a|an|this|that|those|these|it|them)\b(?:\s+(?!and\b)[\w'-]+){0,3}?)\s+((?!need\b|bed\b)[a-z]+ed|done|sent|paid|signed|made|written|taken|brought|built|set up|sorted)(?:\s+and\s+([a-z]+ed|done|sent|paid|signed|made|written))?\b(.*)$/i;
+// (a determiner needs its noun before the participle: "get a shed delivered" is no "shed a")
+const HAVE_DONE = /^(?:please\s+)?(?:have|get)\s+((?:it|them|this|that|those|these)|(?:the|your|my|our|a|an|this|that|those|these)(?:\s+(?!and\b)[\w'-]+){1,3}?)\s+((?!need\b|bed\b)[a-z]+ed|done|sent|paid|signed|made|written|taken|brought|built|set up|sorted)(?:\s+and\s+([a-z]+ed|done|sent|paid|signed|made|written))?\b(.*)$/i;
 const WOULD_YOU_MIND = /^would you mind\s+(\w+ing)\b\s*(.*?)[?.!]*$/i;
 const PLEASE = /^(?:please|kindly)\s*,?\s+(.+)$/i;
 // "Do you want me to bring my dolly?", "should I send it over?": the speaker offers to do it, and it
