@@ -1228,4 +1228,9 @@ describe('EmbeddedAnalyzer review of session 21 clause readings', () => {
   it('reads no promise in what a thing will help with', () => {
     assert.deepEqual(acts([[0, 'That will help us plan the route.'], [0, 'It could help me understand the costs.']]).filter((a) => a.startsWith('commit')), []);
   });
+
+  it('keeps a promise made for whenever the listener likes, and a look asked for after a time clause', () => {
+    assert.ok(acts([[0, 'I will send the contract over whenever you like.']]).includes('commit: send the contract over whenever you like'));
+    assert.ok(acts([[1, 'Before I come, if you could have a look at the boiler, that would be great.']]).includes('request: have a look at the boiler'));
+  });
 });

@@ -376,23 +376,19 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
   }
   // ("just give us a shout when you want to book it in": an open invitation, whenever the listener
   // likes, is no errand either)
-  if (OPEN_OFFER.test(unmarked) || /\bwhen(?:ever)?\s+you\s+(?:want|like|wish|fancy|are ready|feel like)\b/i.test(unmarked)) {
+  // (a promise kept whenever the listener likes is still a promise: "I will send it over whenever you like")
+  if (OPEN_OFFER.test(unmarked) || (/\bwhen(?:ever)?\s+you\s+(?:want|like|wish|fancy|are ready|feel like)\b/i.test(unmarked) && !/^(?:I|we)\s/i.test(unmarked))) {
     const v = clean(unmarked);
     return { text: unmarked, conditional: true, whenClause: false, kind: 'other', vp: v, verb: verbOf(v), negated: false };
-  }
-  const indirect = unmarked.match(INDIRECT_REQUEST);
-  // ("if you could have a look at their website": a look, a read or a word had is something done)
-  if (indirect && !/^(not|be\b|have\b(?!\s+(?:a|another)\s+(?:quick\s+)?(?:look|read|think|go|chat|word|check|listen|try)\b))/i.test(indirect[1])) {
-    const v = clean(indirect[1]);
-    if (!INFO_REQUEST.test(v)) return { text: unmarked, conditional: false, whenClause: false, kind: 'request', vp: v, verb: verbOf(v), negated: false };
   }
   // ("And before I come, if you could shift the furniture out from under it, it saves a lot of time":
   // the time clause before an indirect request does not hide it)
   const timed = unmarked.match(/^(?:once|when|after|as soon as|before)\b[^,]*,\s*(if\s+you\s+.+)$/i);
-  const indirectAfter = timed ? timed[1].match(INDIRECT_REQUEST) : null;
-  if (indirectAfter && !/^(not|be\b|have\b)/i.test(indirectAfter[1])) {
-    const v = clean(indirectAfter[1]);
-    if (!INFO_REQUEST.test(v)) return { text: unmarked, conditional: false, whenClause: true, kind: 'request', vp: v, verb: verbOf(v), negated: false };
+  for (const [indirect, whenClause] of [[unmarked.match(INDIRECT_REQUEST), false], [timed ? timed[1].match(INDIRECT_REQUEST) : null, true]] as const) {
+    // ("if you could have a look at their website": a look, a read or a word had is something done)
+    if (!indirect || /^(not|be\b|have\b(?!\s+(?:a|another)\s+(?:quick\s+)?(?:look|read|think|go|chat|word|check|listen|try)\b))/i.test(indirect[1])) continue;
+    const v = clean(indirect[1]);
+    if (!INFO_REQUEST.test(v)) return { text: unmarked, conditional: false, whenClause, kind: 'request', vp: v, verb: verbOf(v), negated: false };
   }
   const cond = stripCondition(unmarked);
   let text = cond.text.replace(MARKER, '').replace(HEARD_MARKER, '').replace(HEARD_ANSWER_WORD, '').trim();
