@@ -1233,4 +1233,14 @@ describe('EmbeddedAnalyzer review of session 21 clause readings', () => {
     assert.ok(acts([[0, 'I will send the contract over whenever you like.']]).includes('commit: send the contract over whenever you like'));
     assert.ok(acts([[1, 'Before I come, if you could have a look at the boiler, that would be great.']]).includes('request: have a look at the boiler'));
   });
+
+  it('names "her" only as an object, "fiancé" too, and writes a reminder of what the other party said in the listener\'s words', async () => {
+    const run = (turns: Array<[0 | 1, string]>) => analyzer.analyze(transcriptOf(turns, ['Anna Berg', 'Tom Wells'], recordedAt), context);
+    const a = await run([[0, 'I need to ask my wife first. I will call her sister tomorrow about the dates.']]);
+    assert.doesNotMatch(only(a.actionItems, (i) => i.intent === 'call').title, /wife/i);
+    const b = await run([[0, 'I need to check with my fiancé. I will text him tonight.']]);
+    assert.match(only(b.actionItems, (i) => i.intent === 'message').title, /fiancé/i);
+    const c = await run([[1, 'Also, you are due for a check-up next month.'], [0, 'Oh, I will set a reminder for that.']]);
+    assert.match(only(c.actionItems, (i) => i.intent === 'reminder').title, /\bI am due\b/);
+  });
 });

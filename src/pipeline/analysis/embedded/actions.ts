@@ -190,8 +190,11 @@ const ANY_KIN = 'partner|boss|manager|landlord|landlady|neighbou?r|friend|collea
 function personOf(ct: CallText, unit: Unit, clause: Clause): string | undefined {
   const m = clause.vp.match(/^\w+(?:\s+(?:back|up))?\s+(him|her)\b(?!\s+(?:own|name|number|details|address|email|e-mail|phone|mobile|car|the|a|an)\b)/i);
   if (!m) return undefined;
+  // ("I'll call her sister": "her" before a noun is its determiner, nobody to name)
+  if (m[1].toLowerCase() === 'her' && !new RegExp(`^\\s*(?:$|[,.?!;:]|(?:${CHUNK_STOP}|later|soon)\\b)`, 'i').test(clause.vp.slice(m[0].length))) return undefined;
   const kin = m[1].toLowerCase() === 'him' ? `${MALE_KIN}|${ANY_KIN}` : `${FEMALE_KIN}|${ANY_KIN}`;
-  const re = new RegExp(`\\b(?:my|our)\\s+(?:\\w+\\s+)?(?:${kin})\\b`, 'gi');
+  // (no \b after the kin word: "fiancé" ends in a letter \b counts as a non-word character)
+  const re = new RegExp(`\\b(?:my|our)\\s+(?:\\w+\\s+)?(?:${kin})(?![\\wé])`, 'gi');
   for (let k = unit.idx; k >= 0 && k >= unit.idx - 3; k--) {
     const u = ct.units[k];
     if (u.speaker.speakerId !== unit.speaker.speakerId || u.turn < unit.turn - 2) continue;
@@ -314,8 +317,10 @@ function takesOnNeed(ct: CallText, unit: Unit, clause: Clause): Clause {
     const prev = ct.units.filter((u) => u.turn === unit.turn - 1 && u.speaker.speakerId !== unit.speaker.speakerId);
     const dated = [...prev].reverse().find((u) => u.dates.some((d) => (d.date !== null && d.date > day) || (!!d.month && d.month > day.slice(0, 7))));
     if (dated) {
-      const what = expand(dated.norm).replace(/^(?:(?:and|so|also|oh|now|just)[,]?\s+)+/i, '').replace(/,.*$/, '').replace(/[.!?]+$/, '').replace(/\byour\b/gi, 'my').replace(/\byou\b/gi, 'I').replace(/\s+as well$/i, '');
-      const vp = `${clause.vp.replace(REMINDER_FOR_THAT, 'set a reminder')} that ${what}`;
+      const what = expand(dated.norm).replace(/^(?:(?:and|so|also|oh|now|just)[,]?\s+)+/i, '').replace(/,.*$/, '').replace(/[.!?]+$/, '').replace(/\byour\b/gi, 'my').replace(/\s+as well$/i, '');
+      // ("you are due a check-up" is "I am due", "the clinic will call you" is "call me")
+      const mine = what.replace(/\byou are\b/gi, 'I am').replace(/\byou were\b/gi, 'I was').replace(/^you\b|(?<=\b(?:and|but|so|if|when|that|because|,)\s*)you\b|\byou\b(?=\s+(?:will|would|can|could|should|must|may|might|have|had|need|needs|do|did|still|also|just|really|get|got)\b)/gi, 'I').replace(/\byou\b/gi, 'me');
+      const vp = `${clause.vp.replace(REMINDER_FOR_THAT, 'set a reminder')} that ${mine}`;
       return { ...clause, vp, verb: 'set', tookOn: true };
     }
   }
