@@ -142,14 +142,14 @@ function findAntecedent(ct: CallText, unit: Unit, clause: Clause): Antecedent | 
   // "them", "those", "these" stand for a plural or for two things said together ("a short bio and a
   // headshot" - "I'll send them tomorrow"), not for the invite mentioned before them
   const plural = /^(?:them|those|these)$/i.test(m[2]);
-  // "There's also a short take-home exercise. Could you finish it ...?": a thing the speaker has just
-  // brought up, in the sentence before, is what the pronoun stands for
   // "I'll put a quote together tonight and get it over to you": the thing an earlier clause of the
   // same sentence acts on is what the pronoun stands for
   // (the clause just before, and not a note to self: "I'll set myself a reminder to call and book it")
   const prior = clausesOf(unit).filter((c) => c.offset < clause.offset).pop();
   const earlier = prior && prior.kind !== 'other' ? (plural ? withPairs(prior.vp, nounChunks(prior.vp)).filter(isPlural) : nounChunks(prior.vp)).filter((p) => !/\b(?:reminder|alarm|note|calendar|diary)$/i.test(p)) : [];
   if (earlier.length) return { phrase: earlier[earlier.length - 1], unit };
+  // "There's also a short take-home exercise. Could you finish it ...?": a thing the speaker has just
+  // brought up, in the sentence before, is what the pronoun stands for
   const before = ct.units[unit.idx - 1];
   if (before && before.turn === unit.turn && THERE_IS.test(before.norm)) {
     const p = (plural ? withPairs(before.norm, nounChunks(before.norm)).filter(isPlural) : nounChunks(before.norm))[0];

@@ -205,6 +205,11 @@ export function baseOfGerund(w: string): string {
   return b;
 }
 
+/** "posted" -> "post", "done" -> "do": the verb of a past participle (a thing had done, "get it posted"). */
+function baseOfParticiple(p: string): string {
+  return nlp(`I have ${p} it`).verbs().toInfinitive().out('text') || p;
+}
+
 export function verbOf(vp: string): string {
   const first = vp.trim().split(/\s+/)[0]?.toLowerCase().replace(/[^a-z-]/g, '') ?? '';
   if (!first) return '';
@@ -306,7 +311,7 @@ const GOT_DONE = /^(?:get|have)\s+(it|them|that|this|those|these|(?:the|a|an|you
 /** "get that over to you" is a sending: read it as "send that to you". */
 function sendFor(s: string): string {
   const got = s.match(GOT_DONE);
-  if (got) s = `${nlp(`I have ${got[2]} it`).verbs().toInfinitive().out('text') || got[2]} ${got[1]}${s.slice(got[0].length)}`;
+  if (got) s = `${baseOfParticiple(got[2])} ${got[1]}${s.slice(got[0].length)}`;
   return s.replace(/^get\s+((?:it|that|this|them|those|these|(?:the|a|an|your|my|our)\s+[\w' -]+?))\s+(?:over\s+)?(?:to|across to|out to)\s+(you|him|her|them|us)\b/i, 'send $1 to $2');
 }
 
@@ -432,8 +437,7 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
   // "Just have the old one unplugged and emptied before we get there", "get the form signed by
   // Friday": having a thing done is doing it (the owner's errand, whoever carries it)
   if ((m = text.match(HAVE_DONE)) && !isQ) {
-    const base = (p: string) => nlp(`I have ${p} it`).verbs().toInfinitive().out('text') || p;
-    return mk('request', `${base(m[2])} ${m[3] ? `and ${base(m[3])} ` : ''}${m[1]}${m[4]}`);
+    return mk('request', `${baseOfParticiple(m[2])} ${m[3] ? `and ${baseOfParticiple(m[3])} ` : ''}${m[1]}${m[4]}`);
   }
   if ((m = text.match(WHERE_TO_SEND))) return mk('commit', m[1] ? `${m[1]} ${m[2]}` : `send ${m[3]}`);
   if ((m = text.match(BEST_WAY)) && !isQ && startsWithVerb(m[1])) return mk('request', m[1]);
