@@ -569,8 +569,23 @@ const NEGATIVE_ASK = /\b(can|could|will|would) not you\b/gi;
 // without them.
 const FILLER = /,?\s+(?:um+|uh+|erm+|er|uhm+)\b,?(?=\s)/gi;
 
+/**
+ * Each sentence's reading, kept while its words are unchanged: the action pass asks for a sentence's
+ * clauses once per clause of it (antecedents, replies), and reading them again each time made a long
+ * unpunctuated turn cost the square of its length.
+ */
+const readings = new WeakMap<Unit, { norm: string; clauses: readonly Clause[] }>();
+
 /** The speech acts of one sentence, in order. */
 export function clausesOf(unit: Unit): Clause[] {
+  const known = readings.get(unit);
+  if (known && known.norm === unit.norm) return [...known.clauses];
+  const clauses = readClauses(unit);
+  readings.set(unit, { norm: unit.norm, clauses });
+  return [...clauses];
+}
+
+function readClauses(unit: Unit): Clause[] {
   const expanded = expand(unit.norm).replace(HEARD_ILL, '$1I will ').replace(HEARD_GOING_TO, '$1I am going to ').replace(NEGATIVE_ASK, '$1 you').replace(FAVOR, 'please ').replace(HEARD_REQUEST, '$1 you ').replace(HEARD_CALL_BACK, 'call us back').replace(HEARD_PLEASE, 'please ').replace(FILLER, '');
   const out: Clause[] = [];
   let inherited: string | null = null;
