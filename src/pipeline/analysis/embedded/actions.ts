@@ -7,7 +7,7 @@
 // the rest of the "I'll do X" plans and dated plans of a party become next steps. Every piece of
 // launcher metadata (addresses, numbers, times, providers) is taken from what was said.
 import type { AnalysisActionItem, Intent, IntentMetadata } from '../../../domain/analysis.js';
-import { CHANGE_OF_PLAN, clausesOf, verbOf, type Clause } from './clauses.js';
+import { CHANGE_OF_PLAN, clausesOf, expand, verbOf, type Clause } from './clauses.js';
 import { modelActFor, modelIntentFor, modelVerbPhrase, modelVetoes } from './speech-acts.js';
 import type { DateMention } from './dates.js';
 import { callDay } from './dates.js';
@@ -496,6 +496,33 @@ function unclaimedAddressCandidates(ct: CallText, cands: readonly Candidate[]): 
   return out;
 }
 
+// "I'll put a reminder in my phone, otherwise I'll totally forget": what will happen if the plan
+// before it is not carried out is no plan of its own (a recogniser's run-on cuts the sentence after
+// "otherwise", so the word may end the sentence before).
+const CONSEQUENCE_LEAD = /\b(?:otherwise|or else)\s*[,.;:!]?\s*$/i;
+
+/** A clause said as the consequence of not doing something ("..., otherwise I'll forget"). */
+export function isConsequence(ct: CallText, unit: Unit, clause: Clause): boolean {
+  if (clause.kind !== 'commit' && clause.kind !== 'soft' && clause.kind !== 'future') return false;
+  const said = expand(unit.norm);
+  const at = said.indexOf(clause.text.slice(0, 24));
+  const before = said.slice(0, at >= 0 ? at : clause.offset);
+  if (before.trim()) return CONSEQUENCE_LEAD.test(before);
+  const prev = ct.units[unit.idx - 1];
+  return !!prev && prev.turn === unit.turn && CONSEQUENCE_LEAD.test(prev.text);
+}
+
+/**
+ * An item whose own sentences the recogniser was unsure of (none of them HIGH) needs words that say
+ * what is to be done: a title with fewer than two content words ("Text", "Call him") is then a
+ * fragment of misrecognised speech more often than a follow-up. Well-recognised items are not
+ * judged here (the task rule below covers them).
+ */
+export function heardTooPoorly(g: { cands: Array<Pick<Candidate, 'unit' | 'unclaimed'>> }, title: string): boolean {
+  if (g.cands.some((c) => c.unclaimed || c.unit.confidence === 'HIGH')) return false;
+  return contentStems(title).length < 2;
+}
+
 export function extractActions(ct: CallText): ActionResult {
   const day = callDay(ct.context.recordedAt);
   const cands: Candidate[] = [];
@@ -514,6 +541,7 @@ export function extractActions(ct: CallText): ActionResult {
         continue;
       }
       if (clause.kind === 'other' || clause.negated) continue;
+      if (isConsequence(ct, unit, clause)) continue;
       // "I have Saturday at eight open. Does that work?" - "Yeah, I can do that.": the time proposed
       // taken, not a plan to "do that"
       // ("Could you do the afternoon instead?" - "Afternoon's twelve till four. I'll put you down for
@@ -824,6 +852,7 @@ export function extractActions(ct: CallText): ActionResult {
     const best = pickBest(g.cands);
     // The confidence floor: what the recogniser was unsure of is not turned into an item.
     if (units.every(isBelowConfidenceFloor)) continue;
+    if (heardTooPoorly(g, titleOf(best))) continue;
     // A task needs something to do: a title with fewer than two content words ("Fall", "Invite
     // him") is a fragment of misrecognised speech more often than a request.
     if (g.intent === 'task' && contentStems(titleOf(best)).length < 2 && !g.answers && !welcome) continue;

@@ -70,9 +70,10 @@ const HEARD_MARKER =
 // driveway", "okay I will send it tonight", "sure can you text me the code". The word opens the
 // clause without being part of it when a first-person subject and its modal (or a request's opening)
 // follows; "fine print", "right now", "sure enough", "okay I see" and "yes please, go ahead" (consent)
-// stay as said.
+// stay as said. ("for sure text me your schedule", "okay send us the photos": an instruction to
+// contact or send to the speaker opens after the word as well.)
 const HEARD_ANSWER_WORD =
-  /^(?:(?:yes|yeah|yep|yup|sure|okay|ok|oh|great|perfect|fine|alright|all right|good|cool|excellent|no problem|got it|sounds good|thanks|thank you|absolutely|definitely|certainly|of course)\s+)+(?=(?:i|we)\s+(?:will|can|need|have to|am going to|are going to|should|must|shall|would|could|just need)\b|please\s+[a-z]|(?:can you|could you|would you|will you|let me|let us)\b)/i;
+  /^(?:(?:yes|yeah|yep|yup|sure|for sure|okay|ok|oh|great|perfect|fine|alright|all right|good|cool|excellent|no problem|got it|sounds good|thanks|thank you|absolutely|definitely|certainly|of course)\s+)+(?=(?:i|we)\s+(?:will|can|need|have to|am going to|are going to|should|must|shall|would|could|just need)\b|please\s+[a-z]|(?:can you|could you|would you|will you|let me|let us)\b|(?:call|ring|phone|text|message|whatsapp|email|e-mail|mail|send|forward)\s+(?:me|us)\b)/i;
 const VOCATIVE_END = /,\s*[A-Z][a-z]+\s*[.?!]?$/;
 
 const PLEASANTRY = /^(have a\b|see you|talk (to you )?soon|speak soon|take care|thank|bye|goodbye|enjoy|hang on|hold on|excuse|sorry|welcome|good (morning|afternoon|evening|night|luck)|congrat|guess|imagine|mind you|wait|look forward|looking forward|keep me posted|be well|stay safe|happy to help|(?:(?:I am|I'm|I was)\s+)?(?:happy|glad) to do (?:it|that|this)[.!]*$)/i;
