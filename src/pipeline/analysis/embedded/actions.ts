@@ -80,6 +80,19 @@ export function providerOf(text: string): Candidate['provider'] {
   return null;
 }
 
+/**
+ * "I'll send you the Google Meet in life today" (for "invite"), "send you the Zoom thing": what is
+ * sent named by a video platform is the meeting's invite or link, whatever the noun after the
+ * platform was heard as. The platform must be the object's own word ("the Zoom ...", "the Teams
+ * ..."), not a channel it goes by ("send the slides on Teams").
+ */
+export function sendsPlatformInvite(verb: string, vp: string): boolean {
+  if (!/^(send|resend|forward|share)$/.test(verb)) return false;
+  const p = providerOf(vp);
+  if (!p || p === 'phone') return false;
+  return /^\w+\s+(?:(?:you|me|us|him|her|them|[A-Z][a-z]+)\s+)?(?:the|a|an|our|my|your)\s+(?:zoom|teams|microsoft teams|google (?:meet|meets|me|meat|mate|mean|weak|week)|meet)\b/i.test(vp);
+}
+
 /** Chat channel named in a text ("text me" is SMS). */
 export function channelOf(text: string, verb: string): Candidate['channel'] {
   if (/\bwhats ?app\b/i.test(text) || verb === 'whatsapp') return 'whatsapp';
@@ -210,6 +223,7 @@ function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecede
   if (announced) return { intent: 'message', channel: channelOf(announced.norm, ''), provider: null };
   if (clause.kind !== 'request' && CALENDAR_NOTE.test(vp)) return { intent: 'reminder', channel: null, provider: null };
   const meetingVerb = /^(schedule|book|set|arrange|organi[sz]e|plan|put|send|resend|forward|share|join|meet|host|hold|have|do|reschedule|move|confirm)$/.test(verb);
+  if (sendsPlatformInvite(verb, vp)) return { intent: 'meeting', channel: null, provider: providerOf(vp) };
   // "Can we do it on Google Meet?" ... "I'll send you the link": a link sent after a video
   // platform was named is the meeting's
   const platformNamed = /\blink\b/i.test(withAnte) && ct.units.some((u) => u.idx <= unit.idx && u.turn >= unit.turn - 6 && !!providerOf(u.norm) && providerOf(u.norm) !== 'phone');
@@ -518,10 +532,13 @@ export function isConsequence(ct: CallText, unit: Unit, clause: Clause): boolean
  * fragment of misrecognised speech more often than a follow-up. Well-recognised items are not
  * judged here (the task rule below covers them).
  */
-export function heardTooPoorly(g: { cands: Array<Pick<Candidate, 'unit' | 'unclaimed'>> }, title: string): boolean {
+export function heardTooPoorly(g: { cands: Array<Pick<Candidate, 'unit' | 'unclaimed'>> }, title: string, vp = ''): boolean {
   if (g.cands.some((c) => c.unclaimed || c.unit.confidence === 'HIGH')) return false;
-  return contentStems(title).length < 2;
+  // (nor is a verb phrase cut off before its object, "give you my", whatever names its pronouns became)
+  return contentStems(title).length < 2 || DANGLING_END.test(vp.trim());
 }
+
+const DANGLING_END = /\b(?:the|a|an|my|your|our|their|his|her|its|of|to|for|with)[.?!,]*$/i;
 
 export function extractActions(ct: CallText): ActionResult {
   const day = callDay(ct.context.recordedAt);
@@ -852,7 +869,7 @@ export function extractActions(ct: CallText): ActionResult {
     const best = pickBest(g.cands);
     // The confidence floor: what the recogniser was unsure of is not turned into an item.
     if (units.every(isBelowConfidenceFloor)) continue;
-    if (heardTooPoorly(g, titleOf(best))) continue;
+    if (heardTooPoorly(g, titleOf(best), best.clause.vp)) continue;
     // A task needs something to do: a title with fewer than two content words ("Fall", "Invite
     // him") is a fragment of misrecognised speech more often than a request.
     if (g.intent === 'task' && contentStems(titleOf(best)).length < 2 && !g.answers && !welcome) continue;

@@ -524,9 +524,15 @@ const NEGATIVE_ASK = /\b(can|could|will|would) not you\b/gi;
 // without them.
 const FILLER = /,?\s+(?:um+|uh+|erm+|er|uhm+)\b,?(?=\s)/gi;
 
+// "Share I'll check with your insurance", "share my son can help me": an offline recogniser hears
+// an answering "sure" as "share". Asked of the other party, "share" takes what is to be shared
+// ("share your screen", "share it"), never the speaker's own subject ("I", "we") or a possessive
+// "my", so a sentence opening "share" + one of those opens with the answer word.
+const HEARD_SURE = /^share\s+(?=(?:i|we|my|is|no|yes|thanks)\b)/i;
+
 /** The speech acts of one sentence, in order. */
 export function clausesOf(unit: Unit): Clause[] {
-  const expanded = expand(unit.norm).replace(HEARD_ILL, '$1I will ').replace(HEARD_GOING_TO, '$1I am going to ').replace(NEGATIVE_ASK, '$1 you').replace(FAVOR, 'please ').replace(HEARD_REQUEST, '$1 you ').replace(HEARD_CALL_BACK, 'call us back').replace(HEARD_PLEASE, 'please ').replace(FILLER, '');
+  const expanded = expand(unit.norm).replace(HEARD_SURE, 'sure, ').replace(HEARD_ILL, '$1I will ').replace(HEARD_GOING_TO, '$1I am going to ').replace(NEGATIVE_ASK, '$1 you').replace(FAVOR, 'please ').replace(HEARD_REQUEST, '$1 you ').replace(HEARD_CALL_BACK, 'call us back').replace(HEARD_PLEASE, 'please ').replace(FILLER, '');
   const out: Clause[] = [];
   let inherited: string | null = null;
   for (const part of splitClauses(expanded)) {
