@@ -869,7 +869,8 @@ export function extractActions(ct: CallText): ActionResult {
     const best = pickBest(g.cands);
     // The confidence floor: what the recogniser was unsure of is not turned into an item.
     if (units.every(isBelowConfidenceFloor)) continue;
-    if (heardTooPoorly(g, titleOf(best), best.clause.vp)) continue;
+    // (a promise that takes on the other party's stated need rests on their words too: "fill it out tomorrow")
+    if (!g.answers && heardTooPoorly(g, titleOf(best), best.clause.vp)) continue;
     // A task needs something to do: a title with fewer than two content words ("Fall", "Invite
     // him") is a fragment of misrecognised speech more often than a request.
     if (g.intent === 'task' && contentStems(titleOf(best)).length < 2 && !g.answers && !welcome) continue;
