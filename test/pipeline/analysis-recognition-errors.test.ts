@@ -8,6 +8,7 @@ import { cleanTextOf, type Transcript } from '../../src/domain/transcript.js';
 import { buildAnalysis, EmbeddedAnalyzer, groundingViolations } from '../../src/pipeline/analysis/embedded/index.js';
 import { normalizeSpoken, type SpokenPhone } from '../../src/pipeline/analysis/embedded/spoken.js';
 import { clausesOf } from '../../src/pipeline/analysis/embedded/clauses.js';
+import { heardTooPoorly, sendsPlatformInvite } from '../../src/pipeline/analysis/embedded/actions.js';
 import { buildCallText } from '../../src/pipeline/analysis/embedded/text.js';
 import { finalizeAnalysis } from '../../src/pipeline/analysis/finalize.js';
 import { groundAnalysis } from '../../src/pipeline/analysis/grounding.js';
@@ -608,5 +609,53 @@ describe('a note taken while the other party dictates (issue 28)', () => {
     const acts = buildCallText(t, context(...names)).units.flatMap((u) => clausesOf(u).filter((c) => c.kind === 'commit').map((c) => c.vp));
     assert.ok(!acts.some((vp) => /write that down/.test(vp)), JSON.stringify(acts));
     assert.ok(acts.some((vp) => /send you the photos/.test(vp)), JSON.stringify(acts));
+  });
+});
+
+describe('items from words the recogniser was unsure of (session 21, m4a precision)', () => {
+  const names: [string, string] = ['Kyle Bennett', 'Marcus Reed'];
+  const items = (turns: Turns) => buildAnalysis(transcriptOf(turns, names), context(...names)).actionItems ?? [];
+
+  it('"otherwise I\'ll ..." is the consequence of not doing the plan, no plan of its own', () => {
+    const got = items([
+      [1, 'Great I will send you the questionnaire tonight.'],
+      [0, 'Sounds good I will put a reminder in my phone for friday night otherwise I will totally sleep him.', 'HIGH'],
+    ]).map((i) => i.title);
+    assert.ok(!got.some((t) => /sleep/i.test(t)), JSON.stringify(got));
+    assert.ok(got.some((t) => /questionnaire/i.test(t)), JSON.stringify(got));
+  });
+
+  it('an item none of whose sentences is HIGH needs two content words and an object that is not cut off', () => {
+    const poor = items([
+      [1, 'Can you give me a call when you are free.'],
+      [0, 'Okay I will text to.', 'MEDIUM'],
+      [0, 'Give you my.', 'MEDIUM'],
+    ]).map((i) => i.title);
+    assert.ok(!poor.some((t) => /^Text$|^Give you/.test(t)), JSON.stringify(poor));
+    // the same fragments well recognised are judged by the other rules, not this one
+    assert.equal(heardTooPoorly({ cands: [{ unit: { confidence: 'HIGH' } as never }] }, 'Text', 'text to'), false);
+    assert.equal(heardTooPoorly({ cands: [{ unit: { confidence: 'MEDIUM' } as never }] }, 'Text', 'text to'), true);
+    assert.equal(heardTooPoorly({ cands: [{ unit: { confidence: 'MEDIUM' } as never }] }, 'Give you Ines Duarte\'s', 'give you my'), true);
+    assert.equal(heardTooPoorly({ cands: [{ unit: { confidence: 'MEDIUM' } as never }] }, 'Send the invoice tonight', 'send the invoice tonight'), false);
+  });
+
+  it('"for sure text me ..." without a comma is a request; "share I will ..." is the recogniser\'s "sure"', () => {
+    const got = items([
+      [0, 'Can we set up a regular time.'],
+      [1, 'For sure text me your work schedule for next week by sunday.', 'MEDIUM'],
+      [0, 'Can you check what my plan covers.'],
+      [1, 'Share I will check with your insurance and call you back tomorrow.', 'MEDIUM'],
+    ]);
+    assert.ok(got.some((i) => i.ownerRole === 'USER' && i.intent === 'message' && /work schedule/.test(i.title)), JSON.stringify(got.map((i) => i.title)));
+    assert.ok(!got.some((i) => /^Share\b/i.test(i.title)), JSON.stringify(got.map((i) => i.title)));
+    assert.ok(got.some((i) => i.ownerRole === 'CONTACT' && /plan covers|insurance/i.test(i.title)), JSON.stringify(got.map((i) => i.title)));
+  });
+
+  it('something sent named by a video platform is the invite, whatever the noun after it was heard as', () => {
+    assert.equal(sendsPlatformInvite('send', 'send you the google meet in life today'), true);
+    assert.equal(sendsPlatformInvite('send', 'send you the Zoom thing tonight'), true);
+    // a channel it goes by is not what is sent
+    assert.equal(sendsPlatformInvite('send', 'send the slides on Teams'), false);
+    assert.equal(sendsPlatformInvite('call', 'call you on zoom'), false);
   });
 });

@@ -84,6 +84,19 @@ export function providerOf(text: string): Candidate['provider'] {
   return null;
 }
 
+/**
+ * "I'll send you the Google Meet in life today" (for "invite"), "send you the Zoom thing": what is
+ * sent named by a video platform is the meeting's invite or link, whatever the noun after the
+ * platform was heard as. The platform must be the object's own word ("the Zoom ...", "the Teams
+ * ..."), not a channel it goes by ("send the slides on Teams").
+ */
+export function sendsPlatformInvite(verb: string, vp: string): boolean {
+  if (!/^(send|resend|forward|share)$/.test(verb)) return false;
+  const p = providerOf(vp);
+  if (!p || p === 'phone') return false;
+  return /^\w+\s+(?:(?:you|me|us|him|her|them|[A-Z][a-z]+)\s+)?(?:the|a|an|our|my|your)\s+(?:zoom|teams|microsoft teams|google (?:meet|meets|me|meat|mate|mean|weak|week)|meet)\b/i.test(vp);
+}
+
 /** Chat channel named in a text ("text me" is SMS). */
 export function channelOf(text: string, verb: string): Candidate['channel'] {
   if (/\bwhats ?app\b/i.test(text) || verb === 'whatsapp') return 'whatsapp';
@@ -258,6 +271,7 @@ function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecede
   // (e-mailing the invite or the link sends it as much as "send" does: "I'll email the link tomorrow
   // morning" after a Zoom meeting was named)
   const meetingVerb = /^(schedule|book|set|arrange|organi[sz]e|plan|put|send|resend|forward|share|email|mail|join|meet|host|hold|have|do|reschedule|move|confirm)$/.test(verb);
+  if (sendsPlatformInvite(verb, vp)) return { intent: 'meeting', channel: null, provider: providerOf(vp) };
   // "Can we do it on Google Meet?" ... "I'll send you the link": a link sent after a video
   // platform was named is the meeting's
   // (e-mailed, the link is the meeting's only when nothing else it could be of is said with it: "Also
@@ -568,6 +582,36 @@ function unclaimedAddressCandidates(ct: CallText, cands: readonly Candidate[]): 
   return out;
 }
 
+// "I'll put a reminder in my phone, otherwise I'll totally forget": what will happen if the plan
+// before it is not carried out is no plan of its own (a recogniser's run-on cuts the sentence after
+// "otherwise", so the word may end the sentence before).
+const CONSEQUENCE_LEAD = /\b(?:otherwise|or else)\s*[,.;:!]?\s*$/i;
+
+/** A clause said as the consequence of not doing something ("..., otherwise I'll forget"). */
+export function isConsequence(ct: CallText, unit: Unit, clause: Clause): boolean {
+  if (clause.kind !== 'commit' && clause.kind !== 'soft' && clause.kind !== 'future') return false;
+  const said = expand(unit.norm);
+  const at = said.indexOf(clause.text.slice(0, 24));
+  const before = said.slice(0, at >= 0 ? at : clause.offset);
+  if (before.trim()) return CONSEQUENCE_LEAD.test(before);
+  const prev = ct.units[unit.idx - 1];
+  return !!prev && prev.turn === unit.turn && CONSEQUENCE_LEAD.test(prev.text);
+}
+
+/**
+ * An item whose own sentences the recogniser was unsure of (none of them HIGH) needs words that say
+ * what is to be done: a title with fewer than two content words ("Text", "Call him") is then a
+ * fragment of misrecognised speech more often than a follow-up. Well-recognised items are not
+ * judged here (the task rule below covers them).
+ */
+export function heardTooPoorly(g: { cands: Array<Pick<Candidate, 'unit' | 'unclaimed'>> }, title: string, vp = ''): boolean {
+  if (g.cands.some((c) => c.unclaimed || c.unit.confidence === 'HIGH')) return false;
+  // (nor is a verb phrase cut off before its object, "give you my", whatever names its pronouns became)
+  return contentStems(title).length < 2 || DANGLING_END.test(vp.trim());
+}
+
+const DANGLING_END = /\b(?:the|a|an|my|your|our|their|his|her|its|of|to|for|with)[.?!,]*$/i;
+
 export function extractActions(ct: CallText): ActionResult {
   const day = callDay(ct.context.recordedAt);
   const cands: Candidate[] = [];
@@ -586,6 +630,7 @@ export function extractActions(ct: CallText): ActionResult {
         continue;
       }
       if (clause.kind === 'other' || clause.negated) continue;
+      if (isConsequence(ct, unit, clause)) continue;
       // "I have Saturday at eight open. Does that work?" - "Yeah, I can do that.": the time proposed
       // taken, not a plan to "do that"
       // ("Could you do the afternoon instead?" - "Afternoon's twelve till four. I'll put you down for
@@ -924,6 +969,8 @@ export function extractActions(ct: CallText): ActionResult {
     const best = pickBest(g.cands);
     // The confidence floor: what the recogniser was unsure of is not turned into an item.
     if (units.every(isBelowConfidenceFloor)) continue;
+    // (a promise that takes on the other party's stated need rests on their words too: "fill it out tomorrow")
+    if (!g.answers && heardTooPoorly(g, titleOf(best), best.clause.vp)) continue;
     // A task needs something to do: a title with fewer than two content words ("Fall", "Invite
     // him") is a fragment of misrecognised speech more often than a request.
     // (welcomed or not: "We can absolutely arrange that. I'll pass it to our front desk manager, and

@@ -72,9 +72,10 @@ const HEARD_MARKER =
 // driveway", "okay I will send it tonight", "sure can you text me the code". The word opens the
 // clause without being part of it when a first-person subject and its modal (or a request's opening)
 // follows; "fine print", "right now", "sure enough", "okay I see" and "yes please, go ahead" (consent)
-// stay as said.
+// stay as said. ("for sure text me your schedule", "okay send us the photos": an instruction to
+// contact or send to the speaker opens after the word as well.)
 const HEARD_ANSWER_WORD =
-  /^(?:(?:yes|yeah|yep|yup|sure|okay|ok|oh|great|perfect|fine|alright|all right|good|cool|excellent|no problem|got it|sounds good|thanks|thank you|absolutely|definitely|certainly|of course)\s+)+(?=(?:i|we)\s+(?:will|can|need|have to|am going to|are going to|should|must|shall|would|could|just need)\b|please\s+[a-z]|(?:can you|could you|would you|will you|let me|let us)\b)/i;
+  /^(?:(?:yes|yeah|yep|yup|sure|for sure|okay|ok|oh|great|perfect|fine|alright|all right|good|cool|excellent|no problem|got it|sounds good|thanks|thank you|absolutely|definitely|certainly|of course)\s+)+(?=(?:i|we)\s+(?:will|can|need|have to|am going to|are going to|should|must|shall|would|could|just need)\b|please\s+[a-z]|(?:can you|could you|would you|will you|let me|let us)\b|(?:call|ring|phone|text|message|whatsapp|email|e-mail|mail|send|forward)\s+(?:me|us)\b)/i;
 const VOCATIVE_END = /,\s*[A-Z][a-z]+\s*[.?!]?$/;
 
 const PLEASANTRY = /^(have a\b|see you|talk (to you )?soon|speak soon|take care|thank|bye|goodbye|enjoy|hang on|hold on|excuse|sorry|welcome|good (morning|afternoon|evening|night|luck)|congrat|guess|imagine|mind you|wait|look forward|looking forward|keep me posted|be well|stay safe|happy to help|(?:(?:I am|I'm|I was)\s+)?(?:happy|glad) to do (?:it|that|this)[.!]*$)/i;
@@ -569,6 +570,12 @@ const NEGATIVE_ASK = /\b(can|could|will|would) not you\b/gi;
 // without them.
 const FILLER = /,?\s+(?:um+|uh+|erm+|er|uhm+)\b,?(?=\s)/gi;
 
+// "Share I'll check with your insurance", "share my son can help me": an offline recogniser hears
+// an answering "sure" as "share". Asked of the other party, "share" takes what is to be shared
+// ("share your screen", "share it"), never the speaker's own subject ("I", "we") or a possessive
+// "my", so a sentence opening "share" + one of those opens with the answer word.
+const HEARD_SURE = /^share\s+(?=(?:i|we|my|is|no|yes|thanks)\b)/i;
+
 /**
  * Each sentence's reading, kept while its words are unchanged: the action pass asks for a sentence's
  * clauses once per clause of it (antecedents, replies), and reading them again each time made a long
@@ -586,7 +593,7 @@ export function clausesOf(unit: Unit): Clause[] {
 }
 
 function readClauses(unit: Unit): Clause[] {
-  const expanded = expand(unit.norm).replace(HEARD_ILL, '$1I will ').replace(HEARD_GOING_TO, '$1I am going to ').replace(NEGATIVE_ASK, '$1 you').replace(FAVOR, 'please ').replace(HEARD_REQUEST, '$1 you ').replace(HEARD_CALL_BACK, 'call us back').replace(HEARD_PLEASE, 'please ').replace(FILLER, '');
+  const expanded = expand(unit.norm).replace(HEARD_SURE, 'sure, ').replace(HEARD_ILL, '$1I will ').replace(HEARD_GOING_TO, '$1I am going to ').replace(NEGATIVE_ASK, '$1 you').replace(FAVOR, 'please ').replace(HEARD_REQUEST, '$1 you ').replace(HEARD_CALL_BACK, 'call us back').replace(HEARD_PLEASE, 'please ').replace(FILLER, '');
   const out: Clause[] = [];
   let inherited: string | null = null;
   for (const part of splitClauses(expanded)) {
