@@ -62,6 +62,8 @@ describe('uploads contained to their own bytes (HTTP, worker, real ffmpeg)', () 
   let victimPath = '';
 
   before(async () => {
+    // Rendered before the service starts (see ensureCorpus).
+    const victimRecording = clip();
     const transcriber = cachingTranscriber(await createTranscriber({ provider: 'pocketsphinx' }, pino({ level: 'silent' })));
     await t.startWithUsers(
       'embedded',
@@ -69,7 +71,7 @@ describe('uploads contained to their own bytes (HTTP, worker, real ffmpeg)', () 
       { env: { WORKER_ENABLED: 'true', WORKER_CONCURRENCY: '1', SERVICE_MAX_CONCURRENT_ACTIVE_CALLS: '20' }, pipeline: { transcriber } },
     );
     // A's call: an ID3-tagged MP3 of 15 s of speech, stored as users/<A>/calls/<id>/audio.mp3.
-    const r = await t.request('POST', '/api/calls/analyze', { token: t.tokenA, form: uploadForm(clip(), { title: 'Garage call' }) });
+    const r = await t.request('POST', '/api/calls/analyze', { token: t.tokenA, form: uploadForm(victimRecording, { title: 'Garage call' }) });
     assert.equal(r.status, 202, r.text);
     victimCall = r.body.callId;
     victimPath = `../../../${t.userA}/calls/${victimCall}/audio.mp3`;
@@ -153,6 +155,7 @@ describe('a disk full under the decoder (DATA_DIR/work on a 256 kB tmpfs)', { sk
   let disk: Tmpfs | undefined;
 
   before(async () => {
+    clip(); // rendered before the service starts (see ensureCorpus)
     const transcriber = cachingTranscriber(await createTranscriber({ provider: 'pocketsphinx' }, pino({ level: 'silent' })));
     // Retries 5 s apart: time to make room before the next attempt.
     t = await startTestService({ env: { WORKER_ENABLED: 'true', WORKER_CONCURRENCY: '1', WORKER_RETRY_DELAY_SECONDS: '5' }, pipeline: { transcriber } });

@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import { Value } from '@sinclair/typebox/value';
 import { Transcript } from '../../src/domain/transcript.js';
 import { validateAnalysis } from '../../src/pipeline/analysis/validate.js';
-import { corpusFile, corpusIds, loadScorer, loadTruth } from '../support/corpus.js';
+import { corpusFile, corpusIds, ensureCorpus, loadScorer, loadTruth } from '../support/corpus.js';
 import { startTestService, TestIdp, uploadForm, waitForCallSettled, type TestService } from '../support/service.js';
 import { PocketsphinxTranscriber } from '../../src/pipeline/transcription/pocketsphinx.js';
 import { cachingTranscriber } from '../support/recognition-cache.js';
@@ -37,6 +37,8 @@ describe('corpus end to end (embedded PostgreSQL, real pipeline)', () => {
   const results: Array<{ id: string; format: string; score: any; labels: LabelSourceCheck; transcript: any; analysis: any }> = [];
 
   before(async () => {
+    // Rendered before the service starts (see ensureCorpus).
+    ensureCorpus();
     idp = await TestIdp.start();
     // No machine-speed limit on the recogniser here: on a loaded machine it takes many times its
     // idle time, and this test measures accuracy (the limit has its own tests).

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { EmbeddedAnalyzer } from '../../src/pipeline/analysis/embedded/index.js';
 import { PipelineError, type Analyzer } from '../../src/pipeline/types.js';
-import { corpusFile } from '../support/corpus.js';
+import { corpusFile, ensureCorpus } from '../support/corpus.js';
 import { recogniseOncePerAudio } from '../support/recognition-cache.js';
 import { startTestService, tempDir, uploadForm, waitForCall, type TestService } from '../support/service.js';
 
@@ -34,6 +34,8 @@ describe('processing failures', () => {
   const dir = tempDir('cas-fail-');
 
   before(async () => {
+    // Rendered before the service starts (see ensureCorpus).
+    ensureCorpus(['school-teacher-call', 'car-repair']);
     t = await startTestService({ env: { WORKER_ENABLED: 'true', WORKER_RETRY_LIMIT: '2' }, pipeline: { analyzer } });
     // Two tests upload the same recording to prove what happens after recognition: the real
     // recogniser runs for the first, the second reuses its result.

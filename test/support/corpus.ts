@@ -25,26 +25,35 @@ export function corpusIds(): string[] {
   return fs.readdirSync(path.join(corpusDir, 'dialogues')).filter((f) => f.endsWith('.json')).map((f) => f.replace(/\.json$/, '')).sort();
 }
 
-let rendered = false;
-/** Renders the corpus audio (cached) and returns the output folder. */
+let renderedAll = false;
+const renderedIds = new Set<string>();
+/**
+ * Renders the corpus audio (cached) and returns the output folder: the calls named, or the whole
+ * corpus. It runs render.sh synchronously, and render.sh waits for any other process rendering
+ * into the same folder, so in a file that starts a service, call it (or corpusFile/loadTruth)
+ * before the service starts: a blocked event loop lets the service close an idle keep-alive
+ * connection that the test's next request is already reusing (read ECONNRESET).
+ */
 export function ensureCorpus(ids: string[] = []): string {
-  if (!rendered) {
+  const wanted = ids.filter((id) => !renderedIds.has(id));
+  if (!renderedAll && (ids.length === 0 || wanted.length > 0)) {
     fs.mkdirSync(corpusOut, { recursive: true });
-    execFileSync('bash', [path.join(corpusDir, 'render.sh'), ...ids], {
+    execFileSync('bash', [path.join(corpusDir, 'render.sh'), ...wanted], {
       env: { ...process.env, CORPUS_OUT: corpusOut },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
-    if (ids.length === 0) rendered = true;
+    if (ids.length === 0) renderedAll = true;
+    for (const id of wanted) renderedIds.add(id);
   }
   return corpusOut;
 }
 
 export function loadTruth(id: string): Truth {
-  return JSON.parse(fs.readFileSync(path.join(ensureCorpus(), id, 'truth.json'), 'utf8'));
+  return JSON.parse(fs.readFileSync(path.join(ensureCorpus([id]), id, 'truth.json'), 'utf8'));
 }
 
 export function corpusFile(id: string, file: 'mono16k.wav' | 'stereo.wav' | 'phone8k.wav' | 'call.m4a' | 'call.mp3' | 'call.ogg' | 'call.aac'): string {
-  return path.join(ensureCorpus(), id, file);
+  return path.join(ensureCorpus([id]), id, file);
 }
 
 /** The corpus scorer module (score.mjs) loaded dynamically. */
@@ -80,7 +89,8 @@ export async function transcribeTruthAudio(
   opts: TranscribeOptions = {},
 ): Promise<import('../../src/pipeline/speech.js').SpeechResult> {
   const { transcribeCall } = await import('../../src/pipeline/speech.js');
-  const workDir = fs.mkdtempSync(path.join(ensureCorpus(), '..', `speech-${truth.id}-`));
+  fs.mkdirSync(corpusOut, { recursive: true });
+  const workDir = fs.mkdtempSync(path.join(corpusOut, '..', `speech-${truth.id}-`));
   try {
     const result = await transcribeCall(pipeline, {
       callId: '00000000-0000-4000-8000-000000000000',
