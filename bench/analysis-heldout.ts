@@ -36,7 +36,7 @@ import type { Pipeline } from '../src/pipeline/index.js';
 import { corpusDir, loadScorer, projectRoot, transcribeTruthAudio, type Truth } from '../test/support/corpus.js';
 import { cachingTranscriber, speechPipelineVersion } from '../test/support/recognition-cache.js';
 import { contextOf, scoreCall, table, totals, truthTranscript, type CallScore, type Totals } from './analysis.js';
-import { analysisDialoguesDir, devIds, HELD_OUT_IDS } from './support/analysis-sets.js';
+import { analysisDialoguesDir, devIds, HELD_OUT_IDS, HELD_OUT_SETS } from './support/analysis-sets.js';
 import { provenanceLine, startProvenance } from './support/provenance.js';
 import { analysisHeadlines } from './support/headline.js';
 import { applySpeechActFlags } from './support/speech-act-flags.js';
@@ -138,11 +138,26 @@ interface TierResult {
   namingRight: number;
   namingNotes: string[];
   warned: number;
+  /** The calls behind the counts above, so that a subset (one held-out set) can be counted too. */
+  rolesRightIds: Set<string>;
+  namingRightIds: Set<string>;
+  warnedIds: Set<string>;
+}
+
+/** The result restricted to some calls (one held-out set). */
+function subsetResult(r: TierResult, ids: readonly string[]): TierResult {
+  const keep = new Set(ids);
+  const scores = r.scores.filter((s) => keep.has(s.id));
+  const within = (set: Set<string>) => new Set([...set].filter((id) => keep.has(id)));
+  const rolesRightIds = within(r.rolesRightIds);
+  const namingRightIds = within(r.namingRightIds);
+  const warnedIds = within(r.warnedIds);
+  return { scores, rolesRight: rolesRightIds.size, namingRight: namingRightIds.size, namingNotes: [], warned: warnedIds.size, rolesRightIds, namingRightIds, warnedIds };
 }
 
 async function runTier(pipeline: Pipeline, ids: string[], tier: Tier, verbose: boolean): Promise<TierResult> {
   const scorer = await loadScorer();
-  const res: TierResult = { scores: [], rolesRight: 0, namingRight: 0, namingNotes: [], warned: 0 };
+  const res: TierResult = { scores: [], rolesRight: 0, namingRight: 0, namingNotes: [], warned: 0, rolesRightIds: new Set(), namingRightIds: new Set(), warnedIds: new Set() };
   for (const id of ids) {
     const truth = truthOf(id);
     let transcript: Transcript;
@@ -159,8 +174,8 @@ async function runTier(pipeline: Pipeline, ids: string[], tier: Tier, verbose: b
       // part can be recognised ahead of the one reporting run without anyone seeing its analysis
       if (process.argv.includes('--recognise-only')) continue;
       const s = scorer.scoreTranscript(truth, transcript);
-      if (s.roleAccuracy === 1) res.rolesRight++;
-      if (s.naming === 1) res.namingRight++;
+      if (s.roleAccuracy === 1) (res.rolesRight++, res.rolesRightIds.add(id));
+      if (s.naming === 1) (res.namingRight++, res.namingRightIds.add(id));
       if (s.roleAccuracy !== 1 || s.naming !== 1) {
         const got = transcript.speakers.map((sp) => `${sp.role}=${sp.displayName}`).join(', ');
         res.namingNotes.push(`${id}: roles ${s.roleAccuracy}, naming ${s.naming} (${got})`);
@@ -175,7 +190,7 @@ async function runTier(pipeline: Pipeline, ids: string[], tier: Tier, verbose: b
       pipeline.analyzer.provider === 'embedded'
         ? groundingViolations(finalizeAnalysis(buildAnalysis(transcript, ctx), transcript), transcript, ctx).length
         : groundAnalysis(a, transcript, ctx.recordedAt).violations.length;
-    if ((a.qualityWarnings ?? []).length) res.warned++;
+    if ((a.qualityWarnings ?? []).length) (res.warned++, res.warnedIds.add(id));
     const r = scoreCall(truth, a, violations, validateAnalysis(a).ok, ms);
     res.scores.push(r);
     process.stdout.write(`${tier} ${id}: items ${r.tp}/${r.required} extra ${r.fp}, e-mails ${r.emailFound}/${r.emailTotal}, phones ${r.phoneFound}/${r.phoneTotal}, violations ${r.violations}\n`);
@@ -278,6 +293,13 @@ async function main() {
       rows.push(summaryRows(label, tier, t, r));
       // Headline lines (bench/run.ts) for the held-out part; a --baseline block is history, not headline.
       if (part.sample === 'held-out' && tier !== 'words' && !process.argv.includes('--baseline')) markers.push(...analysisHeadlines(rows.at(-1)!, { data: `bench/dialogues: ${part.ids.length} held-out calls (flite voices), never tuned on`, sample: 'held-out', section: HEADLINE_SECTION, rolesColumns: true }));
+      // Each held-out set on its own rows (aggregates only), below the pooled row.
+      if (part.sample === 'held-out' && !only) {
+        for (const heldOutSet of HELD_OUT_SETS) {
+          const sub = subsetResult(r, heldOutSet.ids);
+          rows.push(summaryRows(`${label}: ${heldOutSet.name}, ${sub.scores.length} calls`, tier, totals(sub.scores), sub));
+        }
+      }
       details.push(`#### ${part.name}, ${label}`, '', ...table(r.scores), '');
       if (r.namingNotes.length) details.push('Roles or naming wrong:', '', ...r.namingNotes.map((n) => `- ${n}`), '');
       if (tier === 'm4a') {

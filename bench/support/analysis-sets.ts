@@ -230,6 +230,16 @@ export const PENDING_HELD_OUT_IDS_10: readonly string[] = [
  */
 export const HELD_OUT_IDS: readonly string[] = [...HELD_OUT_IDS_8, ...HELD_OUT_IDS_9];
 
+/**
+ * The sets making up HELD_OUT_IDS, each reported on its own rows as well (bench/analysis-heldout.ts):
+ * a set's first measurement is the only one nobody could have been influenced by, and authors differ
+ * by tens of points, so the pooled figure alone hides what a new author gets.
+ */
+export const HELD_OUT_SETS: ReadonlyArray<{ name: string; ids: readonly string[] }> = [
+  { name: 'set 8 (written in session 20, first measured in session 21)', ids: HELD_OUT_IDS_8 },
+  { name: 'set 9 (written in session 21, first measured in session 22)', ids: HELD_OUT_IDS_9 },
+];
+
 export function analysisDialogueIds(): string[] {
   return fs.readdirSync(analysisDialoguesDir).filter((f) => f.endsWith('.json')).map((f) => f.replace(/\.json$/, '')).sort();
 }
