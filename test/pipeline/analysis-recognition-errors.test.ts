@@ -9,7 +9,7 @@ import { buildAnalysis, EmbeddedAnalyzer, groundingViolations } from '../../src/
 import { normalizeSpoken, type SpokenPhone } from '../../src/pipeline/analysis/embedded/spoken.js';
 import { clausesOf } from '../../src/pipeline/analysis/embedded/clauses.js';
 import { heardTooPoorly, sendsPlatformInvite } from '../../src/pipeline/analysis/embedded/actions.js';
-import { buildCallText } from '../../src/pipeline/analysis/embedded/text.js';
+import { buildCallText, punctuateRunOn } from '../../src/pipeline/analysis/embedded/text.js';
 import { finalizeAnalysis } from '../../src/pipeline/analysis/finalize.js';
 import { groundAnalysis } from '../../src/pipeline/analysis/grounding.js';
 import { resolvedTwoSpeakers } from '../fixtures/seed.js';
@@ -715,4 +715,32 @@ describe('addresses and items as the recogniser heard them (session 22, m4a)', (
     assert.equal(owned.length, 1, JSON.stringify(got.map((i) => [i.intent, i.title])));
     assert.equal(owned[0].intent, 'message');
   });
+
+  it('a read-back whose local part was heard otherwise is no second address to e-mail', () => {
+    const got = groundedAnalysis(
+      [
+        [1, 'If you email the form to silly thing at oakline properties dot com by the end of next week we are good.'],
+        [0, 'Way send at oakline properties dot com will do.', 'MEDIUM'],
+      ],
+      ['Dana Price', 'Neil Ortiz'],
+    ).raw.actionItems ?? [];
+    assert.equal(got.filter((i) => i.intent === 'email').length, 1, JSON.stringify(got.map((i) => [i.ownerRole, i.title])));
+  });
+
+  it('"email it" heard as "the mail it" before an address is dictated is the e-mail', () => {
+    const got = groundedAnalysis(
+      [
+        [0, 'Yeah at that age I would replace it I will write up a proper quote on the mail it to you today.', 'MEDIUM'],
+        [1, 'That would be great it is rosa dot lind at outlook dot com.', 'MEDIUM'],
+      ],
+      ['Dana Price', 'Neil Ortiz'],
+    ).raw.actionItems ?? [];
+    assert.deepEqual(got.map((i) => [i.ownerRole, i.intent]), [['USER', 'email']], JSON.stringify(got.map((i) => i.title)));
+    assert.equal(got[0].intentMetadata?.toEmail, 'rosa.lind@outlook.com');
+  });
+
+  it('an address read back ends its sentence before the answer run into it', () => {
+    assert.match(punctuateRunOn('rosa dot lind at outlook dot com sure I can do that this afternoon'), /dot com\. Sure I can do that/);
+  });
 });
+
