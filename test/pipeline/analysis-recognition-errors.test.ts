@@ -742,5 +742,24 @@ describe('addresses and items as the recogniser heard them (session 22, m4a)', (
   it('an address read back ends its sentence before the answer run into it', () => {
     assert.match(punctuateRunOn('rosa dot lind at outlook dot com sure I can do that this afternoon'), /dot com\. Sure I can do that/);
   });
+
+  it('what a notice said opens a sentence after an offer run into it', () => {
+    assert.match(punctuateRunOn('hi there would you take ninety the advert said one twenty but the chain looks rusty'), /take ninety\? The advert said/);
+    // a report said after "and" or "that" stays in its sentence
+    assert.doesNotMatch(punctuateRunOn('okay I checked and the website says it closes at five so I will call you'), /\. The website/);
+  });
+
+  it('"I can do that" beside a dictated address takes on the e-mail the recogniser garbled in the request', () => {
+    const got = groundedAnalysis(
+      [
+        [1, 'Can you take a few photos of the gutter close up.', 'MEDIUM'],
+        [1, 'I am from the ground and the email them over our address is jobs at high ridge roofing dot com.', 'MEDIUM'],
+        [0, 'Jobs at high ridge roofing dot com sure I can do that this afternoon.', 'MEDIUM'],
+      ],
+      ['Dana Price', 'Neil Ortiz'],
+    ).raw.actionItems ?? [];
+    assert.deepEqual(got.map((i) => [i.ownerRole, i.intent]), [['USER', 'email']], JSON.stringify(got.map((i) => i.title)));
+    assert.equal(got[0].intentMetadata?.toEmail, 'jobs@highridgeroofing.com');
+  });
 });
 

@@ -714,6 +714,10 @@ export function extractActions(ct: CallText): ActionResult {
       const target = [...groups].reverse().find((g) => g.owner.speakerId === c.owner.speakerId && c.unit.turn - lastTurn(g) <= 2 && g.cands.some((x) => x.clause.kind === 'request' && !x.clause.conditional));
       if (target) {
         target.cands.push(c);
+        // ("Can you take a few photos of the crack? I'm from the ground and the email them over. Our
+        // address is quotes at ..." - "Sure, I can do that": the e-mail the recogniser garbled in the
+        // request is what the answer, beside the address, takes on; on sentences it was unsure of only)
+        if (c.intent === 'email' && target.intent === 'task' && c.unit.confidence !== 'HIGH' && target.cands.every((x) => x.unit.confidence !== 'HIGH')) target.intent = 'email';
         continue;
       }
     }

@@ -186,6 +186,9 @@ const LISTED_TASK = new RegExp(`(?<=\\b(?:${DAY_WORD}|dot (?:com|net|org|edu|gov
 // A dictated or read-back address ends its sentence before an answer after it ("quotes at tall
 // timber tree dot com sure I can do that this afternoon"): the address is no subject of the promise.
 const ADDRESS_END_CUT = /(?<=\bdot (?:com|net|org|edu|gov|io|co uk|ca))\s+(?=(?:sure|okay|ok|great|perfect|got it|yes|yeah|thanks|thank you|will do|lovely|brilliant|I|I'll|I'm|I've|we|we'll|that's)\b)/gi;
+// What a notice or a person said opens a sentence after a question or an offer run into it ("would
+// you take one eighty the listing said two hundred but ...")
+const REPORTED_CUT = /(?<!\b(?:that|what|how|if|whether|because|and|but|so|me|us|him|her|them))\s+(?=(?:the|my|your|our|his|her|their)\s+(?:\w+\s+)?(?:said|says)\b)/gi;
 // A time said as an answer ends before a request to get in touch ("between eight and ten text me
 // photos ..."); and a promise said as a bare progressive opens a sentence ("slightly darker
 // texting you photos in a few minutes").
@@ -224,6 +227,7 @@ export function punctuateRunOn(text: string): string {
     .replace(NEW_SENTENCE_CUT, '|')
     .replace(AFTER_NUMBER_CUT, '|')
     .replace(ADDRESS_END_CUT, '|')
+    .replace(REPORTED_CUT, '|')
     .replace(PLEASE_END, '|')
     .replace(TIME_THEN_CONTACT, '|')
     .replace(BARE_PROGRESSIVE_CUT, '|')
