@@ -9,7 +9,7 @@ import { buildAnalysis, EmbeddedAnalyzer, groundingViolations } from '../../src/
 import { normalizeSpoken, type SpokenPhone } from '../../src/pipeline/analysis/embedded/spoken.js';
 import { clausesOf } from '../../src/pipeline/analysis/embedded/clauses.js';
 import { heardTooPoorly, sendsPlatformInvite } from '../../src/pipeline/analysis/embedded/actions.js';
-import { buildCallText } from '../../src/pipeline/analysis/embedded/text.js';
+import { buildCallText, punctuateRunOn } from '../../src/pipeline/analysis/embedded/text.js';
 import { finalizeAnalysis } from '../../src/pipeline/analysis/finalize.js';
 import { groundAnalysis } from '../../src/pipeline/analysis/grounding.js';
 import { resolvedTwoSpeakers } from '../fixtures/seed.js';
@@ -660,3 +660,106 @@ describe('items from words the recogniser was unsure of (session 21, m4a precisi
     assert.equal(sendsPlatformInvite('call', 'call you on zoom'), false);
   });
 });
+
+describe('addresses and items as the recogniser heard them (session 22, m4a)', () => {
+  it('three words said "all one word" before the "at" are one local part', () => {
+    const e = normalizeSpoken("Sure, it's maple court lettings at gmail dot com, all one word.").entities.find((x) => x.kind === 'email');
+    assert.equal((e as { address: string } | undefined)?.address, 'maplecourtlettings@gmail.com');
+    // a word before them that could be no part of an address keeps them apart from it ("contact ...")
+    const two = normalizeSpoken('Please contact ruth ames at acme dot com, all one word.').entities.find((x) => x.kind === 'email');
+    assert.equal((two as { address: string } | undefined)?.address, 'ruthames@acme.com');
+  });
+
+  it('a dictated address read back with another domain takes the one made of the call\'s names', () => {
+    const { raw } = groundedAnalysis(
+      [
+        [1, 'Could you email us your referral letter it goes to appointments at harper joint dental dot com.', 'MEDIUM'],
+        [0, 'Appointments at harbor point dental dot com okay I will send it this evening.', 'MEDIUM'],
+      ],
+      ['Dana Price', 'Harbor Point Dental'],
+    );
+    const sent = (raw.actionItems ?? []).filter((i) => i.intent === 'email');
+    assert.ok(sent.length >= 1, JSON.stringify(raw.actionItems));
+    assert.ok(sent.every((i) => i.intentMetadata?.toEmail === 'appointments@harborpointdental.com'), JSON.stringify(sent.map((i) => i.intentMetadata)));
+  });
+
+  it('a word of the local part that sounds like a speaker\'s name is the name, and grounding reads it so', () => {
+    const { transcript, raw } = groundedAnalysis(
+      [
+        [1, 'Send the photos of the leak to kneel at ortiz plumbing dot com.', 'MEDIUM'],
+        [0, 'Okay I will send them tonight.', 'MEDIUM'],
+      ],
+      ['Dana Price', 'Neil Ortiz'],
+    );
+    const item = (raw.actionItems ?? []).find((i) => i.intent === 'email');
+    assert.equal(item?.intentMetadata?.toEmail, 'neil@ortizplumbing.com', JSON.stringify(raw.actionItems));
+    // an address the words do not sound like is still no address of the call
+    assert.equal(violationsWhenForged(raw, transcript, 'email', { toEmail: 'nail@ortizplumbing.com' }), 1);
+  });
+
+  it('a verb phrase cut off after its verb ("let\'s have") is no item when nothing was heard well', () => {
+    assert.equal(heardTooPoorly({ cands: [{ unit: { confidence: 'MEDIUM' } as never }] }, 'Let Dana Price have', 'let us have'), true);
+    assert.equal(heardTooPoorly({ cands: [{ unit: { confidence: 'HIGH' } as never }] }, 'Let Dana Price have', 'let us have'), false);
+    assert.equal(heardTooPoorly({ cands: [{ unit: { confidence: 'MEDIUM' } as never }] }, 'Have the keys cut', 'have the keys cut'), false);
+  });
+
+  it('a garbled promise to text, in the owner\'s next turn, is how they take the request on', () => {
+    const got = groundedAnalysis(
+      [
+        [0, 'And could you ask your sister if we can borrow her trailer on sunday.', 'MEDIUM'],
+        [1, 'Yeah I will text and tonight after dinner.', 'MEDIUM'],
+      ],
+      ['Dana Price', 'Neil Ortiz'],
+    ).raw.actionItems ?? [];
+    const owned = got.filter((i) => i.ownerRole === 'CONTACT');
+    assert.equal(owned.length, 1, JSON.stringify(got.map((i) => [i.intent, i.title])));
+    assert.equal(owned[0].intent, 'message');
+  });
+
+  it('a read-back whose local part was heard otherwise is no second address to e-mail', () => {
+    const got = groundedAnalysis(
+      [
+        [1, 'If you email the form to silly thing at oakline properties dot com by the end of next week we are good.'],
+        [0, 'Way send at oakline properties dot com will do.', 'MEDIUM'],
+      ],
+      ['Dana Price', 'Neil Ortiz'],
+    ).raw.actionItems ?? [];
+    assert.equal(got.filter((i) => i.intent === 'email').length, 1, JSON.stringify(got.map((i) => [i.ownerRole, i.title])));
+  });
+
+  it('"email it" heard as "the mail it" before an address is dictated is the e-mail', () => {
+    const got = groundedAnalysis(
+      [
+        [0, 'Yeah at that age I would replace it I will write up a proper quote on the mail it to you today.', 'MEDIUM'],
+        [1, 'That would be great it is rosa dot lind at outlook dot com.', 'MEDIUM'],
+      ],
+      ['Dana Price', 'Neil Ortiz'],
+    ).raw.actionItems ?? [];
+    assert.deepEqual(got.map((i) => [i.ownerRole, i.intent]), [['USER', 'email']], JSON.stringify(got.map((i) => i.title)));
+    assert.equal(got[0].intentMetadata?.toEmail, 'rosa.lind@outlook.com');
+  });
+
+  it('an address read back ends its sentence before the answer run into it', () => {
+    assert.match(punctuateRunOn('rosa dot lind at outlook dot com sure I can do that this afternoon'), /dot com\. Sure I can do that/);
+  });
+
+  it('what a notice said opens a sentence after an offer run into it', () => {
+    assert.match(punctuateRunOn('hi there would you take ninety the advert said one twenty but the chain looks rusty'), /take ninety\? The advert said/);
+    // a report said after "and" or "that" stays in its sentence
+    assert.doesNotMatch(punctuateRunOn('okay I checked and the website says it closes at five so I will call you'), /\. The website/);
+  });
+
+  it('"I can do that" beside a dictated address takes on the e-mail the recogniser garbled in the request', () => {
+    const got = groundedAnalysis(
+      [
+        [1, 'Can you take a few photos of the gutter close up.', 'MEDIUM'],
+        [1, 'I am from the ground and the email them over our address is jobs at high ridge roofing dot com.', 'MEDIUM'],
+        [0, 'Jobs at high ridge roofing dot com sure I can do that this afternoon.', 'MEDIUM'],
+      ],
+      ['Dana Price', 'Neil Ortiz'],
+    ).raw.actionItems ?? [];
+    assert.deepEqual(got.map((i) => [i.ownerRole, i.intent]), [['USER', 'email']], JSON.stringify(got.map((i) => i.title)));
+    assert.equal(got[0].intentMetadata?.toEmail, 'jobs@highridgeroofing.com');
+  });
+});
+

@@ -39,7 +39,7 @@
 // that shared the extractor's parser would also share its mistakes.
 import * as chrono from 'chrono-node';
 import type { Analysis } from '../../domain/analysis.js';
-import { HEARD_AT, HEARD_DOMAIN, HEARD_DOT, HEARD_TLD, withoutDictationAsides } from './heard.js';
+import { HEARD_AT, HEARD_DOMAIN, HEARD_DOT, HEARD_TLD, nameHeardAs, withoutDictationAsides } from './heard.js';
 import type { Transcript } from '../../domain/transcript.js';
 import { filterSegmentIds } from './finalize.js';
 
@@ -297,7 +297,7 @@ const EMAIL_PUNCT = new Set(['@', '.', '_', '-', '+']);
 /** Token streams of a transcript text in which an email is looked for (see the header). */
 const HEARD_DOMAIN_LONGEST_FIRST = [...HEARD_DOMAIN].sort((a, b) => b[0].length - a[0].length);
 
-function emailStreams(text: string): string[][] {
+function emailStreams(text: string, names: ReadonlySet<string> = new Set()): string[][] {
   const toks = tokenize(text);
   const plain = toks.map((t) => (t.kind === 'word' ? EMAIL_WORDS[t.lower] ?? t.lower : t.kind === 'digits' ? t.text : EMAIL_PUNCT.has(t.text) ? t.text : '\u0000'));
   // Second pass: spoken digits become digits ("agent two at ..." -> "agent2@...").
@@ -322,7 +322,13 @@ function emailStreams(text: string): string[][] {
   // Fourth: a word spelled out with hyphens ("p-r-i-y-a dot shah ...") is the word
   const single = (k: number) => toks[k]?.kind === 'word' && toks[k].text.length === 1;
   const spelled = plain.filter((_x, k) => !(toks[k].text === '-' && single(k - 1) && single(k + 1)));
-  return [plain, withDigits.filter((x, k) => x !== '' || plain[k] === ''), heard.filter((x) => x !== ''), spelled];
+  const streams = [plain, withDigits.filter((x, k) => x !== '' || plain[k] === ''), heard.filter((x) => x !== ''), spelled];
+  // Fifth: a word that sounds like a speaker's name is that name ("fill at mercer cole" with Phil)
+  if (names.size) {
+    const named = heard.map((x, k) => (toks[k]?.kind === 'word' && x === toks[k].lower ? nameHeardAs(x, names) ?? x : x));
+    if (named.some((x, k) => x !== heard[k])) streams.push(named.filter((x) => x !== ''));
+  }
+  return streams;
 }
 
 function streamSpells(stream: string[], target: string): boolean {
@@ -583,11 +589,12 @@ class TranscriptEvidence {
   constructor(
     private readonly texts: string[],
     private readonly recordedAt: string | undefined,
+    names: ReadonlySet<string> = new Set(),
   ) {
     // a dictation is read with and without its remarks ("mel, M E L, dot carter", "all one word")
     this.emailStreamsCache = texts.flatMap((t) => {
       const bare = withoutDictationAsides(t);
-      return bare === t ? emailStreams(t) : [...emailStreams(t), ...emailStreams(bare)];
+      return bare === t ? emailStreams(t, names) : [...emailStreams(t, names), ...emailStreams(bare, names)];
     });
     this.phoneRuns = texts.flatMap((t) => readNumbers(tokenize(t)).map((run) => run.map((g) => g.digits)));
   }
@@ -626,6 +633,8 @@ export function groundAnalysis(a: Analysis, transcript: Transcript, recordedAt?:
   const ev = new TranscriptEvidence(
     transcript.segments.map((s) => s.text),
     recordedAt,
+    // the speakers' names, for an address's word heard for one of them
+    new Set(transcript.speakers.flatMap((sp) => sp.displayName.toLowerCase().split(/[^a-z]+/)).filter((w) => w.length >= 3)),
   );
 
   (analysis.actionItems ?? []).forEach((item, i) => {

@@ -5,6 +5,9 @@
 // order (grounding.ts). Only words a recogniser was seen to write for these are listed: a common word
 // here ("and", "not") is read as "@"/"." only inside a whole address, never on its own.
 
+import nlp from 'compromise';
+import { doubleMetaphone } from 'double-metaphone';
+
 /** Heard for "dot". */
 export const HEARD_DOT = new Set(['dot', 'got', 'dog', 'not', 'dart', 'dut']);
 /** Heard for "at". */
@@ -21,6 +24,29 @@ export const HEARD_DOMAIN: Array<[string[], string]> = [
   [['fastmail'], 'fastmail'], [['fast', 'mail'], 'fastmail'], [['fast', 'male'], 'fastmail'],
   [['protonmail'], 'protonmail'], [['proton', 'mail'], 'protonmail'], [['proton', 'male'], 'protonmail'],
 ];
+
+/**
+ * The call's name a word of a dictated address was heard for ("fill at mercer cole dot com" in a call
+ * with Phil): a word that is no name of the call, nor a first name at all, but sounds exactly like
+ * one (the same Double Metaphone codes, about as long), and like one only. Null otherwise.
+ */
+export function nameHeardAs(word: string, names: Iterable<string>): string | null {
+  const w = word.toLowerCase();
+  if (w.length < 3 || !/^[a-z]+$/.test(w)) return null;
+  const code = (x: string) => doubleMetaphone(x).join('/');
+  const heard = code(w);
+  let found: string | null = null;
+  for (const n of names) {
+    if (n === w) return null;
+    if (n.length < 3 || Math.abs(n.length - w.length) > 1 || code(n) !== heard || found === n) continue;
+    if (found) return null;
+    found = n;
+  }
+  // (a first name of its own is another spelling said as such, "marcus" beside a speaker heard as
+  // Marcos: kept as heard)
+  if (found && nlp(w).has('#FirstName')) return null;
+  return found;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Remarks inside a dictation

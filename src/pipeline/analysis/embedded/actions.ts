@@ -282,6 +282,9 @@ function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecede
   }
   // (an e-mail the thing is found in is no channel: "pay online with the link in the email")
   if (verb === 'email' || verb === 'mail' && hasEmail || /\be-?mail(?:ed)?\b/i.test(vp.replace(IN_THE_EMAIL, '')) || hasEmail) return { intent: 'email', channel: null, provider: null };
+  // "I'll write up an estimate and email it to you" heard as "... on the mail it to you", and the
+  // address dictated in the next turn or just before: the thing made is e-mailed
+  if (/\bmail (?:it|them|this|that|these|those)\b/i.test(vp) && ct.units.some((u) => Math.abs(u.turn - unit.turn) <= 2 && u.entities.some((e) => e.kind === 'email'))) return { intent: 'email', channel: null, provider: null };
   if (/^(call|ring|phone|dial)$/.test(verb) || /\bgive (me|you|us|him|her|them) a (call|ring|buzz)\b/i.test(vp)) {
     if (provider && provider !== 'phone') return { intent: 'meeting', channel: null, provider };
     return { intent: 'call', channel: null, provider: null };
@@ -546,12 +549,20 @@ const ADDRESS_REACH_AFTER = 1;
 function unclaimedAddressCandidates(ct: CallText, cands: readonly Candidate[]): Candidate[] {
   const out: Candidate[] = [];
   const seen = new Set<string>();
+  const said: Array<{ unit: Unit; domain: string }> = [];
   for (const unit of ct.units) {
     for (const e of unit.entities) {
       if (e.kind !== 'email') continue;
       const address = (e as SpokenEmail).address;
       if (seen.has(address)) continue;
       seen.add(address);
+      // (a read-back whose local part the recogniser heard otherwise, "silly thing at oakline
+      // properties dot com" - "way send at oakline properties dot com": the same domain from the
+      // other party a turn or two later is the same address)
+      const domain = address.split('@')[1];
+      const readBack = said.some((x) => x.domain === domain && x.unit.speaker.speakerId !== unit.speaker.speakerId && unit.turn - x.unit.turn >= 1 && unit.turn - x.unit.turn <= 2);
+      said.push({ unit, domain });
+      if (readBack) continue;
       const near = (t: number) => t >= unit.turn - ADDRESS_REACH_BEFORE && t <= unit.turn + ADDRESS_REACH_AFTER;
       if (cands.some((c) => near(c.unit.turn) && (c.intent === 'email' || c.intent === 'meeting'))) continue;
       if (ct.units.some((u) => near(u.turn) && (MEETING_NOUN.test(u.plain) || providerOf(u.plain)))) continue;
@@ -582,6 +593,8 @@ function unclaimedAddressCandidates(ct: CallText, cands: readonly Candidate[]): 
   return out;
 }
 
+const AWAY = /^be\s+(?:at work|at the office|in the office|away|out of town|on holiday|on vacation|travell?ing|busy|in (?:a )?meeting)[.?!,]*$/i;
+
 // "I'll put a reminder in my phone, otherwise I'll totally forget": what will happen if the plan
 // before it is not carried out is no plan of its own (a recogniser's run-on cuts the sentence after
 // "otherwise", so the word may end the sentence before).
@@ -610,7 +623,8 @@ export function heardTooPoorly(g: { cands: Array<Pick<Candidate, 'unit' | 'uncla
   return contentStems(title).length < 2 || DANGLING_END.test(vp.trim());
 }
 
-const DANGLING_END = /\b(?:the|a|an|my|your|our|their|his|her|its|of|to|for|with)[.?!,]*$/i;
+// (or before anything at all: "let's have", "I'll be", the verb of a sentence the recogniser cut off)
+const DANGLING_END = /\b(?:the|a|an|my|your|our|their|his|her|its|of|to|for|with)[.?!,]*$|^(?:\S+\s+){0,2}(?:have|has|be|get|got|do|make)[.?!,]*$/i;
 
 export function extractActions(ct: CallText): ActionResult {
   const day = callDay(ct.context.recordedAt);
@@ -631,6 +645,8 @@ export function extractActions(ct: CallText): ActionResult {
       }
       if (clause.kind === 'other' || clause.negated) continue;
       if (isConsequence(ct, unit, clause)) continue;
+      // "I'll be at work, but you have a key": where the speaker will be instead, no plan to act on
+      if ((clause.kind === 'commit' || clause.kind === 'soft' || clause.kind === 'future') && AWAY.test(clause.vp)) continue;
       // "I have Saturday at eight open. Does that work?" - "Yeah, I can do that.": the time proposed
       // taken, not a plan to "do that"
       // ("Could you do the afternoon instead?" - "Afternoon's twelve till four. I'll put you down for
@@ -698,6 +714,10 @@ export function extractActions(ct: CallText): ActionResult {
       const target = [...groups].reverse().find((g) => g.owner.speakerId === c.owner.speakerId && c.unit.turn - lastTurn(g) <= 2 && g.cands.some((x) => x.clause.kind === 'request' && !x.clause.conditional));
       if (target) {
         target.cands.push(c);
+        // ("Can you take a few photos of the crack? I'm from the ground and the email them over. Our
+        // address is quotes at ..." - "Sure, I can do that": the e-mail the recogniser garbled in the
+        // request is what the answer, beside the address, takes on; on sentences it was unsure of only)
+        if (c.intent === 'email' && target.intent === 'task' && c.unit.confidence !== 'HIGH' && target.cands.every((x) => x.unit.confidence !== 'HIGH')) target.intent = 'email';
         continue;
       }
     }
@@ -820,8 +840,13 @@ export function extractActions(ct: CallText): ActionResult {
     // (the first one: a commitment said in between was the answer, whatever it took on)
     // (a reminder the owner sets is how they take it on: "Please arrive ten minutes early" - "Will do,
     // I'll set myself a reminder for Monday evening")
-    const answer = match ?? ((c.clause.kind === 'commit' || c.clause.kind === 'soft') && !c.clause.conditional && !c.clause.tookOn && (c.intent === 'task' || c.intent === 'reminder')
-      ? [...groups].reverse().find((g) => g.owner.speakerId === c.owner.speakerId && (g.intent === 'task' || g.intent === c.intent) && (c.intent === 'task' || c.unit.turn === firstTurnAfter(ct, g, c.unit.speaker.speakerId)) && !g.cands.some((x) => x.clause.kind !== 'request') && g.cands.some((x) => x.clause.kind === 'request' && !x.clause.conditional && c.unit.turn > x.unit.turn && c.unit.turn - x.unit.turn <= 3 && !cands.some((y) => y.unit.speaker.speakerId === c.unit.speaker.speakerId && y.unit.turn > x.unit.turn && y.unit.idx < c.unit.idx && (y.clause.kind === 'commit' || y.clause.kind === 'soft'))))
+    // (a recogniser garbles the object that tied the answer to the request, "can you ask your brother
+    // ...?" - "I'll text and tonight": on a sentence it was unsure of, the owner's very next turn
+    // promising to call, text or e-mail is how they take the request on, even one read as
+    // conditional, "ask your brother if we can borrow his tent")
+    const byMeans = c.unit.confidence !== 'HIGH' && (c.intent === 'message' || c.intent === 'call' || c.intent === 'email');
+    const answer = match ?? ((c.clause.kind === 'commit' || c.clause.kind === 'soft') && !c.clause.conditional && !c.clause.tookOn && (c.intent === 'task' || c.intent === 'reminder' || byMeans)
+      ? [...groups].reverse().find((g) => g.owner.speakerId === c.owner.speakerId && (g.intent === 'task' || g.intent === c.intent) && (c.intent === 'task' || c.unit.turn === firstTurnAfter(ct, g, c.unit.speaker.speakerId)) && !g.cands.some((x) => x.clause.kind !== 'request') && g.cands.some((x) => x.clause.kind === 'request' && (!x.clause.conditional || byMeans) && c.unit.turn > x.unit.turn && c.unit.turn - x.unit.turn <= 3 && !cands.some((y) => y.unit.speaker.speakerId === c.unit.speaker.speakerId && y.unit.turn > x.unit.turn && y.unit.idx < c.unit.idx && (y.clause.kind === 'commit' || y.clause.kind === 'soft'))))
       : undefined);
     // ("I'll put a quote together tonight and get it over to you": making the thing and handing it over,
     // in one sentence, are one errand, with the group the handing over joins)

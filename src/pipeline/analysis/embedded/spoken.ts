@@ -7,7 +7,7 @@
 // compromise's number parser reads "eight hundred, five five five" as one cardinal and "ten thirty"
 // as 0, so the digit-by-digit and clock readings are decided here from the shape of the run.
 
-import { dictationAsides, HEARD_AT, HEARD_DOMAIN, HEARD_DOT, HEARD_TLD, isLetter, WRITING_REMARKS } from '../heard.js';
+import { dictationAsides, HEARD_AT, HEARD_DOMAIN, HEARD_DOT, HEARD_TLD, isLetter, nameHeardAs, WRITING_REMARKS } from '../heard.js';
 
 export interface SpokenPhone {
   kind: 'phone';
@@ -461,6 +461,7 @@ function localPartBefore(
   names: ReadonlySet<string>,
   dictated: ReadonlySet<string>,
   domain: string,
+  spokenNames: ReadonlySet<string>,
 ): { start: number; local: string } | null {
   // the tokens that can belong to the address, nearest first
   const seq: number[] = [];
@@ -524,7 +525,8 @@ function localPartBefore(
     }
     let word = '';
     if (plainWord(q) && !(strict && NOT_LOCAL.has(w(q)))) {
-      word = w(q);
+      // (a word that sounds like a name of the call and is said where an address's name goes: the name)
+      word = nameHeardAs(w(q), spokenNames) ?? w(q);
       q++;
       // a second (or third) plain word joins the segment only where licensed
       for (const n of [2, 1]) {
@@ -532,8 +534,12 @@ function localPartBefore(
         if (extra.length < n || extra.some((x, j) => !plainWord(q + j) || NOT_LOCAL.has(x))) continue;
         const joined = [...extra].reverse().join('') + word;
         const allNames = n === 1 && names.has(word) && names.has(extra[0]);
-        const readBack = [...dictated].some((a) => a.endsWith(`@${domain}`) && a.split('@')[0].split(/[._-]/).includes(joined + digits));
-        if ((n === 1 && oneWord) || allNames || readBack) {
+        // (the domain may have been misheard in one of the two: "elm street rentals at camille dot com")
+        const readBack = [...dictated].some((a) => a.split('@')[0].split(/[._-]/).includes(joined + digits) && (a.endsWith(`@${domain}`) || joined.length >= 8));
+        // ("it's elm street rentals at gmail dot com, all one word": three words, where nothing that
+        // could be part of the address comes before them; "contact frank lee at ..." keeps two)
+        const opens = q + n >= seq.length || NOT_LOCAL.has(w(q + n));
+        if ((oneWord && (n === 1 || opens)) || allNames || readBack) {
           word = joined;
           q += n;
           break;
@@ -562,7 +568,7 @@ function localPartBefore(
 }
 
 /** E-mail addresses spoken as "<local> at <domain> dot <tld>". */
-function emailReplacements(toks: Tok[], taken: Set<number>, names: ReadonlySet<string>, dictated: ReadonlySet<string>): Replacement[] {
+function emailReplacements(toks: Tok[], taken: Set<number>, names: ReadonlySet<string>, dictated: ReadonlySet<string>, spokenNames: ReadonlySet<string>): Replacement[] {
   const out: Replacement[] = [];
   const asides = dictationAsides(toks);
   for (let k = 1; k < toks.length - 2; k++) {
@@ -607,7 +613,7 @@ function emailReplacements(toks: Tok[], taken: Set<number>, names: ReadonlySet<s
       return l.length > 1 && mailed !== plain && webmail.has(mailed) ? mailed : plain;
     };
     const domain = labels.map(label).join('.');
-    const found = localPartBefore(toks, k, asides, names, dictated, domain);
+    const found = localPartBefore(toks, k, asides, names, dictated, domain, spokenNames);
     if (!found) continue;
     const s = found.start;
     const address = `${found.local}@${domain}`;
@@ -625,7 +631,7 @@ function emailReplacements(toks: Tok[], taken: Set<number>, names: ReadonlySet<s
  */
 const HEARD_DOMAIN_LONGEST_FIRST = [...HEARD_DOMAIN].sort((a, b) => b[0].length - a[0].length);
 
-function heardEmailReplacements(toks: Tok[], taken: Set<number>, names: ReadonlySet<string>): Replacement[] {
+function heardEmailReplacements(toks: Tok[], taken: Set<number>, names: ReadonlySet<string>, spokenNames: ReadonlySet<string>): Replacement[] {
   const out: Replacement[] = [];
   if (!names.size) return out;
   for (let k = 4; k < toks.length; k++) {
@@ -647,8 +653,9 @@ function heardEmailReplacements(toks: Tok[], taken: Set<number>, names: Readonly
     const parts: string[] = [];
     while (s - 1 >= 0 && parts.length < 3) {
       const w = toks[s - 1].w;
-      if (names.has(w) && !toks[s - 1].post) {
-        parts.unshift(w);
+      const name = names.has(w) ? w : nameHeardAs(w, spokenNames);
+      if (name && !toks[s - 1].post) {
+        parts.unshift(name);
         s--;
         continue;
       }
@@ -680,10 +687,10 @@ const WRITTEN_PHONE = /(?:\+\d[\d\s().-]{6,}\d|\b\d{3}[\s.-]\d{3}[\s.-]\d{4}\b|\
  * Rewrites one sentence from spoken to written form and lists the entities in it. Text that is
  * already written (digits, `x@y.com`) passes through and is reported too.
  */
-export function normalizeSpoken(text: string, names: ReadonlySet<string> = new Set(), dictated: ReadonlySet<string> = new Set()): Normalized {
+export function normalizeSpoken(text: string, names: ReadonlySet<string> = new Set(), dictated: ReadonlySet<string> = new Set(), spokenNames: ReadonlySet<string> = new Set()): Normalized {
   const toks = readHomophoneDigits(tokenize(text));
   const taken = new Set<number>();
-  const reps: Replacement[] = [...emailReplacements(toks, taken, names, dictated), ...heardEmailReplacements(toks, taken, names)];
+  const reps: Replacement[] = [...emailReplacements(toks, taken, names, dictated, spokenNames), ...heardEmailReplacements(toks, taken, names, spokenNames)];
   for (const run of numberRuns(toks)) {
     if (run.start < toks.length && [...Array(run.end - run.start).keys()].some((i) => taken.has(run.start + i))) continue;
     const r = interpretRun(toks, run);

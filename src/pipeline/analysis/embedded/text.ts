@@ -5,7 +5,8 @@ import nlp from 'compromise';
 import { stemmer } from 'stemmer';
 import type { Transcript, TranscriptSegment, SpeakerRole } from '../../../domain/transcript.js';
 import type { AnalysisContext } from '../../../domain/analysis.js';
-import { normalizeSpoken, type SpokenEntity } from './spoken.js';
+import { normalizeSpoken, type SpokenEmail, type SpokenEntity } from './spoken.js';
+import { HEARD_DOMAIN } from '../heard.js';
 import { callDay, dropCorrectedDates, onDay, resolveDates, shiftDay, type DateMention } from './dates.js';
 import { expand, IMPERATIVE_VERB_NAMES } from './clauses.js';
 
@@ -182,6 +183,12 @@ const ORDINAL_CUT = /\s+(?=(?:second|third|fourth|fifth|finally|lastly)\s+(?:the
 // recogniser left out between a day or a dictated address and the next verb with its object.
 const DAY_WORD = '(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|today|tonight|tomorrow|morning|afternoon|evening|noon|week|weekend|month|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|\\w+teenth|twentieth|thirtieth)';
 const LISTED_TASK = new RegExp(`(?<=\\b(?:${DAY_WORD}|dot (?:com|net|org|edu|gov|io|co uk)))\\s+(?=(?:${VERB_LIST})\\s+(?:the|a|an|your|my|our|his|her|their|it|them)\\b)`, 'gi');
+// A dictated or read-back address ends its sentence before an answer after it ("quotes at tall
+// timber tree dot com sure I can do that this afternoon"): the address is no subject of the promise.
+const ADDRESS_END_CUT = /(?<=\bdot (?:com|net|org|edu|gov|io|co uk|ca))\s+(?=(?:sure|okay|ok|great|perfect|got it|yes|yeah|thanks|thank you|will do|lovely|brilliant|I|I'll|I'm|I've|we|we'll|that's)\b)/gi;
+// What a notice or a person said opens a sentence after a question or an offer run into it ("would
+// you take one eighty the listing said two hundred but ...")
+const REPORTED_CUT = /(?<!\b(?:that|what|how|if|whether|because|and|but|so|me|us|him|her|them))\s+(?=(?:the|my|your|our|his|her|their)\s+(?:\w+\s+)?(?:said|says)\b)/gi;
 // A time said as an answer ends before a request to get in touch ("between eight and ten text me
 // photos ..."); and a promise said as a bare progressive opens a sentence ("slightly darker
 // texting you photos in a few minutes").
@@ -219,6 +226,8 @@ export function punctuateRunOn(text: string): string {
     .replace(MID_CLOSURE, '$1|')
     .replace(NEW_SENTENCE_CUT, '|')
     .replace(AFTER_NUMBER_CUT, '|')
+    .replace(ADDRESS_END_CUT, '|')
+    .replace(REPORTED_CUT, '|')
     .replace(PLEASE_END, '|')
     .replace(TIME_THEN_CONTACT, '|')
     .replace(BARE_PROGRESSIVE_CUT, '|')
@@ -264,6 +273,9 @@ export function buildCallText(transcript: Transcript, context: AnalysisContext):
       .flatMap((n) => (n ?? '').toLowerCase().split(/[^a-z]+/))
       .filter((w) => w.length > 1),
   );
+  // The speakers' names, which a word of an address may have been heard for ("fill" for Phil): the
+  // ones the grounding check reads the same way (grounding.ts)
+  const spokenNames = new Set(transcript.speakers.flatMap((s) => s.displayName.toLowerCase().split(/[^a-z]+/)).filter((w) => w.length >= 3));
   // Addresses dictated so far: a read-back ("Fraser family at post box dot com") is rebuilt like them.
   const dictated = new Set<string>();
   segments.forEach((seg, turn) => {
@@ -277,7 +289,7 @@ export function buildCallText(transcript: Transcript, context: AnalysisContext):
     const span = Math.max(0, seg.endSeconds - seg.startSeconds);
     sentences.forEach((text, k) => {
       if (!text) return;
-      const { text: norm, entities } = normalizeSpoken(text, names, dictated);
+      const { text: norm, entities } = normalizeSpoken(text, names, dictated, spokenNames);
       for (const e of entities) if (e.kind === 'email') dictated.add(e.address);
       const past = isPastSentence(norm, views[k]);
       const start = seg.startSeconds + (span * offset) / total;
@@ -305,6 +317,7 @@ export function buildCallText(transcript: Transcript, context: AnalysisContext):
   });
   dropCorrectedDates(units);
   placeTimesOnDays(units, context.recordedAt);
+  preferReadBackDomain(units, names);
   const speakers: Speaker[] = [];
   for (const seg of segments) {
     const sp = speakerOf(seg, byId);
@@ -313,6 +326,40 @@ export function buildCallText(transcript: Transcript, context: AnalysisContext):
   for (const s of byId.values()) if (!speakers.some((x) => x.speakerId === s.speakerId)) speakers.push(s);
   const duration = Math.max(transcript.durationSeconds, ...segments.map((s) => s.endSeconds), 0);
   return { units, segments, speakers, byId, duration, context };
+}
+
+/**
+ * An address dictated and read back with the same local part but another domain ("elm street
+ * rentals at camille dot com" - "elm street rentals at gmail dot com"): one of the two was misheard,
+ * and it is the one whose domain is neither a webmail domain nor made of the call's names (the
+ * contact's business name: "intake at cried latter allergy" - "intake at brightwater allergy" from
+ * Brightwater Allergy Clinic). The misheard one takes the other's domain, so every item reads the
+ * address as said where it was heard right. Nothing changes when both or neither domain is known.
+ */
+function preferReadBackDomain(units: Unit[], names: ReadonlySet<string>): void {
+  const emails = units.flatMap((u) => u.entities.filter((e): e is SpokenEmail => e.kind === 'email').map((e) => ({ u, e })));
+  if (emails.length < 2) return;
+  const webmail = new Set(HEARD_DOMAIN.map(([, d]) => d));
+  const madeOfNames = (label: string): boolean => {
+    if (!label) return true;
+    for (const n of names) if (n.length >= 3 && label.startsWith(n) && madeOfNames(label.slice(n.length))) return true;
+    return false;
+  };
+  const known = (address: string) => {
+    const labels = address.split('@')[1].split('.');
+    const name = labels.slice(0, -1).join('');
+    return webmail.has(name) || (name.length > 0 && madeOfNames(name));
+  };
+  for (const a of emails) {
+    if (known(a.e.address)) continue;
+    const [local, domain] = a.e.address.split('@');
+    const tld = domain.split('.').at(-1);
+    const right = emails.find((b) => b !== a && b.u.speaker.speakerId !== a.u.speaker.speakerId && Math.abs(b.u.turn - a.u.turn) <= 3 && b.e.address.split('@')[0] === local && b.e.address.split('.').at(-1) === tld && known(b.e.address));
+    if (!right) continue;
+    a.u.norm = a.u.norm.split(a.e.address).join(right.e.address);
+    a.u.plain = plainOf(a.u.norm);
+    a.e.address = right.e.address;
+  }
 }
 
 /**
