@@ -1299,6 +1299,20 @@ describe('EmbeddedAnalyzer session 22 readings (retired set 7)', () => {
     assert.equal((b.actionItems ?? []).filter((i) => /rug/i.test(i.title)).length, 1, JSON.stringify(titles(b)));
   });
 
+  it('takes a promise as asked for when it answers a thing ruled out, or the answer to "do I need to bring anything?"', async () => {
+    const a = await run([
+      [1, 'Not really, but we will need the yard clear, the lorry has to reverse right in. So no bikes in the yard that afternoon.'],
+      [0, 'Okay, I will move the bikes into the shed the night before.'],
+    ]);
+    assert.match(only(a.actionItems, (i) => /bikes/i.test(i.title)).title, /^Move the bikes into the shed/);
+    const b = await run([
+      [0, 'Lovely. Do I need to bring anything?'],
+      [1, 'Just his insurance certificate, since the claim went through another broker. And parking is free.'],
+      [0, 'Okay, I will dig that certificate out.'],
+    ]);
+    assert.match(only(b.actionItems, (i) => /certificate/i.test(i.title)).title, /his insurance certificate/i);
+  });
+
   it('leaves no connective at the end of a title whose next clause was cut off', async () => {
     const a = await run([[0, 'I will put a note in my diary for Sunday morning, otherwise I will forget the whole thing.']]);
     assert.doesNotMatch(only(a.actionItems, (i) => i.intent === 'reminder').title, /\b(?:otherwise|or|and|but)\s*$/i);

@@ -460,6 +460,10 @@ const OWN_MOVES = /^(work|stop|come|go|be|stay|swing|head|pop|have|get|leave|mov
 const HAS_DONE = /^(?:have|get)\s+(?:him|her|them|someone|somebody|(?:my|our)\s+[a-z-]+)\s+(?!be\b|there\b|here\b|home\b|back\b|to\b|in\b|out\b|off\b|up\b|over\b|round\b|around\b|through\b|on\b|at\b)[a-z]+|^get\s+(?:it|them|the\s+[a-z-]+)\s+(?:done|fixed|sorted|together|signed|printed|framed|ready|finished|cleaned|repaired)\b/i;
 
 /** The other party's sentence of need, in the turn before, that a commitment of the group takes on. */
+// "So no cars on the drive that morning", "no coffee after eight": a thing ruled out for a time or a
+// place is a requirement as much as "you need to ..." is
+const PROHIBITION = /^(?:(?:so|and|just|oh|also|but)[,]?\s+)*no\s+(?!problem|worries|rush|need|idea|way|one|thanks|thank|bother|kidding|promises|wait|fee|charge|cost|worry|doubt)[a-z]+\b.*?\b(?:in|on|at|after|before|until|till|that|this|the night|the day)\b/i;
+
 function answeredNeed(ct: CallText, g: Group): Unit | null {
   const c = g.cands.find((x) => x.clause.kind === 'commit' || x.clause.kind === 'joint');
   if (!c) return null;
@@ -467,9 +471,13 @@ function answeredNeed(ct: CallText, g: Group): Unit | null {
   if (!prev.length) return null;
   const lastTurnOf = prev[prev.length - 1].turn;
   for (const u of prev.filter((x) => x.turn === lastTurnOf).reverse()) {
-    if (!REQUIREMENT.test(u.norm) || (u.isQuestion && /\?\s*$/.test(u.text))) continue;
+    // (or the answer to the speaker's own question of what is needed: "Do I need to bring anything?" -
+    // "Just her vaccination records" - "Okay, I'll dig those records out")
+    const askedNeed = ct.units.some((x) => x.turn === u.turn - 1 && x.speaker.speakerId === c.unit.speaker.speakerId && x.isQuestion && REQUIREMENT.test(x.norm));
+    if (!(REQUIREMENT.test(u.norm) || PROHIBITION.test(u.norm) || askedNeed) || (u.isQuestion && /\?\s*$/.test(u.text))) continue;
     const common = overlap(contentStems(u.norm), c.stems) > 0;
-    if (common || POINTS_BACK.test(c.clause.vp)) return u;
+    // (an answer is taken on by naming what it said, not by any "that")
+    if (common || (POINTS_BACK.test(c.clause.vp) && (REQUIREMENT.test(u.norm) || PROHIBITION.test(u.norm)))) return u;
   }
   // "So just to confirm: ..., I'll have the drawings on site, and I'll pay the fee by Monday": a recap
   // takes on what the other party required earlier in the call, in its words
@@ -1012,6 +1020,13 @@ export function extractActions(ct: CallText): ActionResult {
     const meta = metadataFor(ct, g, best, units, due);
     for (const u of units) actionUnits.add(u.idx);
     let title = titleOf(best);
+    // "those records" of a promise that takes on the other party's words stand for the thing as they
+    // named it ("Just her vaccination records" - "I'll dig those records out")
+    if (g.answers) {
+      const pointed = /\b(?:those|these|that|this)\s+([a-z]+)\b/i.exec(title);
+      const named = pointed ? new RegExp(`\\b((?:(?:my|your|his|her|their|our|the)\\s+)?(?:(?!just\\b|only\\b|and\\b|also\\b|or\\b|the\\b)[a-z-]+\\s+){0,2}?${pointed[1]})\\b`, 'i').exec(g.answers.norm) : null;
+      if (pointed && named && named[1].toLowerCase() !== pointed[1].toLowerCase() && !/^(?:those|these|that|this)\b/i.test(named[1])) title = title.replace(pointed[0], named[1]);
+    }
     // two errands asked in one breath, one task: both steps in its title ("Sign the form and bring
     // it back by Monday")
     const steps = g.cands.filter((c) => c.clause.kind === 'request' && c.unit === best.unit);
