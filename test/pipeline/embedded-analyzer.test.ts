@@ -1313,6 +1313,10 @@ describe('EmbeddedAnalyzer session 22 readings (retired set 7)', () => {
     assert.match(only(b.actionItems, (i) => /certificate/i.test(i.title)).title, /his insurance certificate/i);
   });
 
+  it('reads an offer whose other option is a question to the listener as no promise', () => {
+    assert.ok(!acts([[1, 'I can try the shop next door, or if there is a safe spot I can leave it there.']]).some((c) => /^(?:commit|soft)/.test(c)));
+  });
+
   it('leaves no connective at the end of a title whose next clause was cut off', async () => {
     const a = await run([[0, 'I will put a note in my diary for Sunday morning, otherwise I will forget the whole thing.']]);
     assert.doesNotMatch(only(a.actionItems, (i) => i.intent === 'reminder').title, /\b(?:otherwise|or|and|but)\s*$/i);

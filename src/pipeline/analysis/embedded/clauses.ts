@@ -525,6 +525,9 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
     // (one with a day is the plan, the day taken or not: "we can redeliver Friday, or hold it at the depot")
     const alt = /^(?:can|could)$/.test(modal) && unit.dates.length === 0 ? vp.match(/,?\s+or\s+(?:(?:I|we)\s+(?:can|could)\s+)?(?:just\s+)?([a-z].*)$/i) : null;
     if (alt && startsWithVerb(vp) && IMPERATIVE_VERBS.test(alt[1]) && !/^(?:not|so)\b/i.test(alt[1])) return { ...mk('other', vp), modal };
+    // (the other option a question to the listener: "I can try a neighbour, or if there's somewhere
+    // safe I can leave it ...")
+    if (/^(?:can|could)$/.test(modal) && unit.dates.length === 0 && startsWithVerb(vp) && /,?\s+or\s+(?:if|whether)\s+(?:there|you)\b/i.test(vp)) return { ...mk('other', vp), modal };
     const soft = /^(could|may|might|should)$/.test(modal) || (modal === 'can' && unit.dates.length === 0);
     return { ...mk(soft ? 'soft' : 'commit', vp), modal };
   }
