@@ -1244,3 +1244,81 @@ describe('EmbeddedAnalyzer review of session 21 clause readings', () => {
     assert.match(only(c.actionItems, (i) => i.intent === 'reminder').title, /\bI am due\b/);
   });
 });
+
+describe('EmbeddedAnalyzer session 22 readings (retired set 7)', () => {
+  const recordedAt = '2025-06-10T15:00:00Z';
+  const context: AnalysisContext = { userDisplayName: 'Anna Berg', contactName: 'Tom Wells', phoneNumber: null, direction: 'OUTGOING', recordedAt, title: null };
+  const run = (turns: Array<[0 | 1, string]>) => analyzer.analyze(transcriptOf(turns, ['Anna Berg', 'Tom Wells'], recordedAt), context);
+  const acts = (turns: Array<[0 | 1, string]>) => buildCallText(transcriptOf(turns, ['Anna Berg', 'Tom Wells'], recordedAt), context).units.flatMap((u) => clausesOf(u).map((c) => `${c.kind}: ${c.vp}`));
+  const titles = (a: Analysis) => (a.actionItems ?? []).map((i) => `${i.ownerRole} ${i.intent}: ${i.title}`);
+
+  it('gives a memory aid that says nothing of what it is for the content the speaker just repeated', async () => {
+    const a = await run([
+      [1, 'And nothing to eat after eight at night, the evening before. Water is okay.'],
+      [0, 'Nothing to eat after eight the evening before. I will have to set a reminder, he always begs for treats.'],
+    ]);
+    assert.match(only(a.actionItems, (i) => i.intent === 'reminder').title, /nothing to eat after 8/i);
+  });
+
+  it('names a memory aid that says only its day by the event announced for that day', async () => {
+    const a = await run([
+      [1, 'The annual boiler inspections are next week, and yours is down for Monday the 16th, between two and four.'],
+      [0, 'The sixteenth. Hmm, I will be at work, but you have a key, right?'],
+      [1, 'We do. Please clear the cupboard under the stairs.'],
+      [0, 'Okay, I can clear that out at the weekend. And I will put a reminder in my phone for the sixteenth.'],
+    ]);
+    const r = only(a.actionItems, (i) => i.intent === 'reminder');
+    assert.match(r.title, /boiler inspection on Monday 16 June/i);
+    assert.equal(r.dueDate, '2025-06-16');
+  });
+
+  it("reads the speaker's stated obligation of an errand with its day as their plan, not one to be somewhere", async () => {
+    assert.ok(acts([[0, 'I will need to collect the part from the depot tomorrow.']]).includes('commit: collect the part from the depot tomorrow'));
+    const a = await run([[0, 'I will need to collect the part from the depot tomorrow.'], [1, 'Right.'], [0, 'And I have to work on Saturday.']]);
+    assert.deepEqual(titles(a), ['USER task: Collect the part from the depot tomorrow']);
+  });
+
+  it('reads an imperative after a sequence adverb or after ", so" as a request, and one to keep doing as none', () => {
+    assert.ok(acts([[1, 'In the meantime, switch the water off at the stopcock, just to be safe.']]).some((c) => c.startsWith('request: switch the water off')));
+    assert.ok(!acts([[1, 'Until then, keep using the old badge, it is valid until Friday.']]).some((c) => c.startsWith('request')));
+    assert.ok(acts([[1, 'There is no bell, so text me when you are outside.']]).some((c) => c.startsWith('request: text me')));
+  });
+
+  it('reads a name asked for there and then as no errand, and a message put in a chat group as a message', async () => {
+    const a = await run([[1, 'Give me your last name and I will look up the booking.'], [0, 'Berg. Anna Berg.']]);
+    assert.equal((a.actionItems ?? []).filter((i) => /last name/i.test(i.title)).length, 0, JSON.stringify(titles(a)));
+    const b = await run([[0, 'Deal. I will put a message in the team WhatsApp once the date is fixed, so nobody books flights at noon.']]);
+    assert.equal(only(b.actionItems, (i) => /WhatsApp/.test(i.title)).intent, 'message');
+  });
+
+  it('hears a refusal in any sentence of the reply, not only its first', async () => {
+    const a = await run([[0, 'Could you collect the rug from the cleaners on Thursday?'], [1, 'Thursday? Oh dear. No, sorry, I cannot do Thursday, I am away.']]);
+    assert.equal((a.actionItems ?? []).filter((i) => /rug/i.test(i.title)).length, 0, JSON.stringify(titles(a)));
+    // (a yes before it holds)
+    const b = await run([[0, 'Could you collect the rug from the cleaners on Thursday?'], [1, 'Sure, I can. No rush on the payment?']]);
+    assert.equal((b.actionItems ?? []).filter((i) => /rug/i.test(i.title)).length, 1, JSON.stringify(titles(b)));
+  });
+
+  it('takes a promise as asked for when it answers a thing ruled out, or the answer to "do I need to bring anything?"', async () => {
+    const a = await run([
+      [1, 'Not really, but we will need the yard clear, the lorry has to reverse right in. So no bikes in the yard that afternoon.'],
+      [0, 'Okay, I will move the bikes into the shed the night before.'],
+    ]);
+    assert.match(only(a.actionItems, (i) => /bikes/i.test(i.title)).title, /^Move the bikes into the shed/);
+    const b = await run([
+      [0, 'Lovely. Do I need to bring anything?'],
+      [1, 'Just his insurance certificate, since the claim went through another broker. And parking is free.'],
+      [0, 'Okay, I will dig that certificate out.'],
+    ]);
+    assert.match(only(b.actionItems, (i) => /certificate/i.test(i.title)).title, /his insurance certificate/i);
+  });
+
+  it('reads an offer whose other option is a question to the listener as no promise', () => {
+    assert.ok(!acts([[1, 'I can try the shop next door, or if there is a safe spot I can leave it there.']]).some((c) => /^(?:commit|soft)/.test(c)));
+  });
+
+  it('leaves no connective at the end of a title whose next clause was cut off', async () => {
+    const a = await run([[0, 'I will put a note in my diary for Sunday morning, otherwise I will forget the whole thing.']]);
+    assert.doesNotMatch(only(a.actionItems, (i) => i.intent === 'reminder').title, /\b(?:otherwise|or|and|but)\s*$/i);
+  });
+});

@@ -260,7 +260,7 @@ function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecede
   // "I'll video call you on WhatsApp", "FaceTime me on Sunday": a video call is a meeting, whatever
   // app carries it
   if (VIDEO_CALL_VP.test(vp)) return { intent: 'meeting', channel: null, provider };
-  if (['whatsapp', 'text', 'message', 'sms', 'telegram', 'ping', 'dm', 'slack'].includes(verb) || chatSent || (channel && /^(send|resend|forward|share|drop|reply|write|shoot|fire|flick|get)$/.test(verb)) || (channel && /^(?:do|sort|handle)\s+(?:the|a|an)\s+(?:quick\s+)?(?:whats ?app|text|message|sms|telegram)\b(?!\s+(?:video|voice|call)\b)/i.test(vp)) || /\b(?:group chat|chat group|whats ?app group|the chat)\b/i.test(vp)) {
+  if (['whatsapp', 'text', 'message', 'sms', 'telegram', 'ping', 'dm', 'slack'].includes(verb) || chatSent || (channel && /^(send|resend|forward|share|drop|reply|write|shoot|fire|flick|get)$/.test(verb)) || (channel && /^(?:do|sort|handle)\s+(?:the|a|an)\s+(?:quick\s+)?(?:whats ?app|text|message|sms|telegram)\b(?!\s+(?:video|voice|call)\b)/i.test(vp)) || /\b(?:group chat|chat group|whats ?app group|the chat)\b/i.test(vp) || POSTED_IN_CHAT.test(vp)) {
     return { intent: 'message', channel, provider: null };
   }
   // "We'll send you a text message and you can reply yes" - "I'll reply to the next": a reply to
@@ -312,6 +312,9 @@ function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecede
   return { intent: 'task', channel, provider: null };
 }
 
+// "I'll put a message in the family WhatsApp", "post it in the class group": a message to a chat
+const POSTED_IN_CHAT = /^(?:put|post|drop|stick|pop|leave)\s+(?:\w+\s+){0,3}?(?:in|on|into)\s+(?:the|our|my|your|their)\s+(?:[\w-]+\s+){0,2}(?:whats ?app|group|chat|channel)\b/i;
+
 // "Someone needs to call the council about the bins." - "I'll take care of that tomorrow": what a
 // generic promise takes on is the need the other party just stated, in its own words
 // ("twelve fifty, you can pay it through the school app" - "Done, I'll do it tonight": what the
@@ -321,23 +324,36 @@ const NEED_SAID = /\b(?:needs? to|has to|have to|must|should|got to|ought to|you
 // needs to dry")
 const NEED_VERB = /^(?:call|ring|phone|text|message|email|e-mail|mail|send|forward|book|schedule|cancel|pick|drop|collect|pay|sign|fill|submit|return|order|buy|fix|check|sort|chase|contact|tell|ask|bring|take|get|renew|register|confirm|arrange|organi[sz]e|clean|clear|move|pack|print|post|upload|update|write)\b/i;
 
+// the speaker's own obligation ("I'll need to", "I just have to", "I've got to")
+const OBLIGATION = /^(?:(?:will|just|still|also|will just)\s+)?(?:need to|have to)$|^have (?:just )?got to$/i;
+
 const OFFERED = /^(?:(?:so|and|oh|well)[,]?\s+)*(?:do you want|would you like|want|shall I|should I)\s+(?:me\s+to\s+)?([a-z]+\b.*?)(?:\s+for you)?\s*\?$/i;
 
 // "I'll put a reminder in for that", "I'll set an alarm for it": a memory aid of what the other party just said
 const REMINDER_FOR_THAT = /^(?:set|put|pop|stick|add|make)\s+(?:myself\s+|me\s+)?(?:a\s+)?(?:reminder|note|alarm)\s+(?:in\s+)?(?:for|about)\s+(?:that|it|this)\b/i;
 
+// A memory aid that says nothing of what it is for ("I'm setting a reminder right now", "I'll have to
+// set a reminder", "I'll put a note in my phone"): it is for what was just said
+const BARE_REMINDER = /^(?:(?:have|need|got) to\s+|better\s+)?(?:set|put|pop|stick|add|make)\s+(?:myself\s+|me\s+)?(?:a\s+)?(?:reminder|note|alarm)(?:\s+in)?(?:\s+(?:in|on)\s+(?:my|the)\s+(?:phone|calendar|diary))?(?:\s+(?:for|about)\s+(?:that|it|this))?(?:\s+(?:right\s+)?(?:now|away|tonight|today))?\s*$/i;
+
 function takesOnNeed(ct: CallText, unit: Unit, clause: Clause): Clause {
-  if (clause.kind === 'commit' && REMINDER_FOR_THAT.test(clause.vp)) {
+  if (clause.kind === 'commit' && (REMINDER_FOR_THAT.test(clause.vp) || BARE_REMINDER.test(clause.vp))) {
     // ("And your MOT's due next month as well ... Just give us a shout when you want to book it in" -
     // "I'll put a reminder in for that": what is due, in the other party's words, the listener's own)
     const day = callDay(ct.context.recordedAt);
     const prev = ct.units.filter((u) => u.turn === unit.turn - 1 && u.speaker.speakerId !== unit.speaker.speakerId);
-    const dated = [...prev].reverse().find((u) => u.dates.some((d) => (d.date !== null && d.date > day) || (!!d.month && d.month > day.slice(0, 7))));
+    // (what the speaker repeated just before it, in the other party's sentence it repeats: "No food
+    // after ten at night, the night before." - "No food after ten the night before. I'll have to set a
+    // reminder")
+    const echo = ct.units.filter((u) => u.turn === unit.turn && u.idx < unit.idx && u.speaker.speakerId === unit.speaker.speakerId && !clausesOf(u).some((c) => c.kind !== 'other'));
+    const said = new Set(contentStems(echo.map((e) => e.norm).join(' ')));
+    const echoed = said.size ? prev.map((u) => ({ u, n: new Set(contentStems(u.norm).filter((w) => said.has(w))).size })).filter((x) => x.n >= 2).sort((a, b) => b.n - a.n)[0]?.u : undefined;
+    const dated = echoed ?? [...prev].reverse().find((u) => u.dates.some((d) => (d.date !== null && d.date > day) || (!!d.month && d.month > day.slice(0, 7))));
     if (dated) {
       const what = expand(dated.norm).replace(/^(?:(?:and|so|also|oh|now|just)[,]?\s+)+/i, '').replace(/,.*$/, '').replace(/[.!?]+$/, '').replace(/\byour\b/gi, 'my').replace(/\s+as well$/i, '');
       // ("you are due a check-up" is "I am due", "the clinic will call you" is "call me")
       const mine = what.replace(/\byou are\b/gi, 'I am').replace(/\byou were\b/gi, 'I was').replace(/^you\b|(?<=\b(?:and|but|so|if|when|that|because|,)\s*)you\b|\byou\b(?=\s+(?:will|would|can|could|should|must|may|might|have|had|need|needs|do|did|still|also|just|really|get|got)\b)/gi, 'I').replace(/\byou\b/gi, 'me');
-      const vp = `${clause.vp.replace(REMINDER_FOR_THAT, 'set a reminder')} that ${mine}`;
+      const vp = `${BARE_REMINDER.test(clause.vp) ? 'set a reminder' : clause.vp.replace(REMINDER_FOR_THAT, 'set a reminder')} that ${mine}`;
       return { ...clause, vp, verb: 'set', tookOn: true };
     }
   }
@@ -447,6 +463,10 @@ const OWN_MOVES = /^(work|stop|come|go|be|stay|swing|head|pop|have|get|leave|mov
 const HAS_DONE = /^(?:have|get)\s+(?:him|her|them|someone|somebody|(?:my|our)\s+[a-z-]+)\s+(?!be\b|there\b|here\b|home\b|back\b|to\b|in\b|out\b|off\b|up\b|over\b|round\b|around\b|through\b|on\b|at\b)[a-z]+|^get\s+(?:it|them|the\s+[a-z-]+)\s+(?:done|fixed|sorted|together|signed|printed|framed|ready|finished|cleaned|repaired)\b/i;
 
 /** The other party's sentence of need, in the turn before, that a commitment of the group takes on. */
+// "So no cars on the drive that morning", "no coffee after eight": a thing ruled out for a time or a
+// place is a requirement as much as "you need to ..." is
+const PROHIBITION = /^(?:(?:so|and|just|oh|also|but)[,]?\s+)*no\s+(?!problem|worries|rush|need|idea|way|one|thanks|thank|bother|kidding|promises|wait|fee|charge|cost|worry|doubt)[a-z]+\b.*?\b(?:in|on|at|after|before|until|till|that|this|the night|the day)\b/i;
+
 function answeredNeed(ct: CallText, g: Group): Unit | null {
   const c = g.cands.find((x) => x.clause.kind === 'commit' || x.clause.kind === 'joint');
   if (!c) return null;
@@ -454,9 +474,13 @@ function answeredNeed(ct: CallText, g: Group): Unit | null {
   if (!prev.length) return null;
   const lastTurnOf = prev[prev.length - 1].turn;
   for (const u of prev.filter((x) => x.turn === lastTurnOf).reverse()) {
-    if (!REQUIREMENT.test(u.norm) || (u.isQuestion && /\?\s*$/.test(u.text))) continue;
+    // (or the answer to the speaker's own question of what is needed: "Do I need to bring anything?" -
+    // "Just her vaccination records" - "Okay, I'll dig those records out")
+    const askedNeed = ct.units.some((x) => x.turn === u.turn - 1 && x.speaker.speakerId === c.unit.speaker.speakerId && x.isQuestion && REQUIREMENT.test(x.norm));
+    if (!(REQUIREMENT.test(u.norm) || PROHIBITION.test(u.norm) || askedNeed) || (u.isQuestion && /\?\s*$/.test(u.text))) continue;
     const common = overlap(contentStems(u.norm), c.stems) > 0;
-    if (common || POINTS_BACK.test(c.clause.vp)) return u;
+    // (an answer is taken on by naming what it said, not by any "that")
+    if (common || (POINTS_BACK.test(c.clause.vp) && (REQUIREMENT.test(u.norm) || PROHIBITION.test(u.norm)))) return u;
   }
   // "So just to confirm: ..., I'll have the drawings on site, and I'll pay the fee by Monday": a recap
   // takes on what the other party required earlier in the call, in its words
@@ -903,8 +927,10 @@ export function extractActions(ct: CallText): ActionResult {
     if (!req || !onlyIf || g.extraUnits.length) continue;
     const asker = req.unit.speaker.speakerId;
     const reply = ct.units.filter((u) => u.turn === req.unit.turn + 1 && u.speaker.speakerId === g.owner.speakerId);
-    const said = reply.map((u) => u.plain).join(' ');
-    const no = reply.length > 0 && (REFUSAL.test(said) || /^[^.?!]*\b(?:unfortunately|i am afraid)\b/.test(said)) && !clausesOf(reply[0]).some((c) => c.kind === 'commit' || c.kind === 'accept');
+    // (in any sentence of the reply, not only its first: "Hmm, let me look. No, sorry, I can't on
+    // Friday"; a yes or a promise before it is what holds: "Sure, I can. No rush?")
+    const k = reply.findIndex((u) => REFUSAL.test(u.plain) || /^[^.?!]*\b(?:unfortunately|i am afraid)\b/.test(u.plain));
+    const no = k >= 0 && !reply.slice(0, k + 1).some((u) => clausesOf(u).some((c) => c.kind === 'commit' || c.kind === 'accept'));
     // (in the same breath too: "Could you drive her on Friday? Actually, no, scratch that, ...")
     const withdrawn = ct.units.some((u) => u.speaker.speakerId === asker && u.idx > req.unit.idx && u.turn <= req.unit.turn + 2 && WITHDRAWN.test(u.plain));
     if (no || withdrawn) refused.add(g);
@@ -980,7 +1006,9 @@ export function extractActions(ct: CallText): ActionResult {
     // (a plain "will" or "-ing", not "we can start next week", an offer; nor the speaker's own
     // comings and goings, "I'll stop by on Thursday", "I'll work from home that day")
     // (and it hands over or does something to a thing or a person: "pay darn 70 on Sunday" is misheard speech)
-    const promised = !!due && g.cands.some((c) => c.clause.kind === 'commit' && !c.clause.conditional && !/^(can|could|need to|have to|must|should|may|might|will have to|happy to)$/i.test(c.clause.modal ?? '') && (!OWN_MOVES.test(c.clause.verb) || HAS_DONE.test(c.clause.vp)) && /^\S+\s+(?:\w+\s+)?(?:the|a|an|your|my|our|his|her|their|you|him|them|it|this|that|these|those)\b/i.test(c.clause.vp));
+    // (an obligation the speaker states of an errand with its day is their plan: "I'll need to pick up
+    // the part tomorrow", "I just have to collect it Saturday morning"; not "I have to work Saturday")
+    const promised = !!due && g.cands.some((c) => c.clause.kind === 'commit' && !c.clause.conditional && (!/^(can|could|need to|have to|must|should|may|might|will have to|happy to)$/i.test(c.clause.modal ?? '') || (OBLIGATION.test(c.clause.modal ?? '') && NEED_VERB.test(c.clause.vp))) && (!OWN_MOVES.test(c.clause.verb) || HAS_DONE.test(c.clause.vp)) && /^\S+\s+(?:\w+\s+)?(?:the|a|an|your|my|our|his|her|their|you|him|them|it|this|that|these|those)\b/i.test(c.clause.vp));
     // an appointment of the user's (see PRESENCE) is a reminder of it for the user
     // (when the other party asked for it: the user's own comings and goings, "I'll stop by the office
     // on Thursday anyway", are a plan, no appointment; and an errand that takes the user there is a
@@ -1017,6 +1045,13 @@ export function extractActions(ct: CallText): ActionResult {
     const meta = metadataFor(ct, g, best, units, due);
     for (const u of units) actionUnits.add(u.idx);
     let title = titleOf(best);
+    // "those records" of a promise that takes on the other party's words stand for the thing as they
+    // named it ("Just her vaccination records" - "I'll dig those records out")
+    if (g.answers) {
+      const pointed = /\b(?:those|these|that|this)\s+([a-z]+)\b/i.exec(title);
+      const named = pointed ? new RegExp(`\\b((?:(?:my|your|his|her|their|our|the)\\s+)?(?:(?!just\\b|only\\b|and\\b|also\\b|or\\b|the\\b)[a-z-]+\\s+){0,2}?${pointed[1]})\\b`, 'i').exec(g.answers.norm) : null;
+      if (pointed && named && named[1].toLowerCase() !== pointed[1].toLowerCase() && !/^(?:those|these|that|this)\b/i.test(named[1])) title = title.replace(pointed[0], named[1]);
+    }
     // two errands asked in one breath, one task: both steps in its title ("Sign the form and bring
     // it back by Monday")
     const steps = g.cands.filter((c) => c.clause.kind === 'request' && c.unit === best.unit);
@@ -1086,6 +1121,7 @@ const CONTACT_VERB = /^(?:call|ring|phone|text|message|email|e-mail|mail|send|wh
 const APPOINTMENT_HEAD = 'appointment|visit|inspection|delivery|service|repair|installation|install|consultation|check-?up|exam|examination|fitting|viewing|survey|assessment|collection|pickup|pick-up|drop-off|interview|meeting|session|lesson|class|cleaning|tasting|tour|test|signing|walkthrough|walk-through|estimate|measurement|reading';
 // (not one already past: "your last session")
 const APPOINTMENT_NOUN = new RegExp(`\\b(?:the|your|my|our|a|an|this)\\s+(?!(?:last|previous|past)\\b)((?:[a-z-]+\\s+){0,2}?(?:${APPOINTMENT_HEAD}))\\b`, 'i');
+const APPOINTMENT_NOUNS = new RegExp(`\\b(?:the|your|my|our|a|an|this)\\s+(?!(?:last|previous|past)\\b)((?:[a-z-]+\\s+){0,2}?(?:${APPOINTMENT_HEAD}))s?\\b`, 'i');
 // (and one where nothing says it is remote: "Dr Patel can see you on Thursday at 11:20")
 const REMOTE = /\b(?:call|calls|ring|phone|video|zoom|teams|meet|skype|facetime|whats ?app|link|invite|invitation|dial|dial-in|online|virtual|virtually|remote|remotely|webinar|screen)\b/i;
 const IN_PERSON = /\b(?:in person|face to face|come (?:in|down|into|by)|at (?:the|our) (?:office|clinic|school|branch|surgery|practice|store|shop|front desk|reception))\b/i;
@@ -1100,6 +1136,9 @@ function dayLabel(d: DateMention): string {
 }
 
 const SELF_NOTE_TITLE = /\b(?:remind|reminder|reminders|calendar|diary|note|alarm|alert)\b/i;
+const ORDINAL_DAYS = ['first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'seventh', 'eighth', 'ninth', 'tenth', 'eleventh', 'twelfth', 'thirteenth', 'fourteenth', 'fifteenth', 'sixteenth', 'seventeenth', 'eighteenth', 'nineteenth', 'twentieth', 'twenty-first', 'twenty-second', 'twenty-third', 'twenty-fourth', 'twenty-fifth', 'twenty-sixth', 'twenty-seventh', 'twenty-eighth', 'twenty-ninth', 'thirtieth', 'thirty-first'];
+// a memory aid that says no more than its day ("Put a reminder in my phone for the fourteenth")
+const bareNote = (title: string) => SELF_NOTE_TITLE.test(title) && BARE_REMINDER.test(title.replace(/\s+(?:for|on)\s+(?:the\s+)?(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day\s*)?(?:(?:the\s+)?\d+(?:st|nd|rd|th)?|\w+teenth|\w+ieth|\w+(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth))?(?:\s+at\s+\d+(?::\d+)?)?$/i, ''));
 
 function appointmentItems(ct: CallText, cands: Candidate[], items: AnalysisActionItem[], day: string): Array<{ item: AnalysisActionItem; units: Unit[] }> {
   const user = ct.speakers.find((s) => s.role === 'USER');
@@ -1192,11 +1231,14 @@ function appointmentItems(ct: CallText, cands: Candidate[], items: AnalysisActio
     // reminder of being there is this appointment's, and it is named by it ("Inspection on Thursday
     // 24 July at 14:15", not "Make sure I am at home"), citing the turns that agreed it; a memory aid
     // the user set ("I'll put a reminder in my phone for Friday night") keeps its own words
-    const present = items.find((it) => it.dueDate === f.date.date && it.ownerRole === 'USER' && it.intent === 'reminder' && !SELF_NOTE_TITLE.test(it.title));
+    // (and a memory aid that says only its day, "I'll put a reminder in my phone for the fourteenth", is
+    // of the appointment on that day)
+    const bare = bareNote;
+    const present = items.find((it) => it.dueDate === f.date.date && it.ownerRole === 'USER' && it.intent === 'reminder' && (!SELF_NOTE_TITLE.test(it.title) || bare(it.title)));
     if (present) {
       // (what the user said they will do for it stays in the title when it says something: "Appointment
       // on Monday 2 June at 13:00: have all the old keys ready", not "... : be")
-      const own = contentStems(present.title).length >= 2 ? `: ${lowerFirst(present.title)}` : '';
+      const own = contentStems(present.title).length >= 2 && !bare(present.title) ? `: ${lowerFirst(present.title)}` : '';
       const title = `${appointmentTitle(f)}${own}`;
       const segs = new Set([...(present.sourceSegmentIds ?? []), ...f.units.map((u) => u.segmentId)]);
       const units = ct.units.filter((u) => segs.has(u.segmentId));
@@ -1219,6 +1261,36 @@ function appointmentItems(ct: CallText, cands: Candidate[], items: AnalysisActio
     // the day in one mention and its clock time said alone in another beside it (grounding.ts).
     const md: IntentMetadata = { title, ...(f.date.datetime && f.date.explicitTime ? { remindAt: f.date.datetime } : {}), notes: f.units.map(sentenceOf).join(' ') };
     out.push({ item: buildItem(user, title, f.units, [], 'reminder', md, due, []), units: f.units });
+  }
+  // a memory aid that says only its day, set for a dated event the other party announced a few turns
+  // before and the user did not take as a slot ("yours is down for Tuesday the 14th, between 9 and
+  // 11" - "I'll be at work, but you have a key" ... "I'll put a reminder in my phone for the 14th"),
+  // is of that event, and named by it
+  for (const it of items) {
+    if (it.ownerRole !== 'USER' || it.intent !== 'reminder' || !bareNote(it.title)) continue;
+    const own = ct.units.filter((u) => (it.sourceSegmentIds ?? []).includes(u.segmentId) && SELF_NOTE_TITLE.test(u.norm));
+    // (its day as a date, or as the day of the month said alone: "for the fourteenth")
+    const days = new Set(own.flatMap((u) => u.dates.map((d) => d.date)).filter((d): d is string => !!d));
+    const ord = /\bthe\s+(\d+)(?:st|nd|rd|th)\b|\bthe\s+([a-z]+(?:st|nd|rd|th))\b/i.exec(own.map((u) => u.norm).join(' '));
+    const dom = ord ? (ord[1] ? Number(ord[1]) : ORDINAL_DAYS.indexOf(ord[2].toLowerCase()) + 1) : 0;
+    if (!own.length || (!days.size && !dom)) continue;
+    const first = Math.min(...own.map((u) => u.turn));
+    const sameDay = (d: DateMention) => !!d.date && (days.size ? days.has(d.date) : Number(d.date.slice(8, 10)) === dom);
+    const said = ct.units.filter((u) => u.turn < first && u.turn >= first - 6 && u.speaker.speakerId !== user.speakerId && u.dates.some(sameDay));
+    const at = said[said.length - 1];
+    if (!at) continue;
+    // ("we're doing the yearly unit inspections next week, and yours is down for ...": one of them)
+    const what = [0, -1].flatMap((d) => byTurn.get(at.turn + d) ?? []).map((u) => u.norm.match(APPOINTMENT_NOUNS)?.[1]).find(Boolean);
+    if (!what) continue;
+    const d = at.dates.find(sameDay)!;
+    it.dueDate = d.date;
+    const time = d.explicitTime && d.time ? d : (() => { const start = windowStart(at.norm); return start ? { ...d, time: start, explicitTime: true, datetime: `${d.date}T${start}:00`, granularity: 'time' as const } : d; })();
+    const title = `${capitalize(what.toLowerCase())} on ${dayLabel(time)}`;
+    const units = [at, ...own];
+    it.title = title;
+    it.description = units.map(sentenceOf).join(' ');
+    it.sourceSegmentIds = segIds(units);
+    it.intentMetadata = { ...it.intentMetadata, title, ...(!it.intentMetadata?.remindAt && time.datetime && time.explicitTime ? { remindAt: time.datetime } : {}), notes: units.map(sentenceOf).join(' ') };
   }
   return out;
 }

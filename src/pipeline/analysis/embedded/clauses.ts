@@ -91,7 +91,7 @@ const HOW_TO_REACH = /^(?:[Jj]ust\s+)?(?:[Aa]sk for\s+(?:[A-Z][a-z]+|me|us)\b|[U
 const INFO_REQUEST = /^(hear|repeat|say|spell|hold|explain|describe|confirm|clarify|tell me (more|about|what|how|if|whether|why|when|where|who)|give me a (second|moment|minute|sec)|see|imagine|believe|understand)\b/i;
 
 const SUBJECT_MODAL =
-  /^(I|we|We)\s+(will|shall|am going to|are going to|am gonna|are gonna|plan to|intend to|promise to|am happy to|are happy to|would be happy to|will be happy to|am about to|will make sure to|will be sure to|can|could|may|might|need to|have to|must|should|will try to|am planning to|are planning to|will have to|had better|would better|better)\s+(.+)$/i;
+  /^(I|we|We)\s+(will need to|will just have to|will just need to|just have to|just need to|have just got to|have got to|still have to|still need to|also have to|also need to|will|shall|am going to|are going to|am gonna|are gonna|plan to|intend to|promise to|am happy to|are happy to|would be happy to|will be happy to|am about to|will make sure to|will be sure to|can|could|may|might|need to|have to|must|should|will try to|am planning to|are planning to|will have to|had better|would better|better)\s+(.+)$/i;
 const PROGRESSIVE = /^(I|we|We)\s+(am|are)\s+(\w+ing)\b\s*(.*)$/i;
 // ("let me write that down": a note taken while the other party dictates, not an errand)
 const LET_ME = /^let me\s+(?!know\b)(?!see\b|think\b|(?:write|jot|note|take|get|put) (?:that|it|this|them|those) down\b|check (?:that|this|it|now)\b|check\s*[.!]?$|check (?:my|the|our) (?:calendar|diary|schedule|availability)\s*[.!]?$|have a look\b|take a look\b|look (?:that|it|this) up\b|(?:pull|bring|look) (?:\w+ ){0,2}up\b|find (?:that|it|this)\b|grab\b|just\b|explain\b|ask\b)(.+)$/i;
@@ -281,7 +281,19 @@ function splitClauses(expanded: string): Array<{ text: string; offset: number; j
     last = cut + m[0].length;
   }
   parts.push({ text: expanded.slice(last), offset: last, joined });
-  return parts.filter((p) => p.text.trim().length > 0).flatMap(splitList);
+  return parts.filter((p) => p.text.trim().length > 0).flatMap(splitSo).flatMap(splitList);
+}
+
+// "There's no buzzer, so text me when you're outside": an imperative after ", so" is a request of its
+// own, with the reason for it before (not a subject the request inherits)
+const SO_IMPERATIVE = new RegExp(`,\\s+so\\s+(?=(?:just\\s+)?(?:${IMPERATIVE_VERB_NAMES})\\s+(?:me|us|the|a|an|my|your|our|it|them|him|her|this|that|these|those)\\b)`, 'gi');
+
+function splitSo(part: { text: string; offset: number; joined: boolean }): Array<{ text: string; offset: number; joined: boolean }> {
+  const m = [...part.text.matchAll(SO_IMPERATIVE)][0];
+  // (what precedes is a statement with a verb of its own, not a condition or a time clause)
+  if (!m || m.index! < 8 || /^\s*(?:(?:and|but|oh|then|also)\s+)*(?:if|when|once|unless|as soon as|before|after|because|since|while|in case|whenever)\b/i.test(part.text)) return [part];
+  const rest = m.index! + m[0].length;
+  return [{ text: part.text.slice(0, m.index!), offset: part.offset, joined: part.joined }, { text: part.text.slice(rest), offset: part.offset + rest, joined: false }];
 }
 
 // "I'll approve the invoices by Friday, send the forecast to finance by the 10th, and attend the
@@ -350,14 +362,19 @@ function stripCondition(text: string): { text: string; conditional: boolean; whe
 
 function clean(s: string): string {
   return sendFor(s)
-    .replace(/^(?:also|just|then|definitely|probably|certainly|absolutely|totally|happily|gladly|easily|surely|quickly|still|really|actually|first)\s+/i, '').replace(/\s+/g, ' ').replace(/^[,;:\s]+|[\s,;:]+$/g, '').replace(/[.!?]+$/, '').trim();
+    .replace(/^(?:also|just|then|definitely|probably|certainly|absolutely|totally|happily|gladly|easily|surely|quickly|still|really|actually|first)\s+/i, '').replace(/\s+/g, ' ').replace(/^[,;:\s]+|[\s,;:]+$/g, '').replace(/[.!?]+$/, '')
+    // (a connective left at the end when the next clause was cut off after it: "set a reminder for
+    // Friday night, otherwise" - "I'll forget")
+    .replace(TRAILING_CONNECTIVE, '').trim();
 }
 
+const TRAILING_CONNECTIVE = /(?:[,;]?\s+(?:otherwise|or else|or|and|and then|but|because|cause|unless|although))+\s*$/i;
+const SEQUENCE_LEAD = /^(?:in the meantime|meanwhile|for now|until then|till then|before then|before that|after that|afterwards)\s*,\s*(.+)$/i;
 const SLOT_VP = /^(?:do|make it|make)\s+(.+)$/i;
 const OWN_DETAILS = /^(?:give|read|spell)\s+(?:you|him|her|them)\s+(?:my|our|his|her|their)\s+(?:(?:new|current|personal|work|other|direct|home)\s+)?(?:e-?mail(?: address)?|number|phone number|cell(?: number)?|mobile(?: number)?|address|details|contact details|contact info)\b/i;
 const BRING_PEOPLE = /^bring\s+(?:(?:my|our|your|the|his|her|their)\s+)?(?:wife|husband|partner|fianc[eé]e?|son|daughter|kids|kid|children|child|mum|mom|mother|dad|father|parents|friends?|sister|brother|boyfriend|girlfriend|family|grandparents|grandma|grandpa)\b|^bring\s+(?:him|her|them)\s+(?:along|with (?:you|me))\b/i;
 // "can you give me his number in case he's late?": details asked for there and then, answered on the call
-const ASK_DETAILS = /^(?:give|tell|read)\s+(?:me|us)\s+(?:his|her|their|your|the)\s+(?:(?:new|current|personal|work|other|direct|home|best|mobile|cell)\s+)?(?:e-?mail(?: address)?|number|phone number|cell(?: number)?|mobile(?: number)?|address|details|contact details|contact info|name)\b/i;
+const ASK_DETAILS = /^(?:give|tell|read)\s+(?:me|us)\s+(?:his|her|their|your|the)\s+(?:(?:new|current|personal|work|other|direct|home|best|mobile|cell|last|first|full|family|middle|maiden)\s+)?(?:e-?mail(?: address)?|number|phone number|cell(?: number)?|mobile(?: number)?|address|details|contact details|contact info|name)\b/i;
 const TIME_WORD = /^(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekend|tomorrow|today|tonight|morning|afternoon|evening|noon|midday|\d{1,2}(?::\d{2})?|\d{1,2}(?:st|nd|rd|th)|january|february|march|april|june|july|august|september|october|november|december|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirty|fifteen|forty-five)$/;
 const TIME_FILLER = /^(?:on|at|around|about|by|this|next|the|in|of|or|either|maybe|then|instead|early|late|first|thing|half|quarter|past|o'clock|oclock|a\.?m\.?|p\.?m\.?|am|pm|sometime|any|time)$/;
 
@@ -370,7 +387,11 @@ function isTimeOnly(s: string): boolean {
 
 /** Reads one clause (markers and conditions removed) into a speech act. */
 function classify(raw: string, unit: Unit, inherited: string | null): Omit<Clause, 'offset'> {
-  const unmarked = raw.trim().replace(MARKER, '').replace(HEARD_MARKER, '').replace(HEARD_ANSWER_WORD, '').trim();
+  let unmarked = raw.trim().replace(MARKER, '').replace(HEARD_MARKER, '').replace(HEARD_ANSWER_WORD, '').trim();
+  // ("In the meantime, turn the valve off": a sequence adverb before an imperative does not hide it;
+  // one to keep doing, "until then, keep using the old pass", is how things stand, no errand)
+  const sequenced = unmarked.match(SEQUENCE_LEAD);
+  if (sequenced && startsWithVerb(sequenced[1]) && !/^keep\b/i.test(sequenced[1])) unmarked = sequenced[1];
   const selfNote = unmarked.match(NOTE_TO_SELF);
   if (selfNote) {
     const v = clean(`set a reminder to ${selfNote[1]}`);
@@ -504,6 +525,9 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
     // (one with a day is the plan, the day taken or not: "we can redeliver Friday, or hold it at the depot")
     const alt = /^(?:can|could)$/.test(modal) && unit.dates.length === 0 ? vp.match(/,?\s+or\s+(?:(?:I|we)\s+(?:can|could)\s+)?(?:just\s+)?([a-z].*)$/i) : null;
     if (alt && startsWithVerb(vp) && IMPERATIVE_VERBS.test(alt[1]) && !/^(?:not|so)\b/i.test(alt[1])) return { ...mk('other', vp), modal };
+    // (the other option a question to the listener: "I can try a neighbour, or if there's somewhere
+    // safe I can leave it ...")
+    if (/^(?:can|could)$/.test(modal) && unit.dates.length === 0 && startsWithVerb(vp) && /,?\s+or\s+(?:if|whether)\s+(?:there|you)\b/i.test(vp)) return { ...mk('other', vp), modal };
     const soft = /^(could|may|might|should)$/.test(modal) || (modal === 'can' && unit.dates.length === 0);
     return { ...mk(soft ? 'soft' : 'commit', vp), modal };
   }
