@@ -763,3 +763,17 @@ describe('addresses and items as the recogniser heard them (session 22, m4a)', (
   });
 });
 
+
+describe('a word heard for a speaker\'s name grounds only an address\'s local part (session 22 review)', () => {
+  it('a domain word that sounds like a speaker\'s name is no name: the address with the name is not in the call', () => {
+    const { transcript, raw } = groundedAnalysis(
+      [
+        [1, 'Please send the invoice to accounts at prize dot com.', 'MEDIUM'],
+        [0, 'Okay I will send it tonight.', 'MEDIUM'],
+      ],
+      ['Dana Price', 'Neil Ortiz'],
+    );
+    assert.equal(violationsWhenForged(raw, transcript, 'email', { toEmail: 'accounts@prize.com' }), 0);
+    assert.equal(violationsWhenForged(raw, transcript, 'email', { toEmail: 'accounts@price.com' }), 1);
+  });
+});
