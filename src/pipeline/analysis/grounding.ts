@@ -39,7 +39,7 @@
 // that shared the extractor's parser would also share its mistakes.
 import * as chrono from 'chrono-node';
 import type { Analysis } from '../../domain/analysis.js';
-import { HEARD_AT, HEARD_DOMAIN, HEARD_DOT, HEARD_TLD, nameHeardAs, withoutDictationAsides } from './heard.js';
+import { HEARD_AT, HEARD_DOMAIN, HEARD_DOT, HEARD_TLD, nameHeardAs, speakerNameWords, withoutDictationAsides } from './heard.js';
 import type { Transcript } from '../../domain/transcript.js';
 import { filterSegmentIds } from './finalize.js';
 
@@ -646,7 +646,7 @@ export function groundAnalysis(a: Analysis, transcript: Transcript, recordedAt?:
     transcript.segments.map((s) => s.text),
     recordedAt,
     // the speakers' names, for an address's word heard for one of them
-    new Set(transcript.speakers.flatMap((sp) => sp.displayName.toLowerCase().split(/[^a-z]+/)).filter((w) => w.length >= 3)),
+    speakerNameWords(transcript.speakers),
   );
 
   (analysis.actionItems ?? []).forEach((item, i) => {

@@ -6,7 +6,7 @@ import { stemmer } from 'stemmer';
 import type { Transcript, TranscriptSegment, SpeakerRole } from '../../../domain/transcript.js';
 import type { AnalysisContext } from '../../../domain/analysis.js';
 import { normalizeSpoken, type SpokenEmail, type SpokenEntity } from './spoken.js';
-import { HEARD_DOMAIN } from '../heard.js';
+import { HEARD_DOMAIN, speakerNameWords } from '../heard.js';
 import { callDay, dropCorrectedDates, onDay, resolveDates, shiftDay, type DateMention } from './dates.js';
 import { expand, IMPERATIVE_VERB_NAMES } from './clauses.js';
 
@@ -275,7 +275,7 @@ export function buildCallText(transcript: Transcript, context: AnalysisContext):
   );
   // The speakers' names, which a word of an address may have been heard for ("fill" for Phil): the
   // ones the grounding check reads the same way (grounding.ts)
-  const spokenNames = new Set(transcript.speakers.flatMap((s) => s.displayName.toLowerCase().split(/[^a-z]+/)).filter((w) => w.length >= 3));
+  const spokenNames = speakerNameWords(transcript.speakers);
   // Addresses dictated so far: a read-back ("Fraser family at post box dot com") is rebuilt like them.
   const dictated = new Set<string>();
   segments.forEach((seg, turn) => {
