@@ -776,4 +776,12 @@ describe('a word heard for a speaker\'s name grounds only an address\'s local pa
     assert.equal(violationsWhenForged(raw, transcript, 'email', { toEmail: 'accounts@prize.com' }), 0);
     assert.equal(violationsWhenForged(raw, transcript, 'email', { toEmail: 'accounts@price.com' }), 1);
   });
+
+  it('a report said as what someone thinks or as a comparison stays in its sentence', () => {
+    for (const text of [
+      'yeah so I think my landlord said the boiler gets serviced in march anyway',
+      'we can leave it as the manual says and check it again next month',
+      'it should be fine when the inspector said it would pass next time',
+    ]) assert.doesNotMatch(punctuateRunOn(text), /\. (?:My|The) \w+ (?:said|says)/, text);
+  });
 });

@@ -188,7 +188,9 @@ const LISTED_TASK = new RegExp(`(?<=\\b(?:${DAY_WORD}|dot (?:com|net|org|edu|gov
 const ADDRESS_END_CUT = /(?<=\bdot (?:com|net|org|edu|gov|io|co uk|ca))\s+(?=(?:sure|okay|ok|great|perfect|got it|yes|yeah|thanks|thank you|will do|lovely|brilliant|I|I'll|I'm|I've|we|we'll|that's)\b)/gi;
 // What a notice or a person said opens a sentence after a question or an offer run into it ("would
 // you take one eighty the listing said two hundred but ...")
-const REPORTED_CUT = /(?<!\b(?:that|what|how|if|whether|because|and|but|so|me|us|him|her|them))\s+(?=(?:the|my|your|our|his|her|their)\s+(?:\w+\s+)?(?:said|says)\b)/gi;
+// (not after a word that makes the report a part of the sentence: "I think my landlord said ...",
+// "as the manual says", "when the inspector said")
+const REPORTED_CUT = /(?<!\b(?:that|what|how|if|whether|because|cause|and|but|so|me|us|him|her|them|as|like|when|since|until|after|before|where|while|unless|though|although|think|thought|guess|believe|know|knew|heard|hear|remember|mean|meant|say|said|tell|told|see|saw|read|show|shows|showed))\s+(?=(?:the|my|your|our|his|her|their)\s+(?:\w+\s+)?(?:said|says)\b)/gi;
 // A time said as an answer ends before a request to get in touch ("between eight and ten text me
 // photos ..."); and a promise said as a bare progressive opens a sentence ("slightly darker
 // texting you photos in a few minutes").
