@@ -784,4 +784,15 @@ describe('a word heard for a speaker\'s name grounds only an address\'s local pa
       'it should be fine when the inspector said it would pass next time',
     ]) assert.doesNotMatch(punctuateRunOn(text), /\. (?:My|The) \w+ (?:said|says)/, text);
   });
+
+  it('another address at the same webmail domain from the other party is no read-back', () => {
+    const got = groundedAnalysis(
+      [
+        [1, 'For the forms my address is rosa dot lind at gmail dot com.', 'MEDIUM'],
+        [0, 'And for the receipts mine is tom dot hale at gmail dot com.', 'MEDIUM'],
+      ],
+      ['Dana Price', 'Neil Ortiz'],
+    ).raw.actionItems ?? [];
+    assert.deepEqual(got.filter((i) => i.intent === 'email').map((i) => i.intentMetadata?.toEmail).sort(), ['rosa.lind@gmail.com', 'tom.hale@gmail.com'], JSON.stringify(got.map((i) => i.title)));
+  });
 });

@@ -25,6 +25,9 @@ export const HEARD_DOMAIN: Array<[string[], string]> = [
   [['protonmail'], 'protonmail'], [['proton', 'mail'], 'protonmail'], [['proton', 'male'], 'protonmail'],
 ];
 
+/** The webmail names of HEARD_DOMAIN ("gmail", "outlook"), the label before the top-level domain. */
+export const WEBMAIL = new Set(HEARD_DOMAIN.map(([, d]) => d));
+
 /**
  * The call's name a word of a dictated address was heard for ("fill at mercer cole dot com" in a call
  * with Phil): a word that is no name of the call, nor a first name at all, but sounds exactly like

@@ -6,7 +6,7 @@ import { stemmer } from 'stemmer';
 import type { Transcript, TranscriptSegment, SpeakerRole } from '../../../domain/transcript.js';
 import type { AnalysisContext } from '../../../domain/analysis.js';
 import { normalizeSpoken, type SpokenEmail, type SpokenEntity } from './spoken.js';
-import { HEARD_DOMAIN, speakerNameWords } from '../heard.js';
+import { speakerNameWords, WEBMAIL } from '../heard.js';
 import { callDay, dropCorrectedDates, onDay, resolveDates, shiftDay, type DateMention } from './dates.js';
 import { expand, IMPERATIVE_VERB_NAMES } from './clauses.js';
 
@@ -341,7 +341,6 @@ export function buildCallText(transcript: Transcript, context: AnalysisContext):
 function preferReadBackDomain(units: Unit[], names: ReadonlySet<string>): void {
   const emails = units.flatMap((u) => u.entities.filter((e): e is SpokenEmail => e.kind === 'email').map((e) => ({ u, e })));
   if (emails.length < 2) return;
-  const webmail = new Set(HEARD_DOMAIN.map(([, d]) => d));
   const madeOfNames = (label: string): boolean => {
     if (!label) return true;
     for (const n of names) if (n.length >= 3 && label.startsWith(n) && madeOfNames(label.slice(n.length))) return true;
@@ -350,7 +349,7 @@ function preferReadBackDomain(units: Unit[], names: ReadonlySet<string>): void {
   const known = (address: string) => {
     const labels = address.split('@')[1].split('.');
     const name = labels.slice(0, -1).join('');
-    return webmail.has(name) || (name.length > 0 && madeOfNames(name));
+    return WEBMAIL.has(name) || (name.length > 0 && madeOfNames(name));
   };
   for (const a of emails) {
     if (known(a.e.address)) continue;
