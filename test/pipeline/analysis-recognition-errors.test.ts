@@ -11,6 +11,7 @@ import { clausesOf } from '../../src/pipeline/analysis/embedded/clauses.js';
 import { heardTooPoorly, sendsPlatformInvite } from '../../src/pipeline/analysis/embedded/actions.js';
 import { buildCallText, punctuateRunOn } from '../../src/pipeline/analysis/embedded/text.js';
 import { finalizeAnalysis } from '../../src/pipeline/analysis/finalize.js';
+import { nameHeardAs } from '../../src/pipeline/analysis/heard.js';
 import { groundAnalysis } from '../../src/pipeline/analysis/grounding.js';
 import { resolvedTwoSpeakers } from '../fixtures/seed.js';
 
@@ -794,5 +795,17 @@ describe('a word heard for a speaker\'s name grounds only an address\'s local pa
       ['Dana Price', 'Neil Ortiz'],
     ).raw.actionItems ?? [];
     assert.deepEqual(got.filter((i) => i.intent === 'email').map((i) => i.intentMetadata?.toEmail).sort(), ['rosa.lind@gmail.com', 'tom.hale@gmail.com'], JSON.stringify(got.map((i) => i.title)));
+  });
+
+  it('a word is read as a speaker\'s name only when it sounds like that one name and is no first name itself', () => {
+    assert.equal(nameHeardAs('kneel', new Set(['neil', 'ortiz'])), 'neil');
+    // two names of the call sound alike: neither
+    assert.equal(nameHeardAs('kneel', new Set(['neil', 'neal'])), null);
+    // another spelling of a first name is that name, as heard
+    assert.equal(nameHeardAs('marcus', new Set(['marcos'])), null);
+    // the name itself, short words and names, and no names at all
+    assert.equal(nameHeardAs('neil', new Set(['neil'])), null);
+    assert.equal(nameHeardAs('al', new Set(['al', 'neil'])), null);
+    assert.equal(nameHeardAs('kneel', new Set(['', 'n'])), null);
   });
 });
