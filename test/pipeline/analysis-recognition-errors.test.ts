@@ -808,4 +808,10 @@ describe('a word heard for a speaker\'s name grounds only an address\'s local pa
     assert.equal(nameHeardAs('al', new Set(['al', 'neil'])), null);
     assert.equal(nameHeardAs('kneel', new Set(['', 'n'])), null);
   });
+
+  it('an address heard whole ("and" for "at", "nail" for gmail) takes a speaker\'s name heard as another word', () => {
+    const names = new Set(['neil', 'ortiz', 'dana', 'price']);
+    const e = normalizeSpoken('Please send it to kneel ortiz and nail dot com tonight.', names, new Set(), names).entities.find((x) => x.kind === 'email');
+    assert.equal((e as { address: string } | undefined)?.address, 'neilortiz@gmail.com');
+  });
 });
