@@ -814,4 +814,18 @@ describe('a word heard for a speaker\'s name grounds only an address\'s local pa
     const e = normalizeSpoken('Please send it to kneel ortiz and nail dot com tonight.', names, new Set(), names).entities.find((x) => x.kind === 'email');
     assert.equal((e as { address: string } | undefined)?.address, 'neilortiz@gmail.com');
   });
+
+  it('a role address ("team", "hello", "care") is kept as said beside a speaker whose name it sounds like', () => {
+    const { transcript, raw } = groundedAnalysis(
+      [
+        [1, 'Please send the signed form to team at ortiz plumbing dot com.', 'MEDIUM'],
+        [0, 'Okay I will send it tonight.', 'MEDIUM'],
+      ],
+      ['Tim Price', 'Neil Ortiz'],
+    );
+    const item = (raw.actionItems ?? []).find((i) => i.intent === 'email');
+    assert.equal(item?.intentMetadata?.toEmail, 'team@ortizplumbing.com', JSON.stringify(raw.actionItems));
+    assert.equal(violationsWhenForged(raw, transcript, 'email', { toEmail: 'tim@ortizplumbing.com' }), 1);
+    assert.equal(nameHeardAs('hello', new Set(['hallie'])), null);
+  });
 });

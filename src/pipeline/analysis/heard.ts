@@ -29,13 +29,23 @@ export const HEARD_DOMAIN: Array<[string[], string]> = [
 export const WEBMAIL = new Set(HEARD_DOMAIN.map(([, d]) => d));
 
 /**
+ * Local parts of shared mailboxes, said as such: never a name misheard ("team at ..." beside a Tim,
+ * "hello at ..." beside a Hallie, "mail at ..." beside a Mel).
+ */
+const ROLE_ACCOUNTS = new Set([
+  'team', 'hello', 'hallo', 'mail', 'care', 'info', 'sales', 'admin', 'help', 'support', 'office', 'contact',
+  'jobs', 'billing', 'accounts', 'enquiries', 'inquiries', 'orders', 'booking', 'bookings', 'reception',
+  'service', 'news', 'hire', 'rent', 'rentals', 'lettings', 'quotes', 'claims', 'home', 'shop', 'store',
+]);
+
+/**
  * The call's name a word of a dictated address was heard for ("fill at mercer cole dot com" in a call
  * with Phil): a word that is no name of the call, nor a first name at all, but sounds exactly like
  * one (the same Double Metaphone codes, about as long), and like one only. Null otherwise.
  */
 export function nameHeardAs(word: string, names: Iterable<string>): string | null {
   const w = word.toLowerCase();
-  if (w.length < 3 || !/^[a-z]+$/.test(w)) return null;
+  if (w.length < 3 || !/^[a-z]+$/.test(w) || ROLE_ACCOUNTS.has(w)) return null;
   const heard = metaphoneOf(w);
   let found: string | null = null;
   for (const n of names) {
