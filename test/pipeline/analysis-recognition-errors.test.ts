@@ -11,6 +11,7 @@ import { clausesOf } from '../../src/pipeline/analysis/embedded/clauses.js';
 import { heardTooPoorly, sendsPlatformInvite } from '../../src/pipeline/analysis/embedded/actions.js';
 import { buildCallText, punctuateRunOn } from '../../src/pipeline/analysis/embedded/text.js';
 import { finalizeAnalysis } from '../../src/pipeline/analysis/finalize.js';
+import { nameHeardAs } from '../../src/pipeline/analysis/heard.js';
 import { groundAnalysis } from '../../src/pipeline/analysis/grounding.js';
 import { resolvedTwoSpeakers } from '../fixtures/seed.js';
 
@@ -763,3 +764,68 @@ describe('addresses and items as the recogniser heard them (session 22, m4a)', (
   });
 });
 
+
+describe('a word heard for a speaker\'s name grounds only an address\'s local part (session 22 review)', () => {
+  it('a domain word that sounds like a speaker\'s name is no name: the address with the name is not in the call', () => {
+    const { transcript, raw } = groundedAnalysis(
+      [
+        [1, 'Please send the invoice to accounts at prize dot com.', 'MEDIUM'],
+        [0, 'Okay I will send it tonight.', 'MEDIUM'],
+      ],
+      ['Dana Price', 'Neil Ortiz'],
+    );
+    assert.equal(violationsWhenForged(raw, transcript, 'email', { toEmail: 'accounts@prize.com' }), 0);
+    assert.equal(violationsWhenForged(raw, transcript, 'email', { toEmail: 'accounts@price.com' }), 1);
+  });
+
+  it('a report said as what someone thinks or as a comparison stays in its sentence', () => {
+    for (const text of [
+      'yeah so I think my landlord said the boiler gets serviced in march anyway',
+      'we can leave it as the manual says and check it again next month',
+      'it should be fine when the inspector said it would pass next time',
+    ]) assert.doesNotMatch(punctuateRunOn(text), /\. (?:My|The) \w+ (?:said|says)/, text);
+  });
+
+  it('another address at the same webmail domain from the other party is no read-back', () => {
+    const got = groundedAnalysis(
+      [
+        [1, 'For the forms my address is rosa dot lind at gmail dot com.', 'MEDIUM'],
+        [0, 'And for the receipts mine is tom dot hale at gmail dot com.', 'MEDIUM'],
+      ],
+      ['Dana Price', 'Neil Ortiz'],
+    ).raw.actionItems ?? [];
+    assert.deepEqual(got.filter((i) => i.intent === 'email').map((i) => i.intentMetadata?.toEmail).sort(), ['rosa.lind@gmail.com', 'tom.hale@gmail.com'], JSON.stringify(got.map((i) => i.title)));
+  });
+
+  it('a word is read as a speaker\'s name only when it sounds like that one name and is no first name itself', () => {
+    assert.equal(nameHeardAs('kneel', new Set(['neil', 'ortiz'])), 'neil');
+    // two names of the call sound alike: neither
+    assert.equal(nameHeardAs('kneel', new Set(['neil', 'neal'])), null);
+    // another spelling of a first name is that name, as heard
+    assert.equal(nameHeardAs('marcus', new Set(['marcos'])), null);
+    // the name itself, short words and names, and no names at all
+    assert.equal(nameHeardAs('neil', new Set(['neil'])), null);
+    assert.equal(nameHeardAs('al', new Set(['al', 'neil'])), null);
+    assert.equal(nameHeardAs('kneel', new Set(['', 'n'])), null);
+  });
+
+  it('an address heard whole ("and" for "at", "nail" for gmail) takes a speaker\'s name heard as another word', () => {
+    const names = new Set(['neil', 'ortiz', 'dana', 'price']);
+    const e = normalizeSpoken('Please send it to kneel ortiz and nail dot com tonight.', names, new Set(), names).entities.find((x) => x.kind === 'email');
+    assert.equal((e as { address: string } | undefined)?.address, 'neilortiz@gmail.com');
+  });
+
+  it('a role address ("team", "hello", "care") is kept as said beside a speaker whose name it sounds like', () => {
+    const { transcript, raw } = groundedAnalysis(
+      [
+        [1, 'Please send the signed form to team at ortiz plumbing dot com.', 'MEDIUM'],
+        [0, 'Okay I will send it tonight.', 'MEDIUM'],
+      ],
+      ['Tim Price', 'Neil Ortiz'],
+    );
+    const item = (raw.actionItems ?? []).find((i) => i.intent === 'email');
+    assert.equal(item?.intentMetadata?.toEmail, 'team@ortizplumbing.com', JSON.stringify(raw.actionItems));
+    assert.equal(violationsWhenForged(raw, transcript, 'email', { toEmail: 'tim@ortizplumbing.com' }), 1);
+    assert.equal(nameHeardAs('hello', new Set(['hallie'])), null);
+  });
+});

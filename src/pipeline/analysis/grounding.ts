@@ -39,7 +39,7 @@
 // that shared the extractor's parser would also share its mistakes.
 import * as chrono from 'chrono-node';
 import type { Analysis } from '../../domain/analysis.js';
-import { HEARD_AT, HEARD_DOMAIN, HEARD_DOT, HEARD_TLD, nameHeardAs, withoutDictationAsides } from './heard.js';
+import { HEARD_AT, HEARD_DOMAIN, HEARD_DOT, HEARD_TLD, nameHeardAs, speakerNameWords, withoutDictationAsides } from './heard.js';
 import type { Transcript } from '../../domain/transcript.js';
 import { filterSegmentIds } from './finalize.js';
 
@@ -323,20 +323,32 @@ function emailStreams(text: string, names: ReadonlySet<string> = new Set()): str
   const single = (k: number) => toks[k]?.kind === 'word' && toks[k].text.length === 1;
   const spelled = plain.filter((_x, k) => !(toks[k].text === '-' && single(k - 1) && single(k + 1)));
   const streams = [plain, withDigits.filter((x, k) => x !== '' || plain[k] === ''), heard.filter((x) => x !== ''), spelled];
-  // Fifth: a word that sounds like a speaker's name is that name ("fill at mercer cole" with Phil)
+  // Fifth: a word that sounds like a speaker's name is that name ("fill at mercer cole" with Phil),
+  // marked so that it spells only the local part of an address (streamSpells): "at prize dot com"
+  // with a Price in the call is no "@price.com"
   if (names.size) {
-    const named = heard.map((x, k) => (toks[k]?.kind === 'word' && x === toks[k].lower ? nameHeardAs(x, names) ?? x : x));
+    const named = heard.map((x, k) => {
+      if (toks[k]?.kind !== 'word' || x !== toks[k].lower) return x;
+      const name = nameHeardAs(x, names);
+      return name ? NAME_HEARD + name : x;
+    });
     if (named.some((x, k) => x !== heard[k])) streams.push(named.filter((x) => x !== ''));
   }
   return streams;
 }
 
+/** Marks a word of a stream read as the speaker's name it sounds like (emailStreams). */
+const NAME_HEARD = '\u0001';
+
 function streamSpells(stream: string[], target: string): boolean {
   for (let i = 0; i < stream.length; i++) {
-    if (stream[i] === '' || !target.startsWith(stream[i])) continue;
+    if (stream[i] === '' || !target.startsWith(stream[i].replace(NAME_HEARD, ''))) continue;
     let acc = '';
     for (let j = i; j < stream.length; j++) {
-      acc += stream[j];
+      const named = stream[j].startsWith(NAME_HEARD);
+      // a name heard in another word stands only before the "@"
+      if (named && acc.includes('@')) break;
+      acc += named ? stream[j].slice(NAME_HEARD.length) : stream[j];
       if (acc === target) return true;
       if (!target.startsWith(acc)) break;
     }
@@ -634,7 +646,7 @@ export function groundAnalysis(a: Analysis, transcript: Transcript, recordedAt?:
     transcript.segments.map((s) => s.text),
     recordedAt,
     // the speakers' names, for an address's word heard for one of them
-    new Set(transcript.speakers.flatMap((sp) => sp.displayName.toLowerCase().split(/[^a-z]+/)).filter((w) => w.length >= 3)),
+    speakerNameWords(transcript.speakers),
   );
 
   (analysis.actionItems ?? []).forEach((item, i) => {

@@ -25,6 +25,19 @@ export const HEARD_DOMAIN: Array<[string[], string]> = [
   [['protonmail'], 'protonmail'], [['proton', 'mail'], 'protonmail'], [['proton', 'male'], 'protonmail'],
 ];
 
+/** The webmail names of HEARD_DOMAIN ("gmail", "outlook"), the label before the top-level domain. */
+export const WEBMAIL = new Set(HEARD_DOMAIN.map(([, d]) => d));
+
+/**
+ * Local parts of shared mailboxes, said as such: never a name misheard ("team at ..." beside a Tim,
+ * "hello at ..." beside a Hallie, "mail at ..." beside a Mel).
+ */
+const ROLE_ACCOUNTS = new Set([
+  'team', 'hello', 'hallo', 'mail', 'care', 'info', 'sales', 'admin', 'help', 'support', 'office', 'contact',
+  'jobs', 'billing', 'accounts', 'enquiries', 'inquiries', 'orders', 'booking', 'bookings', 'reception',
+  'service', 'news', 'hire', 'rent', 'rentals', 'lettings', 'quotes', 'claims', 'home', 'shop', 'store',
+]);
+
 /**
  * The call's name a word of a dictated address was heard for ("fill at mercer cole dot com" in a call
  * with Phil): a word that is no name of the call, nor a first name at all, but sounds exactly like
@@ -32,21 +45,45 @@ export const HEARD_DOMAIN: Array<[string[], string]> = [
  */
 export function nameHeardAs(word: string, names: Iterable<string>): string | null {
   const w = word.toLowerCase();
-  if (w.length < 3 || !/^[a-z]+$/.test(w)) return null;
-  const code = (x: string) => doubleMetaphone(x).join('/');
-  const heard = code(w);
+  if (w.length < 3 || !/^[a-z]+$/.test(w) || ROLE_ACCOUNTS.has(w)) return null;
+  const heard = metaphoneOf(w);
   let found: string | null = null;
   for (const n of names) {
     if (n === w) return null;
-    if (n.length < 3 || Math.abs(n.length - w.length) > 1 || code(n) !== heard || found === n) continue;
+    if (n.length < 3 || Math.abs(n.length - w.length) > 1 || metaphoneOf(n) !== heard || found === n) continue;
     if (found) return null;
     found = n;
   }
   // (a first name of its own is another spelling said as such, "marcus" beside a speaker heard as
   // Marcos: kept as heard)
-  if (found && nlp(w).has('#FirstName')) return null;
+  if (found && isFirstName(w)) return null;
   return found;
 }
+
+/**
+ * The words of the speakers' names that a word of an address may have been heard for (nameHeardAs):
+ * read the same way by the extractor (embedded/text.ts) and the grounding check (grounding.ts).
+ */
+export function speakerNameWords(speakers: ReadonlyArray<{ displayName: string }>): Set<string> {
+  return new Set(speakers.flatMap((s) => (s.displayName ?? '').toLowerCase().split(/[^a-z]+/)).filter((w) => w.length >= 3));
+}
+
+// nameHeardAs runs for every word of every segment in grounding: the codes and the first-name
+// look-up (a compromise parse) are memoised, in a cache cleared when it grows large
+const MEMO_LIMIT = 5000;
+const metaphones = new Map<string, string>();
+const firstNames = new Map<string, boolean>();
+function memo<T>(cache: Map<string, T>, key: string, make: (k: string) => T): T {
+  let v = cache.get(key);
+  if (v === undefined) {
+    if (cache.size >= MEMO_LIMIT) cache.clear();
+    v = make(key);
+    cache.set(key, v);
+  }
+  return v;
+}
+const metaphoneOf = (w: string): string => memo(metaphones, w, (x) => doubleMetaphone(x).join('/'));
+const isFirstName = (w: string): boolean => memo(firstNames, w, (x) => nlp(x).has('#FirstName'));
 
 // ---------------------------------------------------------------------------------------------
 // Remarks inside a dictation

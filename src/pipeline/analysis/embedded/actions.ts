@@ -14,6 +14,7 @@ import { callDay } from './dates.js';
 import { phoneDigits, toE164, type SpokenEmail, type SpokenNumber, type SpokenPhone } from './spoken.js';
 import { addresseeOf, basePredicate, capitalize, contentStems, isPlaceholderName, overlap, type CallText, type Speaker, type Unit } from './text.js';
 import { isBelowConfidenceFloor } from './report.js';
+import { WEBMAIL } from '../heard.js';
 
 export interface Candidate {
   unit: Unit;
@@ -582,9 +583,10 @@ function unclaimedAddressCandidates(ct: CallText, cands: readonly Candidate[]): 
       seen.add(address);
       // (a read-back whose local part the recogniser heard otherwise, "silly thing at oakline
       // properties dot com" - "way send at oakline properties dot com": the same domain from the
-      // other party a turn or two later is the same address)
+      // other party a turn or two later is the same address; not at a webmail domain, which the
+      // other party's own address shares as often: "mine is ... at gmail dot com")
       const domain = address.split('@')[1];
-      const readBack = said.some((x) => x.domain === domain && x.unit.speaker.speakerId !== unit.speaker.speakerId && unit.turn - x.unit.turn >= 1 && unit.turn - x.unit.turn <= 2);
+      const readBack = !WEBMAIL.has(domain.split('.')[0]) && said.some((x) => x.domain === domain && x.unit.speaker.speakerId !== unit.speaker.speakerId && unit.turn - x.unit.turn >= 1 && unit.turn - x.unit.turn <= 2);
       said.push({ unit, domain });
       if (readBack) continue;
       const near = (t: number) => t >= unit.turn - ADDRESS_REACH_BEFORE && t <= unit.turn + ADDRESS_REACH_AFTER;

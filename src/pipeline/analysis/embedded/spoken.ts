@@ -7,7 +7,7 @@
 // compromise's number parser reads "eight hundred, five five five" as one cardinal and "ten thirty"
 // as 0, so the digit-by-digit and clock readings are decided here from the shape of the run.
 
-import { dictationAsides, HEARD_AT, HEARD_DOMAIN, HEARD_DOT, HEARD_TLD, isLetter, nameHeardAs, WRITING_REMARKS } from '../heard.js';
+import { dictationAsides, HEARD_AT, HEARD_DOMAIN, HEARD_DOT, HEARD_TLD, isLetter, nameHeardAs, WEBMAIL, WRITING_REMARKS } from '../heard.js';
 
 export interface SpokenPhone {
   kind: 'phone';
@@ -606,11 +606,10 @@ function emailReplacements(toks: Tok[], taken: Set<number>, names: ReadonlySet<s
     if (end < 0 || labels.length < 2 || labels.slice(0, -1).some((l) => l.length === 0)) continue;
     // "fast male", "proton male": the "mail" of a webmail name as a recogniser hears it (only the
     // webmail names heard.ts knows, so that grounding reads it back the same way)
-    const webmail = new Set(HEARD_DOMAIN.map(([, d]) => d));
     const label = (l: string[]) => {
       const plain = l.map((x) => (x === '-' ? x : numberWordToDigit(x))).join('');
       const mailed = plain.replace(/male$/, 'mail');
-      return l.length > 1 && mailed !== plain && webmail.has(mailed) ? mailed : plain;
+      return l.length > 1 && mailed !== plain && WEBMAIL.has(mailed) ? mailed : plain;
     };
     const domain = labels.map(label).join('.');
     const found = localPartBefore(toks, k, asides, names, dictated, domain, spokenNames);

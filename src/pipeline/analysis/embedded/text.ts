@@ -6,7 +6,7 @@ import { stemmer } from 'stemmer';
 import type { Transcript, TranscriptSegment, SpeakerRole } from '../../../domain/transcript.js';
 import type { AnalysisContext } from '../../../domain/analysis.js';
 import { normalizeSpoken, type SpokenEmail, type SpokenEntity } from './spoken.js';
-import { HEARD_DOMAIN } from '../heard.js';
+import { speakerNameWords, WEBMAIL } from '../heard.js';
 import { callDay, dropCorrectedDates, onDay, resolveDates, shiftDay, type DateMention } from './dates.js';
 import { expand, IMPERATIVE_VERB_NAMES } from './clauses.js';
 
@@ -188,7 +188,9 @@ const LISTED_TASK = new RegExp(`(?<=\\b(?:${DAY_WORD}|dot (?:com|net|org|edu|gov
 const ADDRESS_END_CUT = /(?<=\bdot (?:com|net|org|edu|gov|io|co uk|ca))\s+(?=(?:sure|okay|ok|great|perfect|got it|yes|yeah|thanks|thank you|will do|lovely|brilliant|I|I'll|I'm|I've|we|we'll|that's)\b)/gi;
 // What a notice or a person said opens a sentence after a question or an offer run into it ("would
 // you take one eighty the listing said two hundred but ...")
-const REPORTED_CUT = /(?<!\b(?:that|what|how|if|whether|because|and|but|so|me|us|him|her|them))\s+(?=(?:the|my|your|our|his|her|their)\s+(?:\w+\s+)?(?:said|says)\b)/gi;
+// (not after a word that makes the report a part of the sentence: "I think my landlord said ...",
+// "as the manual says", "when the inspector said")
+const REPORTED_CUT = /(?<!\b(?:that|what|how|if|whether|because|cause|and|but|so|me|us|him|her|them|as|like|when|since|until|after|before|where|while|unless|though|although|think|thought|guess|believe|know|knew|heard|hear|remember|mean|meant|say|said|tell|told|see|saw|read|show|shows|showed))\s+(?=(?:the|my|your|our|his|her|their)\s+(?:\w+\s+)?(?:said|says)\b)/gi;
 // A time said as an answer ends before a request to get in touch ("between eight and ten text me
 // photos ..."); and a promise said as a bare progressive opens a sentence ("slightly darker
 // texting you photos in a few minutes").
@@ -275,7 +277,7 @@ export function buildCallText(transcript: Transcript, context: AnalysisContext):
   );
   // The speakers' names, which a word of an address may have been heard for ("fill" for Phil): the
   // ones the grounding check reads the same way (grounding.ts)
-  const spokenNames = new Set(transcript.speakers.flatMap((s) => s.displayName.toLowerCase().split(/[^a-z]+/)).filter((w) => w.length >= 3));
+  const spokenNames = speakerNameWords(transcript.speakers);
   // Addresses dictated so far: a read-back ("Fraser family at post box dot com") is rebuilt like them.
   const dictated = new Set<string>();
   segments.forEach((seg, turn) => {
@@ -339,7 +341,6 @@ export function buildCallText(transcript: Transcript, context: AnalysisContext):
 function preferReadBackDomain(units: Unit[], names: ReadonlySet<string>): void {
   const emails = units.flatMap((u) => u.entities.filter((e): e is SpokenEmail => e.kind === 'email').map((e) => ({ u, e })));
   if (emails.length < 2) return;
-  const webmail = new Set(HEARD_DOMAIN.map(([, d]) => d));
   const madeOfNames = (label: string): boolean => {
     if (!label) return true;
     for (const n of names) if (n.length >= 3 && label.startsWith(n) && madeOfNames(label.slice(n.length))) return true;
@@ -348,7 +349,7 @@ function preferReadBackDomain(units: Unit[], names: ReadonlySet<string>): void {
   const known = (address: string) => {
     const labels = address.split('@')[1].split('.');
     const name = labels.slice(0, -1).join('');
-    return webmail.has(name) || (name.length > 0 && madeOfNames(name));
+    return WEBMAIL.has(name) || (name.length > 0 && madeOfNames(name));
   };
   for (const a of emails) {
     if (known(a.e.address)) continue;
