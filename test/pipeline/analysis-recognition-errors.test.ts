@@ -11,7 +11,7 @@ import { clausesOf } from '../../src/pipeline/analysis/embedded/clauses.js';
 import { heardTooPoorly, sendsPlatformInvite } from '../../src/pipeline/analysis/embedded/actions.js';
 import { buildCallText, punctuateRunOn } from '../../src/pipeline/analysis/embedded/text.js';
 import { finalizeAnalysis } from '../../src/pipeline/analysis/finalize.js';
-import { nameHeardAs } from '../../src/pipeline/analysis/heard.js';
+import { nameHeardAs, speakerNameWords } from '../../src/pipeline/analysis/heard.js';
 import { groundAnalysis } from '../../src/pipeline/analysis/grounding.js';
 import { resolvedTwoSpeakers } from '../fixtures/seed.js';
 
@@ -827,5 +827,12 @@ describe('a word heard for a speaker\'s name grounds only an address\'s local pa
     assert.equal(item?.intentMetadata?.toEmail, 'team@ortizplumbing.com', JSON.stringify(raw.actionItems));
     assert.equal(violationsWhenForged(raw, transcript, 'email', { toEmail: 'tim@ortizplumbing.com' }), 1);
     assert.equal(nameHeardAs('hello', new Set(['hallie'])), null);
+  });
+});
+
+describe('the speaker-name words an address word may have been heard for', () => {
+  it('a stand-in name gives none, and accents are folded as the name is said', () => {
+    assert.deepEqual([...speakerNameWords([{ displayName: 'Contact ending 4821' }, { displayName: 'Speaker 2' }, { displayName: 'You' }])], []);
+    assert.deepEqual([...speakerNameWords([{ displayName: 'José Ortiz' }, { displayName: 'Zoë Lam' }])].sort(), ['jose', 'lam', 'ortiz', 'zoe']);
   });
 });

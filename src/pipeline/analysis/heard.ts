@@ -6,6 +6,7 @@
 // here ("and", "not") is read as "@"/"." only inside a whole address, never on its own.
 
 import nlp from 'compromise';
+import { isPlaceholderName } from '../resolution/names.js';
 import { doubleMetaphone } from 'double-metaphone';
 
 /** Heard for "dot". */
@@ -65,7 +66,13 @@ export function nameHeardAs(word: string, names: Iterable<string>): string | nul
  * read the same way by the extractor (embedded/text.ts) and the grounding check (grounding.ts).
  */
 export function speakerNameWords(speakers: ReadonlyArray<{ displayName: string }>): Set<string> {
-  return new Set(speakers.flatMap((s) => (s.displayName ?? '').toLowerCase().split(/[^a-z]+/)).filter((w) => w.length >= 3));
+  return new Set(
+    speakers
+      // a stand-in ('Contact ending 1234') names nobody; accents are folded ('José' is said 'jose')
+      .filter((s) => !isPlaceholderName(s.displayName))
+      .flatMap((s) => s.displayName.normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase().split(/[^a-z]+/))
+      .filter((w) => w.length >= 3),
+  );
 }
 
 // nameHeardAs runs for every word of every segment in grounding: the codes and the first-name

@@ -192,6 +192,14 @@ function soundsAlike(a: string, b: string): boolean {
   return codes(a).some((c) => bc.includes(c));
 }
 
+/**
+ * The stand-ins the speech stage names a speaker by when no name was given or heard (resolve.ts:
+ * 'You', 'Contact', 'Contact ending 1234', 'Speaker 2'): no person's name.
+ */
+export function isPlaceholderName(name: string | null | undefined): boolean {
+  return !name || /^(?:You|Contact|Contact ending \d+|Speaker \d+)$/.test(name);
+}
+
 /** `Contact ending <last 4 digits>` from a phone number, or null when it has no digits. */
 export function phoneFallbackLabel(phoneNumber: string | null | undefined): string | null {
   const digits = (phoneNumber ?? '').replace(/\D/g, '');

@@ -7,6 +7,9 @@ import type { Transcript, TranscriptSegment, SpeakerRole } from '../../../domain
 import type { AnalysisContext } from '../../../domain/analysis.js';
 import { normalizeSpoken, type SpokenEmail, type SpokenEntity } from './spoken.js';
 import { speakerNameWords, WEBMAIL } from '../heard.js';
+import { isPlaceholderName } from '../../resolution/names.js';
+
+export { isPlaceholderName };
 import { callDay, dropCorrectedDates, onDay, resolveDates, shiftDay, type DateMention } from './dates.js';
 import { expand, IMPERATIVE_VERB_NAMES } from './clauses.js';
 
@@ -420,14 +423,6 @@ export function addresseeOf(ct: CallText, unit: Unit): Speaker | null {
   }
   const other = ct.speakers.find((s) => s.speakerId !== unit.speaker.speakerId);
   return other ?? null;
-}
-
-/**
- * The stand-ins the speech stage names a speaker by when no name was given or heard (resolve.ts:
- * 'You', 'Contact', 'Contact ending 1234', 'Speaker 2'): no person's name.
- */
-export function isPlaceholderName(name: string | null | undefined): boolean {
-  return !name || /^(?:You|Contact|Contact ending \d+|Speaker \d+)$/.test(name);
 }
 
 /**
