@@ -762,6 +762,18 @@ describe('addresses and items as the recogniser heard them (session 22, m4a)', (
     assert.deepEqual(got.map((i) => [i.ownerRole, i.intent]), [['USER', 'email']], JSON.stringify(got.map((i) => i.title)));
     assert.equal(got[0].intentMetadata?.toEmail, 'jobs@highridgeroofing.com');
   });
+
+  it('on sentences heard well the request keeps its own intent: "I can do that" beside an address does not make it an e-mail', () => {
+    const got = groundedAnalysis(
+      [
+        [1, 'Can you take a few photos of the gutter close up.', 'HIGH'],
+        [1, 'I am from the ground and the email them over our address is jobs at high ridge roofing dot com.', 'HIGH'],
+        [0, 'Jobs at high ridge roofing dot com sure I can do that this afternoon.', 'HIGH'],
+      ],
+      ['Dana Price', 'Neil Ortiz'],
+    ).raw.actionItems ?? [];
+    assert.deepEqual(got.map((i) => [i.ownerRole, i.intent]), [['USER', 'task']], JSON.stringify(got.map((i) => i.title)));
+  });
 });
 
 
