@@ -684,6 +684,15 @@ describe('addresses and items as the recogniser heard them (session 22, m4a)', (
     assert.ok(sent.every((i) => i.intentMetadata?.toEmail === 'appointments@harborpointdental.com'), JSON.stringify(sent.map((i) => i.intentMetadata)));
   });
 
+  it('a long local part read back whole is rebuilt whatever domain it was heard with; a short one only at the same domain', () => {
+    const heard = (text: string, dictated: string[]) =>
+      normalizeSpoken(text, new Set(), new Set(dictated)).entities.filter((x) => x.kind === 'email').map((x) => (x as { address: string }).address);
+    assert.deepEqual(heard('Sure, that is front desk at camille dot com.', ['frontdesk@gmail.com']), ['frontdesk@camille.com']);
+    assert.deepEqual(heard('Sure, that is front desk at camille dot com.', []), ['desk@camille.com']);
+    // (seven letters joined are too few to tell a read-back from two words said before an address)
+    assert.deepEqual(heard('Sure, that is pet care at camille dot com.', ['petcare@gmail.com']), ['care@camille.com']);
+  });
+
   it('a word of the local part that sounds like a speaker\'s name is the name, and grounding reads it so', () => {
     const { transcript, raw } = groundedAnalysis(
       [
