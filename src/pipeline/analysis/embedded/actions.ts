@@ -12,9 +12,9 @@ import { modelActFor, modelIntentFor, modelVerbPhrase, modelVetoes } from './spe
 import type { DateMention } from './dates.js';
 import { callDay } from './dates.js';
 import { phoneDigits, toE164, type SpokenEmail, type SpokenNumber, type SpokenPhone } from './spoken.js';
-import { addresseeOf, basePredicate, capitalize, contentStems, isPlaceholderName, overlap, type CallText, type Speaker, type Unit } from './text.js';
+import { addresseeOf, basePredicate, capitalize, contentStems, overlap, type CallText, type Speaker, type Unit } from './text.js';
 import { isBelowConfidenceFloor } from './report.js';
-import { WEBMAIL } from '../heard.js';
+import { speakerNameWords, WEBMAIL } from '../heard.js';
 
 export interface Candidate {
   unit: Unit;
@@ -598,7 +598,7 @@ function unclaimedAddressCandidates(ct: CallText, cands: readonly Candidate[]): 
       // them ("irene dot novak at yahoo dot com" said to Irene): the speaker is the one who writes.
       const local = address.split('@')[0];
       // (a stand-in name names nobody: "contact at acme dot com" said to "Contact ending 3390" is no read-back)
-      const named = (s: Speaker) => !isPlaceholderName(s.displayName) && s.displayName.toLowerCase().split(/[^a-z]+/).some((w) => w.length >= 3 && local.includes(w));
+      const named = (s: Speaker) => [...speakerNameWords([s])].some((w) => local.includes(w));
       const [owner, other] = named(listener) && !named(unit.speaker) ? [unit.speaker, listener] : [listener, unit.speaker];
       const clause: Clause = { kind: 'request', text: unit.text, vp: `email ${address}`, verb: 'email', conditional: false, whenClause: false, offset: 0, negated: false };
       out.push({

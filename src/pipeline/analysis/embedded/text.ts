@@ -7,9 +7,6 @@ import type { Transcript, TranscriptSegment, SpeakerRole } from '../../../domain
 import type { AnalysisContext } from '../../../domain/analysis.js';
 import { normalizeSpoken, type SpokenEmail, type SpokenEntity } from './spoken.js';
 import { speakerNameWords, WEBMAIL } from '../heard.js';
-import { isPlaceholderName } from '../../resolution/names.js';
-
-export { isPlaceholderName };
 import { callDay, dropCorrectedDates, onDay, resolveDates, shiftDay, type DateMention } from './dates.js';
 import { expand, IMPERATIVE_VERB_NAMES } from './clauses.js';
 
