@@ -251,6 +251,26 @@ describe('EmbeddedAnalyzer on calls outside the corpus', () => {
     assert.equal(a.shortSummary, a.oneLineSummary);
   });
 
+  it('speaks of the user in the third person in summaries, whatever the title keeps of their own words', async () => {
+    const recordedAt = '2025-06-10T15:00:00Z';
+    const transcript = transcriptOf(
+      [
+        [1, 'Hello, this is Tom from Wells Roofing, calling about the quote for your roof.'],
+        [0, 'Hi Tom, thanks for calling back. The price looks fair.'],
+        [1, 'Great. Do you want to go ahead with the work next month?'],
+        [0, "I'll talk it over with my husband tonight and let you know."],
+        [1, 'No problem. Thanks.'],
+      ],
+      ['Anna Berg', 'Tom Wells'],
+      recordedAt,
+    );
+    const a = await analyzer.analyze(transcript, { userDisplayName: 'Anna Berg', contactName: 'Tom Wells', phoneNumber: null, direction: 'INCOMING', recordedAt, title: null });
+    // quotations keep the words as said; the summary's own sentences speak of the user as "they"
+    const summaries = [a.oneLineSummary, a.executiveSummary, a.conversationOutcome].join(' | ').replace(/"[^"]*"/g, '""');
+    assert.match(summaries, /Anna Berg (?:will|to) talk it over with their husband/);
+    assert.doesNotMatch(summaries, /\bmy\b/i);
+  });
+
   it('reads requests and commitments it has not seen before', async () => {
     const recordedAt = '2025-06-10T15:00:00Z'; // a Tuesday
     const transcript = transcriptOf(

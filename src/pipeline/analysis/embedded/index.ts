@@ -104,8 +104,14 @@ export function buildAnalysis(transcript: Transcript, context: AnalysisContext):
   const poor = !transcript.segments.some((s) => s.alignmentConfidence === 'HIGH');
   const about = topics.length && !poor ? ` about ${topics.join(' and ')}` : '';
   let oneLine = `${opener}${about}`;
-  // titles address their owner ("when you decide"); in a third-person summary the owner is "they"
-  const third = (t: string) => lowerFirst(t).replace(/\byou\b/g, 'they').replace(/\byour\b/g, 'their').replace(/\byourself\b/g, 'themselves');
+  // titles address their owner ("when you decide") or keep the app user's own words for the user's
+  // items ("talk it over with my husband": only ever the owner's, see actions.ts); in a
+  // third-person summary the owner is "they" either way
+  const third = (t: string) =>
+    lowerFirst(t)
+      .replace(/\byou\b/g, 'they')
+      .replace(/\b(your|my)\b/g, 'their')
+      .replace(/\b(yourself|myself)\b/g, 'themselves');
   // "<owner> will <verb phrase>" only where the title is a verb phrase, in its base form whatever
   // tense or person the recogniser heard ("will arrived" is no sentence); otherwise it is quoted
   const plan = (owner: string, modal: 'will' | 'to', text: string) => {
