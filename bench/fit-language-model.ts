@@ -1,11 +1,13 @@
-// Chooses GENERAL_MODEL_WEIGHT (src/pipeline/transcription/call-language-model.ts): builds the
-// phone-call language model with each weight given, from Debian's en-us.lm.bin and the phrase
-// list (or, with --text dev, from the dev dialogues' own turns: a check of how much in-sample text
-// helps, never shipped), and recognises the dev dialogues and the corpus's twelve calls with each.
-// Neither set is in the phrase list, so both measure the model out of sample; the weight is chosen
-// on the dev dialogues. Held-out dialogues are never decoded here. Changes nothing.
+// Chooses GENERAL_MODEL_WEIGHT and the training text of the phone-call language model
+// (src/pipeline/transcription/call-language-model.ts): builds the model with each weight given, from
+// Debian's en-us.lm.bin and --text phrases (the phrase list alone), dev (the dev dialogues' turns) or
+// phrases+dev (both, as shipped since session 23), and recognises the corpus's twelve calls and the
+// dev dialogues (or only --eval-ids, which are then kept out of the training text, so that they
+// measure the model out of sample). Held-out dialogues are never decoded here. Changes nothing.
 //
 //   node --max-old-space-size=8192 --import tsx bench/fit-language-model.ts --lambda 1,0.95,0.9,0.8 --tier call.m4a
+//   node --max-old-space-size=8192 --import tsx bench/fit-language-model.ts --no-general --text phrases+dev --lambda 0.6 \
+//     --dev-out .cache/analysis-dialogues --eval-ids <retired set ids>   # out-of-sample check of the shipped text
 import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -18,20 +20,13 @@ import { readTrieModel } from '../src/pipeline/transcription/trie-model.js';
 import { CALL_PHRASES_PATH, phraseSentences } from '../src/pipeline/transcription/call-language-model.js';
 import { corpusDir, corpusFile, corpusIds, loadScorer, loadTruth, projectRoot } from '../test/support/corpus.js';
 import { cachingTranscriber } from '../test/support/recognition-cache.js';
+import { spokenSentences } from '../scripts/build-call-dialogue-text.js';
 import { analysisDialoguesDir, devIds } from './support/analysis-sets.js';
 import { PooledWordErrors, wordErrors } from './support/word-errors.js';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(name);
   return i >= 0 ? process.argv[i + 1] : undefined;
-}
-
-/** A dialogue turn's text as recogniser words: lowercase, no punctuation but apostrophes. */
-export function sentencesOf(text: string): string[][] {
-  return text
-    .split(/[.?!]+(?:\s|$)/)
-    .map((s) => s.toLowerCase().replace(/[^a-z' ]+/g, ' ').split(/\s+/).filter((w) => w.length > 0 && w !== "'"))
-    .filter((s) => s.length > 0);
 }
 
 /** The dev dialogues rendered by the corpus renderer (held-out ones are not even rendered). */
@@ -44,11 +39,12 @@ function renderDev(): string {
   return out;
 }
 
-function devSentences(): string[][] {
+/** The dev dialogues' sentences, without the dialogues in `except` (the ones a run evaluates on). */
+function devSentences(except: ReadonlySet<string> = new Set()): string[][] {
   const out: string[][] = [];
-  for (const id of devIds()) {
+  for (const id of devIds().filter((i) => !except.has(i))) {
     const d = JSON.parse(fs.readFileSync(path.join(analysisDialoguesDir, `${id}.json`), 'utf8')) as { turns: Array<{ text: string }> };
-    for (const t of d.turns) out.push(...sentencesOf(t.text));
+    for (const t of d.turns) out.push(...spokenSentences(t.text));
   }
   return out;
 }
@@ -62,8 +58,17 @@ async function main(): Promise<void> {
   const general = arg('--arpa') ? parseArpa(fs.readFileSync(arg('--arpa')!, 'utf8')) : readTrieModel(fs.readFileSync(path.join(DEFAULT_POCKETSPHINX_MODEL_DIR, 'en-us.lm.bin')));
   console.log(`general model read in ${((performance.now() - t0) / 1000).toFixed(1)} s: ${general.grams.map((g) => g.size).join('/')}`);
   const prior = new Map([...general.grams[0]].map(([w, e]) => [w, e.logProb]));
-  const sentences = arg('--text') === 'dev' ? devSentences() : phraseSentences(fs.readFileSync(CALL_PHRASES_PATH, 'utf8'));
-  console.log(`${arg('--text') === 'dev' ? 'dev dialogue' : 'phrase list'} text: ${sentences.length} sentences, ${sentences.reduce((s, x) => s + x.length, 0)} words`);
+  // --eval-ids: evaluate on these dev dialogues only, and keep them out of any dev text the model is
+  // estimated from, so that they measure a model built from the other dev dialogues out of sample.
+  const evalIds = arg('--eval-ids')?.split(',').filter(Boolean);
+  // (--exclude-ids: more dev dialogues to keep out of the training text, e.g. a second retired set)
+  const evalSet = new Set([...(evalIds ?? []), ...(arg('--exclude-ids')?.split(',').filter(Boolean) ?? [])]);
+  const text = arg('--text') ?? 'phrases';
+  const sentences = [
+    ...(text === 'phrases' || text === 'phrases+dev' ? phraseSentences(fs.readFileSync(CALL_PHRASES_PATH, 'utf8')) : []),
+    ...(text === 'dev' || text === 'phrases+dev' ? devSentences(evalSet) : []),
+  ];
+  console.log(`${text} text: ${sentences.length} sentences, ${sentences.reduce((s, x) => s + x.length, 0)} words`);
   const domain = estimateModel(sentences, prior);
   const scorer = await loadScorer();
   const calls: Array<{ id: string; set: string; wavPath: string; durationSeconds: number; truth: unknown }> = [];
@@ -72,12 +77,12 @@ async function main(): Promise<void> {
     calls.push({ id, set: 'corpus', ...d, truth: loadTruth(id) });
   }
   if (devOut) {
-    for (const id of devIds()) {
+    for (const id of evalIds ?? devIds()) {
       const d = await decodeAudio(path.join(devOut, id, tier), fs.mkdtempSync(path.join(work, `${id}-`)), { timeoutMs: 120_000, maxSeconds: 600 });
       calls.push({ id, set: 'dev', ...d, truth: JSON.parse(fs.readFileSync(path.join(devOut, id, 'truth.json'), 'utf8')) });
     }
   }
-  const models: Array<{ name: string; dir: string }> = [{ name: 'general', dir: DEFAULT_POCKETSPHINX_MODEL_DIR }];
+  const models: Array<{ name: string; dir: string }> = process.argv.includes('--no-general') ? [] : [{ name: 'general', dir: DEFAULT_POCKETSPHINX_MODEL_DIR }];
   for (const lambda of lambdas.filter((l) => l < 1)) {
     const t1 = performance.now();
     const mixed = mixModels(general, domain, lambda);
