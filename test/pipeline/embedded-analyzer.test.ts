@@ -1292,6 +1292,14 @@ describe('EmbeddedAnalyzer session 22 readings (retired set 7)', () => {
     assert.equal(r.dueDate, '2025-06-16');
   });
 
+  it('reads where a speaker will be instead as no plan of theirs', async () => {
+    for (const said of ["I'll be at work all day Friday, but the side gate is open.", 'I will be away next week, so the back door is the one to use.', "I'll be in a meeting at two, but the office knows you are coming."]) {
+      const a = await run([[1, 'We can fit the new meter on Friday.'], [0, said], [1, 'Fine, thanks.']]);
+      // (the contact's own "we can fit the new meter on Friday" is theirs to keep)
+      assert.deepEqual([...titles(a), ...(a.nextSteps ?? []).map((n) => n.text)].filter((t) => /\bbe\b/i.test(t)), [], said);
+    }
+  });
+
   it("reads the speaker's stated obligation of an errand with its day as their plan, not one to be somewhere", async () => {
     assert.ok(acts([[0, 'I will need to collect the part from the depot tomorrow.']]).includes('commit: collect the part from the depot tomorrow'));
     const a = await run([[0, 'I will need to collect the part from the depot tomorrow.'], [1, 'Right.'], [0, 'And I have to work on Saturday.']]);

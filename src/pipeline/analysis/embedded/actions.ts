@@ -619,7 +619,10 @@ function unclaimedAddressCandidates(ct: CallText, cands: readonly Candidate[]): 
   return out;
 }
 
-const AWAY = /^be\s+(?:at work|at the office|in the office|away|out of town|on holiday|on vacation|travell?ing|busy|in (?:a )?meeting)[.?!,]*$/i;
+// (the place may carry its time: "be at work all day Friday", "be in a meeting until three"; and
+// what follows from it, when that is no plan of the speaker's: "be away next week, so the back door
+// is the one to use")
+const AWAY = /^be\s+(?:at work|at the office|in the office|away|out of town|on holiday|on vacation|travell?ing|busy|in (?:a )?meeting)(?:\s+(?:all|day|week|weekend|morning|afternoon|evening|night|then|today|tonight|tomorrow|on|this|next|until|till|from|to|the|at|by|around|about|[a-z]+day|\d[\w:.]*|[ap]\.?m\.?|noon|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|o'clock|half|past|quarter))*(?:,?\s+(?:so|but|though|and)\s+(?!I\b|I'll\b|we\b|we'll\b).*)?[.?!,]*$/i;
 
 // "I'll put a reminder in my phone, otherwise I'll totally forget": what will happen if the plan
 // before it is not carried out is no plan of its own (a recogniser's run-on cuts the sentence after
