@@ -29,13 +29,14 @@ function arg(name: string): string | undefined {
   return i >= 0 ? process.argv[i + 1] : undefined;
 }
 
-/** The dev dialogues rendered by the corpus renderer (held-out ones are not even rendered). */
-function renderDev(): string {
-  const src = path.join(projectRoot, '.cache/lm-dev-dialogues/dialogues');
-  const out = path.join(projectRoot, '.cache/lm-dev-dialogues/out');
-  fs.mkdirSync(src, { recursive: true });
-  for (const id of devIds()) fs.copyFileSync(path.join(analysisDialoguesDir, `${id}.json`), path.join(src, `${id}.json`));
-  execFileSync('bash', [path.join(corpusDir, 'render.sh')], { env: { ...process.env, CORPUS_DIALOGUES: src, CORPUS_OUT: out }, stdio: ['ignore', 'ignore', 'inherit'] });
+/**
+ * The dev dialogues this run decodes, rendered by the corpus renderer into the folder
+ * bench/analysis-heldout.ts renders into, named one by one (render.sh over a whole folder deletes
+ * the renders of dialogues missing from it). Held-out ones are never rendered here.
+ */
+function renderDev(ids: readonly string[]): string {
+  const out = path.join(projectRoot, '.cache/analysis-dialogues');
+  execFileSync('bash', [path.join(corpusDir, 'render.sh'), ...ids], { env: { ...process.env, CORPUS_DIALOGUES: analysisDialoguesDir, CORPUS_OUT: out }, stdio: ['ignore', 'ignore', 'inherit'] });
   return out;
 }
 
@@ -52,7 +53,6 @@ function devSentences(except: ReadonlySet<string> = new Set()): string[][] {
 async function main(): Promise<void> {
   const tier = (arg('--tier') ?? 'call.m4a') as Parameters<typeof corpusFile>[1];
   const lambdas = (arg('--lambda') ?? '0.8').split(',').map(Number);
-  const devOut = arg('--dev-out') ?? renderDev();
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'fit-lm-'));
   const t0 = performance.now();
   const general = arg('--arpa') ? parseArpa(fs.readFileSync(arg('--arpa')!, 'utf8')) : readTrieModel(fs.readFileSync(path.join(DEFAULT_POCKETSPHINX_MODEL_DIR, 'en-us.lm.bin')));
@@ -61,15 +61,22 @@ async function main(): Promise<void> {
   // --eval-ids: evaluate on these dev dialogues only, and keep them out of any dev text the model is
   // estimated from, so that they measure a model built from the other dev dialogues out of sample.
   const evalIds = arg('--eval-ids')?.split(',').filter(Boolean);
+  const dev = new Set(devIds());
+  if (evalIds?.some((id) => !dev.has(id))) throw new Error('--eval-ids: only dev dialogues (held-out ones are never decoded here)');
+  const devOut = arg('--dev-out') ?? renderDev(evalIds ?? devIds());
   // (--exclude-ids: more dev dialogues to keep out of the training text, e.g. a second retired set)
   const evalSet = new Set([...(evalIds ?? []), ...(arg('--exclude-ids')?.split(',').filter(Boolean) ?? [])]);
-  const text = arg('--text') ?? 'phrases';
-  const sentences = [
-    ...(text === 'phrases' || text === 'phrases+dev' ? phraseSentences(fs.readFileSync(CALL_PHRASES_PATH, 'utf8')) : []),
-    ...(text === 'dev' || text === 'phrases+dev' ? devSentences(evalSet) : []),
-  ];
-  console.log(`${text} text: ${sentences.length} sentences, ${sentences.reduce((s, x) => s + x.length, 0)} words`);
-  const domain = estimateModel(sentences, prior);
+  // --text: one training text or several, comma-separated (each gives its own rows)
+  const texts = (arg('--text') ?? 'phrases').split(',');
+  const domains = texts.map((text) => {
+    const sentences = [
+      ...(text === 'phrases' || text === 'phrases+dev' ? phraseSentences(fs.readFileSync(CALL_PHRASES_PATH, 'utf8')) : []),
+      ...(text === 'dev' || text === 'phrases+dev' ? devSentences(evalSet) : []),
+    ];
+    if (!sentences.length) throw new Error(`--text ${text}: expected phrases, dev or phrases+dev`);
+    console.log(`${text} text: ${sentences.length} sentences, ${sentences.reduce((s, x) => s + x.length, 0)} words`);
+    return { text, model: estimateModel(sentences, prior) };
+  });
   const scorer = await loadScorer();
   const calls: Array<{ id: string; set: string; wavPath: string; durationSeconds: number; truth: unknown }> = [];
   for (const id of corpusIds()) {
@@ -83,18 +90,20 @@ async function main(): Promise<void> {
     }
   }
   const models: Array<{ name: string; dir: string }> = process.argv.includes('--no-general') ? [] : [{ name: 'general', dir: DEFAULT_POCKETSPHINX_MODEL_DIR }];
-  for (const lambda of lambdas.filter((l) => l < 1)) {
-    const t1 = performance.now();
-    const mixed = mixModels(general, domain, lambda);
-    const dir = path.join(work, `model-${lambda}`);
-    fs.mkdirSync(dir);
-    fs.writeFileSync(path.join(dir, 'mixed.arpa'), writeArpa(mixed));
-    execFileSync('sphinx_lm_convert', ['-i', path.join(dir, 'mixed.arpa'), '-o', path.join(dir, 'en-us.lm.bin')], { stdio: 'ignore' });
-    fs.rmSync(path.join(dir, 'mixed.arpa'));
-    fs.symlinkSync(path.join(DEFAULT_POCKETSPHINX_MODEL_DIR, 'en-us'), path.join(dir, 'en-us'));
-    fs.symlinkSync(path.join(DEFAULT_POCKETSPHINX_MODEL_DIR, 'cmudict-en-us.dict'), path.join(dir, 'cmudict-en-us.dict'));
-    console.log(`lambda ${lambda}: mixed in ${((performance.now() - t1) / 1000).toFixed(1)} s`);
-    models.push({ name: `mixed ${lambda}`, dir });
+  for (const { text, model: domain } of domains) {
+    for (const lambda of lambdas.filter((l) => l < 1)) {
+      const t1 = performance.now();
+      const mixed = mixModels(general, domain, lambda);
+      const dir = path.join(work, `model-${text}-${lambda}`);
+      fs.mkdirSync(dir);
+      fs.writeFileSync(path.join(dir, 'mixed.arpa'), writeArpa(mixed));
+      execFileSync('sphinx_lm_convert', ['-i', path.join(dir, 'mixed.arpa'), '-o', path.join(dir, 'en-us.lm.bin')], { stdio: 'ignore' });
+      fs.rmSync(path.join(dir, 'mixed.arpa'));
+      fs.symlinkSync(path.join(DEFAULT_POCKETSPHINX_MODEL_DIR, 'en-us'), path.join(dir, 'en-us'));
+      fs.symlinkSync(path.join(DEFAULT_POCKETSPHINX_MODEL_DIR, 'cmudict-en-us.dict'), path.join(dir, 'cmudict-en-us.dict'));
+      console.log(`${text}, lambda ${lambda}: mixed in ${((performance.now() - t1) / 1000).toFixed(1)} s`);
+      models.push({ name: domains.length > 1 ? `mixed ${lambda}, ${text}` : `mixed ${lambda}`, dir });
+    }
   }
   console.log(`| model | corpus WER % | dev WER % |\n|---|---|---|`);
   for (const m of models) {
