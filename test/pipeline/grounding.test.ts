@@ -214,3 +214,20 @@ test('an address dictated with a spelling of its words is grounded as the speake
   assert.deepEqual(analysis.actionItems!.map((i) => i.intentMetadata!.toEmail ?? null), ['vmensah@harbourmail.net', 'fraserfamily@postbox.com', 'jodd@gmail.com', null, null]);
   assert.equal(violations.length, 2);
 });
+
+test('a clock time said alone right before its day ("half past nine on Monday") is that day, whatever day was named a turn before', () => {
+  // Wednesday 13 May 2026: Thursday is offered, Monday agreed in a read-back that says the time first
+  const t = transcript([
+    'I can call you on Thursday, or Monday.',
+    "Thursday's bad. Half past nine on Monday?",
+    'Four fifteen on Tuesday works too.',
+  ]);
+  const a = withMetadata(
+    { remindAt: '2026-05-18T09:30:00' }, // Monday at half past nine
+    { remindAt: '2026-05-19T16:15:00' }, // Tuesday at four fifteen
+    { remindAt: '2026-05-14T09:30:00' }, // Thursday was never given a time
+    { remindAt: '2026-05-14T16:15:00' },
+  );
+  const { analysis } = groundAnalysis(a, t, '2026-05-13T16:10:00Z');
+  assert.deepEqual(analysis.actionItems!.map((i) => i.intentMetadata!.remindAt), ['2026-05-18T09:30:00', '2026-05-19T16:15:00', null, null]);
+});

@@ -392,8 +392,8 @@ interface At<T> {
 interface SegmentMentions {
   /** Days named (several for "next Tuesday"); a time said alone names none. */
   days: Array<At<Set<string>>>;
-  /** Minutes after midnight of a clock time said alone (both halves of the day). */
-  loose: Array<At<number[]>>;
+  /** Minutes after midnight of a clock time said alone (both halves of the day), and the day said right after it ("half past nine on Monday"), if any. */
+  loose: Array<At<number[]> & { end: number; dayAfter?: number }>;
 }
 
 /**
@@ -413,12 +413,13 @@ const NOT_A_CLOCK_AFTER = /^\s*(?:dollars?|bucks|cents?|pounds?|quid|euros?|penc
  * so they ground a date/time only in the region of a mention of its day. An hour without
  * a.m./p.m. stands for both halves of the day.
  */
-function looseClockTimes(text: string): Array<At<number[]>> {
-  const out: Array<At<number[]>> = [];
+function looseClockTimes(text: string): SegmentMentions['loose'] {
+  const out: SegmentMentions['loose'] = [];
   let at = 0;
+  let end = 0;
   const both = (h: number, m: number) => {
     if (h < 1 || h > 12 || m < 0 || m > 59) return;
-    out.push({ index: at, value: [(h % 12) * 60 + m, ((h % 12) + 12) * 60 + m] });
+    out.push({ index: at, end, value: [(h % 12) * 60 + m, ((h % 12) + 12) * 60 + m] });
   };
   // a pair of numbers standing alone: no number just before or after it (dictated digits, a phone
   // number, "five fifty five, two one ..."), no unit or amount word after it
@@ -427,6 +428,7 @@ function looseClockTimes(text: string): Array<At<number[]>> {
     const minute = Number(m[2] ?? m[3]);
     if (m[2] !== undefined && minute < 10) continue;
     at = m.index!;
+    end = at + m[0].length;
     both(Number(m[1]), minute);
   }
   for (const m of text.matchAll(/\b(quarter|half|\d{1,2})\s+(past|after|to)\s+(\d{1,2})\b(?![\s,.\-\/]*\d)/gi)) {
@@ -437,6 +439,7 @@ function looseClockTimes(text: string): Array<At<number[]>> {
     if (part !== 'quarter' && part !== 'half' && (minutes % 5 !== 0 || minutes < 5 || minutes > 25)) continue;
     const h = Number(m[3]);
     at = m.index!;
+    end = at + m[0].length;
     if (m[2].toLowerCase() === 'to') both(h === 1 ? 12 : h - 1, 60 - minutes);
     else both(h, minutes);
   }
@@ -532,6 +535,15 @@ function dayTimeEvidence(texts: string[], recordedAt: string | undefined): DayTi
     }
     for (const d of dayOfMonthMentions(text, ref)) addDay(d.value, d.index);
     seg.days.sort((a, b) => a.index - b.index);
+    // a day said right after a clock time said alone ("half past nine on Monday", "four fifteen
+    // on Tuesday") is that time's day: nothing but "on" between them (chrono's mention may take the
+    // minutes in, "15 on Tuesday")
+    for (const t of seg.loose) {
+      const gap = /^\s*(?:on\s+)?(?=[a-z])/i.exec(text.slice(t.end));
+      if (!gap) continue;
+      const k = seg.days.findIndex((d) => d.index > t.index && d.index <= t.end + gap[0].length);
+      if (k >= 0) t.dayAfter = k;
+    }
     /** An hour, its minutes and a.m./p.m. or o'clock as matched; without a.m./p.m. an hour up to 12 is both halves of the day. */
     const addClockTime = (hour: string, minutes: string | undefined, meridiem: string | undefined) => {
       const h = Number(hour);
@@ -577,10 +589,11 @@ function datetimeGrounded(value: string, ev: DayTimeEvidence): boolean {
   // last before it (in its segment, or else in the segments just before), or with none before, the
   // day named first after it, within a few segments; so "Thursday at ten fifteen, or next Tuesday?"
   // - "Tuesday at two forty five" grounds Tuesday at 14:45, not Thursday at 14:45
-  return ev.bySegment.some((seg, i) => seg.loose.some((t) => t.value.includes(wc.minutes!) && dayCompletedBy(ev.bySegment, i, t.index).has(wc.day)));
+  return ev.bySegment.some((seg, i) => seg.loose.some((t) => t.value.includes(wc.minutes!) && dayCompletedBy(ev.bySegment, i, t.index, t.dayAfter).has(wc.day)));
 }
 
-function dayCompletedBy(segs: SegmentMentions[], i: number, index: number): Set<string> {
+function dayCompletedBy(segs: SegmentMentions[], i: number, index: number, dayAfter?: number): Set<string> {
+  if (dayAfter !== undefined) return segs[i].days[dayAfter].value;
   const before = segs[i].days.filter((d) => d.index < index);
   if (before.length) return before[before.length - 1].value;
   for (let k = i - 1; k >= Math.max(0, i - REGION_SEGMENTS); k--) if (segs[k].days.length) return segs[k].days[segs[k].days.length - 1].value;
