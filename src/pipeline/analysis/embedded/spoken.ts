@@ -518,7 +518,10 @@ function localPartBefore(
     let q = from;
     let digits = '';
     while (q < seq.length && isNumWord(w(q)) && !(w(q) in SCALES) && q - from < 4) q++;
-    if (q > from) {
+    // an "o" said alone is the letter ("k dot o dot brien", "bill o"), not a zero: a dictated
+    // zero comes with other digits ("agent o seven")
+    if (q === from + 1 && w(from) === 'o' && isLetter(toks[seq[from]])) digits = 'o';
+    else if (q > from) {
       const ds = digitString(seq.slice(from, q).map((n) => toks[n].w).reverse());
       if (ds === null) q = from;
       else digits = ds;
