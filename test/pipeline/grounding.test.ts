@@ -231,3 +231,10 @@ test('a clock time said alone right before its day ("half past nine on Monday") 
   const { analysis } = groundAnalysis(a, t, '2026-05-13T16:10:00Z');
   assert.deepEqual(analysis.actionItems!.map((i) => i.intentMetadata!.remindAt), ['2026-05-18T09:30:00', '2026-05-19T16:15:00', null, null]);
 });
+
+test('an address with an ordinal word and a spoken digit in it ("first dot last at studio nine") is the address that was said', () => {
+  const t = transcript(["It's first dot last at studio nine dot io.", 'Or second dot desk two at gmail dot com.']);
+  const emails = ['first.last@studio9.io', 'second.desk2@gmail.com', '1.last@studio9.io', 'first.last@studionine.io', 'first.last2@studio9.io'];
+  const { analysis } = groundAnalysis(withMetadata(...emails.map((toEmail) => ({ toEmail }))), t, RECORDED_AT);
+  assert.deepEqual(analysis.actionItems!.map((i) => i.intentMetadata!.toEmail ?? null), ['first.last@studio9.io', 'second.desk2@gmail.com', '1.last@studio9.io', 'first.last@studionine.io', null]);
+});

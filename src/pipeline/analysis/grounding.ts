@@ -300,13 +300,18 @@ const HEARD_DOMAIN_LONGEST_FIRST = [...HEARD_DOMAIN].sort((a, b) => b[0].length 
 function emailStreams(text: string, names: ReadonlySet<string> = new Set()): string[][] {
   const toks = tokenize(text);
   const plain = toks.map((t) => (t.kind === 'word' ? EMAIL_WORDS[t.lower] ?? t.lower : t.kind === 'digits' ? t.text : EMAIL_PUNCT.has(t.text) ? t.text : '\u0000'));
-  // Second pass: spoken digits become digits ("agent two at ..." -> "agent2@...").
+  // Second pass: spoken digits become digits ("agent two at ..." -> "agent2@..."); and again with
+  // ordinal words kept as words, which in an address they are ("first dot last at studio nine")
   const withDigits = [...plain];
+  const cardinalDigits = [...plain];
   for (const run of readNumbers(toks)) {
     for (const g of run) {
       if (toks[g.from].kind !== 'word') continue;
       withDigits[g.from] = g.digits;
       for (let k = g.from + 1; k <= g.to; k++) withDigits[k] = '';
+      if (g.ordinal) continue;
+      cardinalDigits[g.from] = g.digits;
+      for (let k = g.from + 1; k <= g.to; k++) cardinalDigits[k] = '';
     }
   }
   // Third: the words a recogniser writes for "dot", "at", the domain and "com" (heard.ts), so an
@@ -323,6 +328,7 @@ function emailStreams(text: string, names: ReadonlySet<string> = new Set()): str
   const single = (k: number) => toks[k]?.kind === 'word' && toks[k].text.length === 1;
   const spelled = plain.filter((_x, k) => !(toks[k].text === '-' && single(k - 1) && single(k + 1)));
   const streams = [plain, withDigits.filter((x, k) => x !== '' || plain[k] === ''), heard.filter((x) => x !== ''), spelled];
+  if (cardinalDigits.some((x, k) => x !== withDigits[k])) streams.push(cardinalDigits.filter((x, k) => x !== '' || plain[k] === ''));
   // Fifth: a word that sounds like a speaker's name is that name ("fill at mercer cole" with Phil),
   // marked so that it spells only the local part of an address (streamSpells): "at prize dot com"
   // with a Price in the call is no "@price.com"
