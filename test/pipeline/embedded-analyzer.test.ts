@@ -74,6 +74,13 @@ function transcriptOf(turns: Array<[0 | 1, string]>, names: [string, string], re
 }
 
 describe('spoken-form normalisation', () => {
+  it('resolves "March the 3rd" to that day of March, with its time, not to the month alone', () => {
+    const m = resolveDates('Would March the 3rd at 10:30 work?', '2026-11-03T19:30:00Z', false);
+    assert.deepEqual(m.map((x) => [x.date, x.datetime]), [['2027-03-03', '2027-03-03T10:30:00']]);
+    // the day of the month said alone is still this month's
+    assert.deepEqual(resolveDates('Would the 5th at 10:30 work?', '2026-11-03T19:30:00Z', false).map((x) => x.date), ['2026-11-05']);
+  });
+
   it('reads an "o" said alone in an address as the letter, as the grounding check reads it; a dictated zero with other digits stays a digit', () => {
     const addresses = (s: string) => normalizeSpoken(s).entities.filter((e) => e.kind === 'email').map((e) => (e as { address: string }).address);
     assert.deepEqual(addresses('Send it to k dot o dot brien at smith dot co dot uk.'), ['k.o.brien@smith.co.uk']);

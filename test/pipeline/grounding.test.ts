@@ -238,3 +238,11 @@ test('an address with an ordinal word and a spoken digit in it ("first dot last 
   const { analysis } = groundAnalysis(withMetadata(...emails.map((toEmail) => ({ toEmail }))), t, RECORDED_AT);
   assert.deepEqual(analysis.actionItems!.map((i) => i.intentMetadata!.toEmail ?? null), ['first.last@studio9.io', 'second.desk2@gmail.com', '1.last@studio9.io', 'first.last@studionine.io', null]);
 });
+
+test('"March the third" is the third of March, not the third of this month', () => {
+  // Tuesday 3 November 2026
+  const t = transcript(['I do Thursday evenings. Would March the third at ten thirty work?', 'March the third at ten thirty is perfect.']);
+  const a = withMetadata({ proposedAt: '2027-03-03T10:30:00' }, { proposedAt: '2027-03-04T10:30:00' }, { proposedAt: '2026-12-03T10:30:00' });
+  const { analysis } = groundAnalysis(a, t, '2026-11-03T19:30:00Z');
+  assert.deepEqual(analysis.actionItems!.map((i) => i.intentMetadata!.proposedAt), ['2027-03-03T10:30:00', null, null]);
+});

@@ -456,7 +456,16 @@ function looseClockTimes(text: string): SegmentMentions['loose'] {
 function dayOfMonthMentions(text: string, ref: Date): Array<At<string>> {
   const out: Array<At<string>> = [];
   const WD = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
-  for (const m of text.matchAll(/\b(?:(sunday|monday|tuesday|wednesday|thursday|friday|saturday)\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))/gi)) {
+  // "March the 3rd": that day of that month, this year or next (chrono reads the month alone)
+  for (const m of text.matchAll(/\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+the\s+(\d{1,2})(?:st|nd|rd|th)\b/gi)) {
+    const month = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'].indexOf(m[1].toLowerCase());
+    const n = Number(m[2]);
+    for (const year of [ref.getUTCFullYear(), ref.getUTCFullYear() + 1]) {
+      const d = new Date(Date.UTC(year, month, n));
+      if (d.getUTCDate() === n) out.push({ index: m.index!, value: ymd(d) });
+    }
+  }
+  for (const m of text.matchAll(/\b(?<!\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+)(?:(sunday|monday|tuesday|wednesday|thursday|friday|saturday)\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))/gi)) {
     const n = Number(m[2]);
     if (n < 1 || n > 31) continue;
     const weekday = m[1] ? WD.indexOf(m[1].toLowerCase()) : -1;
