@@ -86,6 +86,9 @@ describe('spoken-form normalisation', () => {
     assert.deepEqual(addresses('Send it to k dot o dot brien at smith dot co dot uk.'), ['k.o.brien@smith.co.uk']);
     assert.deepEqual(addresses("It's bill o at gmail dot com."), ['billo@gmail.com']);
     assert.deepEqual(addresses("It's agent o seven at gmail dot com."), ['agent07@gmail.com']);
+    // an "oh" that is a whole part between separators is the letter too; "seven oh" is 70
+    assert.deepEqual(addresses("It's k dot oh dot brien at gmail dot com."), ['k.o.brien@gmail.com']);
+    assert.deepEqual(addresses("It's agent seven oh at gmail dot com."), ['agent70@gmail.com']);
     // and so the analysis of a call that dictates one has nothing for the check to drop
     const t = transcriptOf(
       [

@@ -246,3 +246,10 @@ test('"March the third" is the third of March, not the third of this month', () 
   const { analysis } = groundAnalysis(a, t, '2026-11-03T19:30:00Z');
   assert.deepEqual(analysis.actionItems!.map((i) => i.intentMetadata!.proposedAt), ['2027-03-03T10:30:00', null, null]);
 });
+
+test('an "oh" said as a whole part of an address ("k dot oh dot brien") is the letter o, and nothing else', () => {
+  const t = transcript(["It's k dot oh dot brien at gmail dot com.", 'Oh, and bill at gmail dot com.']);
+  const emails = ['k.o.brien@gmail.com', 'k.0.brien@gmail.com', 'obill@gmail.com', 'o.bill@gmail.com'];
+  const { analysis } = groundAnalysis(withMetadata(...emails.map((toEmail) => ({ toEmail }))), t, RECORDED_AT);
+  assert.deepEqual(analysis.actionItems!.map((i) => i.intentMetadata!.toEmail ?? null), ['k.o.brien@gmail.com', null, null, null]);
+});

@@ -326,7 +326,11 @@ function emailStreams(text: string, names: ReadonlySet<string> = new Set()): str
   }
   // Fourth: a word spelled out with hyphens ("p-r-i-y-a dot shah ...") is the word
   const single = (k: number) => toks[k]?.kind === 'word' && toks[k].text.length === 1;
-  const spelled = plain.filter((_x, k) => !(toks[k].text === '-' && single(k - 1) && single(k + 1)));
+  // (and an "oh" that is a whole part of an address between separators is the letter: "k dot oh dot brien")
+  const sep = (x: string | undefined) => x === '.' || x === '_' || x === '-' || x === '@';
+  const spelled = plain
+    .map((x, k) => (x === 'oh' && sep(plain[k - 1]) && sep(plain[k + 1]) ? 'o' : x))
+    .filter((_x, k) => !(toks[k].text === '-' && single(k - 1) && single(k + 1)));
   const streams = [plain, withDigits.filter((x, k) => x !== '' || plain[k] === ''), heard.filter((x) => x !== ''), spelled];
   if (cardinalDigits.some((x, k) => x !== withDigits[k])) streams.push(cardinalDigits.filter((x, k) => x !== '' || plain[k] === ''));
   // Fifth: a word that sounds like a speaker's name is that name ("fill at mercer cole" with Phil),
