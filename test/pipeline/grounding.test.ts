@@ -253,3 +253,10 @@ test('an "oh" said as a whole part of an address ("k dot oh dot brien") is the l
   const { analysis } = groundAnalysis(withMetadata(...emails.map((toEmail) => ({ toEmail }))), t, RECORDED_AT);
   assert.deepEqual(analysis.actionItems!.map((i) => i.intentMetadata!.toEmail ?? null), ['k.o.brien@gmail.com', null, null, null]);
 });
+
+test("a speaker's name heard in another word keeps the digits said after it ('fill seventy one at gmail dot com' with Phil)", () => {
+  const t = { ...transcript(["It's fill seventy one at gmail dot com.", 'Fill seventy one, got it.']), speakers: [{ displayName: 'Phil Moreno' }, { displayName: 'Ann Lee' }] } as unknown as Transcript;
+  const emails = ['phil71@gmail.com', 'phil72@gmail.com', 'fill71@gmail.com', 'phil@gmail.com'];
+  const { analysis } = groundAnalysis(withMetadata(...emails.map((toEmail) => ({ toEmail }))), t, RECORDED_AT);
+  assert.deepEqual(analysis.actionItems!.map((i) => i.intentMetadata!.toEmail ?? null), ['phil71@gmail.com', null, 'fill71@gmail.com', null]);
+});

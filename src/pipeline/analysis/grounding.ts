@@ -342,7 +342,19 @@ function emailStreams(text: string, names: ReadonlySet<string> = new Set()): str
       const name = nameHeardAs(x, names);
       return name ? NAME_HEARD + name : x;
     });
-    if (named.some((x, k) => x !== heard[k])) streams.push(named.filter((x) => x !== ''));
+    if (named.some((x, k) => x !== heard[k])) {
+      streams.push(named.filter((x) => x !== ''));
+      // and with its spoken digits as digits, as the extractor reads them ("fill seventy one at ...")
+      const namedDigits = [...named];
+      for (const run of readNumbers(toks)) {
+        for (const g of run) {
+          if (toks[g.from].kind !== 'word' || g.ordinal) continue;
+          namedDigits[g.from] = g.digits;
+          for (let k = g.from + 1; k <= g.to; k++) namedDigits[k] = '';
+        }
+      }
+      if (namedDigits.some((x, k) => x !== named[k])) streams.push(namedDigits.filter((x, k) => x !== '' || named[k] === ''));
+    }
   }
   return streams;
 }
