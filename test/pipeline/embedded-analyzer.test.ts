@@ -74,6 +74,38 @@ function transcriptOf(turns: Array<[0 | 1, string]>, names: [string, string], re
 }
 
 describe('spoken-form normalisation', () => {
+  it('resolves "March the 3rd" to that day of March, with its time, not to the month alone', () => {
+    const m = resolveDates('Would March the 3rd at 10:30 work?', '2026-11-03T19:30:00Z', false);
+    assert.deepEqual(m.map((x) => [x.date, x.datetime]), [['2027-03-03', '2027-03-03T10:30:00']]);
+    // the day of the month said alone is still this month's
+    assert.deepEqual(resolveDates('Would the 5th at 10:30 work?', '2026-11-03T19:30:00Z', false).map((x) => x.date), ['2026-11-05']);
+  });
+
+  it('reads an "o" said alone in an address as the letter, as the grounding check reads it; a dictated zero with other digits stays a digit', () => {
+    const addresses = (s: string) => normalizeSpoken(s).entities.filter((e) => e.kind === 'email').map((e) => (e as { address: string }).address);
+    assert.deepEqual(addresses('Send it to k dot o dot brien at smith dot co dot uk.'), ['k.o.brien@smith.co.uk']);
+    assert.deepEqual(addresses("It's bill o at gmail dot com."), ['billo@gmail.com']);
+    assert.deepEqual(addresses("It's agent o seven at gmail dot com."), ['agent07@gmail.com']);
+    // an "oh" that is a whole part between separators is the letter too; "seven oh" is 70
+    assert.deepEqual(addresses("It's k dot oh dot brien at gmail dot com."), ['k.o.brien@gmail.com']);
+    assert.deepEqual(addresses("It's agent seven oh at gmail dot com."), ['agent70@gmail.com']);
+    // and so the analysis of a call that dictates one has nothing for the check to drop
+    const t = transcriptOf(
+      [
+        [1, 'Can you email me the signed form tonight?'],
+        [0, 'Sure, what is the address?'],
+        [1, 'It is k dot o dot brien at smith dot co dot uk.'],
+        [0, 'Got it, I will email it to you tonight.'],
+      ],
+      ['Dana Price', 'Kevin Obrien'],
+      '2026-05-12T15:30:00Z',
+    );
+    const ctx: AnalysisContext = { userDisplayName: 'Dana Price', contactName: 'Kevin Obrien', phoneNumber: null, direction: 'INCOMING', recordedAt: '2026-05-12T15:30:00Z', title: null };
+    const a = finalizeAnalysis(buildAnalysis(t, ctx), t);
+    assert.ok(a.actionItems?.some((i) => i.intentMetadata?.toEmail === 'k.o.brien@smith.co.uk'), JSON.stringify(a.actionItems?.map((i) => i.intentMetadata)));
+    assert.deepEqual(groundingViolations(a, t, ctx), []);
+  });
+
   it('reassembles spoken e-mail addresses, phone numbers and clock times', () => {
     const email = normalizeSpoken("It's maria dot lopez at lopez home dot net.");
     assert.deepEqual(

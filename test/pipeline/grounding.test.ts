@@ -214,3 +214,49 @@ test('an address dictated with a spelling of its words is grounded as the speake
   assert.deepEqual(analysis.actionItems!.map((i) => i.intentMetadata!.toEmail ?? null), ['vmensah@harbourmail.net', 'fraserfamily@postbox.com', 'jodd@gmail.com', null, null]);
   assert.equal(violations.length, 2);
 });
+
+test('a clock time said alone right before its day ("half past nine on Monday") is that day, whatever day was named a turn before', () => {
+  // Wednesday 13 May 2026: Thursday is offered, Monday agreed in a read-back that says the time first
+  const t = transcript([
+    'I can call you on Thursday, or Monday.',
+    "Thursday's bad. Half past nine on Monday?",
+    'Four fifteen on Tuesday works too.',
+  ]);
+  const a = withMetadata(
+    { remindAt: '2026-05-18T09:30:00' }, // Monday at half past nine
+    { remindAt: '2026-05-19T16:15:00' }, // Tuesday at four fifteen
+    { remindAt: '2026-05-14T09:30:00' }, // Thursday was never given a time
+    { remindAt: '2026-05-14T16:15:00' },
+  );
+  const { analysis } = groundAnalysis(a, t, '2026-05-13T16:10:00Z');
+  assert.deepEqual(analysis.actionItems!.map((i) => i.intentMetadata!.remindAt), ['2026-05-18T09:30:00', '2026-05-19T16:15:00', null, null]);
+});
+
+test('an address with an ordinal word and a spoken digit in it ("first dot last at studio nine") is the address that was said', () => {
+  const t = transcript(["It's first dot last at studio nine dot io.", 'Or second dot desk two at gmail dot com.']);
+  const emails = ['first.last@studio9.io', 'second.desk2@gmail.com', '1.last@studio9.io', 'first.last@studionine.io', 'first.last2@studio9.io'];
+  const { analysis } = groundAnalysis(withMetadata(...emails.map((toEmail) => ({ toEmail }))), t, RECORDED_AT);
+  assert.deepEqual(analysis.actionItems!.map((i) => i.intentMetadata!.toEmail ?? null), ['first.last@studio9.io', 'second.desk2@gmail.com', '1.last@studio9.io', 'first.last@studionine.io', null]);
+});
+
+test('"March the third" is the third of March, not the third of this month', () => {
+  // Tuesday 3 November 2026
+  const t = transcript(['I do Thursday evenings. Would March the third at ten thirty work?', 'March the third at ten thirty is perfect.']);
+  const a = withMetadata({ proposedAt: '2027-03-03T10:30:00' }, { proposedAt: '2027-03-04T10:30:00' }, { proposedAt: '2026-12-03T10:30:00' });
+  const { analysis } = groundAnalysis(a, t, '2026-11-03T19:30:00Z');
+  assert.deepEqual(analysis.actionItems!.map((i) => i.intentMetadata!.proposedAt), ['2027-03-03T10:30:00', null, null]);
+});
+
+test('an "oh" said as a whole part of an address ("k dot oh dot brien") is the letter o, and nothing else', () => {
+  const t = transcript(["It's k dot oh dot brien at gmail dot com.", 'Oh, and bill at gmail dot com.']);
+  const emails = ['k.o.brien@gmail.com', 'k.0.brien@gmail.com', 'obill@gmail.com', 'o.bill@gmail.com'];
+  const { analysis } = groundAnalysis(withMetadata(...emails.map((toEmail) => ({ toEmail }))), t, RECORDED_AT);
+  assert.deepEqual(analysis.actionItems!.map((i) => i.intentMetadata!.toEmail ?? null), ['k.o.brien@gmail.com', null, null, null]);
+});
+
+test("a speaker's name heard in another word keeps the digits said after it ('fill seventy one at gmail dot com' with Phil)", () => {
+  const t = { ...transcript(["It's fill seventy one at gmail dot com.", 'Fill seventy one, got it.']), speakers: [{ displayName: 'Phil Moreno' }, { displayName: 'Ann Lee' }] } as unknown as Transcript;
+  const emails = ['phil71@gmail.com', 'phil72@gmail.com', 'fill71@gmail.com', 'phil@gmail.com'];
+  const { analysis } = groundAnalysis(withMetadata(...emails.map((toEmail) => ({ toEmail }))), t, RECORDED_AT);
+  assert.deepEqual(analysis.actionItems!.map((i) => i.intentMetadata!.toEmail ?? null), ['phil71@gmail.com', null, 'fill71@gmail.com', null]);
+});

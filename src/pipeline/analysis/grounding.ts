@@ -300,13 +300,18 @@ const HEARD_DOMAIN_LONGEST_FIRST = [...HEARD_DOMAIN].sort((a, b) => b[0].length 
 function emailStreams(text: string, names: ReadonlySet<string> = new Set()): string[][] {
   const toks = tokenize(text);
   const plain = toks.map((t) => (t.kind === 'word' ? EMAIL_WORDS[t.lower] ?? t.lower : t.kind === 'digits' ? t.text : EMAIL_PUNCT.has(t.text) ? t.text : '\u0000'));
-  // Second pass: spoken digits become digits ("agent two at ..." -> "agent2@...").
+  // Second pass: spoken digits become digits ("agent two at ..." -> "agent2@..."); and again with
+  // ordinal words kept as words, which in an address they are ("first dot last at studio nine")
   const withDigits = [...plain];
+  const cardinalDigits = [...plain];
   for (const run of readNumbers(toks)) {
     for (const g of run) {
       if (toks[g.from].kind !== 'word') continue;
       withDigits[g.from] = g.digits;
       for (let k = g.from + 1; k <= g.to; k++) withDigits[k] = '';
+      if (g.ordinal) continue;
+      cardinalDigits[g.from] = g.digits;
+      for (let k = g.from + 1; k <= g.to; k++) cardinalDigits[k] = '';
     }
   }
   // Third: the words a recogniser writes for "dot", "at", the domain and "com" (heard.ts), so an
@@ -321,8 +326,13 @@ function emailStreams(text: string, names: ReadonlySet<string> = new Set()): str
   }
   // Fourth: a word spelled out with hyphens ("p-r-i-y-a dot shah ...") is the word
   const single = (k: number) => toks[k]?.kind === 'word' && toks[k].text.length === 1;
-  const spelled = plain.filter((_x, k) => !(toks[k].text === '-' && single(k - 1) && single(k + 1)));
+  // (and an "oh" that is a whole part of an address between separators is the letter: "k dot oh dot brien")
+  const sep = (x: string | undefined) => x === '.' || x === '_' || x === '-' || x === '@';
+  const spelled = plain
+    .map((x, k) => (x === 'oh' && sep(plain[k - 1]) && sep(plain[k + 1]) ? 'o' : x))
+    .filter((_x, k) => !(toks[k].text === '-' && single(k - 1) && single(k + 1)));
   const streams = [plain, withDigits.filter((x, k) => x !== '' || plain[k] === ''), heard.filter((x) => x !== ''), spelled];
+  if (cardinalDigits.some((x, k) => x !== withDigits[k])) streams.push(cardinalDigits.filter((x, k) => x !== '' || plain[k] === ''));
   // Fifth: a word that sounds like a speaker's name is that name ("fill at mercer cole" with Phil),
   // marked so that it spells only the local part of an address (streamSpells): "at prize dot com"
   // with a Price in the call is no "@price.com"
@@ -332,7 +342,19 @@ function emailStreams(text: string, names: ReadonlySet<string> = new Set()): str
       const name = nameHeardAs(x, names);
       return name ? NAME_HEARD + name : x;
     });
-    if (named.some((x, k) => x !== heard[k])) streams.push(named.filter((x) => x !== ''));
+    if (named.some((x, k) => x !== heard[k])) {
+      streams.push(named.filter((x) => x !== ''));
+      // and with its spoken digits as digits, as the extractor reads them ("fill seventy one at ...")
+      const namedDigits = [...named];
+      for (const run of readNumbers(toks)) {
+        for (const g of run) {
+          if (toks[g.from].kind !== 'word' || g.ordinal) continue;
+          namedDigits[g.from] = g.digits;
+          for (let k = g.from + 1; k <= g.to; k++) namedDigits[k] = '';
+        }
+      }
+      if (namedDigits.some((x, k) => x !== named[k])) streams.push(namedDigits.filter((x, k) => x !== '' || named[k] === ''));
+    }
   }
   return streams;
 }
@@ -392,8 +414,8 @@ interface At<T> {
 interface SegmentMentions {
   /** Days named (several for "next Tuesday"); a time said alone names none. */
   days: Array<At<Set<string>>>;
-  /** Minutes after midnight of a clock time said alone (both halves of the day). */
-  loose: Array<At<number[]>>;
+  /** Minutes after midnight of a clock time said alone (both halves of the day), and the day said right after it ("half past nine on Monday"), if any. */
+  loose: Array<At<number[]> & { end: number; dayAfter?: number }>;
 }
 
 /**
@@ -413,12 +435,13 @@ const NOT_A_CLOCK_AFTER = /^\s*(?:dollars?|bucks|cents?|pounds?|quid|euros?|penc
  * so they ground a date/time only in the region of a mention of its day. An hour without
  * a.m./p.m. stands for both halves of the day.
  */
-function looseClockTimes(text: string): Array<At<number[]>> {
-  const out: Array<At<number[]>> = [];
+function looseClockTimes(text: string): SegmentMentions['loose'] {
+  const out: SegmentMentions['loose'] = [];
   let at = 0;
+  let end = 0;
   const both = (h: number, m: number) => {
     if (h < 1 || h > 12 || m < 0 || m > 59) return;
-    out.push({ index: at, value: [(h % 12) * 60 + m, ((h % 12) + 12) * 60 + m] });
+    out.push({ index: at, end, value: [(h % 12) * 60 + m, ((h % 12) + 12) * 60 + m] });
   };
   // a pair of numbers standing alone: no number just before or after it (dictated digits, a phone
   // number, "five fifty five, two one ..."), no unit or amount word after it
@@ -427,6 +450,7 @@ function looseClockTimes(text: string): Array<At<number[]>> {
     const minute = Number(m[2] ?? m[3]);
     if (m[2] !== undefined && minute < 10) continue;
     at = m.index!;
+    end = at + m[0].length;
     both(Number(m[1]), minute);
   }
   for (const m of text.matchAll(/\b(quarter|half|\d{1,2})\s+(past|after|to)\s+(\d{1,2})\b(?![\s,.\-\/]*\d)/gi)) {
@@ -437,6 +461,7 @@ function looseClockTimes(text: string): Array<At<number[]>> {
     if (part !== 'quarter' && part !== 'half' && (minutes % 5 !== 0 || minutes < 5 || minutes > 25)) continue;
     const h = Number(m[3]);
     at = m.index!;
+    end = at + m[0].length;
     if (m[2].toLowerCase() === 'to') both(h === 1 ? 12 : h - 1, 60 - minutes);
     else both(h, minutes);
   }
@@ -447,7 +472,16 @@ function looseClockTimes(text: string): Array<At<number[]>> {
 function dayOfMonthMentions(text: string, ref: Date): Array<At<string>> {
   const out: Array<At<string>> = [];
   const WD = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
-  for (const m of text.matchAll(/\b(?:(sunday|monday|tuesday|wednesday|thursday|friday|saturday)\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))/gi)) {
+  // "March the 3rd": that day of that month, this year or next (chrono reads the month alone)
+  for (const m of text.matchAll(/\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+the\s+(\d{1,2})(?:st|nd|rd|th)\b/gi)) {
+    const month = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'].indexOf(m[1].toLowerCase());
+    const n = Number(m[2]);
+    for (const year of [ref.getUTCFullYear(), ref.getUTCFullYear() + 1]) {
+      const d = new Date(Date.UTC(year, month, n));
+      if (d.getUTCDate() === n) out.push({ index: m.index!, value: ymd(d) });
+    }
+  }
+  for (const m of text.matchAll(/\b(?<!\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+)(?:(sunday|monday|tuesday|wednesday|thursday|friday|saturday)\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))/gi)) {
     const n = Number(m[2]);
     if (n < 1 || n > 31) continue;
     const weekday = m[1] ? WD.indexOf(m[1].toLowerCase()) : -1;
@@ -532,6 +566,15 @@ function dayTimeEvidence(texts: string[], recordedAt: string | undefined): DayTi
     }
     for (const d of dayOfMonthMentions(text, ref)) addDay(d.value, d.index);
     seg.days.sort((a, b) => a.index - b.index);
+    // a day said right after a clock time said alone ("half past nine on Monday", "four fifteen
+    // on Tuesday") is that time's day: nothing but "on" between them (chrono's mention may take the
+    // minutes in, "15 on Tuesday")
+    for (const t of seg.loose) {
+      const gap = /^\s*(?:on\s+)?(?=[a-z])/i.exec(text.slice(t.end));
+      if (!gap) continue;
+      const k = seg.days.findIndex((d) => d.index > t.index && d.index <= t.end + gap[0].length);
+      if (k >= 0) t.dayAfter = k;
+    }
     /** An hour, its minutes and a.m./p.m. or o'clock as matched; without a.m./p.m. an hour up to 12 is both halves of the day. */
     const addClockTime = (hour: string, minutes: string | undefined, meridiem: string | undefined) => {
       const h = Number(hour);
@@ -577,10 +620,11 @@ function datetimeGrounded(value: string, ev: DayTimeEvidence): boolean {
   // last before it (in its segment, or else in the segments just before), or with none before, the
   // day named first after it, within a few segments; so "Thursday at ten fifteen, or next Tuesday?"
   // - "Tuesday at two forty five" grounds Tuesday at 14:45, not Thursday at 14:45
-  return ev.bySegment.some((seg, i) => seg.loose.some((t) => t.value.includes(wc.minutes!) && dayCompletedBy(ev.bySegment, i, t.index).has(wc.day)));
+  return ev.bySegment.some((seg, i) => seg.loose.some((t) => t.value.includes(wc.minutes!) && dayCompletedBy(ev.bySegment, i, t.index, t.dayAfter).has(wc.day)));
 }
 
-function dayCompletedBy(segs: SegmentMentions[], i: number, index: number): Set<string> {
+function dayCompletedBy(segs: SegmentMentions[], i: number, index: number, dayAfter?: number): Set<string> {
+  if (dayAfter !== undefined) return segs[i].days[dayAfter].value;
   const before = segs[i].days.filter((d) => d.index < index);
   if (before.length) return before[before.length - 1].value;
   for (let k = i - 1; k >= Math.max(0, i - REGION_SEGMENTS); k--) if (segs[k].days.length) return segs[k].days[segs[k].days.length - 1].value;

@@ -51,6 +51,9 @@ function addBusinessDays(d: Date, n: number): Date {
   return cur;
 }
 
+/** Month names, full then short, in calendar order each (index % 12 is the month). */
+const MONTH_NAMES = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december', 'jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sept', 'oct', 'nov', 'dec'];
+
 const WORD_NUM: Record<string, number> = { a: 1, an: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10 };
 
 function buildChrono(): chrono.Chrono {
@@ -72,6 +75,22 @@ function buildChrono(): chrono.Chrono {
         const comps: Record<string, number> = { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day };
         if (wd !== null) comps.weekday = wd;
         return comps;
+      }
+      return null;
+    },
+  });
+  // "March the 3rd" (chrono reads the month alone, and the "the 3rd" above as this month's): that
+  // day of that month, the next one from the call
+  c.parsers.push({
+    pattern: () => new RegExp(`\\b(${MONTH_NAMES.join('|')})\\.?\\s+the\\s+(\\d{1,2})(?:st|nd|rd|th)\\b`, 'i'),
+    extract: (context, match) => {
+      const month = MONTH_NAMES.indexOf(match[1].toLowerCase()) % 12;
+      const day = Number(match[2]);
+      const ref = context.refDate;
+      for (const year of [ref.getUTCFullYear(), ref.getUTCFullYear() + 1]) {
+        const d = new Date(Date.UTC(year, month, day));
+        if (d.getUTCDate() !== day) return null;
+        if (d.getTime() >= Date.UTC(ref.getUTCFullYear(), ref.getUTCMonth(), ref.getUTCDate()) - 31 * 86_400_000) return { year, month: month + 1, day };
       }
       return null;
     },

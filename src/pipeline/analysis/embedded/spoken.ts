@@ -518,7 +518,12 @@ function localPartBefore(
     let q = from;
     let digits = '';
     while (q < seq.length && isNumWord(w(q)) && !(w(q) in SCALES) && q - from < 4) q++;
-    if (q > from) {
+    // an "o" said alone is the letter ("k dot o dot brien", "bill o"), not a zero: a dictated
+    // zero comes with other digits ("agent o seven")
+    // ("k dot oh dot brien": an "oh" that is a whole part of the address between separators too)
+    const lonePart = from + 1 >= seq.length || w(from + 1) in LOCAL_SEPARATORS;
+    if (q === from + 1 && ((w(from) === 'o' && isLetter(toks[seq[from]])) || (w(from) === 'oh' && lonePart))) digits = 'o';
+    else if (q > from) {
       const ds = digitString(seq.slice(from, q).map((n) => toks[n].w).reverse());
       if (ds === null) q = from;
       else digits = ds;
