@@ -1324,6 +1324,20 @@ describe('EmbeddedAnalyzer session 22 readings (retired set 7)', () => {
     assert.equal(r.dueDate, '2025-06-16');
   });
 
+  it('writes to the address the speaker settled on when they take one back', async () => {
+    const said = [
+      ["It's tom dot wells at yahoo dot com, no wait, at gmail dot com.", 'tom.wells@gmail.com'],
+      ["It's tom at acme dot com. Sorry, tom at acme dot co dot uk.", 'tom@acme.co.uk'],
+      ['My email is t wells at outlook dot com, actually no, use t wells at work mail dot com.', 'twells@workmail.com'],
+      // two addresses with no correction between them: the nearest one, as before
+      ["It's tom at acme dot com.", 'tom@acme.com'],
+    ] as const;
+    for (const [dictation, address] of said) {
+      const a = await run([[1, 'Could you email me the quote?'], [0, 'Sure, what is the address?'], [1, dictation], [0, 'Got it, I will send it tonight.']]);
+      assert.equal(only(a.actionItems, (i) => i.intent === 'email').intentMetadata?.toEmail, address, dictation);
+    }
+  });
+
   it('reads where a speaker will be instead as no plan of theirs', async () => {
     for (const said of ["I'll be at work all day Friday, but the side gate is open.", 'I will be away next week, so the back door is the one to use.', "I'll be in a meeting at two, but the office knows you are coming."]) {
       const a = await run([[1, 'We can fit the new meter on Friday.'], [0, said], [1, 'Fine, thanks.']]);

@@ -260,3 +260,15 @@ test("a speaker's name heard in another word keeps the digits said after it ('fi
   const { analysis } = groundAnalysis(withMetadata(...emails.map((toEmail) => ({ toEmail }))), t, RECORDED_AT);
   assert.deepEqual(analysis.actionItems!.map((i) => i.intentMetadata!.toEmail ?? null), ['phil71@gmail.com', null, 'fill71@gmail.com', null]);
 });
+
+test('a domain taken back and said again grounds the address with the domain settled on, and nothing else', () => {
+  const said = transcript(["It's tom dot wells at yahoo dot com, no wait, at gmail dot com.", 'And the office is at acme dot com.']);
+  const { analysis, violations } = groundAnalysis(
+    withMetadata({ toEmail: 'tom.wells@gmail.com' }, { toEmail: 'tom.wells@yahoo.com' }, { toEmail: 'tom.wells@hotmail.com' }, { toEmail: 'tom.wells@acme.com' }, { toEmail: 'wait@gmail.com' }),
+    said,
+    RECORDED_AT,
+  );
+  // (the withdrawn address was said too; which one an item should carry is the analyzer's choice)
+  assert.deepEqual(analysis.actionItems!.map((a) => a.intentMetadata!.toEmail), ['tom.wells@gmail.com', 'tom.wells@yahoo.com', null, null, null]);
+  assert.deepEqual(violations.map((v) => v.kind), ['email', 'email', 'email']);
+});

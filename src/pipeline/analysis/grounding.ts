@@ -11,7 +11,8 @@
 //   digits. An email is grounded when the concatenation of some run of consecutive tokens equals
 //   it, case-insensitively; so "A P at northwind foods dot com" grounds "ap@northwindfoods.com",
 //   and token boundaries keep a substring such as "s@foods.com" from matching. Remarks inside a
-//   dictation (a spelling of the word just said, "all one word"; heard.ts) are read past.
+//   dictation (a spelling of the word just said, "all one word"; heard.ts) are read past, and so is
+//   a domain taken back ("at yahoo dot com, no wait, at gmail dot com").
 // - Phone numbers: number words and written digits become digit groups ("eight hundred" -> 800,
 //   "double five" -> 55, "oh" after a number -> 0); separators (spaces, commas, hyphens, brackets,
 //   plus) keep a run going. A number is grounded when some run of consecutive groups spells its
@@ -294,6 +295,9 @@ const EMAIL_WORDS: Record<string, string> = {
 /** Written characters that may occur inside an address. */
 const EMAIL_PUNCT = new Set(['@', '.', '_', '-', '+']);
 
+/** Words of a correction cue between an address's domain and the domain said instead ("no wait", "sorry", "I mean"). */
+const DOMAIN_TAKEN_BACK = new Set(['wait', 'sorry', 'mean', 'actually', 'rather', 'mistake', 'correction']);
+
 /** Token streams of a transcript text in which an email is looked for (see the header). */
 const HEARD_DOMAIN_LONGEST_FIRST = [...HEARD_DOMAIN].sort((a, b) => b[0].length - a[0].length);
 
@@ -333,6 +337,17 @@ function emailStreams(text: string, names: ReadonlySet<string> = new Set()): str
     .filter((_x, k) => !(toks[k].text === '-' && single(k - 1) && single(k + 1)));
   const streams = [plain, withDigits.filter((x, k) => x !== '' || plain[k] === ''), heard.filter((x) => x !== ''), spelled];
   if (cardinalDigits.some((x, k) => x !== withDigits[k])) streams.push(cardinalDigits.filter((x, k) => x !== '' || plain[k] === ''));
+  // Sixth: a domain taken back and said again ("tom dot wells at yahoo dot com, no wait, at gmail
+  // dot com"): the local part with the domain settled on, the withdrawn domain and the cue read past
+  const spliced = [...plain];
+  for (let k = 0; k < spliced.length; k++) {
+    if (spliced[k] !== '@') continue;
+    const again = spliced.findIndex((x, j) => j > k && x === '@');
+    if (again < 0 || again - k > 12 || !spliced.slice(k + 1, again).some((x) => DOMAIN_TAKEN_BACK.has(x))) continue;
+    for (let j = k; j < again; j++) spliced[j] = '';
+    k = again;
+  }
+  if (spliced.some((x, k) => x !== plain[k])) streams.push(spliced.filter((x) => x !== ''));
   // Fifth: a word that sounds like a speaker's name is that name ("fill at mercer cole" with Phil),
   // marked so that it spells only the local part of an address (streamSpells): "at prize dot com"
   // with a Price in the call is no "@price.com"

@@ -318,6 +318,7 @@ export function buildCallText(transcript: Transcript, context: AnalysisContext):
     });
   });
   dropCorrectedDates(units);
+  dropCorrectedAddresses(units, names, spokenNames);
   placeTimesOnDays(units, context.recordedAt);
   preferReadBackDomain(units, names);
   const speakers: Speaker[] = [];
@@ -328,6 +329,64 @@ export function buildCallText(transcript: Transcript, context: AnalysisContext):
   for (const s of byId.values()) if (!speakers.some((x) => x.speakerId === s.speakerId)) speakers.push(s);
   const duration = Math.max(transcript.durationSeconds, ...segments.map((s) => s.endSeconds), 0);
   return { units, segments, speakers, byId, duration, context };
+}
+
+// A speaker taking back the address just dictated: "no wait", "sorry", "I mean", "actually".
+const ADDRESS_CORRECTION = /\b(?:no,? wait|no,? hang on|hang on|sorry|i mean|actually|scratch that|or rather|make (?:it|that)|my mistake|correction)\b/i;
+// ... unless the second address is one more, not another ("sorry, and copy in jo at ...")
+const ADDRESS_ADDED = /\b(?:copy|cc|also|as well|too|and)\b/i;
+// "... at yahoo dot com, no wait, at gmail dot com": only the domain said again
+const DOMAIN_AGAIN = /^[\s,.;:-]*(?:(?:it's|it is|that's|that is)\s+)?at\s+(.+?\bdot\s+[a-z]+(?:\s+dot\s+[a-z]+)?)\b/i;
+
+/**
+ * Addresses a speaker took back in the same turn. After a correction cue that goes on to give
+ * another address ("tom at acme dot com. Sorry, tom at acme dot co dot uk"), the earlier address is
+ * no longer an entity of its sentence; when only the domain is said again ("anna dot berg at yahoo
+ * dot com, no wait, at gmail dot com") the earlier address takes the new domain. Every item then
+ * cites what the speaker settled on, not what they withdrew.
+ */
+function dropCorrectedAddresses(units: Unit[], names: ReadonlySet<string>, spokenNames: ReadonlySet<string>): void {
+  const turns = new Map<number, Unit[]>();
+  for (const u of units) turns.set(u.turn, [...(turns.get(u.turn) ?? []), u]);
+  for (const turn of turns.values()) {
+    // the turn's text with each address's place in it, in order
+    let text = '';
+    const placed: Array<{ u: Unit; e: SpokenEmail; at: number; end: number }> = [];
+    for (const u of turn) {
+      const base = text.length;
+      let from = 0;
+      for (const e of u.entities) {
+        if (e.kind !== 'email') continue;
+        const at = u.norm.toLowerCase().indexOf(e.address, from);
+        if (at < 0) continue;
+        placed.push({ u, e, at: base + at, end: base + at + e.address.length });
+        from = at + e.address.length;
+      }
+      text += `${u.norm} `;
+    }
+    for (let i = 0; i < placed.length; i++) {
+      const p = placed[i];
+      const next = placed[i + 1];
+      const between = text.slice(p.end, next ? next.at : undefined);
+      const cue = between.search(ADDRESS_CORRECTION);
+      if (cue < 0) continue;
+      const afterCue = between.slice(cue).replace(ADDRESS_CORRECTION, '');
+      if (next) {
+        if (ADDRESS_ADDED.test(afterCue) || next.e.address === p.e.address) continue;
+        p.u.entities = p.u.entities.filter((x) => x !== p.e);
+        continue;
+      }
+      const domainAgain = afterCue.match(DOMAIN_AGAIN);
+      if (!domainAgain) continue;
+      const local = p.e.address.split('@')[0];
+      // (the domain read the way the address reader reads one, behind a stand-in local part)
+      const rebuilt = normalizeSpoken(`contact at ${domainAgain[1]}`, names, new Set(), spokenNames).entities.find((x): x is SpokenEmail => x.kind === 'email');
+      const domain = rebuilt?.address.startsWith('contact@') ? rebuilt.address.slice('contact@'.length) : null;
+      if (!domain) continue;
+      const corrected: SpokenEmail = { ...p.e, address: `${local}@${domain}`, spoken: `${p.e.spoken} ${between.trim()}` };
+      p.u.entities = p.u.entities.map((x) => (x === p.e ? corrected : x));
+    }
+  }
 }
 
 /**
