@@ -17,11 +17,7 @@ import path from 'node:path';
 import { projectRoot } from '../test/support/corpus.js';
 import { provenanceLine, startProvenance, type SampleKind } from './support/provenance.js';
 import { headlineMarker, headlineTable, readHeadlineMarkers, type HeadlineRow } from './support/headline.js';
-import { devIds, HELD_OUT_IDS, RETIRED_HELD_OUT_IDS_7, RETIRED_HELD_OUT_IDS_8 } from './support/analysis-sets.js';
-
-// The language-model bench decodes retired set 8 and keeps it and set 7 out of the dev text the model is estimated from.
-const LM_EVAL_ARGS = ['--eval-ids', RETIRED_HELD_OUT_IDS_8.join(','), '--exclude-ids', RETIRED_HELD_OUT_IDS_7.join(',')];
-const LM_EVAL_DATASET = 'bench/dialogues retired set 8 (16 calls, out of the training text with set 7) and the synthetic corpus (12 calls), flite voices';
+import { devIds, HELD_OUT_IDS } from './support/analysis-sets.js';
 
 /** A script that writes its own report. */
 interface WritingBench {
@@ -166,16 +162,20 @@ const BENCHES: Bench[] = [
     runs: [{ heading: 'Synthetic corpus', args: ['bench/names.ts', '--tiers', 'mono16k,m4a'], dataset: SYNTHETIC, sample: 'in-sample' }],
   },
   {
+    // Measures the phrase list alone (the model shipped until session 23). The shipped text (phrase
+    // list + dev dialogues) was compared with it out of sample in session 23 by `fit-language-model.ts
+    // --no-general --text phrases,phrases+dev --lambda 0.6 --eval-ids <retired set 8> --exclude-ids
+    // <retired set 7>` (figures in call-language-model.ts); make that this entry's command when the
+    // report can be re-measured (about an hour of recognition on an idle machine).
     name: 'language-model',
     kind: 'prints',
     report: 'language-model.md',
     title: '## The phone-call language model',
     intro:
-      "Written by `npm run bench -- --only language-model` from the tables of `bench/fit-language-model.ts`: the recogniser's first pass with the phone-call mixture (`src/pipeline/transcription/call-language-model.ts`, weight 0.6 general English), estimated from the phrase list alone (`phrases`, as shipped until session 23) or from the phrase list and the dev dialogues' sentences (`phrases+dev`, as shipped since), pooled WER by the corpus scorer over whole calls (one speaker, no call vocabulary). The dev column is retired held-out set 8 (16 calls), kept out of the training text together with set 7, so both columns are out of sample for the model (the corpus is in-sample for the recogniser's decoder settings; the weight was chosen in session 17 on 26 dev calls).",
+      "Written by `npm run bench -- --only language-model` from the tables of `bench/fit-language-model.ts`: the recogniser's first pass with Debian's general-English model (weight 1) and with the phone-call mixture (`src/pipeline/transcription/call-language-model.ts`, phrase list `call-phrases.txt`) at the weights given, pooled WER by the corpus scorer over whole calls (one speaker, no call vocabulary). Neither set is in the phrase list. The weight was chosen on the dev dialogues (so they are **in-sample** for that one number); the corpus's twelve calls are out of sample for the model (the corpus is in-sample for the recogniser's decoder settings).",
     runs: [
-      // (8 kHz: the held-out analysis bench's phone8k tier; the session 17 run of the general model
-      // and the phrase list on it is in this file's history)
-      { heading: 'call.m4a (AAC 32 kbit/s)', args: ['--max-old-space-size=8192', 'bench/fit-language-model.ts', '--no-general', '--lambda', '0.6', '--text', 'phrases,phrases+dev', '--tier', 'call.m4a', ...LM_EVAL_ARGS], dataset: LM_EVAL_DATASET, sample: 'held-out' },
+      { heading: 'call.m4a (AAC 32 kbit/s)', args: ['--max-old-space-size=8192', 'bench/fit-language-model.ts', '--lambda', '1,0.6', '--tier', 'call.m4a'], dataset: 'bench/dialogues dev part (26 calls) and the synthetic corpus (12 calls), flite voices', sample: 'in-sample' },
+      { heading: 'phone8k.wav (8 kHz telephone)', args: ['--max-old-space-size=8192', 'bench/fit-language-model.ts', '--lambda', '1,0.6', '--tier', 'phone8k.wav'], dataset: 'bench/dialogues dev part (26 calls) and the synthetic corpus (12 calls), flite voices', sample: 'in-sample' },
     ],
   },
   { name: 'e2e-thresholds', kind: 'writes', args: ['bench/e2e-thresholds.ts'], report: 'e2e-thresholds.md', dataset: SYNTHETIC, sample: 'in-sample' },
