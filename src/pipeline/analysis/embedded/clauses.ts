@@ -4,6 +4,7 @@
 // ("the new card will arrive within five days") or nothing actionable, and what the verb phrase is.
 import nlp from 'compromise';
 import type { Unit } from './text.js';
+import { anyOf, KIN } from './words.js';
 
 export type ClauseKind = 'commit' | 'soft' | 'request' | 'joint' | 'desire' | 'proposal' | 'accept' | 'future' | 'other';
 
@@ -372,7 +373,8 @@ const TRAILING_CONNECTIVE = /(?:[,;]?\s+(?:otherwise|or else|or|and|and then|but
 const SEQUENCE_LEAD = /^(?:in the meantime|meanwhile|for now|until then|till then|before then|before that|after that|afterwards)\s*,\s*(.+)$/i;
 const SLOT_VP = /^(?:do|make it|make)\s+(.+)$/i;
 const OWN_DETAILS = /^(?:give|read|spell)\s+(?:you|him|her|them)\s+(?:my|our|his|her|their)\s+(?:(?:new|current|personal|work|other|direct|home)\s+)?(?:e-?mail(?: address)?|number|phone number|cell(?: number)?|mobile(?: number)?|address|details|contact details|contact info)\b/i;
-const BRING_PEOPLE = /^bring\s+(?:(?:my|our|your|the|his|her|their)\s+)?(?:wife|husband|partner|fianc[eé]e?|son|daughter|kids|kid|children|child|mum|mom|mother|dad|father|parents|friends?|sister|brother|boyfriend|girlfriend|family|grandparents|grandma|grandpa)\b|^bring\s+(?:him|her|them)\s+(?:along|with (?:you|me))\b/i;
+// (the close kin, and the rest of the family and friends one brings along)
+const BRING_PEOPLE = new RegExp(`^bring\\s+(?:(?:my|our|your|the|his|her|their)\\s+)?(?:${anyOf(KIN, ['fianc[eé]e?', 'kids', 'kid', 'children', 'child', 'parents', 'friends?', 'family', 'grandparents', 'grandma', 'grandpa'])})\\b|^bring\\s+(?:him|her|them)\\s+(?:along|with (?:you|me))\\b`, 'i');
 // "can you give me his number in case he's late?": details asked for there and then, answered on the call
 const ASK_DETAILS = /^(?:give|tell|read)\s+(?:me|us)\s+(?:his|her|their|your|the)\s+(?:(?:new|current|personal|work|other|direct|home|best|mobile|cell|last|first|full|family|middle|maiden)\s+)?(?:e-?mail(?: address)?|number|phone number|cell(?: number)?|mobile(?: number)?|address|details|contact details|contact info|name)\b/i;
 const TIME_WORD = /^(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekend|tomorrow|today|tonight|morning|afternoon|evening|noon|midday|\d{1,2}(?::\d{2})?|\d{1,2}(?:st|nd|rd|th)|january|february|march|april|june|july|august|september|october|november|december|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirty|fifteen|forty-five)$/;
