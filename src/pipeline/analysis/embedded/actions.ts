@@ -238,6 +238,12 @@ function isPlural(phrase: string): boolean {
   return /(?:[^su]s|ies|people|children|men|women|kids|folks|staff)$/.test(head);
 }
 
+// The verbs of setting a meeting up or sending its invite, whose speaker owns the meeting (the
+// committer of meetingItem), and with them the other verbs a meeting is the object of (classifyIntent).
+const MEETING_SETUP_VERBS = ['schedule', 'book', 'set', 'arrange', 'organi[sz]e', 'send', 'resend', 'forward', 'share', 'email', 'host'];
+const MEETING_SETUP_VERB = new RegExp(`^(?:${anyOf(MEETING_SETUP_VERBS)})$`);
+const MEETING_VERB = new RegExp(`^(?:${anyOf(MEETING_SETUP_VERBS, ['plan', 'put', 'mail', 'join', 'meet', 'hold', 'have', 'do', 'reschedule', 'move', 'confirm'])})$`);
+
 function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecedent | null): { intent: Intent; channel: Candidate['channel']; provider: Candidate['provider'] } {
   const vp = clause.vp;
   const verb = clause.verb;
@@ -273,7 +279,7 @@ function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecede
   if (clause.kind !== 'request' && CALENDAR_NOTE.test(vp)) return { intent: 'reminder', channel: null, provider: null };
   // (e-mailing the invite or the link sends it as much as "send" does: "I'll email the link tomorrow
   // morning" after a Zoom meeting was named)
-  const meetingVerb = /^(schedule|book|set|arrange|organi[sz]e|plan|put|send|resend|forward|share|email|mail|join|meet|host|hold|have|do|reschedule|move|confirm)$/.test(verb);
+  const meetingVerb = MEETING_VERB.test(verb);
   if (sendsPlatformInvite(verb, vp)) return { intent: 'meeting', channel: null, provider: providerOf(vp) };
   // "Can we do it on Google Meet?" ... "I'll send you the link": a link sent after a video
   // platform was named is the meeting's
@@ -1601,7 +1607,7 @@ function meetingItem(
   // (the one who sends the invite or link or sets it up, before one who only says they are free:
   // "Thursday at eleven, I'm working from home that day" - "I'll send you the Teams link")
   const commits = g.cands.filter((c) => c.clause.kind === 'commit' || c.clause.kind === 'joint');
-  const committer = commits.find((c) => INVITE.test(c.clause.vp) || /\blink\b/i.test(c.clause.vp) || /^(schedule|book|set|arrange|organi[sz]e|send|resend|forward|share|email|host)$/.test(c.clause.verb)) ?? commits[0];
+  const committer = commits.find((c) => INVITE.test(c.clause.vp) || /\blink\b/i.test(c.clause.vp) || MEETING_SETUP_VERB.test(c.clause.verb)) ?? commits[0];
   const proposer = props[0]?.unit.speaker;
   const owner = committer?.owner ?? proposer ?? g.cands[0].owner;
   const other = ct.speakers.find((s) => s.speakerId !== owner.speakerId) ?? null;
