@@ -6,8 +6,7 @@
 // here ("and", "not") is read as "@"/"." only inside a whole address, never on its own.
 
 import nlp from 'compromise';
-import { isPlaceholderName } from '../resolution/names.js';
-import { doubleMetaphone } from 'double-metaphone';
+import { isPlaceholderName, metaphoneCodes } from '../resolution/names.js';
 
 /** Heard for "dot". */
 export const HEARD_DOT = new Set(['dot', 'got', 'dog', 'not', 'dart', 'dut']);
@@ -47,11 +46,14 @@ const ROLE_ACCOUNTS = new Set([
 export function nameHeardAs(word: string, names: Iterable<string>): string | null {
   const w = word.toLowerCase();
   if (w.length < 3 || !/^[a-z]+$/.test(w) || ROLE_ACCOUNTS.has(w)) return null;
-  const heard = metaphoneOf(w);
+  const [heardPrimary, heardAlternate] = metaphoneCodes(w);
   let found: string | null = null;
   for (const n of names) {
     if (n === w) return null;
-    if (n.length < 3 || Math.abs(n.length - w.length) > 1 || metaphoneOf(n) !== heard || found === n) continue;
+    if (n.length < 3 || Math.abs(n.length - w.length) > 1 || found === n) continue;
+    // (both codes the same: it sounds exactly like the name)
+    const [primary, alternate] = metaphoneCodes(n);
+    if (primary !== heardPrimary || alternate !== heardAlternate) continue;
     if (found) return null;
     found = n;
   }
@@ -75,10 +77,9 @@ export function speakerNameWords(speakers: ReadonlyArray<{ displayName: string }
   );
 }
 
-// nameHeardAs runs for every word of every segment in grounding: the codes and the first-name
-// look-up (a compromise parse) are memoised, in a cache cleared when it grows large
+// nameHeardAs runs for every word of every segment in grounding: the first-name look-up (a
+// compromise parse) is memoised, in a cache cleared when it grows large (the codes are, in names.ts)
 const MEMO_LIMIT = 5000;
-const metaphones = new Map<string, string>();
 const firstNames = new Map<string, boolean>();
 function memo<T>(cache: Map<string, T>, key: string, make: (k: string) => T): T {
   let v = cache.get(key);
@@ -89,7 +90,6 @@ function memo<T>(cache: Map<string, T>, key: string, make: (k: string) => T): T 
   }
   return v;
 }
-const metaphoneOf = (w: string): string => memo(metaphones, w, (x) => doubleMetaphone(x).join('/'));
 const isFirstName = (w: string): boolean => memo(firstNames, w, (x) => nlp(x).has('#FirstName'));
 
 // ---------------------------------------------------------------------------------------------

@@ -180,16 +180,36 @@ export function matchToken(heard: string, name: string): MatchGrade | null {
  * the speaker is somebody else.
  */
 export function mayBeMisheard(heard: string, name: string): boolean {
-  const codes = (w: string) => doubleMetaphone(w.toLowerCase()).filter((c) => c.length >= 2);
+  const codes = (w: string) => metaphoneCodes(w.toLowerCase()).filter((c) => c.length >= 2);
   const nc = codes(name);
   return codes(heard).some((h) => nc.some((n) => distance(h, n) <= 1));
 }
 
 function soundsAlike(a: string, b: string): boolean {
-  const codes = (w: string) => doubleMetaphone(w).filter((c) => c.length > 0);
+  const codes = (w: string) => metaphoneCodes(w).filter((c) => c.length > 0);
   // Scripts Double Metaphone cannot encode give no codes, and then only an exact match counts.
   const bc = codes(b);
   return codes(a).some((c) => bc.includes(c));
+}
+
+// The codes are asked for again and again (nameHeardAs, heard.ts, for every word of every segment the
+// grounding check reads): memoised, in a cache cleared when it grows large.
+const METAPHONE_MEMO_LIMIT = 5000;
+const metaphoneMemo = new Map<string, readonly [string, string]>();
+
+/**
+ * The Double Metaphone codes of a word as written, [primary, alternate] ("phil" -> ['FL', 'FL']): one
+ * computation for the matching here (soundsAlike, mayBeMisheard) and for nameHeardAs (heard.ts),
+ * each of which compares them its own way.
+ */
+export function metaphoneCodes(word: string): readonly [string, string] {
+  let codes = metaphoneMemo.get(word);
+  if (codes === undefined) {
+    if (metaphoneMemo.size >= METAPHONE_MEMO_LIMIT) metaphoneMemo.clear();
+    codes = Object.freeze(doubleMetaphone(word));
+    metaphoneMemo.set(word, codes);
+  }
+  return codes;
 }
 
 /**

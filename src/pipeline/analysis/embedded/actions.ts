@@ -14,6 +14,7 @@ import { callDay } from './dates.js';
 import { phoneDigits, toE164, type SpokenEmail, type SpokenNumber, type SpokenPhone } from './spoken.js';
 import { addresseeOf, basePredicate, capitalize, contentStems, overlap, type CallText, type Speaker, type Unit } from './text.js';
 import { isBelowConfidenceFloor } from './report.js';
+import { anyOf, KIN, KIN_EITHER, KIN_FEMALE, KIN_MALE } from './words.js';
 import { speakerNameWords, WEBMAIL } from '../heard.js';
 
 export interface Candidate {
@@ -196,9 +197,10 @@ function findAntecedent(ct: CallText, unit: Unit, clause: Clause): Antecedent | 
   return fallback;
 }
 
-const MALE_KIN = 'husband|son|dad|father|brother|boyfriend|fianc[eé]|grandad|grandpa|uncle|nephew';
-const FEMALE_KIN = 'wife|daughter|mum|mom|mother|sister|girlfriend|fianc[eé]e|grandma|gran|nan|aunt|niece';
-const ANY_KIN = 'partner|boss|manager|landlord|landlady|neighbou?r|friend|colleague|flatmate|roommate|housemate|accountant|lawyer|solicitor|doctor|builder|cleaner|nanny|babysitter';
+// whom "him" / "her" can stand for: the family beyond the close kin, and anyone the speaker calls "my ..."
+const MALE_KIN = anyOf(KIN_MALE, ['fianc[eé]', 'grandad', 'grandpa', 'uncle', 'nephew']);
+const FEMALE_KIN = anyOf(KIN_FEMALE, ['fianc[eé]e', 'grandma', 'gran', 'nan', 'aunt', 'niece']);
+const ANY_KIN = anyOf(KIN_EITHER, ['boss', 'manager', 'landlord', 'landlady', 'neighbou?r', 'friend', 'colleague', 'flatmate', 'roommate', 'housemate', 'accountant', 'lawyer', 'solicitor', 'doctor', 'builder', 'cleaner', 'nanny', 'babysitter']);
 
 /** "I can't decide without my husband. I'll message him now": the person "him" / "her" stands for, named by the speaker just before. */
 function personOf(ct: CallText, unit: Unit, clause: Clause): string | undefined {
@@ -236,6 +238,12 @@ function isPlural(phrase: string): boolean {
   return /(?:[^su]s|ies|people|children|men|women|kids|folks|staff)$/.test(head);
 }
 
+// The verbs of setting a meeting up or sending its invite, whose speaker owns the meeting (the
+// committer of meetingItem), and with them the other verbs a meeting is the object of (classifyIntent).
+const MEETING_SETUP_VERBS = ['schedule', 'book', 'set', 'arrange', 'organi[sz]e', 'send', 'resend', 'forward', 'share', 'email', 'host'];
+const MEETING_SETUP_VERB = new RegExp(`^(?:${anyOf(MEETING_SETUP_VERBS)})$`);
+const MEETING_VERB = new RegExp(`^(?:${anyOf(MEETING_SETUP_VERBS, ['plan', 'put', 'mail', 'join', 'meet', 'hold', 'have', 'do', 'reschedule', 'move', 'confirm'])})$`);
+
 function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecedent | null): { intent: Intent; channel: Candidate['channel']; provider: Candidate['provider'] } {
   const vp = clause.vp;
   const verb = clause.verb;
@@ -271,7 +279,7 @@ function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecede
   if (clause.kind !== 'request' && CALENDAR_NOTE.test(vp)) return { intent: 'reminder', channel: null, provider: null };
   // (e-mailing the invite or the link sends it as much as "send" does: "I'll email the link tomorrow
   // morning" after a Zoom meeting was named)
-  const meetingVerb = /^(schedule|book|set|arrange|organi[sz]e|plan|put|send|resend|forward|share|email|mail|join|meet|host|hold|have|do|reschedule|move|confirm)$/.test(verb);
+  const meetingVerb = MEETING_VERB.test(verb);
   if (sendsPlatformInvite(verb, vp)) return { intent: 'meeting', channel: null, provider: providerOf(vp) };
   // "Can we do it on Google Meet?" ... "I'll send you the link": a link sent after a video
   // platform was named is the meeting's
@@ -1094,7 +1102,8 @@ export function extractActions(ct: CallText): ActionResult {
 // (that is their item), nor a video or phone meeting (a meeting item).
 const TAKES_SLOT = /\b(?:yes|yep|yeah|yup|okay|ok|sure|perfect|great|fine|brilliant|lovely|excellent|good|best|better|suits?|works|done|deal|alright|all right|see you|correct|understood|be (?:there|home|in|around|on site))\b/;
 const RECAP = /\b(?:to confirm|to recap|to sum up|just to be clear|so that is|so we are|so that's)\b/i;
-const OTHER_PRESENT = /\b(?:my|our)\s+(?:\w+\s+)?(?:husband|wife|partner|son|daughter|mum|mom|mother|dad|father|neighbou?r|roommate|flatmate|housemate|brother|sister|nanny|cleaner|boyfriend|girlfriend|kids?)\s+(?:will|is going to|can|could|should)\s+be\s+(?:home|there|in|around)\b|\bsomeone else\b|\bsomebody else\b/;
+// (the close kin, and whoever else lives in or looks after the home)
+const OTHER_PRESENT = new RegExp(`\\b(?:my|our)\\s+(?:\\w+\\s+)?(?:${anyOf(KIN, ['neighbou?r', 'roommate', 'flatmate', 'housemate', 'nanny', 'cleaner', 'kids?'])})\\s+(?:will|is going to|can|could|should)\\s+be\\s+(?:home|there|in|around)\\b|\\bsomeone else\\b|\\bsomebody else\\b`);
 // "between 8 and noon", "9 till 11", "from 10 to 2": the start of a window said apart from its day
 const WINDOW = /\b(?:between|from)\s+(\d{1,2})(?::(\d{2}))?\s*(a\.?m\.?|p\.?m\.?)?\s+(?:and|to|till|until)\s+(?:\d{1,2}|noon|midday|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b|\b(\d{1,2})(?::(\d{2}))?\s*(a\.?m\.?|p\.?m\.?)?\s+(?:till|until|to)\s+(?:\d{1,2}|noon|midday|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b(?!\s*(?:dollars|percent|days|weeks|minutes|hours))/i;
 
@@ -1598,7 +1607,7 @@ function meetingItem(
   // (the one who sends the invite or link or sets it up, before one who only says they are free:
   // "Thursday at eleven, I'm working from home that day" - "I'll send you the Teams link")
   const commits = g.cands.filter((c) => c.clause.kind === 'commit' || c.clause.kind === 'joint');
-  const committer = commits.find((c) => INVITE.test(c.clause.vp) || /\blink\b/i.test(c.clause.vp) || /^(schedule|book|set|arrange|organi[sz]e|send|resend|forward|share|email|host)$/.test(c.clause.verb)) ?? commits[0];
+  const committer = commits.find((c) => INVITE.test(c.clause.vp) || /\blink\b/i.test(c.clause.vp) || MEETING_SETUP_VERB.test(c.clause.verb)) ?? commits[0];
   const proposer = props[0]?.unit.speaker;
   const owner = committer?.owner ?? proposer ?? g.cands[0].owner;
   const other = ct.speakers.find((s) => s.speakerId !== owner.speakerId) ?? null;

@@ -4,6 +4,7 @@
 // ("the new card will arrive within five days") or nothing actionable, and what the verb phrase is.
 import nlp from 'compromise';
 import type { Unit } from './text.js';
+import { anyOf, KIN } from './words.js';
 
 export type ClauseKind = 'commit' | 'soft' | 'request' | 'joint' | 'desire' | 'proposal' | 'accept' | 'future' | 'other';
 
@@ -162,8 +163,11 @@ const HELPED = /^(?:(?:[Mm]y|[Oo]ur)\s+[a-z-]+|(?!(?:It|That|This|Which|What|The
 // "Where should I send the invite?", "Which email should the Teams invite go to?", "what address do
 // I send the form to?": asking where to send something is saying one will send it
 const WHERE_TO_SEND = /^(?:where|(?:to\s+)?(?:which|what)\s+(?:e-?mail|address|e-?mail address|number)(?:\s+address)?)\s+(?:should|shall|do|can|would you like|do you want)\s+(?:I|we|me to|us to)\s+(send|e-?mail|forward|mail|text)\s+(.+?)(?:\s+to)?\s*\?*$|^(?:where|(?:to\s+)?(?:which|what)\s+(?:e-?mail|address|e-?mail address|number)(?:\s+address)?)\s+(?:should|shall|do you want|would you like)\s+((?:the|your|my|our|a|an)\s+.+?)\s+(?:to\s+)?(?:go|be sent)(?:\s+to)?\s*\?*$/i;
+// "have it", "get them": the thing had done, by its pronoun (HAVE_DONE, GOT_DONE; a determiner and its
+// noun, which each reads its own way, are the other choice)
+const DONE_PRONOUN = '(?:it|them|this|that|those|these)';
 // (a determiner needs its noun before the participle: "get a shed delivered" is no "shed a")
-const HAVE_DONE = /^(?:please\s+)?(?:have|get)\s+((?:it|them|this|that|those|these)|(?:the|your|my|our|a|an|this|that|those|these)(?:\s+(?!and\b)[\w'-]+){1,3}?)\s+((?!need\b|bed\b)[a-z]+ed|done|sent|paid|signed|made|written|taken|brought|built|set up|sorted)(?:\s+and\s+([a-z]+ed|done|sent|paid|signed|made|written))?\b(.*)$/i;
+const HAVE_DONE = new RegExp(String.raw`^(?:please\s+)?(?:have|get)\s+(${DONE_PRONOUN}|(?:the|your|my|our|a|an|this|that|those|these)(?:\s+(?!and\b)[\w'-]+){1,3}?)\s+((?!need\b|bed\b)[a-z]+ed|done|sent|paid|signed|made|written|taken|brought|built|set up|sorted)(?:\s+and\s+([a-z]+ed|done|sent|paid|signed|made|written))?\b(.*)$`, 'i');
 const WOULD_YOU_MIND = /^would you mind\s+(\w+ing)\b\s*(.*?)[?.!]*$/i;
 const PLEASE = /^(?:please|kindly)\s*,?\s+(.+)$/i;
 // "Do you want me to bring my dolly?", "should I send it over?": the speaker offers to do it, and it
@@ -319,7 +323,8 @@ function splitList(part: { text: string; offset: number; joined: boolean }): Arr
 
 // "I'll scan everything tonight and get it sent off", "I'll have them posted tomorrow": getting a thing
 // handed over is handing it over (the owner's errand, whoever carries it)
-const GOT_DONE = /^(?:get|have)\s+(it|them|that|this|those|these|(?:the|a|an|your|my|our|his|her|their)\s+[\w'-]+(?:\s+[\w'-]+)?)\s+(sent|posted|mailed|e-?mailed|faxed|uploaded|submitted|delivered|returned|forwarded|dropped|printed|scanned|signed|paid|booked|filed|couriered|shipped)\b/i;
+// (HAVE_DONE reads any participle in -ed and a few others; this one only those of handing a thing over)
+const GOT_DONE = new RegExp(String.raw`^(?:have|get)\s+(${DONE_PRONOUN}|(?:the|a|an|your|my|our|his|her|their)\s+[\w'-]+(?:\s+[\w'-]+)?)\s+(sent|posted|mailed|e-?mailed|faxed|uploaded|submitted|delivered|returned|forwarded|dropped|printed|scanned|signed|paid|booked|filed|couriered|shipped)\b`, 'i');
 
 /** "get that over to you" is a sending: read it as "send that to you". */
 function sendFor(s: string): string {
@@ -372,7 +377,8 @@ const TRAILING_CONNECTIVE = /(?:[,;]?\s+(?:otherwise|or else|or|and|and then|but
 const SEQUENCE_LEAD = /^(?:in the meantime|meanwhile|for now|until then|till then|before then|before that|after that|afterwards)\s*,\s*(.+)$/i;
 const SLOT_VP = /^(?:do|make it|make)\s+(.+)$/i;
 const OWN_DETAILS = /^(?:give|read|spell)\s+(?:you|him|her|them)\s+(?:my|our|his|her|their)\s+(?:(?:new|current|personal|work|other|direct|home)\s+)?(?:e-?mail(?: address)?|number|phone number|cell(?: number)?|mobile(?: number)?|address|details|contact details|contact info)\b/i;
-const BRING_PEOPLE = /^bring\s+(?:(?:my|our|your|the|his|her|their)\s+)?(?:wife|husband|partner|fianc[eé]e?|son|daughter|kids|kid|children|child|mum|mom|mother|dad|father|parents|friends?|sister|brother|boyfriend|girlfriend|family|grandparents|grandma|grandpa)\b|^bring\s+(?:him|her|them)\s+(?:along|with (?:you|me))\b/i;
+// (the close kin, and the rest of the family and friends one brings along)
+const BRING_PEOPLE = new RegExp(`^bring\\s+(?:(?:my|our|your|the|his|her|their)\\s+)?(?:${anyOf(KIN, ['fianc[eé]e?', 'kids', 'kid', 'children', 'child', 'parents', 'friends?', 'family', 'grandparents', 'grandma', 'grandpa'])})\\b|^bring\\s+(?:him|her|them)\\s+(?:along|with (?:you|me))\\b`, 'i');
 // "can you give me his number in case he's late?": details asked for there and then, answered on the call
 const ASK_DETAILS = /^(?:give|tell|read)\s+(?:me|us)\s+(?:his|her|their|your|the)\s+(?:(?:new|current|personal|work|other|direct|home|best|mobile|cell|last|first|full|family|middle|maiden)\s+)?(?:e-?mail(?: address)?|number|phone number|cell(?: number)?|mobile(?: number)?|address|details|contact details|contact info|name)\b/i;
 const TIME_WORD = /^(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekend|tomorrow|today|tonight|morning|afternoon|evening|noon|midday|\d{1,2}(?::\d{2})?|\d{1,2}(?:st|nd|rd|th)|january|february|march|april|june|july|august|september|october|november|december|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirty|fifteen|forty-five)$/;

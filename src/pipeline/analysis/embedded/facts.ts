@@ -5,6 +5,7 @@ import type { Transcript } from '../../../domain/transcript.js';
 import { phoneDigits, toE164, type SpokenNumber, type SpokenPhone, type SpokenIdentifier } from './spoken.js';
 import type { Keyphrase } from './summary.js';
 import { plainOf, type CallText, type Unit } from './text.js';
+import { anyOf, KIN } from './words.js';
 
 type CallType = 'personal' | 'business' | 'sales' | 'support' | 'interview' | 'finance' | 'healthcare' | 'legal' | 'education' | 'unknown' | 'other';
 
@@ -114,7 +115,10 @@ export function numbersAndAmounts(ct: CallText) {
   });
 }
 
-const RELATIONS = /\b(?:my|our|your|his|her|the)\s+(wife|husband|partner|son|daughter|mom|mother|dad|father|brother|sister|boss|manager|director|doctor|teacher|landlord|technician|accountant|lawyer|colleague|grandma|grandpa|grandmother|grandfather|kids|children)\b|\b(Grandma|Grandpa)\b/g;
+// The close kin but "mum", "boyfriend" and "girlfriend", which this list never had (adding them would
+// change which people a call names, unmeasured), and the people one deals with in one's errands.
+const RELATION_KIN = KIN.filter((w) => !['mum', 'boyfriend', 'girlfriend'].includes(w));
+const RELATIONS = new RegExp(`\\b(?:my|our|your|his|her|the)\\s+(${anyOf(RELATION_KIN, ['boss', 'manager', 'director', 'doctor', 'teacher', 'landlord', 'technician', 'accountant', 'lawyer', 'colleague', 'grandma', 'grandpa', 'grandmother', 'grandfather', 'kids', 'children'])})\\b|\\b(Grandma|Grandpa)\\b`, 'g');
 
 export function peopleMentioned(ct: CallText) {
   const speakerNames = ct.speakers.flatMap((s) => [s.displayName, ...s.displayName.split(/\s+/), s.label]).map((x) => x.toLowerCase());
