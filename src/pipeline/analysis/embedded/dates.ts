@@ -284,7 +284,7 @@ export function onDay(m: DateMention, date: string): DateMention {
 }
 
 // "Could we do Friday? No, hang on, Friday's full. Monday." - "Tuesday, no wait, Wednesday the 17th".
-const CORRECTION = /\b(?:no,? wait|no,? hang on|hang on,? no|sorry,? no|no,? sorry|actually,? no|no,? actually|i mean|make (?:it|that)|scratch that|or rather)\b/i;
+export const CORRECTION = /\b(?:no,? wait|no,? hang on|hang on,? no|sorry,? no|no,? sorry|actually,? no|no,? actually|i mean|make (?:it|that)|scratch that|or rather)\b/i;
 
 /**
  * Days a speaker took back within the same turn: after a correction ("no, wait", "sorry, no", "I

@@ -7,7 +7,7 @@ import type { Transcript, TranscriptSegment, SpeakerRole } from '../../../domain
 import type { AnalysisContext } from '../../../domain/analysis.js';
 import { normalizeSpoken, type SpokenEmail, type SpokenEntity } from './spoken.js';
 import { speakerNameWords, WEBMAIL } from '../heard.js';
-import { callDay, dropCorrectedDates, onDay, resolveDates, shiftDay, type DateMention } from './dates.js';
+import { callDay, CORRECTION, dropCorrectedDates, onDay, resolveDates, shiftDay, type DateMention } from './dates.js';
 import { expand, IMPERATIVE_VERB_NAMES } from './clauses.js';
 
 export interface Speaker {
@@ -331,8 +331,9 @@ export function buildCallText(transcript: Transcript, context: AnalysisContext):
   return { units, segments, speakers, byId, duration, context };
 }
 
-// A speaker taking back the address just dictated: "no wait", "sorry", "I mean", "actually".
-const ADDRESS_CORRECTION = /\b(?:no,? wait|no,? hang on|hang on|sorry|i mean|actually|scratch that|or rather|make (?:it|that)|my mistake|correction)\b/i;
+// A speaker taking back the address just dictated: the cues that take back a day (dates.ts), and the
+// bare "sorry", "actually", "hang on" that only count here because another address must follow.
+const ADDRESS_CORRECTION = new RegExp(`${CORRECTION.source}|\\b(?:hang on|sorry|actually|my mistake|correction)\\b`, 'i');
 // ... unless the second address is one more, not another ("sorry, and copy in jo at ...")
 const ADDRESS_ADDED = /\b(?:copy|cc|also|as well|too|and)\b/i;
 // "... at yahoo dot com, no wait, at gmail dot com": only the domain said again
