@@ -11,6 +11,7 @@
 //   npx tsx scripts/build-call-dialogue-text.ts [--check]   # --check: exit 1 if the file is stale
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { analysisDialoguesDir, devIds } from '../bench/support/analysis-sets.js';
 import { CALL_DIALOGUES_PATH } from '../src/pipeline/transcription/call-language-model.js';
 
@@ -44,8 +45,7 @@ export function callDialogueText(ids: readonly string[] = devIds()): string {
   return `${[...header, ...lines].join('\n')}\n`;
 }
 
-const isMain = process.argv[1] && path.resolve(process.argv[1]) === path.resolve(new URL(import.meta.url).pathname);
-if (isMain) {
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const text = callDialogueText();
   if (process.argv.includes('--check')) {
     const current = fs.existsSync(CALL_DIALOGUES_PATH) ? fs.readFileSync(CALL_DIALOGUES_PATH, 'utf8') : '';
