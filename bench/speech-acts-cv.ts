@@ -33,6 +33,7 @@ import {
   RETIRED_HELD_OUT_IDS_6,
   RETIRED_HELD_OUT_IDS_7,
   RETIRED_HELD_OUT_IDS_8,
+  RETIRED_HELD_OUT_IDS_9,
 } from './support/analysis-sets.js';
 
 // The 24 newest dev dialogues (styles C and D, added in commits 013a734 and 460fe6a): written in
@@ -68,7 +69,7 @@ export const TERSE_IDS = [
 ];
 
 /**
- * The dev dialogues in writer groups: the eight retired held-out sets, style F, styles C and D (one
+ * The dev dialogues in writer groups: the nine retired held-out sets, style F, styles C and D (one
  * session's writer), style A, the terse calls, and the first dev calls (commits 419db8f, 35c2173,
  * 26f8dca, written with the analyzer in view) as the rest. Every dev id is in exactly one group; no
  * held-out id is in any.
@@ -77,7 +78,7 @@ export function authorGroups(dev: readonly string[] = devIds()): Array<{ name: s
   const inDev = new Set(dev);
   const held = notForTuning();
   const listed: Array<{ name: string; ids: readonly string[] }> = [
-    ...[RETIRED_HELD_OUT_IDS, RETIRED_HELD_OUT_IDS_2, RETIRED_HELD_OUT_IDS_3, RETIRED_HELD_OUT_IDS_4, RETIRED_HELD_OUT_IDS_5, RETIRED_HELD_OUT_IDS_6, RETIRED_HELD_OUT_IDS_7, RETIRED_HELD_OUT_IDS_8].map((ids, i) => ({
+    ...[RETIRED_HELD_OUT_IDS, RETIRED_HELD_OUT_IDS_2, RETIRED_HELD_OUT_IDS_3, RETIRED_HELD_OUT_IDS_4, RETIRED_HELD_OUT_IDS_5, RETIRED_HELD_OUT_IDS_6, RETIRED_HELD_OUT_IDS_7, RETIRED_HELD_OUT_IDS_8, RETIRED_HELD_OUT_IDS_9].map((ids, i) => ({
       name: `retired set ${i + 1}`,
       ids,
     })),
