@@ -36,19 +36,21 @@ describe('per-call dictionary', () => {
     assert.match(p.get('priya')!, /^P R (IH|IY) Y AH$/);
   });
 
-  it('adds only the words cmudict lacks, as carrier pronunciations that map back to the name', async () => {
+  it('adds the names as carrier pronunciations that map back to the name: espeak-ng\'s for words cmudict lacks, cmudict\'s own for the rest', async () => {
     const dir = fs.mkdtempSync(path.join(tmp, 'dict-'));
     const d = await buildCallDictionary(BASE_DICT, ['Daniel Okafor', 'Northwind Foods', 'Priya Shah'], dir);
     assert.ok(d);
     assert.deepEqual(d.added.map((a) => a.word).sort(), ['northwind', 'okafor', 'priya']);
+    assert.deepEqual(d.boosted.map((a) => a.word).sort(), ['daniel', 'foods', 'shah']);
+    assert.equal(d.boosted.find((a) => a.word === 'daniel')!.phones, 'D AE N Y AH L', "cmudict's first pronunciation");
     const text = fs.readFileSync(d.path, 'utf8');
     assert.ok(text.startsWith(fs.readFileSync(BASE_DICT, 'utf8')), 'the base dictionary comes first, unchanged');
     const extra = text.slice(fs.statSync(BASE_DICT).size).trim().split('\n');
-    assert.equal(extra.length, 3);
+    assert.equal(extra.length, 6);
     for (const line of extra) {
       const [token] = line.split(' ');
       assert.match(token, /^smith\(\d+\)$/);
-      assert.ok(['okafor', 'northwind', 'priya'].includes(d.rename(token)!));
+      assert.ok(['okafor', 'northwind', 'priya', 'daniel', 'foods', 'shah'].includes(d.rename(token)!));
     }
     assert.equal(d.rename('smith'), null, 'a genuine "smith" stays smith');
     // pocketsphinx's output with a carrier pronunciation reads as the name.
@@ -56,7 +58,31 @@ describe('per-call dictionary', () => {
     const pieces = [{ id: 'u0', startFrame: 100, endFrame: 200 }];
     const words = parseHypseg(`u0 S 0 T -100 A -90 L -10 0 -1000 0 ${carrier} 50 -1000 -3 smith(2) 60 -1000 -3 </s> 90`, pieces, d.rename);
     assert.deepEqual(words.map((w) => w.word), ['northwind', 'smith']);
-    assert.equal(await buildCallDictionary(BASE_DICT, ['Daniel Smith', 'Harbor Clinic'], dir), null, 'nothing to add');
+    const knownOnly = await buildCallDictionary(BASE_DICT, ['Daniel Smith', 'The Harbor Clinic of Maine'], dir);
+    assert.ok(knownOnly);
+    assert.deepEqual(knownOnly.added, [], 'cmudict knows every word');
+    assert.deepEqual(knownOnly.boosted.map((a) => a.word).sort(), ['clinic', 'daniel', 'harbor', 'maine', 'smith'], 'not "the", "of"');
+    assert.equal(await buildCallDictionary(BASE_DICT, [null, '', 'A'], dir), null, 'no name, nothing to add');
+  });
+
+  it('hears a name cmudict knows that the call model splits, with the call dictionary (real pocketsphinx)', async () => {
+    // "Hello, Jamie speaking." (family-logistics, turn 0): the call model hears "hello jay me speaking".
+    ensureCorpus();
+    const truth = loadTruth('family-logistics');
+    const turn = truth.turns[0];
+    assert.match(turn.text, /Jamie speaking/);
+    const { samples, sampleRate } = await readWavMono(corpusFile('family-logistics', 'mono16k.wav'));
+    const clip = samples.subarray(Math.round(Math.max(0, turn.startSeconds - 0.2) * sampleRate), Math.round((turn.endSeconds + 0.2) * sampleRate));
+    const dir = fs.mkdtempSync(path.join(tmp, 'asr-'));
+    const wavPath = path.join(dir, 'clip.wav');
+    await writeWav16(wavPath, clip, sampleRate);
+    const ps = new PocketsphinxTranscriber();
+    const durationSeconds = clip.length / sampleRate;
+    const plain = (await ps.transcribe({ wavPath, durationSeconds })).words.map((w) => w.word).join(' ');
+    assert.ok(!/\bjamie\b/.test(plain), `without the call's names: ${plain}`);
+    const withNames = (await ps.transcribe({ wavPath, durationSeconds, vocabulary: ['Chris Walker', 'Jamie Walker'] })).words.map((w) => w.word).join(' ');
+    assert.match(withNames, /\bhello jamie speaking\b/);
+    assert.ok(!/smith\(/.test(withNames));
   });
 
   it('recognises a name outside cmudict only with the call dictionary (real pocketsphinx)', async () => {

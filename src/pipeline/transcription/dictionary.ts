@@ -9,6 +9,12 @@
 // no real pronunciation uses: `smith(40) B EY V Y UW`. pocketsphinx reports the pronunciation it
 // chose (`smith(40)`), and `rename` turns that back into the name. A genuine "smith" keeps its
 // own pronunciation and stays "smith".
+//
+// The call's names that cmudict does know get a carrier pronunciation too (their own phones): the
+// call model, trained on many calls' names, gives any one name little weight, and a name of THIS
+// call then loses to a more probable split. With the session 23 model "hello jamie speaking" came
+// out as "hello jay me speaking" (corpus family-logistics): the call was left unnamed. Under the
+// carrier the name is as probable as the carrier where names occur, and still reported as itself.
 import fs from 'node:fs';
 import path from 'node:path';
 import { runChild } from '../audio/child.js';
@@ -19,12 +25,19 @@ const CARRIER = 'smith';
 const FIRST_INDEX = 40;
 /** More names than this in one call are not added (a user with thousands of contacts). */
 const MAX_NEW_WORDS = 300;
+/**
+ * Words of organisation names that are no name ("Bank of America", "The Home Depot"): the model
+ * already expects them everywhere, and a carrier would only let them in where a name is expected.
+ */
+const NOT_BOOSTED: ReadonlySet<string> = new Set(['the', 'and', 'of', 'for', 'at', 'on', 'in', 'to', 'by', 'my', 'our', 'your', 'an', 'or', 'as', 'is', 'it', 'co', 'inc', 'ltd', 'llc', 'plc']);
 
 export interface CallDictionary {
   /** The dictionary file to pass as `-dict`. */
   path: string;
   /** Words added, with their CMU pronunciations. */
   added: Array<{ word: string; phones: string }>;
+  /** Names the base dictionary knows, given a carrier pronunciation as well (their own first one). */
+  boosted: Array<{ word: string; phones: string }>;
   /** Maps a token of pocketsphinx's output (e.g. `smith(40)`) to the name it stands for, else null. */
   rename(token: string): string | null;
 }
@@ -41,18 +54,20 @@ export function namesToWords(names: Array<string | null | undefined>): string[] 
   return [...out];
 }
 
-const baseWords = new Map<string, Set<string>>();
-function wordsOfDictionary(dictPath: string): Set<string> {
-  let set = baseWords.get(dictPath);
-  if (!set) {
-    set = new Set();
+const baseWords = new Map<string, Map<string, string>>();
+/** The words of a dictionary, each with its first pronunciation. */
+function wordsOfDictionary(dictPath: string): Map<string, string> {
+  let words = baseWords.get(dictPath);
+  if (!words) {
+    words = new Map();
     for (const line of fs.readFileSync(dictPath, 'utf8').split('\n')) {
       const sp = line.indexOf(' ');
-      if (sp > 0) set.add(line.slice(0, sp).replace(/\(\d+\)$/, ''));
+      const word = sp > 0 ? line.slice(0, sp).replace(/\(\d+\)$/, '') : '';
+      if (word && !words.has(word)) words.set(word, line.slice(sp + 1).trim());
     }
-    baseWords.set(dictPath, set);
+    baseWords.set(dictPath, words);
   }
-  return set;
+  return words;
 }
 
 // espeak-ng's English phoneme mnemonics (`espeak-ng -x`) -> CMU phones (stress dropped: the
@@ -121,9 +136,10 @@ export async function pronounce(words: string[], opts: { timeoutMs?: number; bin
 }
 
 /**
- * Writes `<dir>/call.dict`: the base dictionary plus the call's names that it lacks, as carrier
- * pronunciations (see the top of this file). Null when no name is missing or espeak-ng is not
- * available (the call is then recognised with the base dictionary, as before).
+ * Writes `<dir>/call.dict`: the base dictionary plus the call's names as carrier pronunciations (see
+ * the top of this file): those it lacks, pronounced by espeak-ng, and those it knows, with their own
+ * first pronunciation. Null when the call has no name; when espeak-ng is not available, the known
+ * names only.
  */
 export async function buildCallDictionary(
   baseDictPath: string,
@@ -132,21 +148,23 @@ export async function buildCallDictionary(
   opts: { signal?: AbortSignal; binary?: string } = {},
 ): Promise<CallDictionary | null> {
   const known = wordsOfDictionary(baseDictPath);
-  const missing = namesToWords(names).filter((w) => !known.has(w)).slice(0, MAX_NEW_WORDS);
-  if (missing.length === 0) return null;
-  let prons: Map<string, string>;
+  const words = namesToWords(names).slice(0, MAX_NEW_WORDS);
+  const missing = words.filter((w) => !known.has(w));
+  const boosted = words.filter((w) => known.has(w) && !NOT_BOOSTED.has(w)).map((word) => ({ word, phones: known.get(word)! }));
+  let prons = new Map<string, string>();
   try {
-    prons = await pronounce(missing, opts);
+    if (missing.length > 0) prons = await pronounce(missing, opts);
   } catch {
-    return null;
+    // without espeak-ng the missing names cannot be pronounced; the known ones still help
   }
   const added = missing.filter((w) => prons.has(w)).map((word) => ({ word, phones: prons.get(word)! }));
-  if (added.length === 0) return null;
-  const byToken = new Map(added.map((a, k) => [`${CARRIER}(${FIRST_INDEX + k})`, a.word]));
+  const carried = [...added, ...boosted];
+  if (carried.length === 0) return null;
+  const byToken = new Map(carried.map((a, k) => [`${CARRIER}(${FIRST_INDEX + k})`, a.word]));
   const file = path.join(dir, 'call.dict');
   await fs.promises.copyFile(baseDictPath, file);
-  await fs.promises.appendFile(file, added.map((a, k) => `${CARRIER}(${FIRST_INDEX + k}) ${a.phones}\n`).join(''));
-  return { path: file, added, rename: (token) => byToken.get(token) ?? null };
+  await fs.promises.appendFile(file, carried.map((a, k) => `${CARRIER}(${FIRST_INDEX + k}) ${a.phones}\n`).join(''));
+  return { path: file, added, boosted, rename: (token) => byToken.get(token) ?? null };
 }
 
 // ---------------------------------------------------------------------------------------------
