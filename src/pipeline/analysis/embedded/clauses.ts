@@ -62,7 +62,7 @@ export function expand(text: string): string {
 // "so just to confirm: I'll approve the invoices by Friday", which hid the promise after it).
 // The ambiguous ones ("look", "right", "well") only count when a comma follows, so "Look at the
 // report" stays an imperative.
-const MARKER = /^(?:(?:yes|yeah|yep|yup|for sure|you got it|sure thing|sure|okay|ok|oh|ah|well|great|perfect|fine|alright|all right|right|no problem|got it|understood|of course|look|listen|honestly|hi|hello|hey|thanks|thank you|cool|good|excellent|wonderful|absolutely|definitely|certainly|no worries|sounds good)\s*[,.!]\s*|(?:just\s+)?(?:to (?:confirm|recap|summari[sz]e|sum up|be clear)|so we are clear|for the record)\s*[:,]?\s+|(?:I was (?:gonna|going to|just going to) ask|quick question|one (?:more|last) thing|while I have you|before I forget)\s*[:,]?\s+|(?:and|but|so|then|just|also|actually|and then|oh and|plus|um|uh|erm|er|uhm|hmm)[,]?\s+)+/i;
+const MARKER = /^(?:(?:yes|yeah|yep|yup|for sure|you got it|sure thing|sure|okay|ok|oh|ah|well|great|perfect|fine|alright|all right|right|no problem|got it|understood|of course|look|listen|honestly|hi|hello|hey|thanks|thank you|cool|good|excellent|wonderful|absolutely|definitely|certainly|no worries|sounds good)\s*[,.!]\s*|(?:just\s+)?(?:to (?:confirm|recap|summari[sz]e|sum up|be clear)|so we are clear|for the record)\s*[:,]?\s+|(?:I was (?:gonna|going to|just going to) ask|quick question|one (?:more|last) thing|while I have you|before I forget|(?:I )?tell you what)\s*[:,]?\s+|(?:and|but|so|then|just|also|actually|and then|oh and|plus|um|uh|erm|er|uhm|hmm)[,]?\s+)+/i;
 // The same "look" / "listen" in a recogniser's text, which has no comma: a marker when a clause with
 // its own subject and finite verb follows ("look the boiler company can not come until Wednesday"),
 // since the imperative takes a particle or an object and no second verb ("look at the report", "look
@@ -344,7 +344,9 @@ function stripCondition(text: string): { text: string; conditional: boolean; whe
   // without the comma a recogniser never writes, the request after a condition starts at a
   // contact verb with its object ("if you see any charges you do not recognise call us at ...") or
   // at the speaker's own commitment ("if it is fine I will send it")
-  const bare = lead ? null : t.match(/^(?:if|unless|in case)\s.+?\s((?:please\s+)?(?:call|ring|phone|text|email|e-mail|message|contact)\s+(?:us|me|him|her|them)\b.*|(?:I|we)\s+(?:will|shall|can)\s.*)$/i);
+  // (the contact verb after a subject or a modal is that subject's, not an imperative: "if the oak
+  // ever starts leaning I'd ring him" is what the speaker would do, no request to the listener)
+  const bare = lead ? null : t.match(/^(?:if|unless|in case)\s.+?\s((?<!\b(?:I|we|you|he|she|they|would|will|could|might|should|may|must|can|shall|to|not)\s)(?:please\s+)?(?:call|ring|phone|text|email|e-mail|message|contact)\s+(?:us|me|him|her|them)\b.*|(?:I|we)\s+(?:will|shall|can)\s.*)$/i);
   if (lead) {
     // ("if you can, ...", "if possible, ...": a courtesy, not a condition)
     conditional = !/^if (?:you can|you could|possible|at all possible|you get (?:a|the) chance|you have (?:a |the )?(?:time|chance|minute|moment|sec|second))\s*,/i.test(t);
