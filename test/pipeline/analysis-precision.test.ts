@@ -147,3 +147,21 @@ describe('"tell you what" before a request', () => {
     assert.deepEqual(items.filter((i) => i.intent === 'message').map((i) => i.title), ['Message Lisa']);
   });
 });
+
+describe('a state to keep until the next step', () => {
+  it('"keep the cone on until then" is how things stand, no errand; "keep an eye on it" still asks', () => {
+    assert.deepEqual(clausesOf(unit('Keep the cone on until then.')).map((c) => c.kind), ['other']);
+    assert.equal(clausesOf(unit('Keep an eye on the pressure gauge.'))[0].kind, 'request');
+    const items = itemsOf(
+      [
+        [1, 'He is doing well after the stitches. I would like to see him on Friday at five to take them out.'],
+        [0, 'Friday at five is fine.'],
+        [1, 'Good. Keep the cone on until then. Could you text us a photo of the wound tomorrow morning?'],
+        [0, 'Of course, I will text it first thing.'],
+      ],
+      ['Sara Quinn', 'Maple Vets'],
+    );
+    assert.deepEqual(items.filter((i) => /\bcone\b/i.test(i.title)).map((i) => i.title), []);
+    assert.equal(items.filter((i) => i.intent === 'message' && i.ownerRole === 'USER').length, 1);
+  });
+});

@@ -400,6 +400,8 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
   // one to keep doing, "until then, keep using the old pass", is how things stand, no errand)
   const sequenced = unmarked.match(SEQUENCE_LEAD);
   if (sequenced && startsWithVerb(sequenced[1]) && !/^keep\b/i.test(sequenced[1])) unmarked = sequenced[1];
+  // (and the same said time last: "keep the cone on until then")
+  if (/^keep\b/i.test(unmarked) && /\b(?:until|till) then\s*[.!]?$/i.test(unmarked)) return { text: unmarked, conditional: false, whenClause: false, kind: 'other', vp: clean(unmarked), verb: 'keep', negated: false };
   const selfNote = unmarked.match(NOTE_TO_SELF);
   if (selfNote) {
     const v = clean(`set a reminder to ${selfNote[1]}`);
