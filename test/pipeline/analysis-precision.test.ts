@@ -165,3 +165,18 @@ describe('a state to keep until the next step', () => {
     assert.equal(items.filter((i) => i.intent === 'message' && i.ownerRole === 'USER').length, 1);
   });
 });
+
+describe('news asked for there and then', () => {
+  it('"come on, tell me" is no errand', () => {
+    assert.deepEqual(clausesOf(unit('Come on, tell me.')).filter((c) => c.kind === 'request').map((c) => c.vp), []);
+    const items = itemsOf(
+      [
+        [0, 'Hey Amir.'],
+        [1, 'Yeah? I wanted to hear how the interview went. Come on, tell me.'],
+        [0, 'I got the job! I start in March.'],
+      ],
+      ['Sami Haddad', 'Amir Haddad'],
+    );
+    assert.deepEqual(items.map((i) => i.title), []);
+  });
+});
