@@ -180,3 +180,12 @@ describe('news asked for there and then', () => {
     assert.deepEqual(items.map((i) => i.title), []);
   });
 });
+
+describe('waiting it out', () => {
+  it('"give it until Saturday" hands nothing over; "give him the key" does', () => {
+    assert.deepEqual(clausesOf(unit('Give it until Saturday.')).map((c) => c.kind), ['other']);
+    assert.deepEqual(clausesOf(unit('Give it a couple of days.')).map((c) => c.kind), ['other']);
+    assert.equal(clausesOf(unit('Give him the key.'))[0].kind, 'request');
+    assert.equal(clausesOf(unit('Give it to your brother.'))[0].kind, 'request');
+  });
+});

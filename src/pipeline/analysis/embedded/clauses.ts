@@ -86,6 +86,8 @@ const PURPOSE_OF_CALL = /^(calling|phoning|ringing|reaching out|writing|followin
 const BY_CHANNEL = /\b(?:by|via|over|in an?) (?:e-?mail|text|message|writing|letter|mail|fax)\b|\bin writing\b/i;
 // Good wishes passed on ("tell him to feel better", "say hi to your mom", "give the puppy a hug for
 // me") are no errand.
+// "Give it until Saturday", "give it a couple of days": waiting, not handing anything over
+const WAIT_IT_OUT = /^(?:just\s+)?give\s+(?:it|them|that|things)\s+(?:until|till|another|(?:a|an)\s+(?:few|couple|day|week|bit|while|little|hour|minute)|\d+|one|two|three|four|five|six|seven|a)\b/i;
 const WELL_WISHES = /^(?:please\s+)?(?:tell|give|send)\s+.{0,40}?\b(?:to feel better|to get well|(?:that )?I said (?:hi|hello)|my (?:best|love|regards|thanks))|^say (?:hi|hello)\b|^(?:please\s+)?give\s+.{1,30}?\s+a\s+(?:big\s+)?(?:hug|pat|kiss|cuddle|squeeze|scratch|belly rub)\s+(?:for|from)\s+me\b/i;
 // "Ask for Linda at the desk", "use my cell, 555 ...": how to reach someone, not an errand
 const HOW_TO_REACH = /^(?:[Jj]ust\s+)?(?:[Aa]sk for\s+(?:[A-Z][a-z]+|me|us)\b|[Uu]se (?:this|that|my|the|our)?\s*(?:e-?mail|address|number|cell|mobile|line)\b|[Uu]se \S+@\S+|[Uu]se (?:\+?\d[\d -]{6,}\d)\s*[.!]?$)/;
@@ -451,7 +453,7 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
 
   if (!text) return mk('other', '');
   let m0: RegExpMatchArray | null;
-  if (PLEASANTRY.test(text) || WELL_WISHES.test(text) || HOW_TO_REACH.test(text)) return mk('other', text);
+  if (PLEASANTRY.test(text) || WELL_WISHES.test(text) || HOW_TO_REACH.test(text) || WAIT_IT_OUT.test(text)) return mk('other', text);
   // "Okay, go ahead with the repair": consent to what the other party offered, not a new task
   // ("please go ahead whenever you're ready": leave to speak, not an errand; "please go ahead and book
   // it" asks for the booking)
