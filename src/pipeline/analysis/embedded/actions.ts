@@ -632,6 +632,15 @@ function unclaimedAddressCandidates(ct: CallText, cands: readonly Candidate[]): 
 // is the one to use")
 const AWAY = /^be\s+(?:at work|at the office|in the office|away|out of town|on holiday|on vacation|travell?ing|busy|in (?:a )?meeting)(?:\s+(?:all|day|week|weekend|morning|afternoon|evening|night|then|today|tonight|tomorrow|on|this|next|until|till|from|to|the|at|by|around|about|[a-z]+day|\d[\w:.]*|[ap]\.?m\.?|noon|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|o'clock|half|past|quarter))*(?:,?\s+(?:so|but|though|and)\s+(?!I\b|I'll\b|we\b|we'll\b).*)?[.?!,]*$/i;
 
+// A condition that opens the sentence and hangs on an event ("if the flight is delayed, ..."), not on
+// the listener ("if you ...") nor a courtesy ("if that is okay, ...").
+const CONTINGENT_LEAD = /^(?:(?:and|oh|so|but|also|okay|ok|lovely|right|well|actually|then)[,]?\s+)*(?:if|in case|should)\s+(?!(?:you|your)\b|(?:that|it|this) is (?:ok|okay|fine|alright|all right|good|convenient)\b)/;
+
+/** A commitment said under a condition that opens its sentence and depends on an event (CONTINGENT_LEAD). */
+function contingent(c: Candidate): boolean {
+  return c.clause.conditional && CONTINGENT_LEAD.test(c.unit.plain);
+}
+
 // "I'll put a reminder in my phone, otherwise I'll totally forget": what will happen if the plan
 // before it is not carried out is no plan of its own (a recogniser's run-on cuts the sentence after
 // "otherwise", so the word may end the sentence before).
@@ -850,7 +859,12 @@ export function extractActions(ct: CallText): ActionResult {
       const pair = (kinds.has('request') && c.clause.kind !== 'request') || (c.clause.kind === 'request' && !kinds.has('request'));
       // "I can e-mail the estimate over this afternoon" ... "let me get that over to you": the same
       // promise said again, in other words, a turn or two later
-      const restated = !pair && c.clause.kind !== 'request' && !kinds.has('request') && g.intent === c.intent && c.intent !== 'task' && c.unit.turn - lastTurn(g) <= 2 && c.unit.turn > lastTurn(g) && (PRONOUN_OBJECT.test(c.clause.vp) || Math.max(...g.cands.map((x) => overlap(x.stems, c.stems))) >= 0.3);
+      // ("Once the decorator has seen it, I'll call you back with the final price" ... "I'll ring you
+      // tomorrow before noon": a call or a text to the listener promised again, in other words, is the
+      // same call with its time)
+      const toListener = (x: Candidate) => x.unit.speaker.speakerId === c.unit.speaker.speakerId && /^\w+\s+you\b/i.test(x.clause.vp);
+      const sameContact = (c.intent === 'call' || c.intent === 'message') && toListener(c) && g.cands.some(toListener);
+      const restated = !pair && c.clause.kind !== 'request' && !kinds.has('request') && g.intent === c.intent && c.intent !== 'task' && c.unit.turn - lastTurn(g) <= 2 && c.unit.turn > lastTurn(g) && (PRONOUN_OBJECT.test(c.clause.vp) || sameContact || Math.max(...g.cands.map((x) => overlap(x.stems, c.stems))) >= 0.3);
       if (restated) return true;
       // "I can download those from the website. I'll get them together this weekend.": a second promise
       // of the same turn whose object points back is the same task, in more words
@@ -1012,7 +1026,10 @@ export function extractActions(ct: CallText): ActionResult {
     if (g.answers && !units.includes(g.answers)) units.push(g.answers);
     // (an offer the other party took, "Do you want me to bring my dolly?" - "Yes please", was asked for too)
     const asked = kinds.has('request') || !!g.answers || g.cands.some((c) => c.clause.needsAnswer);
-    const planned = kinds.has('commit') || kinds.has('joint');
+    // ("If the flight's delayed I'll message you from the plane": a plan that hangs on something that
+    // may not happen, said condition first, is a plan, not an item; "if you send it, I'll ..." waits
+    // on the listener, and "if that's okay, I'll ..." is a courtesy, both still plans carried out)
+    const planned = g.cands.some((c) => (c.clause.kind === 'commit' || c.clause.kind === 'joint') && !contingent(c));
     const due = g.changedDue ?? dueOf(ct, g.cands, day);
     // a dated promise to do something for the other party ("we'll send a technician Monday") is an
     // action item of the one who promised, like one they were asked for

@@ -62,7 +62,7 @@ export function expand(text: string): string {
 // "so just to confirm: I'll approve the invoices by Friday", which hid the promise after it).
 // The ambiguous ones ("look", "right", "well") only count when a comma follows, so "Look at the
 // report" stays an imperative.
-const MARKER = /^(?:(?:yes|yeah|yep|yup|for sure|you got it|sure thing|sure|okay|ok|oh|ah|well|great|perfect|fine|alright|all right|right|no problem|got it|understood|of course|look|listen|honestly|hi|hello|hey|thanks|thank you|cool|good|excellent|wonderful|absolutely|definitely|certainly|no worries|sounds good)\s*[,.!]\s*|(?:just\s+)?(?:to (?:confirm|recap|summari[sz]e|sum up|be clear)|so we are clear|for the record)\s*[:,]?\s+|(?:I was (?:gonna|going to|just going to) ask|quick question|one (?:more|last) thing|while I have you|before I forget)\s*[:,]?\s+|(?:and|but|so|then|just|also|actually|and then|oh and|plus|um|uh|erm|er|uhm|hmm)[,]?\s+)+/i;
+const MARKER = /^(?:(?:yes|yeah|yep|yup|for sure|you got it|sure thing|sure|okay|ok|oh|ah|well|great|perfect|fine|alright|all right|right|no problem|got it|understood|of course|look|listen|honestly|hi|hello|hey|thanks|thank you|cool|good|excellent|wonderful|absolutely|definitely|certainly|no worries|sounds good|come on)\s*[,.!]\s*|(?:just\s+)?(?:to (?:confirm|recap|summari[sz]e|sum up|be clear)|so we are clear|for the record)\s*[:,]?\s+|(?:I was (?:gonna|going to|just going to) ask|quick question|one (?:more|last) thing|while I have you|before I forget|(?:I )?tell you what)\s*[:,]?\s+|(?:and|but|so|then|just|also|actually|and then|oh and|plus|um|uh|erm|er|uhm|hmm)[,]?\s+)+/i;
 // The same "look" / "listen" in a recogniser's text, which has no comma: a marker when a clause with
 // its own subject and finite verb follows ("look the boiler company can not come until Wednesday"),
 // since the imperative takes a particle or an object and no second verb ("look at the report", "look
@@ -86,10 +86,13 @@ const PURPOSE_OF_CALL = /^(calling|phoning|ringing|reaching out|writing|followin
 const BY_CHANNEL = /\b(?:by|via|over|in an?) (?:e-?mail|text|message|writing|letter|mail|fax)\b|\bin writing\b/i;
 // Good wishes passed on ("tell him to feel better", "say hi to your mom", "give the puppy a hug for
 // me") are no errand.
+// "Give it until Saturday", "give it a couple of days": waiting, not handing anything over
+const WAIT_IT_OUT = /^(?:just\s+)?give\s+(?:it|them|that|things)\s+(?:until|till|another|(?:a|an)\s+(?:few|couple|day|week|bit|while|little|hour|minute)|\d+|one|two|three|four|five|six|seven|a)\b/i;
 const WELL_WISHES = /^(?:please\s+)?(?:tell|give|send)\s+.{0,40}?\b(?:to feel better|to get well|(?:that )?I said (?:hi|hello)|my (?:best|love|regards|thanks))|^say (?:hi|hello)\b|^(?:please\s+)?give\s+.{1,30}?\s+a\s+(?:big\s+)?(?:hug|pat|kiss|cuddle|squeeze|scratch|belly rub)\s+(?:for|from)\s+me\b/i;
 // "Ask for Linda at the desk", "use my cell, 555 ...": how to reach someone, not an errand
 const HOW_TO_REACH = /^(?:[Jj]ust\s+)?(?:[Aa]sk for\s+(?:[A-Z][a-z]+|me|us)\b|[Uu]se (?:this|that|my|the|our)?\s*(?:e-?mail|address|number|cell|mobile|line)\b|[Uu]se \S+@\S+|[Uu]se (?:\+?\d[\d -]{6,}\d)\s*[.!]?$)/;
-const INFO_REQUEST = /^(hear|repeat|say|spell|hold|explain|describe|confirm|clarify|tell me (more|about|what|how|if|whether|why|when|where|who)|give me a (second|moment|minute|sec)|see|imagine|believe|understand)\b/i;
+// ("come on, tell me": news asked for there and then)
+const INFO_REQUEST = /^(hear|repeat|say|spell|hold|explain|describe|confirm|clarify|tell me (more|about|what|how|if|whether|why|when|where|who)|tell (?:me|us)(?=\s*[.!?]*$)|give me a (second|moment|minute|sec)|see|imagine|believe|understand)\b/i;
 
 const SUBJECT_MODAL =
   /^(I|we|We)\s+(will need to|will just have to|will just need to|just have to|just need to|have just got to|have got to|still have to|still need to|also have to|also need to|will|shall|am going to|are going to|am gonna|are gonna|plan to|intend to|promise to|am happy to|are happy to|would be happy to|will be happy to|am about to|will make sure to|will be sure to|can|could|may|might|need to|have to|must|should|will try to|am planning to|are planning to|will have to|had better|would better|better)\s+(.+)$/i;
@@ -344,7 +347,9 @@ function stripCondition(text: string): { text: string; conditional: boolean; whe
   // without the comma a recogniser never writes, the request after a condition starts at a
   // contact verb with its object ("if you see any charges you do not recognise call us at ...") or
   // at the speaker's own commitment ("if it is fine I will send it")
-  const bare = lead ? null : t.match(/^(?:if|unless|in case)\s.+?\s((?:please\s+)?(?:call|ring|phone|text|email|e-mail|message|contact)\s+(?:us|me|him|her|them)\b.*|(?:I|we)\s+(?:will|shall|can)\s.*)$/i);
+  // (the contact verb after a subject or a modal is that subject's, not an imperative: "if the oak
+  // ever starts leaning I'd ring him" is what the speaker would do, no request to the listener)
+  const bare = lead ? null : t.match(/^(?:if|unless|in case)\s.+?\s((?<!\b(?:I|we|you|he|she|they|would|will|could|might|should|may|must|can|shall|to|not)\s)(?:please\s+)?(?:call|ring|phone|text|email|e-mail|message|contact)\s+(?:us|me|him|her|them)\b.*|(?:I|we)\s+(?:will|shall|can)\s.*)$/i);
   if (lead) {
     // ("if you can, ...", "if possible, ...": a courtesy, not a condition)
     conditional = !/^if (?:you can|you could|possible|at all possible|you get (?:a|the) chance|you have (?:a |the )?(?:time|chance|minute|moment|sec|second))\s*,/i.test(t);
@@ -398,6 +403,8 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
   // one to keep doing, "until then, keep using the old pass", is how things stand, no errand)
   const sequenced = unmarked.match(SEQUENCE_LEAD);
   if (sequenced && startsWithVerb(sequenced[1]) && !/^keep\b/i.test(sequenced[1])) unmarked = sequenced[1];
+  // (and the same said time last: "keep the cone on until then")
+  if (/^keep\b/i.test(unmarked) && /\b(?:until|till) then\s*[.!]?$/i.test(unmarked)) return { text: unmarked, conditional: false, whenClause: false, kind: 'other', vp: clean(unmarked), verb: 'keep', negated: false };
   const selfNote = unmarked.match(NOTE_TO_SELF);
   if (selfNote) {
     const v = clean(`set a reminder to ${selfNote[1]}`);
@@ -446,7 +453,7 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
 
   if (!text) return mk('other', '');
   let m0: RegExpMatchArray | null;
-  if (PLEASANTRY.test(text) || WELL_WISHES.test(text) || HOW_TO_REACH.test(text)) return mk('other', text);
+  if (PLEASANTRY.test(text) || WELL_WISHES.test(text) || HOW_TO_REACH.test(text) || WAIT_IT_OUT.test(text)) return mk('other', text);
   // "Okay, go ahead with the repair": consent to what the other party offered, not a new task
   // ("please go ahead whenever you're ready": leave to speak, not an errand; "please go ahead and book
   // it" asks for the booking)
