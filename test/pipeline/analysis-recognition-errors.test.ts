@@ -857,3 +857,83 @@ describe('the speaker-name words an address word may have been heard for', () =>
     assert.deepEqual([...speakerNameWords([{ displayName: 'José Ortiz' }, { displayName: 'Zoë Lam' }])].sort(), ['jose', 'lam', 'ortiz', 'zoe']);
   });
 });
+
+// Session 24 grounding fuzz (bench/fuzz-grounding.ts): details the analyzer rebuilt wrong.
+describe('dictated details taken back, booked without "on", or read out as an account number', () => {
+  it('a day booked without "on" ("meet the twenty first at quarter past eleven") is that day, not the call\'s', () => {
+    for (const form of ['Can we book a meeting the twenty first at quarter past eleven?', 'can we book a meeting the twenty first at quarter past eleven']) {
+      const { raw } = groundedAnalysis(
+        [
+          [0, form],
+          [1, 'Yes, that works. Please send me an invite.'],
+          [0, 'I will send the invite now.'],
+        ],
+        ['Dana Pike', 'Tom Reyes'],
+      );
+      const item = (raw.actionItems ?? []).find((i) => i.intent === 'meeting');
+      assert.equal(item?.intentMetadata?.proposedAt, '2025-06-21T11:15:00', JSON.stringify(raw.actionItems));
+    }
+  });
+
+  it('the last groups of a phone number taken back ("..., no sorry, two three six five") are replaced by the ones said again', () => {
+    for (const form of ['Can you call me back? You can reach me on zero one six one, eight double nine, double seven six eight, no sorry, two three six five.', 'can you call me back you can reach me on zero one six one eight double nine double seven six eight no sorry two three six five']) {
+      const { raw } = groundedAnalysis(
+        [
+          [1, form],
+          [0, 'Okay, I will call you back in an hour.'],
+        ],
+        ['Dana Pike', 'Tom Reyes'],
+      );
+      const phones = ((raw.numbersAndAmounts ?? []) as Array<Record<string, unknown>>).filter((n) => n.kind === 'phone').map((n) => String(n.value));
+      assert.equal(phones.length, 1, JSON.stringify(phones));
+      assert.ok(phones[0].replace(/\D/g, '').endsWith('1618992365'), phones[0]);
+    }
+  });
+
+  it('a clock time taken back in the same breath ("at eight fifteen, no, eight"; "at nine, sorry, ten") is the one said again', () => {
+    for (const [said, at] of [['at eight fifteen, no, eight', '08:00'], ['at nine, sorry, ten', '10:00']] as const) {
+      const { raw } = groundedAnalysis(
+        [
+          [0, `Can we have a call Friday the thirteenth ${said}?`],
+          [1, 'Yes, that works. Please send me an invite.'],
+          [0, 'I will send the invite now.'],
+        ],
+        ['Dana Pike', 'Tom Reyes'],
+      );
+      const item = (raw.actionItems ?? []).find((i) => i.intent === 'meeting');
+      assert.equal(item?.intentMetadata?.proposedAt?.slice(0, 16), `2025-06-13T${at}`, JSON.stringify(raw.actionItems));
+    }
+  });
+
+  it('an amount said with its pence after the currency word ("fifty five pounds twenty five") keeps them', () => {
+    for (const form of ['It will cost fifty five pounds twenty five.', 'it will cost fifty five pounds twenty five']) {
+      const { raw } = groundedAnalysis(
+        [
+          [0, form],
+          [1, 'Okay, go ahead. Please send me the invoice.'],
+          [0, 'I will send the invoice today.'],
+        ],
+        ['Dana Pike', 'Tom Reyes'],
+      );
+      const amounts = ((raw.numbersAndAmounts ?? []) as Array<Record<string, unknown>>).filter((n) => n.kind === 'amount');
+      assert.deepEqual(amounts.map((a) => [a.value, a.currency]), [[55.25, 'GBP']]);
+    }
+    assert.deepEqual(normalizeSpoken('ten pounds five people came').entities.map((e) => (e as { value?: number }).value), [10, 5]);
+  });
+
+  it('digits read out after "account number is" are an identifier, not a phone number to call', () => {
+    for (const form of ['My account number is eight eight four three seven four nine two.', 'my account number is eight eight four three seven four nine two']) {
+      const { raw } = groundedAnalysis(
+        [
+          [1, form],
+          [0, 'Thanks, I will check the account and call you back tomorrow.'],
+        ],
+        ['Dana Pike', 'Tom Reyes'],
+      );
+      const nums = (raw.numbersAndAmounts ?? []) as Array<Record<string, unknown>>;
+      assert.ok(!nums.some((n) => n.kind === 'phone'), JSON.stringify(nums));
+      assert.ok(nums.some((n) => n.kind === 'identifier' && n.value === '88437492'), JSON.stringify(nums));
+      assert.ok(!(raw.actionItems ?? []).some((i) => i.intentMetadata?.phoneNumber), JSON.stringify(raw.actionItems));
+    }
+  });
+});

@@ -272,3 +272,12 @@ test('a domain taken back and said again grounds the address with the domain set
   assert.deepEqual(analysis.actionItems!.map((a) => a.intentMetadata!.toEmail), ['tom.wells@gmail.com', 'tom.wells@yahoo.com', null, null, null]);
   assert.deepEqual(violations.map((v) => v.kind), ['email', 'email', 'email']);
 });
+
+test('a phone number whose last groups were taken back and said again is grounded as corrected, and only so', () => {
+  const t = transcript(['You can reach me on zero one six one, eight double nine, double seven six eight, no sorry, two three six five.', 'Okay.']);
+  const g = (phoneNumber: string) => groundAnalysis(withMetadata({ phoneNumber }), t, RECORDED_AT).violations.length;
+  assert.equal(g('+441618992365'), 0);
+  assert.equal(g('01618997768'), 0); // what was said first is still said
+  assert.equal(g('01618992368'), 1);
+  assert.equal(g('0161899776823'), 1);
+});

@@ -408,6 +408,32 @@ function phoneCandidates(value: string): string[] {
   return [...new Set(out.filter((d) => d.length >= 7))];
 }
 
+/** Words that take back what was just said ("no sorry", "no wait", "I mean"), and the words around them. */
+const TAKING_BACK = new Set(['no', 'sorry', 'wait', 'mean', 'actually', 'rather', 'correction']);
+const TAKING_BACK_FILLER = new Set(['i', 'it', 's', 'is', 'its', 'that', 'make', 'the', 'last', 'end', 'ends', 'in', 'with', 'bit', 'part', 'should', 'be', 'oh']);
+
+/**
+ * A number whose last groups are taken back and said again ("... double seven six eight, no sorry,
+ * two three six five"): the run with as many of its last groups replaced as the groups said again
+ * have digits. Only a taking-back word (and the words around one) may stand between the two.
+ */
+function correctedRuns(toks: Tok[], runs: NumGroup[][]): string[][] {
+  const out: string[][] = [];
+  for (let k = 0; k + 1 < runs.length; k++) {
+    const [a, b] = [runs[k], runs[k + 1]];
+    const between = toks.slice(a[a.length - 1].to + 1, b[0].from);
+    const words = between.filter((t) => t.kind === 'word');
+    if (!words.some((t) => TAKING_BACK.has(t.lower)) || !words.every((t) => TAKING_BACK.has(t.lower) || TAKING_BACK_FILLER.has(t.lower))) continue;
+    if (between.some((t) => t.kind === 'digits' || (t.kind === 'punct' && /[.?!;]/.test(t.text)))) continue;
+    const said = b.map((g) => g.digits).join('');
+    let tail = 0;
+    let n = 0;
+    while (n < a.length - 1 && tail < said.length) tail += a[a.length - 1 - n++].digits.length;
+    if (tail === said.length) out.push([...a.slice(0, a.length - n).map((g) => g.digits), ...b.map((g) => g.digits)]);
+  }
+  return out;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Date/times
 
@@ -604,6 +630,11 @@ function dayTimeEvidence(texts: string[], recordedAt: string | undefined): DayTi
     for (const m of text.matchAll(/\b(?:at|by|after|before|around|until|till|from|about|say|since)\s+(\d{1,2})(?::(\d{2}))?(?:\s*(a\.?\s?m\.?|p\.?\s?m\.?|o'?\s?clock))?(?![\d:])/gi)) {
       addClockTime(m[1], m[2], m[3]);
     }
+    // a clock time taken back and said again in the same breath ("at 8:15, no, 8", "at 9, sorry, 10"):
+    // the one said again is a time said, though no "at" stands before it
+    for (const m of text.matchAll(/\b(?:at|by|around|about|for|from)\s+\d{1,2}(?::\d{2})?(?:\s*[ap]\.?\s?m\.?)?,?\s+(?:no|sorry|wait|i mean|actually)(?:[,\s]+(?:no|sorry|wait|i mean|make it|make that))*[,.]?\s+(?:at\s+)?(\d{1,2})(?::(\d{2}))?(?:\s*(a\.?\s?m\.?|p\.?\s?m\.?|o'?\s?clock))?(?![\d:])(?!\s*(?:%|percent|dollars?|pounds?|euros?|quid|minutes?|hours?|days?|weeks?|months?|years?|people|of)\b)/gi)) {
+      addClockTime(m[1], m[2], m[3]);
+    }
     // a window's start ("between 8 and noon", "between 9 a.m. and 11"): the time an appointment is from
     for (const m of text.matchAll(/\bbetween\s+(\d{1,2})(?::(\d{2}))?\s*(a\.?\s?m\.?|p\.?\s?m\.?)?\s+and\s+(?:\d{1,2}(?::\d{2})?|noon|midday)\b(?!\s*(?:dollars?|percent|%|days?|weeks?|months?|years?|minutes?|hours?|people|times?)\b)/gi)) {
       addClockTime(m[1], m[2], m[3]);
@@ -667,7 +698,11 @@ class TranscriptEvidence {
       const bare = withoutDictationAsides(t);
       return bare === t ? emailStreams(t, names) : [...emailStreams(t, names), ...emailStreams(bare, names)];
     });
-    this.phoneRuns = texts.flatMap((t) => readNumbers(tokenize(t)).map((run) => run.map((g) => g.digits)));
+    this.phoneRuns = texts.flatMap((t) => {
+      const toks = tokenize(t);
+      const runs = readNumbers(toks);
+      return [...runs.map((run) => run.map((g) => g.digits)), ...correctedRuns(toks, runs)];
+    });
   }
 
   hasEmail(value: string): boolean {

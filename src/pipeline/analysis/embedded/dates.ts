@@ -173,12 +173,20 @@ const PART_OF_DAY = /\b(morning|afternoon|evening|tonight|night|noon|midday|lunc
  * Date and time expressions of one sentence (already in written form, see spoken.ts).
  * `past` says the sentence talks about the past, so a bare weekday means the last one.
  */
+// "at 8:15, no, 8", "at 9, sorry, 10": a clock time taken back and said again in the same breath is
+// the one said again (chrono read the first and dropped the rest). The taken-back time and the cue
+// are blanked out with spaces, so every offset into the sentence stays the same.
+const TAKEN_BACK_TIME = /\b((?:at|by|around|about|for|from)\s+)(\d{1,2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?)(,?\s+(?:no|sorry|no sorry|sorry no|no wait|wait|i mean|sorry i mean|actually)[,.]?\s+(?:make (?:it|that)\s+)?(?:at\s+)?)(\d{1,2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?)(?![\d:])(?!\s*(?:%|percent|dollars?|pounds?|euros?|quid|minutes?|hours?|days?|weeks?|months?|years?|people|of)\b)/gi;
+function withoutTakenBackTimes(sentence: string): string {
+  return sentence.replace(TAKEN_BACK_TIME, (_m, at: string, first: string, cue: string, again: string) => `${at}${again}${' '.repeat(first.length + cue.length)}`);
+}
+
 export function resolveDates(sentence: string, recordedAt: string, past: boolean): DateMention[] {
   engine ??= buildChrono();
   const ref = new Date(recordedAt);
   if (Number.isNaN(ref.getTime())) return [];
   const refDay = new Date(Date.UTC(ref.getUTCFullYear(), ref.getUTCMonth(), ref.getUTCDate()));
-  const results = engine.parse(sentence, { instant: ref, timezone: 0 }, { forwardDate: false });
+  const results = engine.parse(withoutTakenBackTimes(sentence), { instant: ref, timezone: 0 }, { forwardDate: false });
   const out: DateMention[] = [];
   for (const r of results) {
     const text = r.text.replace(/[,.]+$/, '');

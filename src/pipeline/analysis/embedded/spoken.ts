@@ -59,6 +59,8 @@ const ORDINALS: Record<string, number> = {
   eighteenth: 18, nineteenth: 19, twentieth: 20, thirtieth: 30,
 };
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december', 'jan', 'feb', 'mar', 'apr', 'jun', 'jul', 'aug', 'sep', 'sept', 'oct', 'nov', 'dec'];
+// What books a day ("meet the twenty first", "a meeting the third").
+const MEETING_VERBS = new Set(['meet', 'meeting', 'call', 'appointment', 'session', 'visit', 'come', 'see', 'book', 'do', 'make']);
 const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
 const CURRENCIES: Record<string, string> = {
   dollar: 'USD', dollars: 'USD', bucks: 'USD', usd: 'USD', euro: 'EUR', euros: 'EUR', pound: 'GBP', pounds: 'GBP', quid: 'GBP',
@@ -314,6 +316,9 @@ function interpretRun(toks: Tok[], whole: Run): Replacement | null {
       // "Wednesday the eleventh between one and five": after a weekday it is a date whatever follows
       (prev === 'the' && WEEKDAYS.includes(prev2)) ||
       (prev === 'the' && endsPhrase && ['on', 'by', 'until', 'till', 'before', 'after', 'from'].includes(prev2)) ||
+      // "can we meet the twenty first at noon", "yes, the twenty first at half two works": a day
+      // booked without its "on" (it was read as no date, and the clock time went to the call's day)
+      (prev === 'the' && endsPhrase && (MEETING_VERBS.has(prev2) || next === 'works' || (next === 'at' && (isNumWord(next2) || /^(noon|midday|half|quarter|\d)/.test(next2))))) ||
       (next === 'of' && MONTHS.includes(next2));
     if (!dateContext) return null;
     const suffix = v % 10 === 1 && v !== 11 ? 'st' : v % 10 === 2 && v !== 12 ? 'nd' : v % 10 === 3 && v !== 13 ? 'rd' : 'th';
@@ -350,7 +355,8 @@ function interpretRun(toks: Tok[], whole: Run): Replacement | null {
     }
     if (digits === null || digits.length < 2) return null;
     const international = prev === 'plus';
-    if (digits.length >= 7) {
+    const account = international ? null : accountNounBefore(toks, run.start);
+    if (digits.length >= 7 && !account) {
       const groups: string[] = [];
       let from = 0;
       for (const b of [...run.breaks, run.words.length]) {
@@ -367,7 +373,7 @@ function interpretRun(toks: Tok[], whole: Run): Replacement | null {
         entity: { kind: 'phone', digits, international, spoken: spokenOf(toks, start, run.end) },
       };
     }
-    const label = /^[a-z]+$/.test(prev) && !['is', 'it', 'the', 'a', 'at', 'and', 'on', 'to', 'its'].includes(prev) ? prev : null;
+    const label = account ?? (/^[a-z]+$/.test(prev) && !['is', 'it', 'the', 'a', 'at', 'and', 'on', 'to', 'its'].includes(prev) ? prev : null);
     return { start: run.start, end: run.end, text: digits, entity: { kind: 'identifier', digits, label, spoken } };
   }
 
@@ -385,6 +391,21 @@ function interpretRun(toks: Tok[], whole: Run): Replacement | null {
     text: String(card),
     entity: { kind: 'number', value, unit: unitWord, currency, spoken: unitWord ? `${spoken} ${toks[run.end].raw.replace(/[^\p{L}]+$/u, '')}` : spoken },
   };
+}
+
+// Digits read out after "account number is", "my reference number", "the policy number's" are that
+// identifier, not a phone number however many there are (an eight-digit account number was a
+// phone to call back). A word of phoning in between ("the claims line number is") keeps a phone.
+const ACCOUNT_NOUNS = new Set(['account', 'invoice', 'order', 'reference', 'policy', 'claim', 'case', 'ticket', 'confirmation', 'tracking', 'booking', 'membership', 'member', 'routing', 'card', 'serial', 'customer', 'sort', 'pin', 'id', 'passport', 'licence', 'license', 'registration', 'payroll', 'employee', 'student', 'patient', 'nhs', 'tax', 'vat']);
+const PHONING = new Set(['phone', 'mobile', 'cell', 'line', 'landline', 'telephone', 'fax', 'whatsapp', 'reach', 'call', 'ring', 'text', 'dial', 'contact', 'direct', 'office', 'home', 'work']);
+function accountNounBefore(toks: Tok[], start: number): string | null {
+  for (let k = start - 1; k >= 0 && k >= start - 4; k--) {
+    if (/[.?!;]/.test(toks[k].post)) return null;
+    const w = toks[k].w;
+    if (PHONING.has(w)) return null;
+    if (ACCOUNT_NOUNS.has(w)) return w;
+  }
+  return null;
 }
 
 // Words a recogniser writes for a digit it heard: "for" for four, "to"/"too" for two, "won" for
@@ -684,6 +705,60 @@ function numberWordToDigit(w: string): string {
   return w in UNITS && w !== 'o' ? String(UNITS[w]) : w;
 }
 
+// "... double seven six eight, no sorry, two three six five": the speaker takes back the last
+// group(s) of a phone number and says them again. The digits said again replace as many of the
+// number's last groups as they have digits (the number read was the taken-back one); the grounding
+// check reads the same correction on its own (grounding.ts).
+const TAKING_BACK = new Set(['no', 'sorry', 'wait', 'mean', 'actually', 'rather', 'correction']);
+const TAKING_BACK_FILLER = new Set(['i', 'it', 'is', "it's", 'its', 'that', 'make', 'the', 'last', 'end', 'ends', 'in', 'with', 'bit', 'part', 'should', 'be', 'oh']);
+function correctPhoneTails(toks: Tok[], reps: Replacement[]): void {
+  for (let k = 0; k + 1 < reps.length; k++) {
+    const r = reps[k];
+    const r2 = reps[k + 1];
+    if (r.entity?.kind !== 'phone' || !(r2.entity?.kind === 'identifier' || r2.entity?.kind === 'phone')) continue;
+    const between = toks.slice(r.end, r2.start);
+    if (!between.length || !between.some((t) => TAKING_BACK.has(t.w)) || !between.every((t) => TAKING_BACK.has(t.w) || TAKING_BACK_FILLER.has(t.w))) continue;
+    if (/[.?!;]/.test(toks[r.end - 1].post) || between.slice(0, -1).some((t) => /[.?!]/.test(t.post))) continue;
+    const said = r2.entity.digits;
+    let groups = r.text.replace(/^\+/, '').split('-');
+    // read without pauses (a recogniser's words), the number is one group: the digits said again
+    // replace as many last digits
+    if (groups.length === 1 && groups[0].length >= said.length + 3) groups = [groups[0].slice(0, -said.length), groups[0].slice(-said.length)];
+    let tail = 0;
+    let n = 0;
+    while (n < groups.length - 1 && tail < said.length) tail += groups[groups.length - 1 - n++].length;
+    if (tail !== said.length || n === 0) continue;
+    const kept = groups.slice(0, groups.length - n);
+    const digits = kept.join('') + said;
+    r.text = (r.text.startsWith('+') ? '+' : '') + [...kept, said].join('-');
+    r.entity = { ...r.entity, digits, spoken: spokenOf(toks, r.start, r2.end) };
+    r.end = r2.end;
+    reps.splice(k + 1, 1);
+  }
+}
+
+// "fifty five pounds twenty five", "twelve dollars fifty": the number after the currency word is
+// its pence or cents (the amount was read as the whole pounds alone). Only 1 to 99, nothing
+// counted after it ("ten pounds five people"), and the sentence or phrase going on or ending there.
+const MAJOR_UNITS = new Set(['pounds', 'pound', 'dollars', 'dollar', 'euros', 'euro', 'quid', 'bucks']);
+function addMinorUnits(toks: Tok[], reps: Replacement[]): void {
+  for (let k = 0; k + 1 < reps.length; k++) {
+    const [r, r2] = [reps[k], reps[k + 1]];
+    if (r.entity?.kind !== 'number' || !r.entity.currency || r2.entity?.kind !== 'number' || r2.entity.unit) continue;
+    const unit = toks[r.end];
+    if (!unit || !MAJOR_UNITS.has(unit.w) || r2.start !== r.end + 1 || unit.post || toks[r.end - 1].post) continue;
+    const cents = r2.entity.value;
+    if (!Number.isInteger(cents) || cents < 1 || cents > 99 || !Number.isInteger(r.entity.value)) continue;
+    const next = toks[r2.end];
+    if (next && !toks[r2.end - 1].post && !/^(and|or|but|so|please|then|total|in|for|a|each|per|plus|including|inc|with|to|if|is|that|which|because)$/.test(next.w)) continue;
+    const value = r.entity.value + cents / 100;
+    r.text = `${value.toFixed(2)} ${unit.w}`;
+    r.entity = { ...r.entity, value, spoken: spokenOf(toks, r.start, r2.end) };
+    r.end = r2.end;
+    reps.splice(k + 1, 1);
+  }
+}
+
 const WRITTEN_EMAIL = /\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b/g;
 const WRITTEN_PHONE = /(?:\+\d[\d\s().-]{6,}\d|\b\d{3}[\s.-]\d{3}[\s.-]\d{4}\b|\b\d{3}[\s.-]\d{4}\b)/g;
 
@@ -701,6 +776,8 @@ export function normalizeSpoken(text: string, names: ReadonlySet<string> = new S
     if (r) reps.push(r);
   }
   reps.sort((a, b) => a.start - b.start);
+  correctPhoneTails(toks, reps);
+  addMinorUnits(toks, reps);
   const entities: SpokenEntity[] = [];
   const out: string[] = [];
   let i = 0;
