@@ -443,6 +443,11 @@ describe('EmbeddedAnalyzer on phrasings of other speakers', () => {
     assert.deepEqual(addr('approvals at oak hollow h o a dot org, thanks'), ['approvals@oakhollowhoa.org']);
     assert.deepEqual(addr('meet me at the station dot com'), []);
     assert.deepEqual(addr('email me the form derek dot lane at fast male dot com'), ['derek.lane@fastmail.com']);
+    // a top-level domain as a recogniser writes its letters, and the "co" of a British domain heard as "com"
+    assert.deepEqual(addr("It's g dot telford at northgate b s dot com dot u k."), ['g.telford@northgatebs.co.uk']);
+    assert.deepEqual(addr('it is sam at acme dot co dot uk'), ['sam@acme.co.uk']);
+    assert.deepEqual(addr('it is sam at acme dot com dot au'), ['sam@acme.com.au']);
+    assert.deepEqual(addr('it is sam at acme dot u s'), ['sam@acme.us']);
     // only a webmail name heard.ts knows becomes "...mail"; a second "at" ends no domain
     assert.deepEqual(addr('email is oak park at best male dot com'), ['park@bestmale.com']);
     assert.ok(addr('okay it p r i live dot at a cage at yahoo dot com').every((x) => !x.startsWith('dot@') && !x.includes('cageat')));

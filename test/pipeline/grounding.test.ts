@@ -63,6 +63,17 @@ test('spoken and written emails are kept; invented ones are dropped and reported
   assert.equal(violations[0].value, 'priya@bayviewlogistics.com');
 });
 
+test('a British address whose "co" was heard as "com" grounds its ".co.uk", and only that', () => {
+  const heard = transcript(["It's g dot telford at northgate b s dot com dot u k.", 'and the other one is sam at acme dot com dot au']);
+  const { analysis, violations } = groundAnalysis(
+    withMetadata({ toEmail: 'g.telford@northgatebs.co.uk' }, { toEmail: 'sam@acme.com.au' }, { toEmail: 'sam@acme.co.au' }),
+    heard,
+    RECORDED_AT,
+  );
+  assert.deepEqual(analysis.actionItems!.map((a) => a.intentMetadata!.toEmail), ['g.telford@northgatebs.co.uk', 'sam@acme.com.au', null]);
+  assert.equal(violations.length, 1, '"com dot au" is no British domain');
+});
+
 test('attendee emails are grounded one by one; an attendee identified only by an invented email goes', () => {
   const { analysis, violations } = ground({
     attendees: [

@@ -40,7 +40,7 @@
 // that shared the extractor's parser would also share its mistakes.
 import * as chrono from 'chrono-node';
 import type { Analysis } from '../../domain/analysis.js';
-import { HEARD_AT, HEARD_DOMAIN, HEARD_DOT, HEARD_TLD, nameHeardAs, speakerNameWords, withoutDictationAsides } from './heard.js';
+import { HEARD_AT, HEARD_DOMAIN, HEARD_DOT, HEARD_TLD, nameHeardAs, speakerNameWords, ukSecondLevel, withoutDictationAsides } from './heard.js';
 import type { Transcript } from '../../domain/transcript.js';
 import { filterSegmentIds } from './finalize.js';
 
@@ -321,6 +321,12 @@ function emailStreams(text: string, names: ReadonlySet<string> = new Set()): str
   // Third: the words a recogniser writes for "dot", "at", the domain and "com" (heard.ts), so an
   // address rebuilt from "linda got green and nail dot com" is found spelled out in order
   const heard = toks.map((t, k) => (t.kind === 'word' ? (HEARD_DOT.has(t.lower) ? '.' : HEARD_AT.has(t.lower) ? '@' : HEARD_TLD[t.lower] ?? t.lower) : plain[k]));
+  // ("... dot com dot u k": the "co" of a British domain, heard.ts)
+  for (let k = 0; k + 2 < toks.length; k++) {
+    if (heard[k + 1] !== '.' || toks[k].kind !== 'word') continue;
+    const uk = toks[k + 2].lower === 'uk' || (toks[k + 2].lower === 'u' && toks[k + 3]?.lower === 'k');
+    if (uk) heard[k] = ukSecondLevel(heard[k], 'uk');
+  }
   for (let k = 0; k < toks.length; k++) {
     const found = HEARD_DOMAIN_LONGEST_FIRST.find(([words]) => words.every((w, j) => toks[k + j]?.kind === 'word' && toks[k + j].lower === w));
     if (!found) continue;

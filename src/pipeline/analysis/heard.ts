@@ -14,6 +14,13 @@ export const HEARD_DOT = new Set(['dot', 'got', 'dog', 'not', 'dart', 'dut']);
 export const HEARD_AT = new Set(['at', 'and', 'add', 'had', 'it', 'an']);
 /** Heard for the top-level domain after "dot". */
 export const HEARD_TLD: Record<string, string> = { com: 'com', calm: 'com', come: 'com', comb: 'com', con: 'com', net: 'net', org: 'org' };
+/**
+ * The second level of a British domain as heard: the recogniser writes the "co" of "dot co dot uk"
+ * as "com" ("g dot telford at northgate b s dot com dot u k"), and there is no ".com.uk" to mean.
+ */
+export function ukSecondLevel(label: string, next: string | undefined): string {
+  return next === 'uk' && HEARD_TLD[label] === 'com' ? 'co' : label;
+}
 /** Heard for the big webmail domains, one or two words each. */
 export const HEARD_DOMAIN: Array<[string[], string]> = [
   [['gmail'], 'gmail'], [['g', 'mail'], 'gmail'], [['g', 'male'], 'gmail'], [['gee', 'mail'], 'gmail'], [['nail'], 'gmail'], [['male'], 'gmail'], [['female'], 'gmail'],

@@ -7,7 +7,7 @@
 // compromise's number parser reads "eight hundred, five five five" as one cardinal and "ten thirty"
 // as 0, so the digit-by-digit and clock readings are decided here from the shape of the run.
 
-import { dictationAsides, HEARD_AT, HEARD_DOMAIN, HEARD_DOT, HEARD_TLD, isLetter, nameHeardAs, WEBMAIL, WRITING_REMARKS } from '../heard.js';
+import { dictationAsides, HEARD_AT, HEARD_DOMAIN, HEARD_DOT, HEARD_TLD, isLetter, nameHeardAs, ukSecondLevel, WEBMAIL, WRITING_REMARKS } from '../heard.js';
 
 export interface SpokenPhone {
   kind: 'phone';
@@ -622,7 +622,13 @@ function emailReplacements(toks: Tok[], taken: Set<number>, names: ReadonlySet<s
       }
       if (cur.filter((x) => x !== '-' && x.length > 1).length >= 3 || cur.length >= 8) break;
       cur.push(t.w);
-      if (labels.length >= 2 && cur.length === 1 && TLDS.has(t.w) && (j + 1 >= toks.length || toks[j + 1].w !== 'dot')) {
+      const last = j + 1 >= toks.length || toks[j + 1].w !== 'dot';
+      if (labels.length >= 2 && cur.length === 1 && TLDS.has(t.w) && last) {
+        end = j + 1;
+        break;
+      }
+      // a top-level domain spelled as a recogniser writes letters ("dot u k")
+      if (labels.length >= 2 && cur.length === 2 && cur.every((x) => x.length === 1) && TLDS.has(cur.join('')) && last && (j + 1 >= toks.length || toks[j + 1].w.length > 1)) {
         end = j + 1;
         break;
       }
@@ -637,7 +643,7 @@ function emailReplacements(toks: Tok[], taken: Set<number>, names: ReadonlySet<s
       const mailed = plain.replace(/male$/, 'mail');
       return l.length > 1 && mailed !== plain && WEBMAIL.has(mailed) ? mailed : plain;
     };
-    const domain = labels.map(label).join('.');
+    const domain = labels.map(label).map((l, n, all) => ukSecondLevel(l, all[n + 1])).join('.');
     const found = localPartBefore(toks, k, asides, names, dictated, domain, spokenNames);
     if (!found) continue;
     const s = found.start;
