@@ -143,3 +143,35 @@ describe('the go-ahead to an offer', () => {
     assert.equal(mine[1].dueDate, '2026-05-18');
   });
 });
+
+describe('an errand handed on', () => {
+  it('reads the imperative after ", so" as a request, not a promise inheriting the subject before it', () => {
+    assert.deepEqual(
+      clausesOf(unit('I will drop the spare fob at the front desk, so collect it from there on Monday.')).map((c) => [c.kind, c.vp]),
+      [
+        ['commit', 'drop the spare fob at the front desk'],
+        ['request', 'collect it from there on Monday'],
+      ],
+    );
+  });
+
+  it('makes calls of "give her a bell", "get him to ring you" and words of "remind the others"', () => {
+    const items = itemsOf(
+      [
+        [1, 'The plans are with your surveyor, she has the only copy.'],
+        [0, 'Right, I will give her a bell this afternoon about the plans.'],
+        [1, 'And the roofer will look at the leak, I will get him to ring you first thing tomorrow.'],
+        [0, 'Great. Anything else?'],
+        [1, 'Remind the other tenants about the water being off on Thursday if you can.'],
+        [0, 'Sure, will do.'],
+      ],
+      ['Lee Hart', 'Mo Brennan'],
+    );
+    const got = items.map((i) => [i.ownerRole, i.intent]);
+    assert.deepEqual(got, [
+      ['USER', 'call'],
+      ['CONTACT', 'call'],
+      ['USER', 'message'],
+    ], JSON.stringify(items.map((i) => i.title)));
+  });
+});

@@ -295,13 +295,17 @@ function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecede
   // "I'll write up an estimate and email it to you" heard as "... on the mail it to you", and the
   // address dictated in the next turn or just before: the thing made is e-mailed
   if (/\bmail (?:it|them|this|that|these|those)\b/i.test(vp) && ct.units.some((u) => Math.abs(u.turn - unit.turn) <= 2 && u.entities.some((e) => e.kind === 'email'))) return { intent: 'email', channel: null, provider: null };
-  if (/^(call|ring|phone|dial)$/.test(verb) || /\bgive (me|you|us|him|her|them) a (call|ring|buzz)\b/i.test(vp)) {
+  // ("give her a bell this afternoon", "give the office a ring"; and a call the owner has someone else
+  // make, "I'll get him to ring you first", "get your dad to give them a call")
+  if (/^(call|ring|phone|dial)$/.test(verb) || GIVE_A_CALL.test(vp) || THIRD_PARTY_CALL.test(vp)) {
     if (provider && provider !== 'phone') return { intent: 'meeting', channel: null, provider };
     return { intent: 'call', channel: null, provider: null };
   }
   // A reminder is the owner's own (spec: reminder); one sent to the other party ("can you send me
   // a reminder the day before?") is a message to them.
   if (/^(send|resend|give|drop)$/.test(verb) && /\breminder\b/i.test(vp) && /^\w+\s+(me|us|you|him|her|them|[A-Z][a-z]+)\b/.test(vp)) return { intent: 'message', channel, provider: null };
+  // ("remind the other parents", "remind him to bring the ball": a word to someone else, no memory aid)
+  if (verb === 'remind' && REMIND_OTHERS.test(vp)) return { intent: 'message', channel, provider: null };
   // "I need to remember to renew my passport": the speaker's own memory aid, like "remind me"
   if (verb === 'remind' || /\b(reminder|alarm)\b/i.test(vp) || /\bmake a note\b/i.test(vp) || (clause.kind !== 'request' && /^(?:remember|not forget) to\b/i.test(vp))) return { intent: 'reminder', channel: null, provider: null };
   // "What's your email?" - "tom baker at hotmail dot com" - "I'll send them this afternoon": sending
@@ -321,6 +325,10 @@ function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecede
   }
   return { intent: 'task', channel, provider: null };
 }
+
+const GIVE_A_CALL = /\bgive\s+(?:me|you|us|him|her|them|(?:the|my|your|our|his|their)\s+[a-z-]+|[A-Z][a-z]+)\s+a\s+(?:quick\s+)?(?:call|ring|buzz|bell|tinkle)\b/i;
+const THIRD_PARTY_CALL = /^(?:get|have|ask)\s+(?:him|her|them|(?:my|our|your|his|her|their|the)\s+[a-z-]+)\s+(?:to\s+)?(?:call|ring|phone|give\s+(?:me|you|us|him|her|them|[A-Z][a-z]+)\s+a\s+(?:call|ring|bell|buzz))\b/i;
+const REMIND_OTHERS = /^[Rr]emind\s+(?:him|her|them|(?:the|your|his|her|their|our)\s+(?:other\s+)?[a-z-]+|[A-Z][a-z]+)\b/;
 
 // "I'll put a message in the family WhatsApp", "post it in the class group": a message to a chat
 const POSTED_IN_CHAT = /^(?:put|post|drop|stick|pop|leave)\s+(?:\w+\s+){0,3}?(?:in|on|into)\s+(?:the|our|my|your|their)\s+(?:[\w-]+\s+){0,2}(?:whats ?app|group|chat|channel)\b/i;

@@ -296,12 +296,12 @@ function splitClauses(expanded: string): Array<{ text: string; offset: number; j
 // own, with the reason for it before (not a subject the request inherits)
 const SO_IMPERATIVE = new RegExp(`,\\s+so\\s+(?=(?:just\\s+)?(?:${IMPERATIVE_VERB_NAMES})\\s+(?:me|us|the|a|an|my|your|our|it|them|him|her|this|that|these|those)\\b)`, 'gi');
 
-function splitSo(part: { text: string; offset: number; joined: boolean }): Array<{ text: string; offset: number; joined: boolean }> {
+function splitSo(part: { text: string; offset: number; joined: boolean }): Array<{ text: string; offset: number; joined: boolean; fresh?: boolean }> {
   const m = [...part.text.matchAll(SO_IMPERATIVE)][0];
   // (what precedes is a statement with a verb of its own, not a condition or a time clause)
   if (!m || m.index! < 8 || /^\s*(?:(?:and|but|oh|then|also)\s+)*(?:if|when|once|unless|as soon as|before|after|because|since|while|in case|whenever)\b/i.test(part.text)) return [part];
   const rest = m.index! + m[0].length;
-  return [{ text: part.text.slice(0, m.index!), offset: part.offset, joined: part.joined }, { text: part.text.slice(rest), offset: part.offset + rest, joined: false }];
+  return [{ text: part.text.slice(0, m.index!), offset: part.offset, joined: part.joined }, { text: part.text.slice(rest), offset: part.offset + rest, joined: false, fresh: true }];
 }
 
 // "I'll approve the invoices by Friday, send the forecast to finance by the 10th, and attend the
@@ -644,7 +644,9 @@ function readClauses(unit: Unit): Clause[] {
       out.push({ kind: 'other', text: part.text, vp: part.text, verb: '', conditional: false, whenClause: false, negated: false, offset: part.offset });
       continue;
     }
-    const c = classify(part.text, unit, inherited);
+    // ("I'll leave a key with Mrs Patel, so grab it from her on Friday": the imperative after ", so" has
+    // no subject of the promise before it to inherit)
+    const c = classify(part.text, unit, 'fresh' in part && part.fresh ? null : inherited);
     out.push({ ...c, offset: part.offset });
     inherited = c.kind === 'commit' || c.kind === 'request' || c.kind === 'soft' || c.kind === 'joint' ? c.kind : null;
   }
