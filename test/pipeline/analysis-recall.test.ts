@@ -175,3 +175,19 @@ describe('an errand handed on', () => {
     ], JSON.stringify(items.map((i) => i.title)));
   });
 });
+
+describe('a post in a chat named by its members', () => {
+  it('is the message a request to remind the others asked for', () => {
+    const items = itemsOf(
+      [
+        [1, 'Remind the other parents about the bake sale if you can, nobody reads the newsletter.'],
+        [0, 'Ha, I will post something in the parents\' WhatsApp this weekend.'],
+        [1, 'Brilliant.'],
+      ],
+      ['Amy Cole', 'Jo Park'],
+    );
+    const mine = items.filter((i) => i.ownerRole === 'USER');
+    assert.deepEqual(mine.map((i) => i.intent), ['message'], JSON.stringify(items.map((i) => i.title)));
+    assert.equal(mine[0].description?.includes('WhatsApp'), true);
+  });
+});

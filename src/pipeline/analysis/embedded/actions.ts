@@ -331,7 +331,8 @@ const THIRD_PARTY_CALL = /^(?:get|have|ask)\s+(?:him|her|them|(?:my|our|your|his
 const REMIND_OTHERS = /^[Rr]emind\s+(?:him|her|them|(?:the|your|his|her|their|our)\s+(?:other\s+)?[a-z-]+|[A-Z][a-z]+)\b/;
 
 // "I'll put a message in the family WhatsApp", "post it in the class group": a message to a chat
-const POSTED_IN_CHAT = /^(?:put|post|drop|stick|pop|leave)\s+(?:\w+\s+){0,3}?(?:in|on|into)\s+(?:the|our|my|your|their)\s+(?:[\w-]+\s+){0,2}(?:whats ?app|group|chat|channel)\b/i;
+// ("post something in the parents' WhatsApp": a possessive names the chat too)
+const POSTED_IN_CHAT = /^(?:put|post|drop|stick|pop|leave)\s+(?:\w+\s+){0,3}?(?:in|on|into)\s+(?:the|our|my|your|their)\s+(?:[\w'-]+\s+){0,2}(?:whats ?app|group|chat|channel)\b/i;
 
 // "Someone needs to call the council about the bins." - "I'll take care of that tomorrow": what a
 // generic promise takes on is the need the other party just stated, in its own words
