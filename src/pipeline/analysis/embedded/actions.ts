@@ -7,7 +7,7 @@
 // the rest of the "I'll do X" plans and dated plans of a party become next steps. Every piece of
 // launcher metadata (addresses, numbers, times, providers) is taken from what was said.
 import type { AnalysisActionItem, Intent, IntentMetadata } from '../../../domain/analysis.js';
-import { CHANGE_OF_PLAN, clausesOf, expand, verbOf, type Clause } from './clauses.js';
+import { baseOfGerund, CHANGE_OF_PLAN, clausesOf, expand, verbOf, type Clause } from './clauses.js';
 import { modelActFor, modelIntentFor, modelVerbPhrase, modelVetoes } from './speech-acts.js';
 import type { DateMention } from './dates.js';
 import { callDay } from './dates.js';
@@ -65,7 +65,8 @@ const INVITE = /\b(invite|invitation|calendar (?:invite|invitation|hold|event)|m
 // (plurals too: "the receipts", "the invoices", "the pay stubs"; and a tax form said by its number, "the 1099", "the W-2")
 const DOCUMENTISH = /\b(quotes?|quotations?|estimates?|invoices?|receipts?|document|documents|file|files|reports?|form|forms|contracts?|proposals?|details|info|information|link|slides|deck|agenda|resume|cv|photo|photos|pictures?|summary|notes|statements?|cop(?:y|ies)|pdfs?|spreadsheets?|sheets?|brochures?|offer|letters?|paperwork|confirmation|itinerary|times|schedule|address|list|drawings?|plans|designs?|sketch(?:es)?|measurements|references?|transcripts?|records|results|stubs?|payslips?|1099s?|w-?2s?|slips?|diary|diaries|logs?|certificates?)\b/i;
 const URGENT = /\b(urgent|urgently|asap|as soon as possible|right away|immediately|straight away|today|tonight|this (?:morning|afternoon|evening)|within the hour)\b/i;
-const GENERIC_VP = /^(do (that|it|this|so)|will do|handle (that|it)|take care of (that|it)|get (on|onto) (that|it))\b/i;
+// ("I'll sort that tonight", "I'll deal with it tomorrow", "I'll see to it": the same promise in other words)
+const GENERIC_VP = /^(do (that|it|this|so)|will do|handle (that|it)|take care of (that|it)|get (on|onto) (that|it)|sort (that|it|this)(?: out)?|deal with (that|it|this)|see to (that|it|this)|get (that|it|this) (?:sorted|done))\b/i;
 
 // A notice asked for or promised without its means ("give me a heads up", "let me know"), and the
 // means said after it as a fragment ("Like a text when ...", "Maybe a quick call").
@@ -294,13 +295,17 @@ function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecede
   // "I'll write up an estimate and email it to you" heard as "... on the mail it to you", and the
   // address dictated in the next turn or just before: the thing made is e-mailed
   if (/\bmail (?:it|them|this|that|these|those)\b/i.test(vp) && ct.units.some((u) => Math.abs(u.turn - unit.turn) <= 2 && u.entities.some((e) => e.kind === 'email'))) return { intent: 'email', channel: null, provider: null };
-  if (/^(call|ring|phone|dial)$/.test(verb) || /\bgive (me|you|us|him|her|them) a (call|ring|buzz)\b/i.test(vp)) {
+  // ("give her a bell this afternoon", "give the office a ring"; and a call the owner has someone else
+  // make, "I'll get him to ring you first", "get your dad to give them a call")
+  if (/^(call|ring|phone|dial)$/.test(verb) || GIVE_A_CALL.test(vp) || THIRD_PARTY_CALL.test(vp)) {
     if (provider && provider !== 'phone') return { intent: 'meeting', channel: null, provider };
     return { intent: 'call', channel: null, provider: null };
   }
   // A reminder is the owner's own (spec: reminder); one sent to the other party ("can you send me
   // a reminder the day before?") is a message to them.
   if (/^(send|resend|give|drop)$/.test(verb) && /\breminder\b/i.test(vp) && /^\w+\s+(me|us|you|him|her|them|[A-Z][a-z]+)\b/.test(vp)) return { intent: 'message', channel, provider: null };
+  // ("remind the other parents", "remind him to bring the ball": a word to someone else, no memory aid)
+  if (verb === 'remind' && REMIND_OTHERS.test(vp)) return { intent: 'message', channel, provider: null };
   // "I need to remember to renew my passport": the speaker's own memory aid, like "remind me"
   if (verb === 'remind' || /\b(reminder|alarm)\b/i.test(vp) || /\bmake a note\b/i.test(vp) || (clause.kind !== 'request' && /^(?:remember|not forget) to\b/i.test(vp))) return { intent: 'reminder', channel: null, provider: null };
   // "What's your email?" - "tom baker at hotmail dot com" - "I'll send them this afternoon": sending
@@ -321,8 +326,13 @@ function classifyIntent(ct: CallText, unit: Unit, clause: Clause, ante: Antecede
   return { intent: 'task', channel, provider: null };
 }
 
+const GIVE_A_CALL = /\bgive\s+(?:me|you|us|him|her|them|(?:the|my|your|our|his|their)\s+[a-z-]+|[A-Z][a-z]+)\s+a\s+(?:quick\s+)?(?:call|ring|buzz|bell|tinkle)\b/i;
+const THIRD_PARTY_CALL = /^(?:get|have|ask)\s+(?:him|her|them|(?:my|our|your|his|her|their|the)\s+[a-z-]+)\s+(?:to\s+)?(?:call|ring|phone|give\s+(?:me|you|us|him|her|them|[A-Z][a-z]+)\s+a\s+(?:call|ring|bell|buzz))\b/i;
+const REMIND_OTHERS = /^[Rr]emind\s+(?:him|her|them|(?:the|your|his|her|their|our)\s+(?:other\s+)?[a-z-]+|[A-Z][a-z]+)\b/;
+
 // "I'll put a message in the family WhatsApp", "post it in the class group": a message to a chat
-const POSTED_IN_CHAT = /^(?:put|post|drop|stick|pop|leave)\s+(?:\w+\s+){0,3}?(?:in|on|into)\s+(?:the|our|my|your|their)\s+(?:[\w-]+\s+){0,2}(?:whats ?app|group|chat|channel)\b/i;
+// ("post something in the parents' WhatsApp": a possessive names the chat too)
+const POSTED_IN_CHAT = /^(?:put|post|drop|stick|pop|leave)\s+(?:\w+\s+){0,3}?(?:in|on|into)\s+(?:the|our|my|your|their)\s+(?:[\w'-]+\s+){0,2}(?:whats ?app|group|chat|channel)\b/i;
 
 // "Someone needs to call the council about the bins." - "I'll take care of that tomorrow": what a
 // generic promise takes on is the need the other party just stated, in its own words
@@ -332,6 +342,18 @@ const NEED_SAID = /\b(?:needs? to|has to|have to|must|should|got to|ought to|you
 // (the need must be something to do, not a state: "someone needs to call the council", not "it
 // needs to dry")
 const NEED_VERB = /^(?:call|ring|phone|text|message|email|e-mail|mail|send|forward|book|schedule|cancel|pick|drop|collect|pay|sign|fill|submit|return|order|buy|fix|check|sort|chase|contact|tell|ask|bring|take|get|renew|register|confirm|arrange|organi[sz]e|clean|clear|move|pack|print|post|upload|update|write)\b/i;
+
+// What needs doing, said of the thing rather than of a person: "the skip firm needs ringing to swap it",
+// "my prescription needs picking up by Friday", "your portfolio link was broken, worth fixing before
+// Thursday": the errand, the thing as its object ("ring the skip firm to swap it")
+const THING_NEEDS = /(?:^|[,;]\s*|\b(?:so|and|but|also|now)\s+)((?:the|your|my|our|his|her|their|this|that)\s+(?:[a-z'-]+\s+){0,3}?[a-z'-]+)\s+(?:needs|need|wants)\s+([a-z]+ing)\b(.*?)[.!?]*$/i;
+const WORTH_DOING = /^(?:(?:and|so|also|oh|now|but)[,]?\s+)*((?:the|your|my|our|his|her|their)\s+(?:[a-z'-]+\s+){0,2}?[a-z'-]+)\s+(?:is|was|are|were|has|had|looks|seems|keeps|got|went|ran|broke|fell|came|[a-z]+ed)\b[^.?!]*?[,;]?\s+(?:it is\s+|that is\s+|probably\s+|definitely\s+|might be\s+|would be\s+)?worth\s+([a-z]+ing)\b(.*?)[.!?]*$/i;
+function thingNeeds(text: string): [string, string] | null {
+  const m = text.match(THING_NEEDS) ?? text.match(WORTH_DOING);
+  if (!m) return null;
+  const thing = m[1].replace(/^(?:your|my|our)\s+/i, 'the ');
+  return [m[0], `${baseOfGerund(m[2].toLowerCase())} ${thing}${m[3]}`.replace(/\s+/g, ' ').trim()];
+}
 
 // the speaker's own obligation ("I'll need to", "I just have to", "I've got to")
 const OBLIGATION = /^(?:(?:will|just|still|also|will just)\s+)?(?:need to|have to)$|^have (?:just )?got to$/i;
@@ -369,9 +391,10 @@ function takesOnNeed(ct: CallText, unit: Unit, clause: Clause): Clause {
   if (clause.kind !== 'commit' || !GENERIC_VP.test(clause.vp)) return clause;
   // (or the errand the other party offered to do: "Do you want me to call the landlord for you?" -
   // "No, it's fine, I'll do it myself tomorrow")
-  const prev = ct.units.filter((u) => u.turn === unit.turn - 1 && u.speaker.speakerId !== unit.speaker.speakerId && !u.past);
+  // (a fault said in the past still needs its fix: "your link was broken, worth fixing before Thursday")
+  const prev = ct.units.filter((u) => u.turn === unit.turn - 1 && u.speaker.speakerId !== unit.speaker.speakerId && (!u.past || !!thingNeeds(u.norm)));
   for (const u of prev.reverse()) {
-    const m = (u.isQuestion && /\?\s*$/.test(u.text) ? null : u.norm.match(NEED_SAID)) ?? u.norm.match(OFFERED);
+    const m = (u.isQuestion && /\?\s*$/.test(u.text) ? null : u.norm.match(NEED_SAID) ?? thingNeeds(u.norm)) ?? u.norm.match(OFFERED);
     if (!m || !NEED_VERB.test(m[1])) continue;
     const rest = clause.vp.replace(GENERIC_VP, '').trim();
     // (the need up to its own clause: "you could post it in the class group, that'd be great")
@@ -446,7 +469,8 @@ interface Group {
 
 // What the other party says when something is up to the listener without asking in so many words:
 // "it has to be paid by June 30th", "we need a doctor's note", "you can grab it at three".
-const REQUIREMENT = /\b(?:need|needs|needed|has to|have to|must|should|required|requires|you can|you could|you may want|want you|would like you|it would help|it would be (?:great|good|helpful))\b/i;
+// ("the skip firm needs ringing", "worth fixing before Thursday": what needs doing, said of the thing)
+const REQUIREMENT = /\b(?:needs? [a-z]+ing|worth [a-z]+ing|it would (?:really )?help|need|needs|needed|has to|have to|must|should|required|requires|you can|you could|you may want|want you|would like you|it would help|it would be (?:great|good|helpful))\b/i;
 const POINTS_BACK = /^\w+(?:\s+(?:up|back|over|in|off|out))?\s+(?:it|them|that|this|one|those|these)\b/i;
 
 // The user's being somewhere, or available, at a time: "I'll be there at 8:30", "could you come
@@ -757,7 +781,9 @@ export function extractActions(ct: CallText): ActionResult {
   for (const c of cands) {
     const generic = GENERIC_VP.test(c.clause.vp) && c.clause.kind === 'commit';
     if (generic) {
-      const target = [...groups].reverse().find((g) => g.owner.speakerId === c.owner.speakerId && c.unit.turn - lastTurn(g) <= 2 && g.cands.some((x) => x.clause.kind === 'request' && !x.clause.conditional));
+      // (or the speaker's own offer the other party just took up: "Shall I get him booked?" - "Aye, go on
+      // then" - "I'll sort it first thing Monday")
+      const target = [...groups].reverse().find((g) => g.owner.speakerId === c.owner.speakerId && c.unit.turn - lastTurn(g) <= 2 && g.cands.some((x) => (x.clause.kind === 'request' || (x.clause.needsAnswer && x.clause.kind === 'commit' && x.unit.speaker.speakerId === c.unit.speaker.speakerId)) && !x.clause.conditional));
       if (target) {
         target.cands.push(c);
         // ("Can you take a few photos of the crack? I'm from the ground and the email them over. Our
@@ -1019,7 +1045,10 @@ export function extractActions(ct: CallText): ActionResult {
   for (const g of groups) {
     // a reply takes along the sentence that announced the message it answers
     const replied = g.intent === 'message' ? g.cands.flatMap((c) => repliedTo(ct, c.unit, c.clause) ?? []) : [];
-    const units = uniq([...g.cands.map((c) => c.unit), ...g.extraUnits, ...replied]);
+    // an offer the other party took up rests on their go-ahead too ("Do you want me to get the plumber
+    // out?" - "Go on then, book him in")
+    const tookUp = g.cands.flatMap((c) => (c.clause.kind === 'commit' && c.clause.needsAnswer ? (goAheadTo(ct, c.unit) ?? []) : []));
+    const units = uniq([...g.cands.map((c) => c.unit), ...g.extraUnits, ...replied, ...tookUp]);
     const kinds = new Set(g.cands.map((c) => c.clause.kind));
     // a commitment that takes on the other party's stated need is what they asked for
     if (!kinds.has('request')) g.answers = answeredNeed(ct, g) ?? undefined;
@@ -1059,7 +1088,7 @@ export function extractActions(ct: CallText): ActionResult {
     // (welcomed or not: "We can absolutely arrange that. I'll pass it to our front desk manager, and
     // I'll call you back tomorrow" - "Perfect": the welcome is for the promises that say what)
     const saidWhatAfter = cands.some((x) => x.unit.turn === best.unit.turn && x.unit.idx >= best.unit.idx && x !== best && x.owner.speakerId === g.owner.speakerId && (x.clause.kind === 'commit' || x.clause.kind === 'soft') && contentStems(titleOf(x)).length >= 2);
-    if (g.intent === 'task' && contentStems(titleOf(best)).length < 2 && !g.answers && (!welcome || saidWhatAfter)) continue;
+    if (g.intent === 'task' && contentStems(titleOf(best)).length < 2 && !g.answers && !tookUp.length && (!welcome || saidWhatAfter)) continue;
     if (!isAction) {
       nextSteps.push({
         text: titleOf(best),
@@ -1378,13 +1407,22 @@ function choseOffered(ct: CallText, unit: Unit, clause: Clause): boolean {
 }
 
 // How an addressee takes a request on at the start of their answer: "Sure, I'll be there", "Okay".
-const TAKES_ON = /^(?:(?:sure|yes|yeah|yep|okay|ok|of course|no problem|absolutely|definitely|certainly|will do|sounds good|alright|all right)\b|(?:i|we) (?:will|can|shall|am going to|are going to)\b)/;
+// (and the go-ahead to an offer: "Do you want me to get the plumber out?" - "Go on then, book him in",
+// "Shall I get him booked?" - "Aye, go on then", "Yes please", "Please do")
+const TAKES_ON = /^(?:(?:sure|yes|yeah|yep|okay|ok|of course|no problem|absolutely|definitely|certainly|will do|sounds good|alright|all right|aye|go on|go ahead|please do|if you would|if you could|if you do not mind)\b|(?:i|we) (?:will|can|shall|am going to|are going to)\b)/;
 
 /** Whether the other party's next turn after `unit` opens by taking on what was asked. */
 function takenOn(ct: CallText, unit: Unit): boolean {
   const next = ct.units.find((u) => u.idx > unit.idx && u.turn > unit.turn && u.speaker.speakerId !== unit.speaker.speakerId);
   if (!next || next.turn > unit.turn + 2) return false;
   return TAKES_ON.test(next.plain.replace(/^[^a-z]+/, ''));
+}
+
+/** The other party's sentences of their next turn when it opens by taking up what the unit offered. */
+function goAheadTo(ct: CallText, unit: Unit): Unit[] | null {
+  const next = ct.units.find((u) => u.idx > unit.idx && u.turn > unit.turn && u.speaker.speakerId !== unit.speaker.speakerId);
+  if (!next || next.turn > unit.turn + 2 || !TAKES_ON.test(next.plain.replace(/^[^a-z]+/, ''))) return null;
+  return ct.units.filter((u) => u.turn === next.turn && u.idx >= next.idx && u.idx <= next.idx + 1);
 }
 
 function lowerFirst(s: string): string {

@@ -62,7 +62,7 @@ export function expand(text: string): string {
 // "so just to confirm: I'll approve the invoices by Friday", which hid the promise after it).
 // The ambiguous ones ("look", "right", "well") only count when a comma follows, so "Look at the
 // report" stays an imperative.
-const MARKER = /^(?:(?:yes|yeah|yep|yup|for sure|you got it|sure thing|sure|okay|ok|oh|ah|well|great|perfect|fine|alright|all right|right|no problem|got it|understood|of course|look|listen|honestly|hi|hello|hey|thanks|thank you|cool|good|excellent|wonderful|absolutely|definitely|certainly|no worries|sounds good|come on)\s*[,.!]\s*|(?:just\s+)?(?:to (?:confirm|recap|summari[sz]e|sum up|be clear)|so we are clear|for the record)\s*[:,]?\s+|(?:I was (?:gonna|going to|just going to) ask|quick question|one (?:more|last) thing|while I have you|before I forget|(?:I )?tell you what)\s*[:,]?\s+|(?:and|but|so|then|just|also|actually|and then|oh and|plus|um|uh|erm|er|uhm|hmm)[,]?\s+)+/i;
+const MARKER = /^(?:(?:yes|yeah|yep|yup|for sure|you got it|sure thing|sure|okay|ok|oh|ah|well|great|perfect|fine|alright|all right|right|no problem|got it|understood|of course|look|listen|honestly|hi|hello|hey|thanks|thank you|cool|good|excellent|wonderful|absolutely|definitely|certainly|no worries|sounds good|come on)\s*[,.!]\s*|(?:just\s+)?(?:to (?:confirm|recap|summari[sz]e|sum up|be clear)|so we are clear|for the record)\s*[:,]?\s+|(?:I was (?:gonna|going to|just going to) ask|quick question|one (?:more|last) thing|while I have you|before I forget|(?:I )?tell you what)\s*[:,]?\s+|(?:go on|go on then|you know what|I mean)\s*[,.!]\s*|(?:and|but|so|then|just|also|actually|and then|oh and|plus|um|uh|erm|er|uhm|hmm|honestly)[,]?\s+)+/i;
 // The same "look" / "listen" in a recogniser's text, which has no comma: a marker when a clause with
 // its own subject and finite verb follows ("look the boiler company can not come until Wednesday"),
 // since the imperative takes a particle or an object and no second verb ("look at the report", "look
@@ -94,6 +94,7 @@ const HOW_TO_REACH = /^(?:[Jj]ust\s+)?(?:[Aa]sk for\s+(?:[A-Z][a-z]+|me|us)\b|[U
 // ("come on, tell me": news asked for there and then)
 const INFO_REQUEST = /^(hear|repeat|say|spell|hold|explain|describe|confirm|clarify|tell me (more|about|what|how|if|whether|why|when|where|who)|tell (?:me|us)(?=\s*[.!?]*$)|give me a (second|moment|minute|sec)|see|imagine|believe|understand)\b/i;
 
+const HEDGED_PROMISE = /^(?:(?:yeah|yes|well|okay|ok|um|uh|erm|hmm)[,.]?\s+)*(?:I|we)\s+(?:guess|suppose|think|reckon|figure)(?:\s+that)?,?\s+(?=(?:I|we)\s+(?:can|could|will|shall|am going to|are going to|am gonna|are gonna)\s)/i;
 const SUBJECT_MODAL =
   /^(I|we|We)\s+(will need to|will just have to|will just need to|just have to|just need to|have just got to|have got to|still have to|still need to|also have to|also need to|will|shall|am going to|are going to|am gonna|are gonna|plan to|intend to|promise to|am happy to|are happy to|would be happy to|will be happy to|am about to|will make sure to|will be sure to|can|could|may|might|need to|have to|must|should|will try to|am planning to|are planning to|will have to|had better|would better|better)\s+(.+)$/i;
 const PROGRESSIVE = /^(I|we|We)\s+(am|are)\s+(\w+ing)\b\s*(.*)$/i;
@@ -110,7 +111,7 @@ const REQUEST_Q = /^(?:(?:can|could|would|will)\s+you|(?:can|could|would)\s+(?:s
 const INDIRECT_REQUEST = new RegExp(
   '^(?:' +
     [
-      '(?:it would be (?:great|good|helpful|nice|ideal|awesome|perfect|lovely|amazing)|I would (?:really |so )?appreciate(?: it)?|I was (?:just )?wondering|I wonder|I am wondering|I was hoping|I am hoping)\\s+if\\s+you\\s+(?:could|can|would|might|are able to)',
+      '(?:it would (?:really )?help|it would be (?:great|good|helpful|nice|ideal|awesome|perfect|lovely|amazing|brilliant|fantastic|a (?:big |huge |real )?help)|I would (?:really |so )?appreciate(?: it)?|I was (?:just )?wondering|I wonder|I am wondering|I was hoping|I am hoping)\\s+if\\s+(?:you|someone|somebody|one of you)\\s+(?:could|can|would|might|are able to)',
       // ("if you would like, I can ...": the condition of an offer, not a request)
       '(?:if|when)\\s+you\\s+(?:could|can|would(?!\\s+(?:like|prefer|rather|want|not mind)\\b)|get a chance to|have a (?:sec|second|minute|moment|chance) to)(?=.*(?:,|\\bthat would\\b|\\bthat will\\b|\\bthanks?\\b|\\bplease\\b|\\bgreat\\b|$))',
       '(?:is there )?any chance (?:that )?you (?:could|can|would|might)',
@@ -125,7 +126,7 @@ const INDIRECT_REQUEST = new RegExp(
       '(?:can|could|may) I (?:get|ask|have) you to',
       'how about you|why do not you|why not',
     ].join('|') +
-    ')\\s+(?:please\\s+|just\\s+|maybe\\s+|possibly\\s+|also\\s+)?(.+?)(?:,?\\s*(?:that would|that will|it would) be (?:great|perfect|awesome|helpful|ideal|lovely|amazing|brilliant|super helpful)|,?\\s*(?:thanks|thank you)(?: so much)?|,\\s*(?:it|that|which)\\s+(?:would\\s+|will\\s+|really\\s+)?(?:saves?|helps?|makes?|speeds?)\\b.*)?[?.!]*$',
+    ')\\s+(?:please\\s+|just\\s+|maybe\\s+|possibly\\s+|also\\s+)?(.+?)(?:,?\\s*(?:that would|that will|it would) be\\s.*|,?\\s*(?:thanks|thank you)(?: so much)?|,\\s*(?:it|that|which)\\s+(?:would\\s+|will\\s+|really\\s+)?(?:saves?|helps?|makes?|speeds?)\\b.*)?[?.!]*$',
   'i',
 );
 // "Do me a favor and call the bank": the favour asked is the verb after it
@@ -295,12 +296,12 @@ function splitClauses(expanded: string): Array<{ text: string; offset: number; j
 // own, with the reason for it before (not a subject the request inherits)
 const SO_IMPERATIVE = new RegExp(`,\\s+so\\s+(?=(?:just\\s+)?(?:${IMPERATIVE_VERB_NAMES})\\s+(?:me|us|the|a|an|my|your|our|it|them|him|her|this|that|these|those)\\b)`, 'gi');
 
-function splitSo(part: { text: string; offset: number; joined: boolean }): Array<{ text: string; offset: number; joined: boolean }> {
+function splitSo(part: { text: string; offset: number; joined: boolean }): Array<{ text: string; offset: number; joined: boolean; fresh?: boolean }> {
   const m = [...part.text.matchAll(SO_IMPERATIVE)][0];
   // (what precedes is a statement with a verb of its own, not a condition or a time clause)
   if (!m || m.index! < 8 || /^\s*(?:(?:and|but|oh|then|also)\s+)*(?:if|when|once|unless|as soon as|before|after|because|since|while|in case|whenever)\b/i.test(part.text)) return [part];
   const rest = m.index! + m[0].length;
-  return [{ text: part.text.slice(0, m.index!), offset: part.offset, joined: part.joined }, { text: part.text.slice(rest), offset: part.offset + rest, joined: false }];
+  return [{ text: part.text.slice(0, m.index!), offset: part.offset, joined: part.joined }, { text: part.text.slice(rest), offset: part.offset + rest, joined: false, fresh: true }];
 }
 
 // "I'll approve the invoices by Friday, send the forecast to finance by the 10th, and attend the
@@ -433,6 +434,9 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
   const cond = stripCondition(unmarked);
   let text = cond.text.replace(MARKER, '').replace(HEARD_MARKER, '').replace(HEARD_ANSWER_WORD, '').trim();
   text = text.replace(VOCATIVE_END, (m) => (/[?]/.test(m) ? '?' : '')).trim();
+  // ("I guess I can do that", "I suppose I could take a crack at it Sunday": a hedged yes is still a yes,
+  // the hedge is no part of what is promised)
+  text = text.replace(HEDGED_PROMISE, '');
   const base = { text, conditional: cond.conditional, whenClause: cond.whenClause };
   const lower = text.toLowerCase();
   const isQ = unit.isQuestion && /\?\s*$/.test(unit.text);
@@ -640,7 +644,9 @@ function readClauses(unit: Unit): Clause[] {
       out.push({ kind: 'other', text: part.text, vp: part.text, verb: '', conditional: false, whenClause: false, negated: false, offset: part.offset });
       continue;
     }
-    const c = classify(part.text, unit, inherited);
+    // ("I'll leave a key with Mrs Patel, so grab it from her on Friday": the imperative after ", so" has
+    // no subject of the promise before it to inherit)
+    const c = classify(part.text, unit, 'fresh' in part && part.fresh ? null : inherited);
     out.push({ ...c, offset: part.offset });
     inherited = c.kind === 'commit' || c.kind === 'request' || c.kind === 'soft' || c.kind === 'joint' ? c.kind : null;
   }
