@@ -5,67 +5,12 @@
 // to book the electrician?" - "Go on then").
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { AnalysisActionItem, AnalysisContext } from '../../src/domain/analysis.js';
-import { cleanTextOf, type Transcript } from '../../src/domain/transcript.js';
-import { buildAnalysis } from '../../src/pipeline/analysis/embedded/index.js';
 import { clausesOf } from '../../src/pipeline/analysis/embedded/clauses.js';
-import { finalizeAnalysis } from '../../src/pipeline/analysis/finalize.js';
-import { resolvedTwoSpeakers } from '../fixtures/seed.js';
+import { itemsOf as itemsAt, type Turns, unit } from '../support/analysis-turns.js';
 
 const recordedAt = '2026-05-12T16:00:00Z'; // a Tuesday
 
-type Turns = Array<[0 | 1, string]>;
-
-function transcriptOf(turns: Turns, names: [string, string]): Transcript {
-  let t = 0.3;
-  const segments = turns.map(([sp, text], i) => {
-    const dur = text.split(/\s+/).length / 2.6;
-    const seg = {
-      id: `seg_${String(i + 1).padStart(4, '0')}`,
-      speaker: `spk_${sp + 1}`,
-      speakerLabel: names[sp],
-      speakerDisplayName: names[sp],
-      speakerId: `spk_${sp + 1}`,
-      sourceSpeakerId: `S${sp}`,
-      role: sp === 0 ? ('USER' as const) : ('CONTACT' as const),
-      startSeconds: t,
-      endSeconds: t + dur,
-      text,
-      alignmentConfidence: 'HIGH' as const,
-    };
-    t += dur + 0.5;
-    return seg;
-  });
-  return {
-    schemaVersion: 2,
-    callId: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f',
-    language: 'en',
-    durationSeconds: Math.round(t),
-    cleanText: cleanTextOf(segments),
-    speakers: names.map((n, i) => ({
-      speakerId: `spk_${i + 1}`,
-      sourceSpeakerId: `S${i}`,
-      label: n,
-      displayName: n,
-      role: i === 0 ? ('USER' as const) : ('CONTACT' as const),
-      confidence: 'HIGH' as const,
-      labelSource: 'MANUAL' as const,
-      voiceMatchScore: null,
-      voiceProfileMatched: null,
-    })),
-    segments,
-    ...resolvedTwoSpeakers(),
-    createdAt: recordedAt,
-  };
-}
-
-function itemsOf(turns: Turns, names: [string, string]): AnalysisActionItem[] {
-  const transcript = transcriptOf(turns, names);
-  const ctx: AnalysisContext = { userDisplayName: names[0], contactName: names[1], phoneNumber: '+1 555 204 0000', direction: 'OUTGOING', recordedAt, title: null };
-  return finalizeAnalysis(buildAnalysis(transcript, ctx), transcript).actionItems ?? [];
-}
-
-const unit = (text: string) => ({ text, norm: text, plain: text.toLowerCase(), isQuestion: /\?$/.test(text), dates: [], past: false }) as unknown as Parameters<typeof clausesOf>[0];
+const itemsOf = (turns: Turns, names: [string, string]) => itemsAt(turns, names, recordedAt);
 
 describe('a hedged yes', () => {
   it('reads "I guess I can ..." as the promise after the hedge', () => {
