@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AnalysisContext } from '../../src/domain/analysis.js';
-import { cleanTextOf, type Transcript } from '../../src/domain/transcript.js';
+import type { Transcript } from '../../src/domain/transcript.js';
 import { buildAnalysis, EmbeddedAnalyzer, groundingViolations } from '../../src/pipeline/analysis/embedded/index.js';
 import { normalizeSpoken, type SpokenPhone } from '../../src/pipeline/analysis/embedded/spoken.js';
 import { clausesOf } from '../../src/pipeline/analysis/embedded/clauses.js';
@@ -13,54 +13,12 @@ import { buildCallText, punctuateRunOn } from '../../src/pipeline/analysis/embed
 import { finalizeAnalysis } from '../../src/pipeline/analysis/finalize.js';
 import { nameHeardAs, speakerNameWords } from '../../src/pipeline/analysis/heard.js';
 import { groundAnalysis } from '../../src/pipeline/analysis/grounding.js';
-import { resolvedTwoSpeakers } from '../fixtures/seed.js';
+import { transcriptOf as turnsTranscript, type Turns } from '../support/analysis-turns.js';
 
 const recordedAt = '2025-06-11T16:05:00Z'; // a Wednesday
 
-type Turns = Array<[0 | 1, string, string?]>;
 
-function transcriptOf(turns: Turns, names: [string, string]): Transcript {
-  let t = 0.3;
-  const segments = turns.map(([sp, text, confidence], i) => {
-    const dur = text.split(/\s+/).length / 2.6;
-    const seg = {
-      id: `seg_${String(i + 1).padStart(4, '0')}`,
-      speaker: `spk_${sp + 1}`,
-      speakerLabel: names[sp],
-      speakerDisplayName: names[sp],
-      speakerId: `spk_${sp + 1}`,
-      sourceSpeakerId: `S${sp}`,
-      role: sp === 0 ? ('USER' as const) : ('CONTACT' as const),
-      startSeconds: t,
-      endSeconds: t + dur,
-      text,
-      alignmentConfidence: confidence ?? 'HIGH',
-    };
-    t += dur + 0.5;
-    return seg;
-  });
-  return {
-    schemaVersion: 2,
-    callId: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f',
-    language: 'en',
-    durationSeconds: Math.round(t),
-    cleanText: cleanTextOf(segments),
-    speakers: names.map((n, i) => ({
-      speakerId: `spk_${i + 1}`,
-      sourceSpeakerId: `S${i}`,
-      label: n,
-      displayName: n,
-      role: i === 0 ? ('USER' as const) : ('CONTACT' as const),
-      confidence: 'HIGH' as const,
-      labelSource: 'MANUAL' as const,
-      voiceMatchScore: null,
-      voiceProfileMatched: null,
-    })),
-    segments,
-    ...resolvedTwoSpeakers(),
-    createdAt: recordedAt,
-  };
-}
+const transcriptOf = (turns: Turns, names: [string, string]): Transcript => turnsTranscript(turns, names, recordedAt);
 
 const context = (user: string, contact: string): AnalysisContext => ({
   userDisplayName: user,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { contextOf, truthTranscript } from '../../bench/analysis.js';
 import type { Analysis, AnalysisActionItem, AnalysisContext } from '../../src/domain/analysis.js';
-import { cleanTextOf, type Transcript } from '../../src/domain/transcript.js';
+import type { Transcript } from '../../src/domain/transcript.js';
 import { buildAnalysis, EmbeddedAnalyzer, groundingViolations } from '../../src/pipeline/analysis/embedded/index.js';
 import { clausesOf } from '../../src/pipeline/analysis/embedded/clauses.js';
 import { resolveDates } from '../../src/pipeline/analysis/embedded/dates.js';
@@ -11,7 +11,7 @@ import { normalizeSpoken, toE164, type SpokenPhone } from '../../src/pipeline/an
 import { finalizeAnalysis } from '../../src/pipeline/analysis/finalize.js';
 import { validateAnalysis } from '../../src/pipeline/analysis/validate.js';
 import { loadScorer, loadTruth } from '../support/corpus.js';
-import { resolvedTwoSpeakers } from '../fixtures/seed.js';
+import { transcriptOf } from '../support/analysis-turns.js';
 
 const analyzer = new EmbeddedAnalyzer();
 
@@ -29,49 +29,6 @@ function only(items: AnalysisActionItem[] | undefined, pred: (i: AnalysisActionI
   return found[0];
 }
 
-/** A transcript from turns (speaker 0 = USER, 1 = CONTACT) at a steady speaking rate. */
-function transcriptOf(turns: Array<[0 | 1, string]>, names: [string, string], recordedAt: string): Transcript {
-  let t = 0.3;
-  const segments = turns.map(([sp, text], i) => {
-    const dur = text.split(/\s+/).length / 2.6;
-    const seg = {
-      id: `seg_${String(i + 1).padStart(4, '0')}`,
-      speaker: `spk_${sp + 1}`,
-      speakerLabel: names[sp],
-      speakerDisplayName: names[sp],
-      speakerId: `spk_${sp + 1}`,
-      sourceSpeakerId: `S${sp}`,
-      role: sp === 0 ? ('USER' as const) : ('CONTACT' as const),
-      startSeconds: t,
-      endSeconds: t + dur,
-      text,
-      alignmentConfidence: 'HIGH',
-    };
-    t += dur + 0.5;
-    return seg;
-  });
-  return {
-    schemaVersion: 2,
-    callId: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f',
-    language: 'en',
-    durationSeconds: Math.round(t),
-    cleanText: cleanTextOf(segments),
-    speakers: names.map((n, i) => ({
-      speakerId: `spk_${i + 1}`,
-      sourceSpeakerId: `S${i}`,
-      label: n,
-      displayName: n,
-      role: i === 0 ? ('USER' as const) : ('CONTACT' as const),
-      confidence: 'HIGH' as const,
-      labelSource: 'MANUAL' as const,
-      voiceMatchScore: null,
-      voiceProfileMatched: null,
-    })),
-    segments,
-    ...resolvedTwoSpeakers(),
-    createdAt: recordedAt,
-  };
-}
 
 describe('spoken-form normalisation', () => {
   it('resolves "March the 3rd" to that day of March, with its time, not to the month alone', () => {

@@ -1,5 +1,6 @@
 // Two-party transcripts written as turns, for tests of the embedded analyzer's readings: the
-// user speaks as speaker 0, the contact as speaker 1, every segment HIGH, names resolved.
+// user speaks as speaker 0, the contact as speaker 1, at a steady speaking rate, names resolved;
+// a turn's alignment confidence is HIGH unless the turn gives its own.
 import type { AnalysisActionItem, AnalysisContext } from '../../src/domain/analysis.js';
 import { cleanTextOf, type Transcript } from '../../src/domain/transcript.js';
 import { buildAnalysis } from '../../src/pipeline/analysis/embedded/index.js';
@@ -7,11 +8,12 @@ import type { clausesOf } from '../../src/pipeline/analysis/embedded/clauses.js'
 import { finalizeAnalysis } from '../../src/pipeline/analysis/finalize.js';
 import { resolvedTwoSpeakers } from '../fixtures/seed.js';
 
-export type Turns = Array<[0 | 1, string]>;
+type Confidence = Transcript['segments'][number]['alignmentConfidence'];
+export type Turns = Array<[0 | 1, string, Confidence?]>;
 
 export function transcriptOf(turns: Turns, names: [string, string], recordedAt: string): Transcript {
   let t = 0.3;
-  const segments = turns.map(([sp, text], i) => {
+  const segments = turns.map(([sp, text, confidence], i) => {
     const dur = text.split(/\s+/).length / 2.6;
     const seg = {
       id: `seg_${String(i + 1).padStart(4, '0')}`,
@@ -24,7 +26,7 @@ export function transcriptOf(turns: Turns, names: [string, string], recordedAt: 
       startSeconds: t,
       endSeconds: t + dur,
       text,
-      alignmentConfidence: 'HIGH' as const,
+      alignmentConfidence: confidence ?? ('HIGH' as const),
     };
     t += dur + 0.5;
     return seg;
