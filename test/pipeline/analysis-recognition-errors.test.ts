@@ -834,7 +834,13 @@ describe('dictated details taken back, booked without "on", or read out as an ac
   });
 
   it('the last groups of a phone number taken back ("..., no sorry, two three six five") are replaced by the ones said again', () => {
-    for (const form of ['Can you call me back? You can reach me on zero one six one, eight double nine, double seven six eight, no sorry, two three six five.', 'can you call me back you can reach me on zero one six one eight double nine double seven six eight no sorry two three six five']) {
+    const forms = [
+      'Can you call me back? You can reach me on zero one six one, eight double nine, double seven six eight, no sorry, two three six five.',
+      'can you call me back you can reach me on zero one six one eight double nine double seven six eight no sorry two three six five',
+      // any cue of the shared list (dates.ts), not only the words the number reader once knew
+      'Can you call me back? You can reach me on zero one six one, eight double nine, double seven six eight, hang on, my mistake, two three six five.',
+    ];
+    for (const form of forms) {
       const { raw } = groundedAnalysis(
         [
           [1, form],
@@ -849,7 +855,7 @@ describe('dictated details taken back, booked without "on", or read out as an ac
   });
 
   it('a clock time taken back in the same breath ("at eight fifteen, no, eight"; "at nine, sorry, ten") is the one said again', () => {
-    for (const [said, at] of [['at eight fifteen, no, eight', '08:00'], ['at nine, sorry, ten', '10:00']] as const) {
+    for (const [said, at] of [['at eight fifteen, no, eight', '08:00'], ['at nine, sorry, ten', '10:00'], ['at nine, hang on, ten', '10:00'], ['at nine, no, make that ten', '10:00']] as const) {
       const { raw } = groundedAnalysis(
         [
           [0, `Can we have a call Friday the thirteenth ${said}?`],

@@ -169,18 +169,38 @@ const DEADLINE_BEFORE = /\b(?:by|until|till|before|no later than|(?:end|close) o
 let engine: chrono.Chrono | null = null;
 const PART_OF_DAY = /\b(morning|afternoon|evening|tonight|night|noon|midday|lunchtime|lunch)\b/i;
 
-/**
- * Date and time expressions of one sentence (already in written form, see spoken.ts).
- * `past` says the sentence talks about the past, so a bare weekday means the last one.
- */
+// How a speaker takes back a detail and says it again: one list for every kind of detail (days here,
+// clock times, a phone number's last digits in spoken.ts, addresses in text.ts). The grounding check
+// keeps its own copy on purpose (grounding.ts): it must not agree with the extractor by construction.
+// Cues that are a correction wherever they stand ("no, wait", "I mean", "make that") ...
+const CORRECTION_CUES = ['no,? wait', 'no,? hang on', 'hang on,? no', 'sorry,? no', 'no,? sorry', 'actually,? no', 'no,? actually', 'i mean', 'make (?:it|that)', 'scratch that', 'or rather'];
+// ... and bare words that only are one when the detail said again follows at once ("at 9, sorry, 10").
+const BARE_CUES = ['no', 'sorry', 'wait', 'hang on', 'actually', 'my mistake', 'correction'];
+const cues = (list: readonly string[]) => `(?:${list.join('|')})`;
+
+// "Could we do Friday? No, hang on, Friday's full. Monday." - "Tuesday, no wait, Wednesday the 17th":
+// any day said later in the turn could follow, so only an unambiguous cue counts.
+export const CORRECTION = new RegExp(`\\b${cues(CORRECTION_CUES)}\\b`, 'i');
+/** A correction cue, unambiguous or bare: for a detail whose replacement must follow at once. */
+export const TAKING_BACK = new RegExp(`\\b${cues([...CORRECTION_CUES, ...BARE_CUES])}\\b`, 'i');
+
 // "at 8:15, no, 8", "at 9, sorry, 10": a clock time taken back and said again in the same breath is
 // the one said again (chrono read the first and dropped the rest). The taken-back time and the cue
 // are blanked out with spaces, so every offset into the sentence stays the same.
-const TAKEN_BACK_TIME = /\b((?:at|by|around|about|for|from)\s+)(\d{1,2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?)(,?\s+(?:no|sorry|no sorry|sorry no|no wait|wait|i mean|sorry i mean|actually)[,.]?\s+(?:make (?:it|that)\s+)?(?:at\s+)?)(\d{1,2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?)(?![\d:])(?!\s*(?:%|percent|dollars?|pounds?|euros?|quid|minutes?|hours?|days?|weeks?|months?|years?|people|of)\b)/gi;
+const TAKEN_BACK_TIME = new RegExp(
+  String.raw`\b((?:at|by|around|about|for|from)\s+)(\d{1,2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?)` +
+    String.raw`(,?(?:\s+${cues([...CORRECTION_CUES, ...BARE_CUES])}[,.]?){1,3}\s+(?:at\s+)?)` +
+    String.raw`(\d{1,2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?)(?![\d:])(?!\s*(?:%|percent|dollars?|pounds?|euros?|quid|minutes?|hours?|days?|weeks?|months?|years?|people|of)\b)`,
+  'gi',
+);
 function withoutTakenBackTimes(sentence: string): string {
   return sentence.replace(TAKEN_BACK_TIME, (_m, at: string, first: string, cue: string, again: string) => `${at}${again}${' '.repeat(first.length + cue.length)}`);
 }
 
+/**
+ * Date and time expressions of one sentence (already in written form, see spoken.ts).
+ * `past` says the sentence talks about the past, so a bare weekday means the last one.
+ */
 export function resolveDates(sentence: string, recordedAt: string, past: boolean): DateMention[] {
   engine ??= buildChrono();
   const ref = new Date(recordedAt);
@@ -291,8 +311,6 @@ export function onDay(m: DateMention, date: string): DateMention {
   return { ...m, date, month: date.slice(0, 7), datetime: m.time ? `${date}T${m.time}:00` : null, timeOnly: false };
 }
 
-// "Could we do Friday? No, hang on, Friday's full. Monday." - "Tuesday, no wait, Wednesday the 17th".
-export const CORRECTION = /\b(?:no,? wait|no,? hang on|hang on,? no|sorry,? no|no,? sorry|actually,? no|no,? actually|i mean|make (?:it|that)|scratch that|or rather)\b/i;
 
 /**
  * Days a speaker took back within the same turn: after a correction ("no, wait", "sorry, no", "I

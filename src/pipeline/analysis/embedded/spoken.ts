@@ -7,6 +7,7 @@
 // compromise's number parser reads "eight hundred, five five five" as one cardinal and "ten thirty"
 // as 0, so the digit-by-digit and clock readings are decided here from the shape of the run.
 
+import { TAKING_BACK } from './dates.js';
 import { dictationAsides, HEARD_AT, HEARD_DOMAIN, HEARD_DOT, HEARD_TLD, isLetter, nameHeardAs, ukSecondLevel, WEBMAIL, WRITING_REMARKS } from '../heard.js';
 
 export interface SpokenPhone {
@@ -715,15 +716,21 @@ function numberWordToDigit(w: string): string {
 // group(s) of a phone number and says them again. The digits said again replace as many of the
 // number's last groups as they have digits (the number read was the taken-back one); the grounding
 // check reads the same correction on its own (grounding.ts).
-const TAKING_BACK = new Set(['no', 'sorry', 'wait', 'mean', 'actually', 'rather', 'correction']);
+// Words around the cue (dates.ts's TAKING_BACK) that say nothing more: "no sorry, the last bit is ...".
 const TAKING_BACK_FILLER = new Set(['i', 'it', 'is', "it's", 'its', 'that', 'make', 'the', 'last', 'end', 'ends', 'in', 'with', 'bit', 'part', 'should', 'be', 'oh']);
+/** Words between two numbers that only take the first back: at least one cue, the rest filler. */
+function onlyTakingBack(words: readonly string[]): boolean {
+  const text = words.join(' ');
+  if (!TAKING_BACK.test(text)) return false;
+  return text.replace(new RegExp(TAKING_BACK.source, 'gi'), ' ').split(/\s+/).every((w) => !w || TAKING_BACK_FILLER.has(w));
+}
 function correctPhoneTails(toks: Tok[], reps: Replacement[]): void {
   for (let k = 0; k + 1 < reps.length; k++) {
     const r = reps[k];
     const r2 = reps[k + 1];
     if (r.entity?.kind !== 'phone' || !(r2.entity?.kind === 'identifier' || r2.entity?.kind === 'phone')) continue;
     const between = toks.slice(r.end, r2.start);
-    if (!between.length || !between.some((t) => TAKING_BACK.has(t.w)) || !between.every((t) => TAKING_BACK.has(t.w) || TAKING_BACK_FILLER.has(t.w))) continue;
+    if (!onlyTakingBack(between.map((t) => t.w))) continue;
     if (/[.?!;]/.test(toks[r.end - 1].post) || between.slice(0, -1).some((t) => /[.?!]/.test(t.post))) continue;
     const said = r2.entity.digits;
     let groups = r.text.replace(/^\+/, '').split('-');

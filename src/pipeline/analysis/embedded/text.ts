@@ -7,7 +7,7 @@ import type { Transcript, TranscriptSegment, SpeakerRole } from '../../../domain
 import type { AnalysisContext } from '../../../domain/analysis.js';
 import { normalizeSpoken, type SpokenEmail, type SpokenEntity } from './spoken.js';
 import { speakerNameWords, WEBMAIL } from '../heard.js';
-import { callDay, CORRECTION, dropCorrectedDates, onDay, resolveDates, shiftDay, type DateMention } from './dates.js';
+import { callDay, dropCorrectedDates, onDay, resolveDates, shiftDay, TAKING_BACK, type DateMention } from './dates.js';
 import { expand, IMPERATIVE_VERB_NAMES } from './clauses.js';
 
 export interface Speaker {
@@ -331,10 +331,7 @@ export function buildCallText(transcript: Transcript, context: AnalysisContext):
   return { units, segments, speakers, byId, duration, context };
 }
 
-// A speaker taking back the address just dictated: the cues that take back a day (dates.ts), and the
-// bare "sorry", "actually", "hang on" that only count here because another address must follow.
-const ADDRESS_CORRECTION = new RegExp(`${CORRECTION.source}|\\b(?:hang on|sorry|actually|my mistake|correction)\\b`, 'i');
-// ... unless the second address is one more, not another ("sorry, and copy in jo at ...")
+// A second address after a correction cue is one more, not another ("sorry, and copy in jo at ...")
 const ADDRESS_ADDED = /\b(?:copy|cc|also|as well|too|and)\b/i;
 // "... at yahoo dot com, no wait, at gmail dot com": only the domain said again
 const DOMAIN_AGAIN = /^[\s,.;:-]*(?:(?:it's|it is|that's|that is)\s+)?at\s+(.+?\bdot\s+[a-z]+(?:\s+dot\s+[a-z]+)?)\b/i;
@@ -369,9 +366,10 @@ function dropCorrectedAddresses(units: Unit[], names: ReadonlySet<string>, spoke
       const p = placed[i];
       const next = placed[i + 1];
       const between = text.slice(p.end, next ? next.at : undefined);
-      const cue = between.search(ADDRESS_CORRECTION);
+      // bare cues ("sorry", "actually") count: another address must follow
+      const cue = between.search(TAKING_BACK);
       if (cue < 0) continue;
-      const afterCue = between.slice(cue).replace(ADDRESS_CORRECTION, '');
+      const afterCue = between.slice(cue).replace(TAKING_BACK, '');
       if (next) {
         if (ADDRESS_ADDED.test(afterCue) || next.e.address === p.e.address) continue;
         p.u.entities = p.u.entities.filter((x) => x !== p.e);
