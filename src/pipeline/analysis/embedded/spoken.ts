@@ -398,10 +398,17 @@ function interpretRun(toks: Tok[], whole: Run): Replacement | null {
 // phone to call back). A word of phoning in between ("the claims line number is") keeps a phone.
 const ACCOUNT_NOUNS = new Set(['account', 'invoice', 'order', 'reference', 'policy', 'claim', 'case', 'ticket', 'confirmation', 'tracking', 'booking', 'membership', 'member', 'routing', 'card', 'serial', 'customer', 'sort', 'pin', 'id', 'passport', 'licence', 'license', 'registration', 'payroll', 'employee', 'student', 'patient', 'nhs', 'tax', 'vat']);
 const PHONING = new Set(['phone', 'mobile', 'cell', 'line', 'landline', 'telephone', 'fax', 'whatsapp', 'reach', 'call', 'ring', 'text', 'dial', 'contact', 'direct', 'office', 'home', 'work']);
+// (letters spelled before the digits are the identifier's own prefix, "claim number is C L three
+// eight six ...", and do not count towards the four words looked back)
 function accountNounBefore(toks: Tok[], start: number): string | null {
-  for (let k = start - 1; k >= 0 && k >= start - 4; k--) {
+  let letters = 0;
+  for (let k = start - 1; k >= 0 && k >= start - 4 - letters; k--) {
     if (/[.?!;]/.test(toks[k].post)) return null;
     const w = toks[k].w;
+    if (letters < 4 && /^[a-z]$/.test(w) && isLetter(toks[k])) {
+      letters++;
+      continue;
+    }
     if (PHONING.has(w)) return null;
     if (ACCOUNT_NOUNS.has(w)) return w;
   }
@@ -466,6 +473,13 @@ function readHomophoneDigits(toks: Tok[]): Tok[] {
 }
 
 const LOCAL_SEPARATORS: Record<string, string> = { dot: '.', underscore: '_', dash: '-', hyphen: '-' };
+// Words that lead in to a dictated address and are never part of it ("email john smith at ...",
+// "yeah, um, tom ward at ..."): verbs of sending and fillers.
+const ADDRESS_LEAD = new Set([
+  'email', 'emails', 'emailed', 'mail', 'send', 'sent', 'write', 'contact', 'reply', 'cc', 'copy', 'forward', 'address', 'try', 'use', 'reach', 'message', 'ping', 'via', 'using', 'on',
+  'um', 'uh', 'er', 'erm', 'so', 'yeah', 'yes', 'yep', 'okay', 'ok', 'sure', 'just', 'please', 'well', 'oh', 'right', 'actually', 'sorry', 'also', 'now', 'then', 'like', 'its',
+  'mean', 'meant', 'wait', 'no', 'rather', 'correction', 'hi', 'hello', 'thanks', 'cheers',
+]);
 
 /**
  * The local part of a dictated address, read backwards from its "at" (index k): segments joined by
@@ -550,6 +564,7 @@ function localPartBefore(
       else digits = ds;
     }
     let word = '';
+    let joinedBy: 'licence' | null = null;
     if (plainWord(q) && !(strict && NOT_LOCAL.has(w(q)))) {
       // (a word that sounds like a name of the call and is said where an address's name goes: the name)
       word = nameHeardAs(w(q), spokenNames) ?? w(q);
@@ -568,8 +583,24 @@ function localPartBefore(
         if ((oneWord && (n === 1 || opens)) || allNames || readBack) {
           word = joined;
           q += n;
+          joinedBy = 'licence';
           break;
         }
+      }
+      // Otherwise the plain words said between a lead-in ("it is", "send it to", "email", a pause)
+      // and "at" are the local part run together ("send it to front desk at ...", "it is tom ward
+      // at ..."): neither the last word alone (ward@) nor a guess at a dot. Where no lead-in closes
+      // them ("... robin tom ward at"), where the address starts is not said: no address.
+      if (!joinedBy && plainWord(q) && !ADDRESS_LEAD.has(w(q)) && !NOT_LOCAL.has(w(q))) {
+        const opensAt = (x: number) => {
+          while (x < seq.length && isLetter(toks[seq[x]])) x++;
+          return x >= seq.length || NOT_LOCAL.has(w(x)) || NOT_LOCAL_ALWAYS.has(w(x)) || ADDRESS_LEAD.has(w(x)) || !plainWord(x);
+        };
+        const joinable = (x: number) => plainWord(x) && !ADDRESS_LEAD.has(w(x)) && !NOT_LOCAL.has(w(x));
+        const n = opensAt(q + 1) ? 1 : joinable(q + 1) && opensAt(q + 2) ? 2 : 0;
+        if (!n) return null;
+        word = seq.slice(q, q + n).map((x) => toks[x].w).reverse().join('') + word;
+        q += n;
       }
     }
     // spelled letters or initials before the word ("d reyes", "a w whitaker", "c l a i m s")
@@ -766,7 +797,8 @@ function addMinorUnits(toks: Tok[], reps: Replacement[]): void {
 }
 
 const WRITTEN_EMAIL = /\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b/g;
-const WRITTEN_PHONE = /(?:\+\d[\d\s().-]{6,}\d|\b\d{3}[\s.-]\d{3}[\s.-]\d{4}\b|\b\d{3}[\s.-]\d{4}\b)/g;
+// ("(555) 123-4567": the area code in brackets, as American numbers are written)
+const WRITTEN_PHONE = /(?:\+\d[\d\s().-]{6,}\d|\(\d{3}\)\s?\d{3}[\s.-]\d{4}\b|\b\d{3}[\s.-]\d{3}[\s.-]\d{4}\b|\b\d{3}[\s.-]\d{4}\b)/g;
 
 /**
  * Rewrites one sentence from spoken to written form and lists the entities in it. Text that is
