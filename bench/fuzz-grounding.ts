@@ -90,31 +90,31 @@ const DOMAIN: Array<[string, string]> = [
   ['gmail dot com', 'gmail.com'], ['hotmail dot co dot uk', 'hotmail.co.uk'], ['outlook dot com', 'outlook.com'], ['acme dot co dot uk', 'acme.co.uk'],
   ['mail dot brightwater dot com', 'mail.brightwater.com'], ['north dash star dot org', 'north-star.org'], ['yahoo dot com', 'yahoo.com'], ['harbour lettings dot co dot uk', 'harbourlettings.co.uk'],
 ];
-function emailLocal(): [string, string] {
+function emailLocal(names: ReadonlySet<string>): [string, string] {
   const f = pick(FIRST), l = pick(LAST);
   switch (Math.floor(rnd() * 7)) {
     case 0: return [`${f} dot ${l}`, `${f}.${l}`];
     case 1: return [`${f} underscore ${l}`, `${f}_${l}`];
     case 2: return [`${f} dash ${l}`, `${f}-${l}`];
-    case 3: return [`${f} ${l}`, `${f}${l}`];
+    case 3: return [`${f} ${l}`, names.has(f) && names.has(l) ? `${f}${l}` : ''];  // '': no address (see the session 25 note)
     case 4: { const n = 10 + Math.floor(rnd() * 89); return [`${f} ${words(n)}`, `${f}${n}`]; }
     case 5: return [`${f.split('').join(' ')}`, f];
     default: return [`${f[0]} ${l}`, `${f[0]}${l}`];
   }
 }
-function email(): Spoken {
-  const [ls, lw] = emailLocal();
+function email(names: ReadonlySet<string>): Spoken {
+  const [ls, lw] = emailLocal(names);
   const [ds, dw] = pick(DOMAIN);
   let text = `${ls} at ${ds}`;
-  let truth = `${lw}@${dw}`;
+  let truth = lw ? `${lw}@${dw}` : '';
   if (chance(0.25)) {
-    const [ls2, lw2] = emailLocal();
+    const [ls2, lw2] = emailLocal(names);
     const [ds2, dw2] = pick(DOMAIN);
     const cue = pick(['no sorry, it is', 'no wait, it is', 'actually, make that', 'sorry, I mean']);
     text = `${text}, ${cue} ${ls2} at ${ds2}`;
-    truth = `${lw2}@${dw2}`;
+    truth = lw2 ? `${lw2}@${dw2}` : '';
   }
-  return { text, truth: { email: truth } };
+  return { text, truth: truth ? { email: truth } : { noEmail: true } };
 }
 function phone(): Spoken {
   const style = { oh: chance(0.6), repeats: chance(0.5) };
@@ -197,12 +197,13 @@ function distractor(): Spoken {
 // parts of two words, with digits or hyphens, corrections over two turns, and distractors with
 // letters and digits. Each template names its class, and findings are counted by class as well.
 //
-// Two plain words before "at" ("it is tom ward at yahoo dot com"): the truth is the words run
-// together, tomward@yahoo.com, as the dev calls' authors wrote it for "send it to front desk at ..."
-// (frontdesk@) and "d whitaker tutoring at ..." (dwhitakertutoring@): neither the last word alone
-// (ward@, a stranger's mailbox) nor a dot nobody said (tom.ward@). A correction over two turns that
-// says only the local part again ("Sorry, no, j dot smith") may give the corrected address or none,
-// never the one taken back.
+// Two plain words before "at" ("it is tom ward at yahoo dot com"): the speaker did not say where the
+// address starts. ward@ mails a stranger, tomward@ and tom.ward@ are guesses; a user expects no
+// address rather than a wrong one (noEmail: any address given is WRONG, none is no miss). Where
+// the speaker says it is one word ("all one word") or both words are names of people in the call
+// ("tom reyes" on a call with Tom Reyes), the words run together are the truth. A correction over
+// two turns that says only the local part again ("Sorry, no, j dot smith") may give the corrected
+// address or none, never the one taken back.
 function us_phone(): Spoken {
   const area = pick(['555', '212', '415', '617', '303', '786']);
   const mid = digitsOf(2 + Math.floor(rnd() * 7), 3);
@@ -255,11 +256,11 @@ function time25(): Spoken {
     default: return { cls: 'us-time-written', text: '4:15 p.m.', truth: { times: ['16:15'] } };
   }
 }
-function email25(): { first: string; second?: string; truth: Partial<Truth>; cls: string } {
+function email25(names: ReadonlySet<string>): { first: string; second?: string; truth: Partial<Truth>; cls: string } {
   const f = pick(FIRST), l = pick(LAST);
   const [ds, dw] = pick(DOMAIN);
   switch (Math.floor(rnd() * 6)) {
-    case 0: return { cls: 'email-two-words', first: `${f} ${l} at ${ds}`, truth: { email: `${f}${l}@${dw}` } };
+    case 0: return { cls: 'email-two-words', first: `${f} ${l} at ${ds}`, truth: names.has(f) && names.has(l) ? { email: `${f}${l}@${dw}` } : { noEmail: true } };
     case 1: return { cls: 'email-two-words-one-word', first: `${f} ${l}, all one word, at ${ds}`, truth: { email: `${f}${l}@${dw}` } };
     case 2: { const n = 10 + Math.floor(rnd() * 89); return { cls: 'email-digits', first: `${f[0]}${l} ${words(n)} at ${ds}`, truth: { email: `${f[0]}${l}${n}@${dw}` } }; }
     case 3: return { cls: 'email-dash', first: `${f} dash ${l} at ${ds}`, truth: { email: `${f}-${l}@${dw}` } };
@@ -301,7 +302,7 @@ function makeCase(i: number): Case {
   addDistractor();
   const merge = (s: Spoken) => Object.assign(truth, s.truth);
   if (kind === 'email' || kind === 'mixed') {
-    const e = email();
+    const e = email(new Set(names.flatMap((n) => n.toLowerCase().split(' '))));
     merge(e);
     turns.push([0, `Can I email you the ${pick(['quote', 'invoice', 'form', 'details'])}? What is the best address?`]);
     turns.push([1, `${pick(['Yes please, it is', 'Sure, send it to', 'It is'])} ${e.text}.`]);
@@ -339,6 +340,7 @@ function makeCase(i: number): Case {
 function makeCase25(i: number): Case {
   const names = pick(NAMES);
   const [u, c] = [names[0].split(' ')[0], names[1].split(' ')[0]];
+  const nameWords = new Set(names.flatMap((n) => n.toLowerCase().split(' ')));
   const kind = pick(['email', 'phone', 'amount', 'meeting', 'callback', 'mixed']);
   const truth: Truth = { distractors: [] };
   const classes: string[] = [];
@@ -354,7 +356,7 @@ function makeCase25(i: number): Case {
   const merge = (s: Spoken) => (classes.push(s.cls!), Object.assign(truth, s.truth));
   addDistractor();
   if (kind === 'email' || kind === 'mixed') {
-    const e = email25();
+    const e = email25(nameWords);
     classes.push(e.cls);
     Object.assign(truth, e.truth);
     turns.push([0, `Can I email you the ${pick(['quote', 'invoice', 'form', 'details'])}? What is the best address?`]);

@@ -473,7 +473,7 @@ function readHomophoneDigits(toks: Tok[]): Tok[] {
 }
 
 const LOCAL_SEPARATORS: Record<string, string> = { dot: '.', underscore: '_', dash: '-', hyphen: '-' };
-// Words that lead in to a dictated address and are never part of it ("email john smith at ...",
+// Words that lead in to a dictated address and are never part of it ("email sarah at ...",
 // "yeah, um, tom ward at ..."): verbs of sending and fillers.
 const ADDRESS_LEAD = new Set([
   'email', 'emails', 'emailed', 'mail', 'send', 'sent', 'write', 'contact', 'reply', 'cc', 'copy', 'forward', 'address', 'try', 'use', 'reach', 'message', 'ping', 'via', 'using', 'on',
@@ -537,7 +537,7 @@ function localPartBefore(
       continue;
     }
     if (segs.length) break;
-    const seg = readSegment(p, true);
+    const seg = readSegment(p, true, true);
     if (!seg) return null;
     segs.unshift(seg.text);
     start = seq[seg.next - 1];
@@ -547,7 +547,7 @@ function localPartBefore(
   return { start, local: segs.join('') };
 
   /** One segment read backwards from seq[from]: digits, then a word, then letters; more words when licensed. */
-  function readSegment(from: number, strict: boolean): { text: string; next: number } | null {
+  function readSegment(from: number, strict: boolean, first = false): { text: string; next: number } | null {
     const w = (n: number) => toks[seq[n]].w;
     const plainWord = (n: number) => n < seq.length && !isLetter(toks[seq[n]]) && !(w(n) in LOCAL_SEPARATORS) && !isNumWord(w(n)) && !NOT_LOCAL_ALWAYS.has(w(n));
     let q = from;
@@ -587,21 +587,12 @@ function localPartBefore(
           break;
         }
       }
-      // Otherwise the plain words said between a lead-in ("it is", "send it to", "email", a pause)
-      // and "at" are the local part run together ("send it to front desk at ...", "it is tom ward
-      // at ..."): neither the last word alone (ward@) nor a guess at a dot. Where no lead-in closes
-      // them ("... robin tom ward at"), where the address starts is not said: no address.
-      if (!joinedBy && plainWord(q) && !ADDRESS_LEAD.has(w(q)) && !NOT_LOCAL.has(w(q))) {
-        const opensAt = (x: number) => {
-          while (x < seq.length && isLetter(toks[seq[x]])) x++;
-          return x >= seq.length || NOT_LOCAL.has(w(x)) || NOT_LOCAL_ALWAYS.has(w(x)) || ADDRESS_LEAD.has(w(x)) || !plainWord(x);
-        };
-        const joinable = (x: number) => plainWord(x) && !ADDRESS_LEAD.has(w(x)) && !NOT_LOCAL.has(w(x));
-        const n = opensAt(q + 1) ? 1 : joinable(q + 1) && opensAt(q + 2) ? 2 : 0;
-        if (!n) return null;
-        word = seq.slice(q, q + n).map((x) => toks[x].w).reverse().join('') + word;
-        q += n;
-      }
+      // Otherwise another plain word before the one next to "at" ("it is tom ward at yahoo dot
+      // com") leaves where the address starts unsaid: ward@ would mail a stranger, tomward@ and
+      // tom.ward@ are guesses. No address, unless a verb of sending or a filler comes between
+      // ("email sarah at ...", "um, tom at ..."). Only for the part next to "at": after a separator
+      // the address's own shape says where it starts ("the form, derek dot lane at ...").
+      if (first && !joinedBy && plainWord(q) && !ADDRESS_LEAD.has(w(q)) && !NOT_LOCAL.has(w(q))) return null;
     }
     // spelled letters or initials before the word ("d reyes", "a w whitaker", "c l a i m s")
     let letters = '';
