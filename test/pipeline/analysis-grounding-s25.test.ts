@@ -52,6 +52,8 @@ describe('an address of two plain words', () => {
     assert.deepEqual(emailsIn('It is tom ward at yahoo dot com.'), []);
     assert.deepEqual(emailsIn('please email john smith at gmail dot com'), []);
     assert.deepEqual(emailsIn('It is tom ward, all one word, at yahoo dot com.'), ['tomward@yahoo.com']);
+    // nor where the last word is a name of the call ("grant" of Lucy Grant)
+    assert.deepEqual(normalizeSpoken('make that sam grant at yahoo dot com.', new Set(['lucy', 'grant'])).entities, []);
     // a verb of sending, a filler or a correction cue before one word is not part of the address
     assert.deepEqual(emailsIn('email sarah at gmail dot com'), ['sarah@gmail.com']);
     assert.deepEqual(emailsIn('yeah um tom at gmail dot com'), ['tom@gmail.com']);

@@ -720,6 +720,10 @@ function heardEmailReplacements(toks: Tok[], taken: Set<number>, names: Readonly
       break;
     }
     if (!parts.length || parts[0] === '.') continue;
+    // another plain word said right before the names ("make that sam grant at ..." with Grant a name
+    // of the call): where the address starts is not said (localPartBefore)
+    const before = toks[s - 1];
+    if (before && !before.post && /^[a-z]+$/.test(before.w) && !ADDRESS_LEAD.has(before.w) && !NOT_LOCAL.has(before.w) && !NOT_LOCAL_ALWAYS.has(before.w)) continue;
     if ([...Array(k + 1 - s).keys()].some((x) => taken.has(s + x))) continue;
     const address = `${parts.join('')}@${domain}.${HEARD_TLD[toks[k].w]}`;
     if (!/^[a-z0-9._-]+@[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(address)) continue;
