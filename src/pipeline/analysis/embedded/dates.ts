@@ -197,6 +197,17 @@ function withoutTakenBackTimes(sentence: string): string {
   return sentence.replace(TAKEN_BACK_TIME, (_m, at: string, first: string, cue: string, again: string) => `${at}${again}${' '.repeat(first.length + cue.length)}`);
 }
 
+// ("good", "super" left out: "sounds good friday at three" is a recogniser's "sounds good, Friday at three")
+const HOLIDAY_WEEKDAY = /\b(?:easter|whit|black|cyber|ash|shrove|maundy|plough|giving|palm)\s+$/i;
+
+// "at 4 15 p m": a clock time as a recogniser writes it when it drops the colon, hour and minutes
+// apart and the letters of "p.m." spelled; read as "4:15 p.m" (chrono took "at 4" and dropped the
+// minutes). Same length, so every offset into the sentence stays the same.
+const SPACED_CLOCK = /\b(\d{1,2}) ([0-5]\d) ([ap])( ?)m\b/gi;
+function withSpacedClocksJoined(sentence: string): string {
+  return sentence.replace(SPACED_CLOCK, (m, h: string, mm: string, ap: string, gap: string) => (Number(h) >= 1 && Number(h) <= 12 ? `${h}:${mm} ${ap}${gap ? '.' : ''}m` : m));
+}
+
 /**
  * Date and time expressions of one sentence (already in written form, see spoken.ts).
  * `past` says the sentence talks about the past, so a bare weekday means the last one.
@@ -206,7 +217,7 @@ export function resolveDates(sentence: string, recordedAt: string, past: boolean
   const ref = new Date(recordedAt);
   if (Number.isNaN(ref.getTime())) return [];
   const refDay = new Date(Date.UTC(ref.getUTCFullYear(), ref.getUTCMonth(), ref.getUTCDate()));
-  const results = engine.parse(withoutTakenBackTimes(sentence), { instant: ref, timezone: 0 }, { forwardDate: false });
+  const results = engine.parse(withoutTakenBackTimes(withSpacedClocksJoined(sentence)), { instant: ref, timezone: 0 }, { forwardDate: false });
   const out: DateMention[] = [];
   for (const r of results) {
     const text = r.text.replace(/[,.]+$/, '');
@@ -230,6 +241,9 @@ export function resolveDates(sentence: string, recordedAt: string, past: boolean
     let day = s.get('day')!;
     let date = new Date(Date.UTC(year, month - 1, day));
     const weekdayOnly = s.isCertain('weekday') && !s.isCertain('day') && !s.isCertain('month');
+    // "Easter Monday", "Good Friday", "Black Friday": a weekday named by a holiday is that holiday,
+    // a day this reader cannot place, not the coming Monday or Friday
+    if (weekdayOnly && HOLIDAY_WEEKDAY.test(before) && /^\w+day\b/i.test(text)) continue;
     // "on Friday the 6th of February": chrono reads the weekday and the date apart; the date says it all
     const nextResult = results[results.indexOf(r) + 1];
     if (s.isCertain('weekday') && !s.isCertain('day') && nextResult && nextResult.start.isCertain('day') && /^[\s,]*(?:the\s*)?$/i.test(sentence.slice(r.index + r.text.length, nextResult.index))) continue;
