@@ -108,7 +108,7 @@ function buildChrono(): chrono.Chrono {
   });
   // "within the hour", "in an hour", "right away": later the same day.
   c.parsers.push({
-    pattern: () => /\b(within the hour|in (?:an|the next) hour|right away|straight away|asap|as soon as possible|shortly|right now|(?:right |straight )?after (?:this|the) call|(?:right|straight) after this|(?:right |straight )?after we hang up|as soon as we hang up|(?:by |before )?(?:the )?end of (?:the |to)?day|(?:by )?(?:eod|cob|eob))\b/i,
+    pattern: () => /\b(within the hour|in (?:an|the next) hour|right away|straight away|asap|as soon as possible|shortly|right now|(?:right |straight )?after (?:this|the) call|(?:right|straight) after this|(?:right |straight )?after we hang up|as soon as we hang up|(?:by |before )?(?:the )?end of (?:the |to)?day|(?:by |before )?(?:the )?(?:close|end) of (?:business|play)(?! (?:on|tomorrow|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b)|(?:by )?(?:eod|cob|eob))\b/i,
     extract: (context) => {
       const r = context.refDate;
       return { year: r.getUTCFullYear(), month: r.getUTCMonth() + 1, day: r.getUTCDate() };
@@ -135,13 +135,41 @@ function buildChrono(): chrono.Chrono {
       return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate(), weekday: wd };
     },
   });
-  // "by the end of the week": the Friday of the call's week (the next one when said at the weekend).
+  // "by the end of the week": the Friday of the call's week (the next one when said at the weekend);
+  // "the end of next week" is the Friday after that one (chrono read it as the Saturday)
   c.parsers.push({
-    pattern: () => /\b(?:the )?end of (?:the|this) week\b/i,
-    extract: (context) => {
+    pattern: () => /\b(?:the )?end of (the|this|next) week\b/i,
+    extract: (context, match) => {
       let d = new Date(Date.UTC(context.refDate.getUTCFullYear(), context.refDate.getUTCMonth(), context.refDate.getUTCDate()));
       while (d.getUTCDay() !== 5) d = addDays(d, 1);
+      if (match[1].toLowerCase() === 'next') d = addDays(d, 7);
       return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate() };
+    },
+  });
+  // "in a fortnight", "a fortnight today", "two weeks from today": fourteen days from the call
+  c.parsers.push({
+    pattern: () => /\b(?:in (?:a|one) fortnight|(?:a|one) fortnight (?:from )?(?:today|now)|(?:a|one) fortnight(?= (?:is|works|suits)\b)|(?:in )?two weeks (?:from )?(?:today|now))\b/i,
+    extract: (context) => {
+      const d = addDays(new Date(Date.UTC(context.refDate.getUTCFullYear(), context.refDate.getUTCMonth(), context.refDate.getUTCDate())), 14);
+      return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate() };
+    },
+  });
+  // "between 1 and 5 in the afternoon", "between 8 and noon": a window, booked from its start (chrono
+  // read its end alone, or nothing)
+  c.parsers.push({
+    pattern: () => /\bbetween (\d{1,2})(?::(\d{2}))?(?:\s*([ap]\.?m\.?))?\s+and\s+(?:(\d{1,2})(?::\d{2})?(?:\s*([ap]\.?m\.?))?|noon|midday)(?:\s+(in the morning|in the afternoon|in the evening|at night|tonight))?(?![:\d]|\s*(?:%|percent|people|dollars?|pounds?|euros?|minutes?|hours?|days?|weeks?|months?|years?)\b)/i,
+    extract: (_context, match) => {
+      let hour = Number(match[1]);
+      if (hour < 1 || hour > 12) return null;
+      const minute = match[2] ? Number(match[2]) : 0;
+      const end = match[4] ? Number(match[4]) : 12;
+      if (end < 1 || end > 12) return null;
+      const pm = /^p/i.test(match[3] ?? '') || /afternoon|evening|night/i.test(match[6] ?? '') || (!match[3] && /^p/i.test(match[5] ?? '') && hour <= end);
+      const am = /^a/i.test(match[3] ?? '') || /morning/i.test(match[6] ?? '') || (!match[4] && hour < 12);
+      if (pm && hour < 12) hour += 12;
+      const comps: Record<string, number> = { hour, minute };
+      if (pm || am) comps.meridiem = pm ? 1 : 0;
+      return comps;
     },
   });
   // "first thing" with no day after it: the next morning.
