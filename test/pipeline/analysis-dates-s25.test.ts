@@ -107,3 +107,48 @@ describe('a day of the month said after its month', () => {
     assert.equal(mine?.dueDate, '2026-06-09', dump(items));
   });
 });
+
+describe('a deadline with its day after it, and "after this"', () => {
+  it('reads "by end of day tomorrow" as tomorrow, not the call\'s day', () => {
+    const items = itemsOf([
+      [1, 'Hi Sam, it is Carla from human resources.'],
+      [0, 'I will email you the signed offer letter by end of day tomorrow.'],
+      [1, 'Perfect, thank you.'],
+    ]);
+    const mine = items.find((i) => i.ownerRole === 'USER' && i.intent === 'email');
+    assert.equal(mine?.dueDate, '2026-05-13', dump(items));
+  });
+
+  it('reads "after this" as the call\'s day', () => {
+    const items = itemsOf([
+      [1, 'Hi Sam, it is Carla from the dog walking service.'],
+      [1, 'Could you text me your address?'],
+      [0, 'Sure, I will text you the address after this so you have got it.'],
+    ]);
+    const mine = items.find((i) => i.ownerRole === 'USER');
+    assert.equal(mine?.dueDate, '2026-05-12', dump(items));
+  });
+});
+
+describe('a day taken back with "wait, no"', () => {
+  it('keeps the day said after the correction', () => {
+    const items = itemsOf([
+      [1, 'Could you read the brief before the interview?'],
+      [0, 'Yeah, I will read the brief over the weekend. Oh, wait, no, that is after the interview. I will read the brief tomorrow night then.'],
+      [1, 'Great.'],
+    ]);
+    const mine = items.find((i) => i.ownerRole === 'USER');
+    assert.equal(mine?.dueDate, '2026-05-13', dump(items));
+  });
+});
+
+describe('a memory aid set now', () => {
+  it('is for the day it is about, not for "right now"', () => {
+    const items = itemsOf([
+      [1, 'The first payment is due by the fifteenth.'],
+      [0, 'Okay, by the fifteenth. I am setting a reminder right now so I do not miss it.'],
+    ]);
+    const reminder = items.find((i) => i.intent === 'reminder');
+    assert.equal(reminder?.dueDate, '2026-05-15', dump(items));
+  });
+});

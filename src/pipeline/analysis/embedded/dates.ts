@@ -108,7 +108,7 @@ function buildChrono(): chrono.Chrono {
   });
   // "within the hour", "in an hour", "right away": later the same day.
   c.parsers.push({
-    pattern: () => /\b(within the hour|in (?:an|the next) hour|right away|straight away|asap|as soon as possible|shortly|right now|(?:right |straight )?after (?:this|the) call|(?:right|straight) after this|(?:right |straight )?after we hang up|as soon as we hang up|(?:by |before )?(?:the )?end of (?:the |to)?day|(?:by |before )?(?:the )?(?:close|end) of (?:business|play)(?! (?:on|tomorrow|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b)|(?:by )?(?:eod|cob|eob))\b/i,
+    pattern: () => /\b(within the hour|in (?:an|the next) hour|right away|straight away|asap|as soon as possible|shortly|right now|(?:right |straight )?after (?:this|the) call|(?:right|straight) after this|(?:right |straight )?after we hang up|as soon as we hang up|(?:by |before )?(?:the )?end of (?:the |to)?day(?!,? (?:on |this )?(?:tomorrow|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b)|(?:right |straight )?after this(?=\s*(?:[,.;!?]|$|(?:so|and|then|okay|if|because)\b))|(?:by |before )?(?:the )?(?:close|end) of (?:business|play)(?! (?:on|tomorrow|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b)|(?:by )?(?:eod|cob|eob))\b/i,
     extract: (context) => {
       const r = context.refDate;
       return { year: r.getUTCFullYear(), month: r.getUTCMonth() + 1, day: r.getUTCDate() };
@@ -320,7 +320,7 @@ export function onDay(m: DateMention, date: string): DateMention {
 }
 
 // "Could we do Friday? No, hang on, Friday's full. Monday." - "Tuesday, no wait, Wednesday the 17th".
-export const CORRECTION = /\b(?:no,? wait|no,? hang on|hang on,? no|sorry,? no|no,? sorry|actually,? no|no,? actually|i mean|make (?:it|that)|scratch that|or rather)\b/i;
+export const CORRECTION = /\b(?:no,? wait|wait,? no|no,? hang on|hang on,? no|sorry,? no|no,? sorry|actually,? no|no,? actually|i mean|make (?:it|that)|scratch that|or rather)\b/i;
 
 /**
  * Days a speaker took back within the same turn: after a correction ("no, wait", "sorry, no", "I
