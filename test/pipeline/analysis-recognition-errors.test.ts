@@ -80,9 +80,10 @@ describe('recognition errors in spoken numbers and addresses', () => {
     const names = new Set(['tom', 'baker']);
     const withNames = normalizeSpoken("It's tom baker at hotmail dot com all one word.", names).entities.find((e) => e.kind === 'email');
     assert.equal((withNames as { address: string }).address, 'tombaker@hotmail.com');
-    // without the names, two words make one part only when the speaker says "all one word"
+    // without the names, two words make one part only when the speaker says "all one word"; else
+    // where the address starts is not said, and no address is given (baker@ would be a stranger's)
     const without = normalizeSpoken("It's tom baker at hotmail dot com.").entities.find((e) => e.kind === 'email');
-    assert.equal((without as { address: string }).address, 'baker@hotmail.com');
+    assert.equal(without, undefined);
     const remarked = normalizeSpoken("It's tom baker at hotmail dot com all one word.").entities.find((e) => e.kind === 'email');
     assert.equal((remarked as { address: string }).address, 'tombaker@hotmail.com');
   });
@@ -646,9 +647,10 @@ describe('addresses and items as the recogniser heard them (session 22, m4a)', (
     const heard = (text: string, dictated: string[]) =>
       normalizeSpoken(text, new Set(), new Set(dictated)).entities.filter((x) => x.kind === 'email').map((x) => (x as { address: string }).address);
     assert.deepEqual(heard('Sure, that is front desk at camille dot com.', ['frontdesk@gmail.com']), ['frontdesk@camille.com']);
-    assert.deepEqual(heard('Sure, that is front desk at camille dot com.', []), ['desk@camille.com']);
-    // (seven letters joined are too few to tell a read-back from two words said before an address)
-    assert.deepEqual(heard('Sure, that is pet care at camille dot com.', ['petcare@gmail.com']), ['care@camille.com']);
+    assert.deepEqual(heard('Sure, that is front desk at camille dot com.', []), []);
+    // (seven letters joined are too few to tell a read-back from two words said before an address,
+    // and two words with nothing to say where the address starts give none)
+    assert.deepEqual(heard('Sure, that is pet care at camille dot com.', ['petcare@gmail.com']), []);
   });
 
   it('a word of the local part that sounds like a speaker\'s name is the name, and grounding reads it so', () => {
@@ -692,7 +694,11 @@ describe('addresses and items as the recogniser heard them (session 22, m4a)', (
       ],
       ['Dana Price', 'Neil Ortiz'],
     ).raw.actionItems ?? [];
-    assert.equal(got.filter((i) => i.intent === 'email').length, 1, JSON.stringify(got.map((i) => [i.ownerRole, i.title])));
+    // (at most one: since session 25 "silly thing at ..." says no address at all, two plain words
+    // with nothing to say where it starts, and no item cites one cut to its last word)
+    const emails = got.filter((i) => i.intent === 'email');
+    assert.ok(emails.length <= 1, JSON.stringify(got.map((i) => [i.ownerRole, i.title])));
+    assert.ok(!emails.some((i) => i.intentMetadata?.toEmail?.startsWith('thing@')), JSON.stringify(emails.map((i) => i.intentMetadata)));
   });
 
   it('"email it" heard as "the mail it" before an address is dictated is the e-mail', () => {
@@ -834,7 +840,13 @@ describe('dictated details taken back, booked without "on", or read out as an ac
   });
 
   it('the last groups of a phone number taken back ("..., no sorry, two three six five") are replaced by the ones said again', () => {
-    for (const form of ['Can you call me back? You can reach me on zero one six one, eight double nine, double seven six eight, no sorry, two three six five.', 'can you call me back you can reach me on zero one six one eight double nine double seven six eight no sorry two three six five']) {
+    const forms = [
+      'Can you call me back? You can reach me on zero one six one, eight double nine, double seven six eight, no sorry, two three six five.',
+      'can you call me back you can reach me on zero one six one eight double nine double seven six eight no sorry two three six five',
+      // any cue of the shared list (dates.ts), not only the words the number reader once knew
+      'Can you call me back? You can reach me on zero one six one, eight double nine, double seven six eight, hang on, my mistake, two three six five.',
+    ];
+    for (const form of forms) {
       const { raw } = groundedAnalysis(
         [
           [1, form],
@@ -849,7 +861,7 @@ describe('dictated details taken back, booked without "on", or read out as an ac
   });
 
   it('a clock time taken back in the same breath ("at eight fifteen, no, eight"; "at nine, sorry, ten") is the one said again', () => {
-    for (const [said, at] of [['at eight fifteen, no, eight', '08:00'], ['at nine, sorry, ten', '10:00']] as const) {
+    for (const [said, at] of [['at eight fifteen, no, eight', '08:00'], ['at nine, sorry, ten', '10:00'], ['at nine, hang on, ten', '10:00'], ['at nine, no, make that ten', '10:00']] as const) {
       const { raw } = groundedAnalysis(
         [
           [0, `Can we have a call Friday the thirteenth ${said}?`],

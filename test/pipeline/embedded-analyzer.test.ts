@@ -109,7 +109,8 @@ describe('spoken-form normalisation', () => {
     // two words make one part only when the speaker says so, or they read back an earlier address
     assert.deepEqual(addresses('Our address is fraser family, all one word, at post box dot com.'), ['fraserfamily@postbox.com']);
     assert.deepEqual(addresses('Fraser family at post box dot com.', [], ['fraserfamily@postbox.com']), ['fraserfamily@postbox.com']);
-    assert.deepEqual(addresses('Fraser family at post box dot com.'), ['family@postbox.com']);
+    // (and otherwise no address: family@ would be a stranger's, session 25)
+    assert.deepEqual(addresses('Fraser family at post box dot com.'), []);
     // "a" and "I" before a word stay the article and the pronoun
     assert.deepEqual(addresses('Send a note at noon to sam at gmail dot com.'), ['sam@gmail.com']);
   });
@@ -406,7 +407,9 @@ describe('EmbeddedAnalyzer on phrasings of other speakers', () => {
     assert.deepEqual(addr('it is sam at acme dot com dot au'), ['sam@acme.com.au']);
     assert.deepEqual(addr('it is sam at acme dot u s'), ['sam@acme.us']);
     // only a webmail name heard.ts knows becomes "...mail"; a second "at" ends no domain
-    assert.deepEqual(addr('email is oak park at best male dot com'), ['park@bestmale.com']);
+    assert.deepEqual(addr('email is park at best male dot com'), ['park@bestmale.com']);
+    // (two plain words with nothing to say where the address starts give no address, session 25)
+    assert.deepEqual(addr('email is oak park at best male dot com'), []);
     assert.ok(addr('okay it p r i live dot at a cage at yahoo dot com').every((x) => !x.startsWith('dot@') && !x.includes('cageat')));
     const turns: Array<[0 | 1, string]> = [
       [1, 'I can e-mail the estimate over this afternoon. What is the address?'],

@@ -415,8 +415,8 @@ function phoneCandidates(value: string): string[] {
 }
 
 /** Words that take back what was just said ("no sorry", "no wait", "I mean"), and the words around them. */
-const TAKING_BACK = new Set(['no', 'sorry', 'wait', 'mean', 'actually', 'rather', 'correction']);
-const TAKING_BACK_FILLER = new Set(['i', 'it', 's', 'is', 'its', 'that', 'make', 'the', 'last', 'end', 'ends', 'in', 'with', 'bit', 'part', 'should', 'be', 'oh']);
+const TAKING_BACK = new Set(['no', 'sorry', 'wait', 'hang', 'mean', 'actually', 'rather', 'mistake', 'correction']);
+const TAKING_BACK_FILLER = new Set(['i', 'it', 's', 'is', 'its', 'that', 'make', 'on', 'my', 'the', 'last', 'end', 'ends', 'in', 'with', 'bit', 'part', 'should', 'be', 'oh']);
 
 /**
  * A number whose last groups are taken back and said again ("... double seven six eight, no sorry,
@@ -645,7 +645,7 @@ function dayTimeEvidence(texts: string[], recordedAt: string | undefined): DayTi
     }
     // a clock time taken back and said again in the same breath ("at 8:15, no, 8", "at 9, sorry, 10"):
     // the one said again is a time said, though no "at" stands before it
-    for (const m of text.matchAll(/\b(?:at|by|around|about|for|from)\s+\d{1,2}(?::\d{2})?(?:\s*[ap]\.?\s?m\.?)?,?\s+(?:no|sorry|wait|i mean|actually)(?:[,\s]+(?:no|sorry|wait|i mean|make it|make that))*[,.]?\s+(?:at\s+)?(\d{1,2})(?::(\d{2}))?(?:\s*(a\.?\s?m\.?|p\.?\s?m\.?|o'?\s?clock))?(?![\d:])(?!\s*(?:%|percent|dollars?|pounds?|euros?|quid|minutes?|hours?|days?|weeks?|months?|years?|people|of)\b)/gi)) {
+    for (const m of text.matchAll(/\b(?:at|by|around|about|for|from)\s+\d{1,2}(?::\d{2})?(?:\s*[ap]\.?\s?m\.?)?,?\s+(?:no|sorry|wait|hang on|my mistake|i mean|actually)(?:[,\s]+(?:no|sorry|wait|hang on|my mistake|i mean|make it|make that))*[,.]?\s+(?:at\s+)?(\d{1,2})(?::(\d{2}))?(?:\s*(a\.?\s?m\.?|p\.?\s?m\.?|o'?\s?clock))?(?![\d:])(?!\s*(?:%|percent|dollars?|pounds?|euros?|quid|minutes?|hours?|days?|weeks?|months?|years?|people|of)\b)/gi)) {
       addClockTime(m[1], m[2], m[3]);
     }
     // a window's start ("between 8 and noon", "between 9 a.m. and 11"): the time an appointment is from

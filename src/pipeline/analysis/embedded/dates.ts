@@ -197,24 +197,55 @@ const DEADLINE_BEFORE = /\b(?:by|until|till|before|no later than|(?:end|close) o
 let engine: chrono.Chrono | null = null;
 const PART_OF_DAY = /\b(morning|afternoon|evening|tonight|night|noon|midday|lunchtime|lunch)\b/i;
 
-/**
- * Date and time expressions of one sentence (already in written form, see spoken.ts).
- * `past` says the sentence talks about the past, so a bare weekday means the last one.
- */
+// How a speaker takes back a detail and says it again: one list for every kind of detail (days here,
+// clock times, a phone number's last digits in spoken.ts, addresses in text.ts). The grounding check
+// keeps its own copy on purpose (grounding.ts): it must not agree with the extractor by construction.
+// Cues that are a correction wherever they stand ("no, wait", "I mean", "make that") ...
+const CORRECTION_CUES = ['no,? wait', 'wait,? no', 'no,? hang on', 'hang on,? no', 'sorry,? no', 'no,? sorry', 'actually,? no', 'no,? actually', 'i mean', 'make (?:it|that)', 'scratch that', 'or rather'];
+// ... and bare words that only are one when the detail said again follows at once ("at 9, sorry, 10").
+const BARE_CUES = ['no', 'sorry', 'wait', 'hang on', 'actually', 'my mistake', 'correction'];
+const cues = (list: readonly string[]) => `(?:${list.join('|')})`;
+
+// "Could we do Friday? No, hang on, Friday's full. Monday." - "Tuesday, no wait, Wednesday the 17th":
+// any day said later in the turn could follow, so only an unambiguous cue counts.
+export const CORRECTION = new RegExp(`\\b${cues(CORRECTION_CUES)}\\b`, 'i');
+/** A correction cue, unambiguous or bare: for a detail whose replacement must follow at once. */
+export const TAKING_BACK = new RegExp(`\\b${cues([...CORRECTION_CUES, ...BARE_CUES])}\\b`, 'i');
+
 // "at 8:15, no, 8", "at 9, sorry, 10": a clock time taken back and said again in the same breath is
 // the one said again (chrono read the first and dropped the rest). The taken-back time and the cue
 // are blanked out with spaces, so every offset into the sentence stays the same.
-const TAKEN_BACK_TIME = /\b((?:at|by|around|about|for|from)\s+)(\d{1,2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?)(,?\s+(?:no|sorry|no sorry|sorry no|no wait|wait|i mean|sorry i mean|actually)[,.]?\s+(?:make (?:it|that)\s+)?(?:at\s+)?)(\d{1,2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?)(?![\d:])(?!\s*(?:%|percent|dollars?|pounds?|euros?|quid|minutes?|hours?|days?|weeks?|months?|years?|people|of)\b)/gi;
+const TAKEN_BACK_TIME = new RegExp(
+  String.raw`\b((?:at|by|around|about|for|from)\s+)(\d{1,2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?)` +
+    String.raw`(,?(?:\s+${cues([...CORRECTION_CUES, ...BARE_CUES])}[,.]?){1,3}\s+(?:at\s+)?)` +
+    String.raw`(\d{1,2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?)(?![\d:])(?!\s*(?:%|percent|dollars?|pounds?|euros?|quid|minutes?|hours?|days?|weeks?|months?|years?|people|of)\b)`,
+  'gi',
+);
 function withoutTakenBackTimes(sentence: string): string {
   return sentence.replace(TAKEN_BACK_TIME, (_m, at: string, first: string, cue: string, again: string) => `${at}${again}${' '.repeat(first.length + cue.length)}`);
 }
 
+// ("good", "super" left out: "sounds good friday at three" is a recogniser's "sounds good, Friday at three")
+const HOLIDAY_WEEKDAY = /\b(?:easter|whit|black|cyber|ash|shrove|maundy|plough|giving|palm)\s+$/i;
+
+// "at 4 15 p m": a clock time as a recogniser writes it when it drops the colon, hour and minutes
+// apart and the letters of "p.m." spelled; read as "4:15 p.m" (chrono took "at 4" and dropped the
+// minutes). Same length, so every offset into the sentence stays the same.
+const SPACED_CLOCK = /\b(\d{1,2}) ([0-5]\d) ([ap])( ?)m\b/gi;
+function withSpacedClocksJoined(sentence: string): string {
+  return sentence.replace(SPACED_CLOCK, (m, h: string, mm: string, ap: string, gap: string) => (Number(h) >= 1 && Number(h) <= 12 ? `${h}:${mm} ${ap}${gap ? '.' : ''}m` : m));
+}
+
+/**
+ * Date and time expressions of one sentence (already in written form, see spoken.ts).
+ * `past` says the sentence talks about the past, so a bare weekday means the last one.
+ */
 export function resolveDates(sentence: string, recordedAt: string, past: boolean): DateMention[] {
   engine ??= buildChrono();
   const ref = new Date(recordedAt);
   if (Number.isNaN(ref.getTime())) return [];
   const refDay = new Date(Date.UTC(ref.getUTCFullYear(), ref.getUTCMonth(), ref.getUTCDate()));
-  const results = engine.parse(withoutTakenBackTimes(sentence), { instant: ref, timezone: 0 }, { forwardDate: false });
+  const results = engine.parse(withoutTakenBackTimes(withSpacedClocksJoined(sentence)), { instant: ref, timezone: 0 }, { forwardDate: false });
   const out: DateMention[] = [];
   for (const r of results) {
     const text = r.text.replace(/[,.]+$/, '');
@@ -238,6 +269,9 @@ export function resolveDates(sentence: string, recordedAt: string, past: boolean
     let day = s.get('day')!;
     let date = new Date(Date.UTC(year, month - 1, day));
     const weekdayOnly = s.isCertain('weekday') && !s.isCertain('day') && !s.isCertain('month');
+    // "Easter Monday", "Good Friday", "Black Friday": a weekday named by a holiday is that holiday,
+    // a day this reader cannot place, not the coming Monday or Friday
+    if (weekdayOnly && HOLIDAY_WEEKDAY.test(before) && /^\w+day\b/i.test(text)) continue;
     // "on Friday the 6th of February": chrono reads the weekday and the date apart; the date says it all
     const nextResult = results[results.indexOf(r) + 1];
     if (s.isCertain('weekday') && !s.isCertain('day') && nextResult && nextResult.start.isCertain('day') && /^[\s,]*(?:the\s*)?$/i.test(sentence.slice(r.index + r.text.length, nextResult.index))) continue;
@@ -319,8 +353,6 @@ export function onDay(m: DateMention, date: string): DateMention {
   return { ...m, date, month: date.slice(0, 7), datetime: m.time ? `${date}T${m.time}:00` : null, timeOnly: false };
 }
 
-// "Could we do Friday? No, hang on, Friday's full. Monday." - "Tuesday, no wait, Wednesday the 17th".
-export const CORRECTION = /\b(?:no,? wait|wait,? no|no,? hang on|hang on,? no|sorry,? no|no,? sorry|actually,? no|no,? actually|i mean|make (?:it|that)|scratch that|or rather)\b/i;
 
 /**
  * Days a speaker took back within the same turn: after a correction ("no, wait", "sorry, no", "I

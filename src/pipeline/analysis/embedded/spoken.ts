@@ -7,6 +7,7 @@
 // compromise's number parser reads "eight hundred, five five five" as one cardinal and "ten thirty"
 // as 0, so the digit-by-digit and clock readings are decided here from the shape of the run.
 
+import { TAKING_BACK } from './dates.js';
 import { dictationAsides, HEARD_AT, HEARD_DOMAIN, HEARD_DOT, HEARD_TLD, isLetter, nameHeardAs, ukSecondLevel, WEBMAIL, WRITING_REMARKS } from '../heard.js';
 
 export interface SpokenPhone {
@@ -400,10 +401,17 @@ function interpretRun(toks: Tok[], whole: Run): Replacement | null {
 // phone to call back). A word of phoning in between ("the claims line number is") keeps a phone.
 const ACCOUNT_NOUNS = new Set(['account', 'invoice', 'order', 'reference', 'policy', 'claim', 'case', 'ticket', 'confirmation', 'tracking', 'booking', 'membership', 'member', 'routing', 'card', 'serial', 'customer', 'sort', 'pin', 'id', 'passport', 'licence', 'license', 'registration', 'payroll', 'employee', 'student', 'patient', 'nhs', 'tax', 'vat']);
 const PHONING = new Set(['phone', 'mobile', 'cell', 'line', 'landline', 'telephone', 'fax', 'whatsapp', 'reach', 'call', 'ring', 'text', 'dial', 'contact', 'direct', 'office', 'home', 'work']);
+// (letters spelled before the digits are the identifier's own prefix, "claim number is C L three
+// eight six ...", and do not count towards the four words looked back)
 function accountNounBefore(toks: Tok[], start: number): string | null {
-  for (let k = start - 1; k >= 0 && k >= start - 4; k--) {
+  let letters = 0;
+  for (let k = start - 1; k >= 0 && k >= start - 4 - letters; k--) {
     if (/[.?!;]/.test(toks[k].post)) return null;
     const w = toks[k].w;
+    if (letters < 4 && /^[a-z]$/.test(w) && isLetter(toks[k])) {
+      letters++;
+      continue;
+    }
     if (PHONING.has(w)) return null;
     if (ACCOUNT_NOUNS.has(w)) return w;
   }
@@ -468,6 +476,13 @@ function readHomophoneDigits(toks: Tok[]): Tok[] {
 }
 
 const LOCAL_SEPARATORS: Record<string, string> = { dot: '.', underscore: '_', dash: '-', hyphen: '-' };
+// Words that lead in to a dictated address and are never part of it ("email sarah at ...",
+// "yeah, um, tom ward at ..."): verbs of sending and fillers.
+const ADDRESS_LEAD = new Set([
+  'email', 'emails', 'emailed', 'mail', 'send', 'sent', 'write', 'contact', 'reply', 'cc', 'copy', 'forward', 'address', 'try', 'use', 'reach', 'message', 'ping', 'via', 'using', 'on',
+  'um', 'uh', 'er', 'erm', 'so', 'yeah', 'yes', 'yep', 'okay', 'ok', 'sure', 'just', 'please', 'well', 'oh', 'right', 'actually', 'sorry', 'also', 'now', 'then', 'like', 'its',
+  'mean', 'meant', 'wait', 'no', 'rather', 'correction', 'hi', 'hello', 'thanks', 'cheers',
+]);
 
 /**
  * The local part of a dictated address, read backwards from its "at" (index k): segments joined by
@@ -525,7 +540,7 @@ function localPartBefore(
       continue;
     }
     if (segs.length) break;
-    const seg = readSegment(p, true);
+    const seg = readSegment(p, true, true);
     if (!seg) return null;
     segs.unshift(seg.text);
     start = seq[seg.next - 1];
@@ -535,7 +550,7 @@ function localPartBefore(
   return { start, local: segs.join('') };
 
   /** One segment read backwards from seq[from]: digits, then a word, then letters; more words when licensed. */
-  function readSegment(from: number, strict: boolean): { text: string; next: number } | null {
+  function readSegment(from: number, strict: boolean, first = false): { text: string; next: number } | null {
     const w = (n: number) => toks[seq[n]].w;
     const plainWord = (n: number) => n < seq.length && !isLetter(toks[seq[n]]) && !(w(n) in LOCAL_SEPARATORS) && !isNumWord(w(n)) && !NOT_LOCAL_ALWAYS.has(w(n));
     let q = from;
@@ -552,6 +567,7 @@ function localPartBefore(
       else digits = ds;
     }
     let word = '';
+    let joinedBy: 'licence' | null = null;
     if (plainWord(q) && !(strict && NOT_LOCAL.has(w(q)))) {
       // (a word that sounds like a name of the call and is said where an address's name goes: the name)
       word = nameHeardAs(w(q), spokenNames) ?? w(q);
@@ -570,9 +586,16 @@ function localPartBefore(
         if ((oneWord && (n === 1 || opens)) || allNames || readBack) {
           word = joined;
           q += n;
+          joinedBy = 'licence';
           break;
         }
       }
+      // Otherwise another plain word before the one next to "at" ("it is tom ward at yahoo dot
+      // com") leaves where the address starts unsaid: ward@ would mail a stranger, tomward@ and
+      // tom.ward@ are guesses. No address, unless a verb of sending or a filler comes between
+      // ("email sarah at ...", "um, tom at ..."). Only for the part next to "at": after a separator
+      // the address's own shape says where it starts ("the form, derek dot lane at ...").
+      if (first && !joinedBy && plainWord(q) && !ADDRESS_LEAD.has(w(q)) && !NOT_LOCAL.has(w(q))) return null;
     }
     // spelled letters or initials before the word ("d reyes", "a w whitaker", "c l a i m s")
     let letters = '';
@@ -700,6 +723,10 @@ function heardEmailReplacements(toks: Tok[], taken: Set<number>, names: Readonly
       break;
     }
     if (!parts.length || parts[0] === '.') continue;
+    // another plain word said right before the names ("make that sam grant at ..." with Grant a name
+    // of the call): where the address starts is not said (localPartBefore)
+    const before = toks[s - 1];
+    if (before && !before.post && /^[a-z]+$/.test(before.w) && !ADDRESS_LEAD.has(before.w) && !NOT_LOCAL.has(before.w) && !NOT_LOCAL_ALWAYS.has(before.w)) continue;
     if ([...Array(k + 1 - s).keys()].some((x) => taken.has(s + x))) continue;
     const address = `${parts.join('')}@${domain}.${HEARD_TLD[toks[k].w]}`;
     if (!/^[a-z0-9._-]+@[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(address)) continue;
@@ -717,15 +744,21 @@ function numberWordToDigit(w: string): string {
 // group(s) of a phone number and says them again. The digits said again replace as many of the
 // number's last groups as they have digits (the number read was the taken-back one); the grounding
 // check reads the same correction on its own (grounding.ts).
-const TAKING_BACK = new Set(['no', 'sorry', 'wait', 'mean', 'actually', 'rather', 'correction']);
+// Words around the cue (dates.ts's TAKING_BACK) that say nothing more: "no sorry, the last bit is ...".
 const TAKING_BACK_FILLER = new Set(['i', 'it', 'is', "it's", 'its', 'that', 'make', 'the', 'last', 'end', 'ends', 'in', 'with', 'bit', 'part', 'should', 'be', 'oh']);
+/** Words between two numbers that only take the first back: at least one cue, the rest filler. */
+function onlyTakingBack(words: readonly string[]): boolean {
+  const text = words.join(' ');
+  if (!TAKING_BACK.test(text)) return false;
+  return text.replace(new RegExp(TAKING_BACK.source, 'gi'), ' ').split(/\s+/).every((w) => !w || TAKING_BACK_FILLER.has(w));
+}
 function correctPhoneTails(toks: Tok[], reps: Replacement[]): void {
   for (let k = 0; k + 1 < reps.length; k++) {
     const r = reps[k];
     const r2 = reps[k + 1];
     if (r.entity?.kind !== 'phone' || !(r2.entity?.kind === 'identifier' || r2.entity?.kind === 'phone')) continue;
     const between = toks.slice(r.end, r2.start);
-    if (!between.length || !between.some((t) => TAKING_BACK.has(t.w)) || !between.every((t) => TAKING_BACK.has(t.w) || TAKING_BACK_FILLER.has(t.w))) continue;
+    if (!onlyTakingBack(between.map((t) => t.w))) continue;
     if (/[.?!;]/.test(toks[r.end - 1].post) || between.slice(0, -1).some((t) => /[.?!]/.test(t.post))) continue;
     const said = r2.entity.digits;
     let groups = r.text.replace(/^\+/, '').split('-');
@@ -768,7 +801,8 @@ function addMinorUnits(toks: Tok[], reps: Replacement[]): void {
 }
 
 const WRITTEN_EMAIL = /\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b/g;
-const WRITTEN_PHONE = /(?:\+\d[\d\s().-]{6,}\d|\b\d{3}[\s.-]\d{3}[\s.-]\d{4}\b|\b\d{3}[\s.-]\d{4}\b)/g;
+// ("(555) 123-4567": the area code in brackets, as American numbers are written)
+const WRITTEN_PHONE = /(?:\+\d[\d\s().-]{6,}\d|\(\d{3}\)\s?\d{3}[\s.-]\d{4}\b|\b\d{3}[\s.-]\d{3}[\s.-]\d{4}\b|\b\d{3}[\s.-]\d{4}\b)/g;
 
 /**
  * Rewrites one sentence from spoken to written form and lists the entities in it. Text that is

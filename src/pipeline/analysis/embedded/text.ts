@@ -7,7 +7,7 @@ import type { Transcript, TranscriptSegment, SpeakerRole } from '../../../domain
 import type { AnalysisContext } from '../../../domain/analysis.js';
 import { normalizeSpoken, type SpokenEmail, type SpokenEntity } from './spoken.js';
 import { speakerNameWords, WEBMAIL } from '../heard.js';
-import { callDay, CORRECTION, dropCorrectedDates, onDay, resolveDates, shiftDay, type DateMention } from './dates.js';
+import { callDay, dropCorrectedDates, onDay, resolveDates, shiftDay, TAKING_BACK, type DateMention } from './dates.js';
 import { expand, IMPERATIVE_VERB_NAMES } from './clauses.js';
 
 export interface Speaker {
@@ -319,6 +319,7 @@ export function buildCallText(transcript: Transcript, context: AnalysisContext):
   });
   dropCorrectedDates(units);
   dropCorrectedAddresses(units, names, spokenNames);
+  dropAddressesCorrectedNextTurn(units, names, spokenNames);
   placeTimesOnDays(units, context.recordedAt);
   preferReadBackDomain(units, names);
   const speakers: Speaker[] = [];
@@ -331,10 +332,7 @@ export function buildCallText(transcript: Transcript, context: AnalysisContext):
   return { units, segments, speakers, byId, duration, context };
 }
 
-// A speaker taking back the address just dictated: the cues that take back a day (dates.ts), and the
-// bare "sorry", "actually", "hang on" that only count here because another address must follow.
-const ADDRESS_CORRECTION = new RegExp(`${CORRECTION.source}|\\b(?:hang on|sorry|actually|my mistake|correction)\\b`, 'i');
-// ... unless the second address is one more, not another ("sorry, and copy in jo at ...")
+// A second address after a correction cue is one more, not another ("sorry, and copy in jo at ...")
 const ADDRESS_ADDED = /\b(?:copy|cc|also|as well|too|and)\b/i;
 // "... at yahoo dot com, no wait, at gmail dot com": only the domain said again
 const DOMAIN_AGAIN = /^[\s,.;:-]*(?:(?:it's|it is|that's|that is)\s+)?at\s+(.+?\bdot\s+[a-z]+(?:\s+dot\s+[a-z]+)?)\b/i;
@@ -369,9 +367,10 @@ function dropCorrectedAddresses(units: Unit[], names: ReadonlySet<string>, spoke
       const p = placed[i];
       const next = placed[i + 1];
       const between = text.slice(p.end, next ? next.at : undefined);
-      const cue = between.search(ADDRESS_CORRECTION);
+      // bare cues ("sorry", "actually") count: another address must follow
+      const cue = between.search(TAKING_BACK);
       if (cue < 0) continue;
-      const afterCue = between.slice(cue).replace(ADDRESS_CORRECTION, '');
+      const afterCue = between.slice(cue).replace(TAKING_BACK, '');
       if (next) {
         if (ADDRESS_ADDED.test(afterCue) || next.e.address === p.e.address) continue;
         p.u.entities = p.u.entities.filter((x) => x !== p.e);
@@ -387,6 +386,53 @@ function dropCorrectedAddresses(units: Unit[], names: ReadonlySet<string>, spoke
       const corrected: SpokenEmail = { ...p.e, address: `${local}@${domain}`, spoken: `${p.e.spoken} ${between.trim()}` };
       p.u.entities = p.u.entities.map((x) => (x === p.e ? corrected : x));
     }
+  }
+}
+
+// A turn that opens by taking back what the speaker said last ("Sorry, j dot smith", "No sorry, it's
+// ..."): the cue words, with "no" only beside another of them ("No, that's right" takes nothing back).
+const TURN_TAKES_BACK = /^[\s,.;:!-]*(?:(?:oh|oops|um|uh|no|wait|sorry|actually|hang on|my mistake|correction|i mean|it's|it is|that's|that is|should be)\b[\s,.;:!-]*)*?(?:sorry|actually|hang on|my mistake|correction|i mean|no,? wait)\b[\s,.;:!-]*(?:(?:no|it's|it is|that's|that is|should be|i mean)\b[\s,.;:!-]*)*/i;
+
+/**
+ * Addresses a speaker took back in their next turn (the other party said at most one turn in
+ * between, "Okay."): the turn opens with a correction cue and gives another address ("j smith at
+ * gmail dot com" - "Okay." - "Sorry, j dot smith at gmail dot com"), or only the local part again
+ * ("Sorry, no, j dot smith"): the address taken back is no longer an entity of its sentence. As
+ * dropCorrectedAddresses, over two turns: no item cites what the speaker withdrew.
+ */
+function dropAddressesCorrectedNextTurn(units: Unit[], names: ReadonlySet<string>, spokenNames: ReadonlySet<string>): void {
+  const turns = [...new Set(units.map((u) => u.turn))].sort((a, b) => a - b);
+  const unitsOf = (t: number) => units.filter((u) => u.turn === t);
+  for (let i = 0; i < turns.length; i++) {
+    const mine = unitsOf(turns[i]);
+    const speaker = mine[0].speaker.speakerId;
+    const last = mine.flatMap((u) => u.entities.filter((e): e is SpokenEmail => e.kind === 'email').map((e) => ({ u, e }))).at(-1);
+    if (!last) continue;
+    // the speaker's next turn, with at most one turn of the other party before it
+    let j = i + 1;
+    if (j < turns.length && unitsOf(turns[j])[0].speaker.speakerId !== speaker) j++;
+    if (j >= turns.length || unitsOf(turns[j])[0].speaker.speakerId !== speaker) continue;
+    const next = unitsOf(turns[j]);
+    const text = next.map((u) => u.text).join(' ');
+    const cue = text.match(TURN_TAKES_BACK);
+    if (!cue) continue;
+    const rest = text.slice(cue[0].length);
+    const again = next.flatMap((u) => u.entities.filter((e): e is SpokenEmail => e.kind === 'email'))[0];
+    if (again) {
+      if (again.address === last.e.address || ADDRESS_ADDED.test(rest.slice(0, Math.max(0, rest.toLowerCase().indexOf(again.spoken.toLowerCase()))))) continue;
+      last.u.entities = last.u.entities.filter((x) => x !== last.e);
+      continue;
+    }
+    // only the local part again ("Sorry, no, j dot smith"): the whole first sentence after the cue
+    // reads as one. The address withdrawn is dropped, not rebuilt from two turns: no one run of the
+    // transcript says the settled address, and the grounding check (grounding.ts) would drop it.
+    const said = rest.split(/[.?!]/)[0].trim().replace(/,/g, '');
+    const words = said.split(/\s+/).filter(Boolean);
+    if (!words.length || words.length > 8 || !words.every((w) => /^[a-z0-9]+$/i.test(w))) continue;
+    const read = normalizeSpoken(`${said} at example dot com`, names, new Set(), spokenNames).entities.find((x): x is SpokenEmail => x.kind === 'email');
+    if (!read || !read.address.endsWith('@example.com') || read.spoken.split(/\s+/).length !== words.length + 4) continue;
+    if (read.address.slice(0, -'@example.com'.length) === last.e.address.split('@')[0]) continue;
+    last.u.entities = last.u.entities.filter((x) => x !== last.e);
   }
 }
 
