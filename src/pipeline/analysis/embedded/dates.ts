@@ -154,24 +154,6 @@ function buildChrono(): chrono.Chrono {
       return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate() };
     },
   });
-  // "between 1 and 5 in the afternoon", "between 8 and noon": a window, booked from its start (chrono
-  // read its end alone, or nothing)
-  c.parsers.push({
-    pattern: () => /\bbetween (\d{1,2})(?::(\d{2}))?(?:\s*([ap]\.?m\.?))?\s+and\s+(?:(\d{1,2})(?::\d{2})?(?:\s*([ap]\.?m\.?))?|noon|midday)(?:\s+(in the morning|in the afternoon|in the evening|at night|tonight))?(?![:\d]|\s*(?:%|percent|people|dollars?|pounds?|euros?|minutes?|hours?|days?|weeks?|months?|years?)\b)/i,
-    extract: (_context, match) => {
-      let hour = Number(match[1]);
-      if (hour < 1 || hour > 12) return null;
-      const minute = match[2] ? Number(match[2]) : 0;
-      const end = match[4] ? Number(match[4]) : 12;
-      if (end < 1 || end > 12) return null;
-      const pm = /^p/i.test(match[3] ?? '') || /afternoon|evening|night/i.test(match[6] ?? '') || (!match[3] && /^p/i.test(match[5] ?? '') && hour <= end);
-      const am = /^a/i.test(match[3] ?? '') || /morning/i.test(match[6] ?? '') || (!match[4] && hour < 12);
-      if (pm && hour < 12) hour += 12;
-      const comps: Record<string, number> = { hour, minute };
-      if (pm || am) comps.meridiem = pm ? 1 : 0;
-      return comps;
-    },
-  });
   // "first thing" with no day after it: the next morning.
   c.parsers.push({
     pattern: () => /\bfirst thing(?: in the morning)?\b(?!,?\s+(?:on\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|today|this|next))/i,

@@ -841,10 +841,13 @@ export function normalizeSpoken(text: string, names: ReadonlySet<string> = new S
   });
   // "ten past four", "twenty five to six": minutes past or to the hour (a clock time; "twenty to
   // thirty people" has no hour after it, and the minutes are only those a clock is read in)
-  written = written.replace(/\b(5|10|20|25) (past|after|to) (\d{1,2})\b(?![:\d]|\s*(?:%|percent|people|dollars?|pounds?|euros?|minutes?|hours?|days?|weeks?|months?|years?)\b)/gi, (m, mins: string, rel: string, h: string) => {
+  // "to" also joins a range ("the ten to six" shift): read it as a clock only after a word that leads
+  // to a time
+  written = written.replace(/\b(5|10|20|25) (past|after|to) (\d{1,2})\b(?![:\d]|\s*(?:%|percent|people|dollars?|pounds?|euros?|minutes?|hours?|days?|weeks?|months?|years?)\b)/gi, (m, mins: string, rel: string, h: string, at: number, all: string) => {
     const hour = Number(h);
     const min = Number(mins);
     if (hour < 1 || hour > 12) return m;
+    if (rel.toLowerCase() === 'to' && !/\b(?:at|by|around|about|until|till|before|after|from|say|is|it's)\s+$/i.test(all.slice(0, at))) return m;
     if (rel.toLowerCase() === 'to') return `${hour === 1 ? 12 : hour - 1}:${60 - min}`;
     return `${hour}:${String(min).padStart(2, '0')}`;
   });
