@@ -477,7 +477,7 @@ const NOT_A_CLOCK_AFTER = /^\s*(?:dollars?|bucks|cents?|pounds?|quid|euros?|penc
 
 /**
  * Clock times said alone, without "at" or a.m./p.m., in number-normalised text: "2 45" ("two forty
- * five"), "9 30", "9 0 5" ("nine oh five"), "quarter to 10", "half past 3", "20 past 4". Such words
+ * five"), "9 30", "9 0 5" ("nine oh five"), "quarter to 10", "half past 3", "half 3", "20 past 4". Such words
  * are a clock time only beside a day (an amount, a score and a part of a dictation read the same),
  * so they ground a date/time only in the region of a mention of its day. An hour without
  * a.m./p.m. stands for both halves of the day.
@@ -511,6 +511,13 @@ function looseClockTimes(text: string): SegmentMentions['loose'] {
     end = at + m[0].length;
     if (m[2].toLowerCase() === 'to') both(h === 1 ? 12 : h - 1, 60 - minutes);
     else both(h, minutes);
+  }
+  // the British "half 9" ("half nine"): half past that hour
+  for (const m of text.matchAll(/\bhalf\s+(\d{1,2})\b(?![\s,.\-\/]*\d|:\d|\s+(?:past|after|to)\b)/gi)) {
+    if (NOT_A_CLOCK_AFTER.test(text.slice(m.index! + m[0].length)) || /^\s*(?:an?|the)\b/i.test(text.slice(m.index! + m[0].length))) continue;
+    at = m.index!;
+    end = at + m[0].length;
+    both(Number(m[1]), 30);
   }
   return out;
 }

@@ -1460,10 +1460,16 @@ interface Due {
  * tied to another event ("I'll text you when the technician is on the way") takes the latest date
  * said shortly before it.
  */
+const MEMORY_AID = /\b(?:reminder|remind me|calendar|diary|planner|alarm)\b/i;
+const SET_NOW = /^(?:right now|now|right away|straight away|asap|as soon as possible)$/i;
+
 function dueOf(ct: CallText, cands: Candidate[], day: string): Due | null {
   const ordered = [...cands].sort((a, b) => rank(a) - rank(b));
   for (const c of ordered) {
-    const d = c.dates.find((x) => x.date && x.date >= day);
+    // ("I'm setting a reminder right now for April tenth", "putting it on my calendar now": a memory
+    // aid is set now, and is for the day it is about, said with it or just before)
+    const aid = MEMORY_AID.test(c.clause.text);
+    const d = c.dates.find((x) => x.date && x.date >= day && !(aid && SET_NOW.test(x.text)));
     if (d) return { date: d.date!, text: d.text, mention: d };
   }
   // "The inspection is on Friday at one. Please be on site.": an item with no date of its own is

@@ -108,7 +108,7 @@ function buildChrono(): chrono.Chrono {
   });
   // "within the hour", "in an hour", "right away": later the same day.
   c.parsers.push({
-    pattern: () => /\b(within the hour|in (?:an|the next) hour|right away|straight away|asap|as soon as possible|shortly|right now|(?:right |straight )?after (?:this|the) call|(?:right|straight) after this|(?:right |straight )?after we hang up|as soon as we hang up|(?:by |before )?(?:the )?end of (?:the |to)?day|(?:by )?(?:eod|cob|eob))\b/i,
+    pattern: () => /\b(within the hour|in (?:an|the next) hour|right away|straight away|asap|as soon as possible|shortly|right now|(?:right |straight )?after (?:this|the) call|(?:right|straight) after this|(?:right |straight )?after we hang up|as soon as we hang up|(?:by |before )?(?:the )?end of (?:the |to)?day(?!,? (?:on |this )?(?:tomorrow|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b)|(?:right |straight )?after this(?=\s*(?:[,.;!?]|$|(?:so|and|then|okay|if|because)\b))|(?:by |before )?(?:the )?(?:close|end) of (?:business|play)(?! (?:on|tomorrow|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b)|(?:by )?(?:eod|cob|eob))\b/i,
     extract: (context) => {
       const r = context.refDate;
       return { year: r.getUTCFullYear(), month: r.getUTCMonth() + 1, day: r.getUTCDate() };
@@ -135,12 +135,22 @@ function buildChrono(): chrono.Chrono {
       return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate(), weekday: wd };
     },
   });
-  // "by the end of the week": the Friday of the call's week (the next one when said at the weekend).
+  // "by the end of the week": the Friday of the call's week (the next one when said at the weekend);
+  // "the end of next week" is the Friday after that one (chrono read it as the Saturday)
   c.parsers.push({
-    pattern: () => /\b(?:the )?end of (?:the|this) week\b/i,
-    extract: (context) => {
+    pattern: () => /\b(?:the )?end of (the|this|next) week\b/i,
+    extract: (context, match) => {
       let d = new Date(Date.UTC(context.refDate.getUTCFullYear(), context.refDate.getUTCMonth(), context.refDate.getUTCDate()));
       while (d.getUTCDay() !== 5) d = addDays(d, 1);
+      if (match[1].toLowerCase() === 'next') d = addDays(d, 7);
+      return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate() };
+    },
+  });
+  // "in a fortnight", "a fortnight today", "two weeks from today": fourteen days from the call
+  c.parsers.push({
+    pattern: () => /\b(?:in (?:a|one) fortnight|(?:a|one) fortnight (?:from )?(?:today|now)|(?:a|one) fortnight(?= (?:is|works|suits)\b)|(?:in )?two weeks (?:from )?(?:today|now))\b/i,
+    extract: (context) => {
+      const d = addDays(new Date(Date.UTC(context.refDate.getUTCFullYear(), context.refDate.getUTCMonth(), context.refDate.getUTCDate())), 14);
       return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate() };
     },
   });
@@ -173,7 +183,7 @@ const PART_OF_DAY = /\b(morning|afternoon|evening|tonight|night|noon|midday|lunc
 // clock times, a phone number's last digits in spoken.ts, addresses in text.ts). The grounding check
 // keeps its own copy on purpose (grounding.ts): it must not agree with the extractor by construction.
 // Cues that are a correction wherever they stand ("no, wait", "I mean", "make that") ...
-const CORRECTION_CUES = ['no,? wait', 'no,? hang on', 'hang on,? no', 'sorry,? no', 'no,? sorry', 'actually,? no', 'no,? actually', 'i mean', 'make (?:it|that)', 'scratch that', 'or rather'];
+const CORRECTION_CUES = ['no,? wait', 'wait,? no', 'no,? hang on', 'hang on,? no', 'sorry,? no', 'no,? sorry', 'actually,? no', 'no,? actually', 'i mean', 'make (?:it|that)', 'scratch that', 'or rather'];
 // ... and bare words that only are one when the detail said again follows at once ("at 9, sorry, 10").
 const BARE_CUES = ['no', 'sorry', 'wait', 'hang on', 'actually', 'my mistake', 'correction'];
 const cues = (list: readonly string[]) => `(?:${list.join('|')})`;

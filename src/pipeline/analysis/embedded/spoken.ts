@@ -314,6 +314,8 @@ function interpretRun(toks: Tok[], whole: Run): Replacement | null {
     const endsPhrase = run.end >= toks.length || toks[run.end - 1].post !== '' || /^(of|at|in|and|or|is|works|would|will|then|next|please|because|so|around|from|to)$/.test(next);
     const dateContext =
       MONTHS.includes(prev) ||
+      // "on April the ninth": the month, "the", then the day
+      (prev === 'the' && MONTHS.includes(prev2)) ||
       // "Wednesday the eleventh between one and five": after a weekday it is a date whatever follows
       (prev === 'the' && WEEKDAYS.includes(prev2)) ||
       (prev === 'the' && endsPhrase && ['on', 'by', 'until', 'till', 'before', 'after', 'from'].includes(prev2)) ||
@@ -836,6 +838,25 @@ export function normalizeSpoken(text: string, names: ReadonlySet<string> = new S
     const min = part.toLowerCase() === 'half' ? 30 : 15;
     if (rel.toLowerCase() === 'to') return `${hour === 1 ? 12 : hour - 1}:${60 - min}`;
     return `${hour}:${String(min).padStart(2, '0')}`;
+  });
+  // "ten past four", "twenty five to six": minutes past or to the hour (a clock time; "twenty to
+  // thirty people" has no hour after it, and the minutes are only those a clock is read in)
+  // "to" also joins a range ("the ten to six" shift): read it as a clock only after a word that leads
+  // to a time
+  written = written.replace(/\b(5|10|20|25) (past|after|to) (\d{1,2})\b(?![:\d]|\s*(?:%|percent|people|dollars?|pounds?|euros?|minutes?|hours?|days?|weeks?|months?|years?)\b)/gi, (m, mins: string, rel: string, h: string, at: number, all: string) => {
+    const hour = Number(h);
+    const min = Number(mins);
+    if (hour < 1 || hour > 12) return m;
+    if (rel.toLowerCase() === 'to' && !/\b(?:at|by|around|about|until|till|before|after|from|say|is|it's)\s+$/i.test(all.slice(0, at))) return m;
+    if (rel.toLowerCase() === 'to') return `${hour === 1 ? 12 : hour - 1}:${60 - min}`;
+    return `${hour}:${String(min).padStart(2, '0')}`;
+  });
+  // "half seven", "say half nine": the British half past the hour, after a word that leads to a time
+  // (not "half 3 hours", "half 2 of them")
+  written = written.replace(/(^|\b(?:at|say|by|around|about|from|until|till|before|after|or|and|for|do|make it|is)\s+|[,.;:]\s*)(half)\s+(\d{1,2})\b(?![:\d]|\s*(?:%|percent|people|dollars?|pounds?|euros?|minutes?|hours?|days?|weeks?|months?|years?|of|an?|the|dozen|price)\b)/gi, (m, lead: string, _half: string, h: string) => {
+    const hour = Number(h);
+    if (hour < 1 || hour > 12) return m;
+    return `${lead}${hour}:30`;
   });
 
   for (const m of text.matchAll(WRITTEN_EMAIL)) entities.push({ kind: 'email', address: m[0].toLowerCase(), spoken: m[0] });
