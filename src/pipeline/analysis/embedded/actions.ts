@@ -1482,7 +1482,10 @@ function dueOf(ct: CallText, cands: Candidate[], day: string): Due | null {
       const u = ct.units[k];
       const sameTurn = u.turn === firstUnit.turn;
       if (!sameTurn && !clausesOf(u).some((c) => c.kind === 'accept')) continue;
-      const d = u.dates.find((x) => x.date && x.date > day && !u.past);
+      // not a day said inside another request or promise of the same sentence ("can you call the
+      // plumber, and email me the invoice on Thursday?": Thursday is the e-mail's)
+      const others = u === firstUnit ? clausesOf(u).filter((c) => OWN_ITEM_KINDS.has(c.kind) && !cands.some((k) => k.clause === c || k.clause.text === c.text)) : [];
+      const d = u.dates.find((x) => x.date && x.date > day && !u.past && !others.some((c) => c.text.toLowerCase().includes(x.text.toLowerCase())));
       if (d) return { date: d.date!, text: d.text, mention: d };
       if (sameTurn) continue;
       break;
@@ -1505,6 +1508,9 @@ function dueOf(ct: CallText, cands: Candidate[], day: string): Due | null {
   }
   return null;
 }
+
+/** Clauses that are an item of their own, whose day is theirs alone. */
+const OWN_ITEM_KINDS = new Set<string>(['request', 'commit']);
 
 function rank(c: Candidate): number {
   return c.clause.kind === 'commit' ? 0 : c.clause.kind === 'request' ? 1 : 2;
@@ -1673,10 +1679,15 @@ function meetingItem(
   const owner = committer?.owner ?? proposer ?? g.cands[0].owner;
   const other = ct.speakers.find((s) => s.speakerId !== owner.speakerId) ?? null;
 
-  // The time: the last accepted time, else the last proposed one, else one said with the meeting.
+  // The time: the last accepted time, else the time of the proposal the last acceptance took (the
+  // last one before it: "Thursday at ten?" - "Could we do eleven instead?" - "Sure."), else the last
+  // proposed one, else one said with the meeting.
   const timed = (u: Unit) => u.dates.filter((d) => d.date && d.date >= day);
+  const clockOf = (u: Unit) => timed(u).find((d) => d.datetime && d.explicitTime);
+  const lastAccept = accepts.filter((a) => inWin(a.unit)).at(-1)?.unit;
+  const taken = lastAccept ? props.map((p) => p.unit).filter((u) => u.idx < lastAccept.idx && u.speaker.speakerId !== lastAccept.speaker.speakerId && clockOf(u)).at(-1) : undefined;
   let when: DateMention | null = null;
-  for (const src of [accs.map((a) => a.unit), props.map((p) => p.unit), g.cands.map((c) => c.unit)]) {
+  for (const src of [accs.map((a) => a.unit), taken ? [taken] : [], props.map((p) => p.unit), g.cands.map((c) => c.unit)]) {
     for (const u of [...src].reverse()) {
       const withTime = timed(u).find((d) => d.datetime && d.explicitTime);
       if (withTime) {
@@ -1695,7 +1706,9 @@ function meetingItem(
       }
     }
   }
-  const units = uniq([...g.cands.map((c) => c.unit), ...props.map((p) => p.unit), ...accs.map((a) => a.unit)]);
+  // (the turn that agreed the time is cited with it, though it names none: "Yes, that works for me.")
+  const agreedIn = taken && lastAccept && when && taken.dates.includes(when) ? [lastAccept] : [];
+  const units = uniq([...g.cands.map((c) => c.unit), ...props.map((p) => p.unit), ...accs.map((a) => a.unit), ...agreedIn]);
   const window = ct.units.filter(inWin);
   // A named day said around the meeting ("Thursday the 24th") beats the day of sending the
   // invite ("this afternoon") when the proposal itself was not understood.
