@@ -88,6 +88,16 @@ describe('clock times of the evening, of a 24-hour clock and of American speech'
     assert.ok(!JSON.stringify(items).includes('T08:00') && JSON.stringify(items).includes('T20:00'), JSON.stringify(items));
   });
 
+  it('reads "at eight?" answering "this evening" as 20:00', () => {
+    const m = meetingOf([
+      [1, 'Hi Sam, it is Carla.'],
+      [1, 'Are you free for a quick video call this evening?'],
+      [0, 'Yes, at eight?'],
+      [1, 'Perfect, I will send the link.'],
+    ]);
+    assert.equal(m.intentMetadata?.proposedAt, '2026-05-12T20:00:00', JSON.stringify(m));
+  });
+
   it('reads "fourteen thirty" as 14:30', () => {
     const m = meetingOf([
       [1, 'Hi Sam, it is Carla.'],
@@ -118,7 +128,7 @@ describe('a time offered back', () => {
     assert.equal(m.intentMetadata?.proposedAt, '2026-05-14T11:00:00', JSON.stringify(m));
   });
 
-  it('cites the turn that agreed the time, though it names none', () => {
+  it('books the time the answer took, not a later one offered for something else', () => {
     const m = meetingOf([
       [1, 'Hi Sam, it is Carla.'],
       [1, 'Can we have a Zoom call on Thursday at ten?'],
@@ -126,6 +136,6 @@ describe('a time offered back', () => {
       [1, 'Great. And if it runs over, could we pick it up on Friday at four?'],
       [0, 'Sure.'],
     ]);
-    assert.ok(m.sourceSegmentIds?.includes('seg_0003'), JSON.stringify(m));
+    assert.equal(m.intentMetadata?.proposedAt, '2026-05-14T10:00:00', JSON.stringify(m));
   });
 });
