@@ -38,6 +38,8 @@ export interface DateMention {
    * "the morning of the move"): `anchorOffset` days from the day that event was said to be on.
    */
   anchorEvent?: string;
+  /** An hour said with no "at" ("could we do 11 instead?", "11 works"): a time only after one was offered (text.ts). */
+  bareHour?: boolean;
 }
 
 const WEEKDAY_INDEX: Record<string, number> = { sunday: 0, monday: 1, tuesday: 2, wednesday: 3, thursday: 4, friday: 5, saturday: 6 };
@@ -442,7 +444,7 @@ export function resolveDates(sentence: string, recordedAt: string, past: boolean
     const text = `${hourText}${minText ? `:${minText}` : ''}${meridiem ? ` ${meridiem}` : ''}`;
     const time = `${pad(hour)}:${pad(minute)}`;
     const today = ymd(refDay);
-    out.push({ text, index, date: today, month: today.slice(0, 7), time, explicitTime: true, datetime: `${today}T${time}:00`, timeOnly: true, granularity: 'time' });
+    out.push({ text, index, date: today, month: today.slice(0, 7), time, explicitTime: true, datetime: `${today}T${time}:00`, timeOnly: true, granularity: 'time', bareHour: true });
   }
   out.sort((a, b) => a.index - b.index);
   return out;

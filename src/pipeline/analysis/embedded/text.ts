@@ -481,10 +481,14 @@ function placeTimesOnDays(units: Unit[], recordedAt: string): void {
   const explicit = units.flatMap((u) => u.dates.filter((m) => m.date && m.date >= day && !m.dayOfMonthOnly && m.anchorOffset === undefined && !m.timeOnly));
   const namedDays = new Map<string, { date: string; idx: number }>();
   let last: { date: string; idx: number; evening?: boolean } | null = null;
+  let lastClock = -1;
   let lastEvent: { date: string; idx: number } | null = null;
   for (const u of units) {
+    const clockBefore = lastClock;
     u.dates = u.dates.flatMap((m) => {
       if (m.timeOnly) {
+        // ("two works for me" is an option taken, unless a clock time was just offered)
+        if (m.bareHour && (clockBefore < 0 || u.idx - clockBefore > 4)) return [];
         const near = last && u.idx - last.idx <= 6 ? last : null;
         // "can we talk tonight?" - "sure, at eight": the evening's eight
         const hour = m.time ? Number(m.time.slice(0, 2)) : 0;
@@ -519,6 +523,7 @@ function placeTimesOnDays(units: Unit[], recordedAt: string): void {
       if (m.date && m.date > day) lastEvent = { date: m.date, idx: u.idx };
       return [m];
     });
+    if (u.dates.some((m) => m.explicitTime)) lastClock = u.idx;
   }
 }
 
