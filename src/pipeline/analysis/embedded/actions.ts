@@ -1682,7 +1682,8 @@ function meetingItem(
   // The time: the last accepted time, else the time of the proposal the last acceptance took (the
   // last one before it: "Thursday at ten?" - "Could we do eleven instead?" - "Sure."), else the last
   // proposed one, else one said with the meeting.
-  const timed = (u: Unit) => u.dates.filter((d) => d.date && d.date >= day);
+  // ("I'll send the invite now": the moment of sending is not the meeting's day)
+  const timed = (u: Unit) => u.dates.filter((d) => d.date && d.date >= day && !/^now$/i.test(d.text));
   const clockOf = (u: Unit) => timed(u).find((d) => d.datetime && d.explicitTime);
   const lastAccept = accepts.filter((a) => inWin(a.unit)).at(-1)?.unit;
   const taken = lastAccept ? props.map((p) => p.unit).filter((u) => u.idx < lastAccept.idx && u.speaker.speakerId !== lastAccept.speaker.speakerId && clockOf(u)).at(-1) : undefined;

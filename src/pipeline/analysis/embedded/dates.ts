@@ -241,6 +241,7 @@ function withoutTakenBackTimes(sentence: string): string {
 }
 
 // ("good", "super" left out: "sounds good friday at three" is a recogniser's "sounds good, Friday at three")
+const HOLIDAY_BEFORE = /\b(?:thanksgiving|labou?r day|boxing day|christmas(?: eve| day)?|new year's(?: eve| day)?|easter(?: sunday| monday)?|black friday|cyber monday|good friday|halloween|memorial day|independence day|bank holiday(?: monday)?|(?:st\.? )?patrick's day|valentine's day|mother's day|father's day)(?: morning| afternoon| evening)?,?\s+$/i;
 const HOLIDAY_WEEKDAY = /\b(?:easter|whit|black|cyber|ash|shrove|maundy|plough|giving|palm)\s+$/i;
 
 // "at 4 15 p m": a clock time as a recogniser writes it when it drops the colon, hour and minutes
@@ -350,6 +351,9 @@ export function resolveDates(sentence: string, recordedAt: string, past: boolean
     // "Easter Monday", "Good Friday", "Black Friday": a weekday named by a holiday is that holiday,
     // a day this reader cannot place, not the coming Monday or Friday
     if (weekdayOnly && HOLIDAY_WEEKDAY.test(before) && /^\w+day\b/i.test(text)) continue;
+    // "Thanksgiving at a quarter of five": a clock time on a holiday's day is on a day this reader
+    // cannot place, not on the call's day
+    if (s.isCertain('hour') && !s.isCertain('day') && !s.isCertain('weekday') && !s.isCertain('month') && HOLIDAY_BEFORE.test(before)) continue;
     // "on Friday the 6th of February": chrono reads the weekday and the date apart; the date says it all
     const nextResult = results[results.indexOf(r) + 1];
     if (s.isCertain('weekday') && !s.isCertain('day') && nextResult && nextResult.start.isCertain('day') && /^[\s,]*(?:the\s*)?$/i.test(sentence.slice(r.index + r.text.length, nextResult.index))) continue;
@@ -434,7 +438,7 @@ export function resolveDates(sentence: string, recordedAt: string, past: boolean
     const hourText = m[1] ?? m[3];
     const minText = m[2] ?? m[4];
     const index = m.index! + m[0].indexOf(hourText);
-    if (out.some((o) => index >= o.index && index < o.index + o.text.length)) continue;
+    if (out.some((o) => index >= o.index && index < o.index + o.text.length) || HOLIDAY_BEFORE.test(sentence.slice(0, m.index!))) continue;
     let hour = Number(hourText);
     const minute = minText ? Number(minText) : 0;
     if (hour < 1 || hour > (minText ? 23 : 12) || minute > 59) continue;

@@ -347,6 +347,16 @@ function interpretRun(toks: Tok[], whole: Run): Replacement | null {
     }
   }
 
+  // "Thursday at fourteen hundred", "at twelve hundred hours": a 24-hour clock time in hundreds, after
+  // a word that leads to a time (not "about fifteen hundred", a count)
+  if (run.breaks.length === 0 && words.length >= 2 && words.length <= 3 && words[words.length - 1] === 'hundred') {
+    const hh = cardinalValue(words.slice(0, -1));
+    const leads = ['at', 'by', 'from', 'until', 'till', 'before', 'after'].includes(prev) || WEEKDAYS.includes(prev);
+    if (hh !== null && hh >= 0 && hh <= 23 && (hh >= 10 || words[0] === 'oh' || words[0] === 'zero') && leads && !(next in CURRENCIES) && (next === 'hours' || !UNIT_WORDS.test(next)) && !['and', 'people', 'of'].includes(next)) {
+      return { start: run.start, end: run.end, text: `${hh}:00` };
+    }
+  }
+
   // A digit-by-digit reading: phone numbers, invoice numbers, codes.
   const singles = words.filter((w) => isDigitWord(w)).length;
   const card = cardinalValue(words);
