@@ -107,6 +107,15 @@ describe('clock times of the evening, of a 24-hour clock and of American speech'
     assert.equal(m.intentMetadata?.proposedAt, '2026-05-14T14:30:00', JSON.stringify(m));
   });
 
+  it('reads "fourteen hundred" as 14:00', () => {
+    const m = meetingOf([
+      [1, 'Hi Sam, it is Carla from the bank.'],
+      [1, 'The adviser has a Teams slot on Thursday at fourteen hundred.'],
+      [0, 'Thursday at fourteen hundred would suit me best. Please send the invite.'],
+    ]);
+    assert.equal(m.intentMetadata?.proposedAt, '2026-05-14T14:00:00', JSON.stringify(m));
+  });
+
   it('reads "a quarter of five" as 16:45', () => {
     const m = meetingOf([
       [1, 'Hi Sam, it is Carla.'],
