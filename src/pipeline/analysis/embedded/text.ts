@@ -482,6 +482,7 @@ function placeTimesOnDays(units: Unit[], recordedAt: string): void {
   const namedDays = new Map<string, { date: string; idx: number }>();
   let last: { date: string; idx: number; evening?: boolean } | null = null;
   let lastClock = -1;
+  let lastEvening = -1;
   let lastEvent: { date: string; idx: number } | null = null;
   for (const u of units) {
     const clockBefore = lastClock;
@@ -517,6 +518,13 @@ function placeTimesOnDays(units: Unit[], recordedAt: string): void {
         const named = namedDays.get(wd[1].toLowerCase());
         if (named && named.date !== m.date && named.date > day && u.idx - named.idx <= 12) m = onDay(m, named.date);
       }
+      // "Sunday at seven's his quiz night. Make it eight." - "Sunday at eight": an hour from 8 to 11
+      // said just after an evening's time or the word evening or night, with no morning said, is the
+      // evening's too
+      if (m.explicitTime && m.time && m.date && lastEvening >= 0 && u.idx - lastEvening <= 3) {
+        const hour = Number(m.time.slice(0, 2));
+        if (hour >= 8 && hour <= 11 && !/\b(?:[ap]\.?m|morning|breakfast|noon)\b/i.test(m.text) && !/\b(?:morning|breakfast|a\.?m\.?)(?=\W|$)/i.test(u.plain)) m = onDay({ ...m, time: `${hour + 12}${m.time.slice(2)}` }, m.date);
+      }
       const dated = DATED_WEEKDAY.exec(m.text);
       if (dated && m.date) namedDays.set(dated[1].toLowerCase(), { date: m.date, idx: u.idx });
       if (m.date && m.date >= day) last = { date: m.date, idx: u.idx, evening: /\b(?:tonight|evening)\b/i.test(m.text) };
@@ -524,6 +532,7 @@ function placeTimesOnDays(units: Unit[], recordedAt: string): void {
       return [m];
     });
     if (u.dates.some((m) => m.explicitTime)) lastClock = u.idx;
+    if (u.dates.some((m) => m.time && Number(m.time.slice(0, 2)) >= 17)) lastEvening = u.idx;
   }
 }
 
