@@ -98,6 +98,16 @@ describe('clock times of the evening, of a 24-hour clock and of American speech'
     assert.equal(m.intentMetadata?.proposedAt, '2026-05-12T20:00:00', JSON.stringify(m));
   });
 
+  it('reads "Sunday at eight" answering "Sunday night" as 20:00', () => {
+    const m = meetingOf([
+      [1, 'Hi Sam, it is Carla.'],
+      [1, 'Could we have a video call on Sunday night?'],
+      [0, 'Sure, Sunday at eight works. I will send you the link.'],
+      [1, 'Lovely, thanks.'],
+    ]);
+    assert.equal(m.intentMetadata?.proposedAt, '2026-05-17T20:00:00', JSON.stringify(m));
+  });
+
   it('reads "fourteen thirty" as 14:30', () => {
     const m = meetingOf([
       [1, 'Hi Sam, it is Carla.'],
