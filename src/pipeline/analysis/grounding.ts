@@ -512,6 +512,28 @@ function looseClockTimes(text: string): SegmentMentions['loose'] {
     if (m[2].toLowerCase() === 'to') both(h === 1 ? 12 : h - 1, 60 - minutes);
     else both(h, minutes);
   }
+  // the American "a quarter of 5", "quarter till 5": a quarter to that hour, after a word leading to a
+  // time ("a quarter of 5 people" is a share)
+  for (const m of text.matchAll(/\b(?:at|by|around|about|until|till|before|after|from|say|is|it's)\s+(?:a\s+)?quarter\s+(?:of|till)\s+(\d{1,2})\b(?![\s,.\-\/]*\d|:\d)/gi)) {
+    if (NOT_A_CLOCK_AFTER.test(text.slice(m.index! + m[0].length))) continue;
+    const h = Number(m[1]);
+    at = m.index!;
+    end = at + m[0].length;
+    both(h === 1 ? 12 : h - 1, 45);
+  }
+  // an hour offered back or taken with no "at": "could we do 11 instead?", "how about 3?", "11 works"
+  for (const m of text.matchAll(/\b(?:(?:do|make it|how about|what about|say|try)\s+(\d{1,2})(?=\s*(?:instead|then|rather|[?.!,]|$))|(\d{1,2})(?=\s+(?:works|is fine|is good|suits|is perfect|is better|sounds good)\b))/gi)) {
+    const h = Number(m[1] ?? m[2]);
+    at = m.index!;
+    end = at + m[0].length;
+    both(h, 0);
+  }
+  // a 24-hour time in hundreds after a word leading to a time: "at 1400" ("fourteen hundred"), "by 1700 hours"
+  for (const m of text.matchAll(/\b(?:at|by|from|until|till|before|after)\s+([01]?\d|2[0-3])00\b(?!\s*(?:dollars?|pounds?|euros?|people|of)\b)/gi)) {
+    at = m.index!;
+    end = at + m[0].length;
+    out.push({ index: at, end, value: [Number(m[1]) * 60, Number(m[1]) * 60] });
+  }
   // the British "half 9" ("half nine"): half past that hour
   for (const m of text.matchAll(/\bhalf\s+(\d{1,2})\b(?![\s,.\-\/]*\d|:\d|\s+(?:past|after|to)\b)/gi)) {
     if (NOT_A_CLOCK_AFTER.test(text.slice(m.index! + m[0].length)) || /^\s*(?:an?|the)\b/i.test(text.slice(m.index! + m[0].length))) continue;

@@ -1482,7 +1482,12 @@ function dueOf(ct: CallText, cands: Candidate[], day: string): Due | null {
       const u = ct.units[k];
       const sameTurn = u.turn === firstUnit.turn;
       if (!sameTurn && !clausesOf(u).some((c) => c.kind === 'accept')) continue;
-      const d = u.dates.find((x) => x.date && x.date > day && !u.past);
+      // not a day said inside another request of the same sentence ("can you call the plumber, and
+      // email me the invoice on Thursday?": Thursday is the e-mail's); a promise's steps share
+      // theirs ("I'll swing by Friday after work and grab it")
+      const asked = cands.some((k) => k.unit === u && k.clause.kind === 'request');
+      const others = u === firstUnit && asked ? clausesOf(u).filter((c) => c.kind === 'request' && !cands.some((k) => k.clause === c || k.clause.text === c.text)) : [];
+      const d = u.dates.find((x) => x.date && x.date > day && !u.past && !others.some((c) => c.text.toLowerCase().includes(x.text.toLowerCase())));
       if (d) return { date: d.date!, text: d.text, mention: d };
       if (sameTurn) continue;
       break;
@@ -1673,10 +1678,19 @@ function meetingItem(
   const owner = committer?.owner ?? proposer ?? g.cands[0].owner;
   const other = ct.speakers.find((s) => s.speakerId !== owner.speakerId) ?? null;
 
-  // The time: the last accepted time, else the last proposed one, else one said with the meeting.
-  const timed = (u: Unit) => u.dates.filter((d) => d.date && d.date >= day);
+  // The time: the last accepted time, else the time of the proposal the last acceptance took (the
+  // last one before it: "Thursday at ten?" - "Could we do eleven instead?" - "Sure."), else the last
+  // proposed one, else one said with the meeting.
+  // ("I'll send the invite now": the moment of sending is not the meeting's day)
+  const timed = (u: Unit) => u.dates.filter((d) => d.date && d.date >= day && !/^now$/i.test(d.text));
+  const clockOf = (u: Unit) => timed(u).find((d) => d.datetime && d.explicitTime);
+  const lastAccept = accepts.filter((a) => inWin(a.unit)).at(-1)?.unit;
+  const taken = lastAccept ? props.map((p) => p.unit).filter((u) => u.idx < lastAccept.idx && u.speaker.speakerId !== lastAccept.speaker.speakerId && clockOf(u)).at(-1) : undefined;
+  // ("Thursday at fourteen hundred, or Friday at ten thirty." - "Thursday at fourteen hundred would
+  // suit me best."): a time said back by the other party is the one agreed
+  const echoes = ct.units.filter((u) => inWin(u) && clockOf(u) && ct.units.some((v) => v.idx < u.idx && u.idx - v.idx <= 4 && v.speaker.speakerId !== u.speaker.speakerId && timed(v).some((x) => x.explicitTime && x.datetime === clockOf(u)!.datetime)));
   let when: DateMention | null = null;
-  for (const src of [accs.map((a) => a.unit), props.map((p) => p.unit), g.cands.map((c) => c.unit)]) {
+  for (const src of [accs.map((a) => a.unit), echoes.slice(-1), taken ? [taken] : [], props.map((p) => p.unit), g.cands.map((c) => c.unit)]) {
     for (const u of [...src].reverse()) {
       const withTime = timed(u).find((d) => d.datetime && d.explicitTime);
       if (withTime) {
@@ -1695,7 +1709,10 @@ function meetingItem(
       }
     }
   }
-  const units = uniq([...g.cands.map((c) => c.unit), ...props.map((p) => p.unit), ...accs.map((a) => a.unit)]);
+  // (the turn that agreed the time is cited with it, though it names none: "Yes, that works for me.")
+  const echo = echoes.at(-1);
+  const agreedIn = [...(taken && lastAccept && when && taken.dates.includes(when) ? [lastAccept] : []), ...(echo && when && echo.dates.includes(when) ? [echo] : [])];
+  const units = uniq([...g.cands.map((c) => c.unit), ...props.map((p) => p.unit), ...accs.map((a) => a.unit), ...agreedIn]);
   const window = ct.units.filter(inWin);
   // A named day said around the meeting ("Thursday the 24th") beats the day of sending the
   // invite ("this afternoon") when the proposal itself was not understood.

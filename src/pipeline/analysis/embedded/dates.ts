@@ -33,6 +33,13 @@ export interface DateMention {
   anchorOffset?: number;
   /** A day of the month said without its month ("by the 13th"): the month may come from context. */
   dayOfMonthOnly?: boolean;
+  /**
+   * The event a day is counted from ("inspection" in "the day before the inspection", "move" in
+   * "the morning of the move"): `anchorOffset` days from the day that event was said to be on.
+   */
+  anchorEvent?: string;
+  /** An hour said with no "at" ("could we do 11 instead?", "11 works"): a time only after one was offered (text.ts). */
+  bareHour?: boolean;
 }
 
 const WEEKDAY_INDEX: Record<string, number> = { sunday: 0, monday: 1, tuesday: 2, wednesday: 3, thursday: 4, friday: 5, saturday: 6 };
@@ -162,6 +169,16 @@ function buildChrono(): chrono.Chrono {
       return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate() };
     },
   });
+  // "the day before the inspection", "the morning of the move", "two days after the party": a day
+  // counted from an event, placed on the day that event was said to be on (text.ts)
+  c.parsers.push({
+    pattern: () => EVENT_ANCHOR,
+    extract: (context, match) => {
+      if (EVENT_NOT.test(match[6])) return null;
+      const r = context.refDate;
+      return { year: r.getUTCFullYear(), month: r.getUTCMonth() + 1, day: r.getUTCDate() };
+    },
+  });
   // "that morning", "that day", "the day before", "the day after": placed against the day talked about (text.ts).
   c.parsers.push({
     pattern: () => /\b(?:that (?:same )?(?:day|morning|afternoon|evening|night)|the (?:day|night|morning) (?:before|after)(?! (?:yesterday|tomorrow|that|the|this|my|your|our|his|her|their|we|you|i|he|she|they)\b))\b/i,
@@ -171,6 +188,22 @@ function buildChrono(): chrono.Chrono {
     },
   });
   return c;
+}
+
+// "the day before the inspection", "the night before my exam", "the morning of the move", "2 days after
+// the party", "a week before the wedding"
+const EVENT_ANCHOR = /\b(?:(?:the\s+)?(day|morning|afternoon|evening|night)\s+(before|after|of)|(\d+|a|one|two|three|four|five|six|seven|eight|nine|ten)\s+(days?|weeks?)\s+(before|after))\s+(?:the|my|your|our|his|her|their)\s+([a-z]+)\b/i;
+// what is no event ("the day of the week", "the day after the call" is said of the call's own day)
+const EVENT_NOT = /^(?:week|weekend|month|year|day|days|time|call|rest|end|start|beginning|same|first|last|next|other|following|previous|one|way|month's|week's)$/i;
+
+/** Days from the event's day an event anchor says ("the day before the inspection": -1); null for another text. */
+function eventAnchorOf(text: string): { offset: number; event: string } | null {
+  const m = new RegExp(`^${EVENT_ANCHOR.source.replace(/^\\b/, '')}$`, 'i').exec(text);
+  if (!m || EVENT_NOT.test(m[6])) return null;
+  if (m[1]) return { offset: m[2].toLowerCase() === 'before' ? -1 : m[2].toLowerCase() === 'after' ? 1 : 0, event: m[6].toLowerCase() };
+  const n = /^\d+$/.test(m[3]) ? Number(m[3]) : WORD_NUM[m[3].toLowerCase()];
+  const days = /^week/i.test(m[4]) ? 7 * n : n;
+  return { offset: m[5].toLowerCase() === 'before' ? -days : days, event: m[6].toLowerCase() };
 }
 
 /** Words before a bare weekday that make it a deadline, so ahead of the call whatever the tense. */
@@ -208,6 +241,7 @@ function withoutTakenBackTimes(sentence: string): string {
 }
 
 // ("good", "super" left out: "sounds good friday at three" is a recogniser's "sounds good, Friday at three")
+const HOLIDAY_BEFORE = /\b(?:thanksgiving|labou?r day|boxing day|christmas(?: eve| day)?|new year's(?: eve| day)?|easter(?: sunday| monday)?|black friday|cyber monday|good friday|halloween|memorial day|independence day|bank holiday(?: monday)?|(?:st\.? )?patrick's day|valentine's day|mother's day|father's day)(?: morning| afternoon| evening)?,?\s+$/i;
 const HOLIDAY_WEEKDAY = /\b(?:easter|whit|black|cyber|ash|shrove|maundy|plough|giving|palm)\s+$/i;
 
 // "at 4 15 p m": a clock time as a recogniser writes it when it drops the colon, hour and minutes
@@ -216,6 +250,63 @@ const HOLIDAY_WEEKDAY = /\b(?:easter|whit|black|cyber|ash|shrove|maundy|plough|g
 const SPACED_CLOCK = /\b(\d{1,2}) ([0-5]\d) ([ap])( ?)m\b/gi;
 function withSpacedClocksJoined(sentence: string): string {
   return sentence.replace(SPACED_CLOCK, (m, h: string, mm: string, ap: string, gap: string) => (Number(h) >= 1 && Number(h) <= 12 ? `${h}:${mm} ${ap}${gap ? '.' : ''}m` : m));
+}
+
+// a sentence about an evening, where a bare hour from 8 to 11 is p.m.
+const EVENING = /\b(?:tonight|this evening|evening|dinner|supper)\b/i;
+
+// "now" that dates a request or promise: ending its clause ("can you check it now?", "I'll send it
+// now"), in a sentence asking or promising something, not "for now", "by now", "it's closed now"
+const NOW_ASKED = /\b(?:(?:could|can|would|will) you|i'll|i will|i'm going to|i am going to|i can|let me|we'll|we will|please)\b/i;
+function doneNow(sentence: string, index: number): boolean {
+  const before = sentence.slice(0, index);
+  const after = sentence.slice(index + 3);
+  if (!/^\s*(?:[,.?!;]|$|please\b|if\b|so\b|and\b|then\b|before\b|while\b)/i.test(after)) return false;
+  if (/\b(?:for|by|from|until|till|to|of|as|just|and|but|or|right|even|only|is|are|was|were|am|be|been|than|it's|that's|i'm|you're|we're|they're)\s+$/i.test(before) || /^\s*$/.test(before)) return false;
+  return NOW_ASKED.test(before);
+}
+
+// Words that lead to a clock time: after them "ten to six" and "a quarter of five" are times, not a
+// range or a share
+const LEADS_TO_TIME = /\b(?:at|by|around|about|until|till|before|after|from|say|is|it's|make it|do)\s+$/i;
+const NOT_A_TIME_AFTER = String.raw`%|percent|people|dollars?|pounds?|euros?|minutes?|hours?|days?|weeks?|months?|years?`;
+
+/**
+ * Clock times said in words around the hour, in a sentence whose numbers are already digits
+ * (spoken.ts): "half past 10" 10:30, "a quarter to 3" 2:45, "a quarter of 5" (American) 4:45, "10
+ * past 4" 4:10, "25 to 6" 5:35, "half 9" (British) 9:30. The one reader of these forms: spoken.ts
+ * writes a sentence with it before chrono reads the clock time it leaves.
+ */
+export function writeClockTimes(written: string): string {
+  const clock = (hour: number, min: number, to: boolean) => (to ? `${hour === 1 ? 12 : hour - 1}:${60 - min}` : `${hour}:${String(min).padStart(2, '0')}`);
+  // "half past ten", "a quarter to three", "quarter after nine"; "a quarter of / till five" (American)
+  // only after a word that leads to a time ("a quarter of 5 people" is a share)
+  written = written.replace(/\b(?:(a) )?(half|quarter) (past|after|to|of|till) (\d{1,2})\b(?![:\d])/gi, (m, a: string | undefined, part: string, rel: string, h: string, at: number, all: string) => {
+    const hour = Number(h);
+    const half = part.toLowerCase() === 'half';
+    const r = rel.toLowerCase();
+    if ((half && a) || ((r === 'of' || r === 'till') && (half || !LEADS_TO_TIME.test(all.slice(0, at)) || new RegExp(`^\\s*(?:${NOT_A_TIME_AFTER})\\b`, 'i').test(all.slice(at + m.length))))) return m;
+    if ((r === 'of' || r === 'till') && (hour < 1 || hour > 12)) return m;
+    return clock(hour, half ? 30 : 15, r === 'to' || r === 'of' || r === 'till');
+  });
+  // "ten past four", "twenty five to six": minutes past or to the hour (a clock time; "twenty to
+  // thirty people" has no hour after it, and the minutes are only those a clock is read in)
+  // "to" also joins a range ("the ten to six" shift): read it as a clock only after a word that leads
+  // to a time
+  written = written.replace(new RegExp(String.raw`\b(5|10|20|25) (past|after|to) (\d{1,2})\b(?![:\d]|\s*(?:${NOT_A_TIME_AFTER})\b)`, 'gi'), (m, mins: string, rel: string, h: string, at: number, all: string) => {
+    const hour = Number(h);
+    if (hour < 1 || hour > 12) return m;
+    if (rel.toLowerCase() === 'to' && !/\b(?:at|by|around|about|until|till|before|after|from|say|is|it's)\s+$/i.test(all.slice(0, at))) return m;
+    return clock(hour, Number(mins), rel.toLowerCase() === 'to');
+  });
+  // "half seven", "say half nine": the British half past the hour, after a word that leads to a time
+  // (not "half 3 hours", "half 2 of them")
+  written = written.replace(/(^|\b(?:at|say|by|around|about|from|until|till|before|after|or|and|for|do|make it|is)\s+|[,.;:]\s*)(half)\s+(\d{1,2})\b(?![:\d]|\s*(?:%|percent|people|dollars?|pounds?|euros?|minutes?|hours?|days?|weeks?|months?|years?|of|an?|the|dozen|price)\b)/gi, (m, lead: string, _half: string, h: string) => {
+    const hour = Number(h);
+    if (hour < 1 || hour > 12) return m;
+    return `${lead}${hour}:30`;
+  });
+  return written;
 }
 
 /**
@@ -232,7 +323,13 @@ export function resolveDates(sentence: string, recordedAt: string, past: boolean
   for (const r of results) {
     const text = r.text.replace(/[,.]+$/, '');
     const lower = text.toLowerCase();
-    // chrono reads "now" and "the week" as dates; neither names a day in a conversation.
+    // chrono reads "now" and "the week" as dates; neither names a day in a conversation, except
+    // "now" ending a request or promise ("could you check it now?"): due today, no time said
+    if (lower === 'now' && doneNow(sentence, r.index)) {
+      const today = ymd(refDay);
+      out.push({ text, index: r.index, date: today, month: today.slice(0, 7), time: null, explicitTime: false, datetime: null, timeOnly: false, granularity: 'day' });
+      continue;
+    }
     if (/^(now|the week|today's|a week|week)$/.test(lower)) continue;
     if (/^\d+ (weeks?|days?|months?|minutes?|hours?)$/.test(lower)) continue;
     // nor a bare number from 13 up after "at": people say "at four", and "at sixteen" is a house, a
@@ -254,6 +351,9 @@ export function resolveDates(sentence: string, recordedAt: string, past: boolean
     // "Easter Monday", "Good Friday", "Black Friday": a weekday named by a holiday is that holiday,
     // a day this reader cannot place, not the coming Monday or Friday
     if (weekdayOnly && HOLIDAY_WEEKDAY.test(before) && /^\w+day\b/i.test(text)) continue;
+    // "Thanksgiving at a quarter of five": a clock time on a holiday's day is on a day this reader
+    // cannot place, not on the call's day
+    if (s.isCertain('hour') && !s.isCertain('day') && !s.isCertain('weekday') && !s.isCertain('month') && HOLIDAY_BEFORE.test(before)) continue;
     // "on Friday the 6th of February": chrono reads the weekday and the date apart; the date says it all
     const nextResult = results[results.indexOf(r) + 1];
     if (s.isCertain('weekday') && !s.isCertain('day') && nextResult && nextResult.start.isCertain('day') && /^[\s,]*(?:the\s*)?$/i.test(sentence.slice(r.index + r.text.length, nextResult.index))) continue;
@@ -285,7 +385,9 @@ export function resolveDates(sentence: string, recordedAt: string, past: boolean
 
     const monthOnly = s.isCertain('month') && !s.isCertain('day') && !weekdayOnly;
     const hourCertain = s.isCertain('hour');
-    const partOfDay = PART_OF_DAY.test(text);
+    const event = eventAnchorOf(text);
+    // ("the morning of the move" names the move's day; its part of day is no time to keep)
+    const partOfDay = PART_OF_DAY.test(text) && !event;
     const timeOnly = hourCertain && !s.isCertain('day') && !s.isCertain('weekday') && !s.isCertain('month') && !/\b(today|tonight|tomorrow|yesterday)\b/i.test(text);
     let time: string | null = null;
     if ((hourCertain || partOfDay) && !/\blast night\b/i.test(text)) {
@@ -294,6 +396,8 @@ export function resolveDates(sentence: string, recordedAt: string, past: boolean
       // People say "at four" for 16:00; a clock time without a.m./p.m. between 1 and 7 is read as
       // afternoon, as in office hours.
       if (hourCertain && !s.isCertain('meridiem') && hour >= 1 && hour <= 7 && !/\bmorning\b/i.test(sentence)) hour += 12;
+      // "dinner on Friday at eight", "this evening at nine": an evening's hour
+      else if (hourCertain && !s.isCertain('meridiem') && hour >= 8 && hour <= 11 && EVENING.test(sentence) && !/\b(?:morning|breakfast|a\.?m)\b/i.test(sentence)) hour += 12;
       time = `${pad(hour)}:${pad(minute)}`;
     }
     // chrono keeps "tonight"/"last night" near midnight on the reference day; the calendar day said
@@ -315,6 +419,7 @@ export function resolveDates(sentence: string, recordedAt: string, past: boolean
     const dateStr = monthOnly ? null : `${year}-${pad(month)}-${pad(day)}`;
     out.push({
       ...(anchor ? { anchorOffset: anchor[1] === 'before' ? -1 : anchor[1] === 'after' ? 1 : 0 } : {}),
+      ...(event ? { anchorOffset: event.offset, anchorEvent: event.event } : {}),
       ...(/^(?:on |by )?the \d{1,2}(?:st|nd|rd|th)$/i.test(text) ? { dayOfMonthOnly: true } : {}),
       text,
       index: r.index,
@@ -327,8 +432,31 @@ export function resolveDates(sentence: string, recordedAt: string, past: boolean
       granularity: monthOnly ? 'month' : time ? 'time' : 'day',
     });
   }
+  // "could we do 11 instead?", "how about 3?", "11 works": an hour offered back or taken with no "at"
+  // (chrono reads no clock time there), on the day talked about (text.ts)
+  for (const m of sentence.matchAll(BARE_HOUR)) {
+    const hourText = m[1] ?? m[3];
+    const minText = m[2] ?? m[4];
+    const index = m.index! + m[0].indexOf(hourText);
+    if (out.some((o) => index >= o.index && index < o.index + o.text.length) || HOLIDAY_BEFORE.test(sentence.slice(0, m.index!))) continue;
+    let hour = Number(hourText);
+    const minute = minText ? Number(minText) : 0;
+    if (hour < 1 || hour > (minText ? 23 : 12) || minute > 59) continue;
+    const meridiem = m[5];
+    if (meridiem ? /^p/i.test(meridiem) && hour < 12 : hour >= 1 && hour <= 7 && !/\bmorning\b/i.test(sentence)) hour += 12;
+    else if (!meridiem && hour >= 8 && hour <= 11 && EVENING.test(sentence) && !/\b(?:morning|breakfast)\b/i.test(sentence)) hour += 12;
+    const text = `${hourText}${minText ? `:${minText}` : ''}${meridiem ? ` ${meridiem}` : ''}`;
+    const time = `${pad(hour)}:${pad(minute)}`;
+    const today = ymd(refDay);
+    out.push({ text, index, date: today, month: today.slice(0, 7), time, explicitTime: true, datetime: `${today}T${time}:00`, timeOnly: true, granularity: 'time', bareHour: true });
+  }
+  out.sort((a, b) => a.index - b.index);
   return out;
 }
+
+// an hour said back in a counter-offer or taken in an answer: "do 11 instead", "how about 3?",
+// "make it 4", "11 works", "3 is fine" (not "do 2 boxes", "2 works out")
+const BARE_HOUR = /\b(?:(?:do|make it|how about|what about|say|try)\s+(\d{1,2})(?::(\d{2}))?(?=\s*(?:instead|then|rather|[?.!,]|$))|(?:^|[,.;!?]\s*|\b(?:yes|yeah|yep|okay|ok|sure|great|perfect|fine|right|then)[,!]?\s+)(\d{1,2})(?::(\d{2}))?(?=\s+(?:works|is fine|is good|suits|is perfect|is better|sounds good|it is)\b(?!\s+out\b)))(?:\s*([ap]\.?m\.?))?/gi;
 
 /** A time-only mention ("at 11") placed on the day of an earlier mention. */
 export function onDay(m: DateMention, date: string): DateMention {

@@ -7,7 +7,7 @@
 // compromise's number parser reads "eight hundred, five five five" as one cardinal and "ten thirty"
 // as 0, so the digit-by-digit and clock readings are decided here from the shape of the run.
 
-import { TAKING_BACK } from './dates.js';
+import { TAKING_BACK, writeClockTimes } from './dates.js';
 import { dictationAsides, HEARD_AT, HEARD_DOMAIN, HEARD_DOT, HEARD_TLD, isLetter, nameHeardAs, ukSecondLevel, WEBMAIL, WRITING_REMARKS } from '../heard.js';
 
 export interface SpokenPhone {
@@ -338,6 +338,22 @@ function interpretRun(toks: Tok[], whole: Run): Replacement | null {
     const m = isTimeMinutes(words.slice(1));
     if (h !== null && m !== null && !(next in CURRENCIES) && !['percent', 'people', 'years', 'dollars'].includes(next)) {
       return { start: run.start, end: run.end, text: `${h}:${String(m).padStart(2, '0')}` };
+    }
+    // "at fourteen thirty", "Thursday seventeen fifteen": a 24-hour clock time, only after a word
+    // that leads to a time (a price or a count reads the same: "it's fourteen fifty")
+    const h24 = words[0] in TEENS && TEENS[words[0]] >= 13 ? TEENS[words[0]] : null;
+    if (h24 !== null && m !== null && (TIME_PREV.has(prev) || WEEKDAYS.includes(prev)) && !['to', 'and', 'or', 'than', 'like', 'between'].includes(prev) && !(next in CURRENCIES) && !UNIT_WORDS.test(next)) {
+      return { start: run.start, end: run.end, text: `${h24}:${String(m).padStart(2, '0')}` };
+    }
+  }
+
+  // "Thursday at fourteen hundred", "at twelve hundred hours": a 24-hour clock time in hundreds, after
+  // a word that leads to a time (not "about fifteen hundred", a count)
+  if (run.breaks.length === 0 && words.length >= 2 && words.length <= 3 && words[words.length - 1] === 'hundred') {
+    const hh = cardinalValue(words.slice(0, -1));
+    const leads = ['at', 'by', 'from', 'until', 'till', 'before', 'after'].includes(prev) || WEEKDAYS.includes(prev);
+    if (hh !== null && hh >= 0 && hh <= 23 && (hh >= 10 || words[0] === 'oh' || words[0] === 'zero') && leads && !(next in CURRENCIES) && (next === 'hours' || !UNIT_WORDS.test(next)) && !['and', 'people', 'of'].includes(next)) {
+      return { start: run.start, end: run.end, text: `${hh}:00` };
     }
   }
 
@@ -832,32 +848,8 @@ export function normalizeSpoken(text: string, names: ReadonlySet<string> = new S
   }
   while (i < toks.length) out.push(toks[i++].raw);
   let written = out.join(' ');
-  // "half past ten" / "quarter to three"
-  written = written.replace(/\b(half|quarter) (past|after|to) (\d{1,2})\b/gi, (_m, part: string, rel: string, h: string) => {
-    const hour = Number(h);
-    const min = part.toLowerCase() === 'half' ? 30 : 15;
-    if (rel.toLowerCase() === 'to') return `${hour === 1 ? 12 : hour - 1}:${60 - min}`;
-    return `${hour}:${String(min).padStart(2, '0')}`;
-  });
-  // "ten past four", "twenty five to six": minutes past or to the hour (a clock time; "twenty to
-  // thirty people" has no hour after it, and the minutes are only those a clock is read in)
-  // "to" also joins a range ("the ten to six" shift): read it as a clock only after a word that leads
-  // to a time
-  written = written.replace(/\b(5|10|20|25) (past|after|to) (\d{1,2})\b(?![:\d]|\s*(?:%|percent|people|dollars?|pounds?|euros?|minutes?|hours?|days?|weeks?|months?|years?)\b)/gi, (m, mins: string, rel: string, h: string, at: number, all: string) => {
-    const hour = Number(h);
-    const min = Number(mins);
-    if (hour < 1 || hour > 12) return m;
-    if (rel.toLowerCase() === 'to' && !/\b(?:at|by|around|about|until|till|before|after|from|say|is|it's)\s+$/i.test(all.slice(0, at))) return m;
-    if (rel.toLowerCase() === 'to') return `${hour === 1 ? 12 : hour - 1}:${60 - min}`;
-    return `${hour}:${String(min).padStart(2, '0')}`;
-  });
-  // "half seven", "say half nine": the British half past the hour, after a word that leads to a time
-  // (not "half 3 hours", "half 2 of them")
-  written = written.replace(/(^|\b(?:at|say|by|around|about|from|until|till|before|after|or|and|for|do|make it|is)\s+|[,.;:]\s*)(half)\s+(\d{1,2})\b(?![:\d]|\s*(?:%|percent|people|dollars?|pounds?|euros?|minutes?|hours?|days?|weeks?|months?|years?|of|an?|the|dozen|price)\b)/gi, (m, lead: string, _half: string, h: string) => {
-    const hour = Number(h);
-    if (hour < 1 || hour > 12) return m;
-    return `${lead}${hour}:30`;
-  });
+  // "half past ten", "ten past four", "half nine": read where every clock time is read (dates.ts)
+  written = writeClockTimes(written);
 
   for (const m of text.matchAll(WRITTEN_EMAIL)) entities.push({ kind: 'email', address: m[0].toLowerCase(), spoken: m[0] });
   for (const m of text.matchAll(WRITTEN_PHONE)) {

@@ -480,11 +480,28 @@ function placeTimesOnDays(units: Unit[], recordedAt: string): void {
   const day = callDay(recordedAt);
   const explicit = units.flatMap((u) => u.dates.filter((m) => m.date && m.date >= day && !m.dayOfMonthOnly && m.anchorOffset === undefined && !m.timeOnly));
   const namedDays = new Map<string, { date: string; idx: number }>();
-  let last: { date: string; idx: number } | null = null;
+  let last: { date: string; idx: number; evening?: boolean } | null = null;
+  let lastClock = -1;
+  let lastEvening = -1;
   let lastEvent: { date: string; idx: number } | null = null;
   for (const u of units) {
+    const clockBefore = lastClock;
     u.dates = u.dates.flatMap((m) => {
-      if (m.timeOnly) return [onDay(m, last && u.idx - last.idx <= 6 ? last.date : day)];
+      if (m.timeOnly) {
+        // ("two works for me" is an option taken, unless a clock time was just offered)
+        if (m.bareHour && (clockBefore < 0 || u.idx - clockBefore > 4)) return [];
+        const near = last && u.idx - last.idx <= 6 ? last : null;
+        // "can we talk tonight?" - "sure, at eight": the evening's eight
+        const hour = m.time ? Number(m.time.slice(0, 2)) : 0;
+        if (near?.evening && m.time && hour >= 8 && hour <= 11 && !/\b[ap]\.?m\b/i.test(m.text)) m = { ...m, time: `${hour + 12}${m.time.slice(2)}` };
+        return [onDay(m, near ? near.date : day)];
+      }
+      if (m.anchorEvent) {
+        // "the day before the inspection": the day the inspection was said to be on, earlier in the
+        // call or before it in the same sentence; else, as "the day before", the day talked about last
+        const eventDay = dayOfEvent(units, u, m, day);
+        if (eventDay) return [onDay(m, shiftDay(eventDay, m.anchorOffset!))];
+      }
       if (m.anchorOffset !== undefined) {
         if (!lastEvent || u.idx - lastEvent.idx > 8) return [];
         return [onDay(m, shiftDay(lastEvent.date, m.anchorOffset))];
@@ -501,13 +518,34 @@ function placeTimesOnDays(units: Unit[], recordedAt: string): void {
         const named = namedDays.get(wd[1].toLowerCase());
         if (named && named.date !== m.date && named.date > day && u.idx - named.idx <= 12) m = onDay(m, named.date);
       }
+      // "Sunday at seven's his quiz night. Make it eight." - "Sunday at eight": an hour from 8 to 11
+      // said just after an evening's time or the word evening or night, with no morning said, is the
+      // evening's too
+      if (m.explicitTime && m.time && m.date && lastEvening >= 0 && u.idx - lastEvening <= 3) {
+        const hour = Number(m.time.slice(0, 2));
+        if (hour >= 8 && hour <= 11 && !/\b(?:[ap]\.?m|morning|breakfast|noon)\b/i.test(m.text) && !/\b(?:morning|breakfast|a\.?m\.?)(?=\W|$)/i.test(u.plain)) m = onDay({ ...m, time: `${hour + 12}${m.time.slice(2)}` }, m.date);
+      }
       const dated = DATED_WEEKDAY.exec(m.text);
       if (dated && m.date) namedDays.set(dated[1].toLowerCase(), { date: m.date, idx: u.idx });
-      if (m.date && m.date >= day) last = { date: m.date, idx: u.idx };
+      if (m.date && m.date >= day) last = { date: m.date, idx: u.idx, evening: /\b(?:tonight|evening)\b/i.test(m.text) };
       if (m.date && m.date > day) lastEvent = { date: m.date, idx: u.idx };
       return [m];
     });
+    if (u.dates.some((m) => m.explicitTime)) lastClock = u.idx;
+    if (u.dates.some((m) => m.time && Number(m.time.slice(0, 2)) >= 17)) lastEvening = u.idx;
   }
+}
+
+/** The day an event named by an anchor was said to be on: the latest sentence up to `u` naming the event with a day. */
+function dayOfEvent(units: Unit[], u: Unit, m: DateMention, day: string): string | null {
+  const named = new RegExp(`\\b${m.anchorEvent}(?:s|es)?\\b`, 'i');
+  for (let k = u.idx; k >= 0; k--) {
+    const v = units.find((x) => x.idx === k);
+    if (!v || !named.test(v.plain)) continue;
+    const d = v.dates.find((x) => x !== m && x.date && x.date >= day && x.anchorOffset === undefined && !x.timeOnly && (v !== u || x.index < m.index));
+    if (d) return d.date;
+  }
+  return null;
 }
 
 const WEEKDAYS_RE = '(monday|tuesday|wednesday|thursday|friday|saturday|sunday)';
