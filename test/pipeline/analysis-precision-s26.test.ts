@@ -3,10 +3,11 @@
 // an instruction said back by the one who got it; verbs of asking or promising that do nothing after
 // the call (an idiom, a hope, a note made there and then, a watch for what the other side sends); the
 // speaker's purpose going on after ", and" read as an imperative; "an invitation letter" read as a
-// meeting's invite; how to do an offered task, said with the go-ahead, as a task of its own; where to send
-// what was just asked for, in the next sentence, as a second e-mail; an
-// address said to prove who one is; and an address given right after a promise
-// to send something, which made a second item beside that promise.
+// meeting's invite; how to do an offered task, said with the go-ahead, as a task of its own; where to
+// send what was just asked for, in the next sentence, as a second e-mail; an address said to prove who
+// one is; and an address given right after a promise to send something, which made a second item
+// beside that promise. And two readings that hid an item and let a wrong one take its place: a request
+// after a time clause and a courtesy "if", and a plan with a question about its details tagged on.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { clausesOf } from '../../src/pipeline/analysis/embedded/clauses.js';
@@ -46,6 +47,33 @@ describe('the speaker\'s own purpose', () => {
     assert.ok(!clausesOf(unit('I was hoping to move it to Friday, and check the price too.')).some((c) => c.kind === 'request'));
     // (an instruction after a promise stays one)
     assert.ok(clausesOf(unit('Send me the form tonight, and call me if anything is missing.')).some((c) => c.kind === 'request'));
+  });
+});
+
+describe('requests and plans said with more around them', () => {
+  // (recall: items these sentences hid, one of them read as a meeting's extra instead)
+  it('reads a request after a time clause and a courtesy "if"', () => {
+    const got = titles([
+      [1, 'We are offering catch-up appointments on Teams. Would Monday at four work?'],
+      [0, 'Monday at four is fine.'],
+      [1, 'Great, I will send the Teams link to the email we have on file, is that still the Gmail one?'],
+      [0, 'No, could you use my work one? It is dana dot pike at brightwell dot org.'],
+      [1, 'Lovely. And before then, if you get a chance, could you sign his reading record for the last two weeks?'],
+      [0, 'Yes, I can do that tonight.'],
+    ]);
+    assert.ok(got.includes('USER task Sign his reading record for the last 2 weeks'), got.join(' | '));
+    // (a real condition after the time clause stays one)
+    const [c] = clausesOf(unit('Before Friday, if it rains, call me.'));
+    assert.equal(c.kind, 'request');
+    assert.equal(c.conditional, true);
+  });
+
+  it('reads a plan with a question about its details tagged on as the plan', () => {
+    const [c] = clausesOf({ ...unit("I'll send the Teams link to the email we've got on file, is that still the Hotmail one?"), isQuestion: true });
+    assert.equal(c.kind, 'commit');
+    assert.equal(c.vp, 'send the Teams link to the email we have got on file');
+    // (an offer asked as a question is still no plan)
+    assert.notEqual(clausesOf({ ...unit('I can send it to the email on file, is that okay?'), isQuestion: true })[0].kind, 'commit');
   });
 });
 

@@ -344,6 +344,13 @@ function stripCondition(text: string): { text: string; conditional: boolean; whe
   let t = text.trim();
   let conditional = false;
   let whenClause = false;
+  // ("And before then, if you get a chance, could you have a look through her reading record?": a
+  // time clause before the condition does not hide the condition, nor the request after it)
+  const timeFirst = t.match(/^(?:once|when|after|as soon as|before)\b[^,]*,\s*((?:if|unless|in case)\b[^,]*,\s*.+)$/i);
+  if (timeFirst) {
+    whenClause = true;
+    t = timeFirst[1];
+  }
   const lead = t.match(/^(if|unless|in case|should)\b[^,]*,\s*(.+)$/i);
   // without the comma a recogniser never writes, the request after a condition starts at a
   // contact verb with its object ("if you see any charges you do not recognise call us at ...") or
@@ -547,7 +554,11 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
     let vp = m[3];
     const negated = /^not\b/i.test(vp);
     if (negated) vp = vp.replace(/^not\s+/i, '');
-    if (isQ) return mk('other', vp);
+    // ("I'll send the Teams link to the email we've got on file, is that still the Hotmail one?": a
+    // plan said outright, with a question about its details tagged on, is still the plan)
+    const tagged = isQ && /^(?:will|shall|am going to|are going to|am gonna|are gonna)$/.test(modal) && TAG_QUESTION.test(vp);
+    if (isQ && !tagged) return mk('other', vp);
+    if (tagged) vp = vp.replace(TAG_QUESTION, '');
     // "we'll need about thirty minutes" states a requirement, not a plan
     if (/^(need|be needing|want|like|love|see about)\b/i.test(vp) && !/^need to\b/i.test(vp)) return mk('other', vp, negated);
     if (negated) return mk('other', vp, true);
@@ -647,6 +658,8 @@ export function clausesOf(unit: Unit): Clause[] {
   return [...clauses];
 }
 
+// a question about a detail tagged on after a comma: ", is that still the Hotmail one?"
+const TAG_QUESTION = /,\s+(?:is|are|does|do|did|was|has|would|will|should)\s+(?:that|it|this|there|the)\b[^,]*\?*\s*$/i;
 // the speaker's own purpose or wish, said with "to": "I'm ringing to ...", "I was hoping to ..."
 const OWN_PURPOSE = /\b(?:I|we)\s+(?:am|are|was|were)\s+(?:just\s+|only\s+)?(?:ringing|calling|phoning|writing|hoping|trying|looking|wanting|meaning)\s+(?:\w+\s+)?to\b|\b(?:I|we)\s+(?:just\s+)?(?:want|wanted|would like|would love)\s+to\b/i;
 
