@@ -61,7 +61,8 @@ export interface ActionResult {
 }
 
 const MEETING_NOUN = /\b(meeting|demo|demonstration|interview|video call|conference call|zoom call|teams call|webinar|consultation|session|catch-up|catch up|sync|walkthrough|walk-through|presentation|call with|screening)\b/i;
-const INVITE = /\b(invite|invitation|calendar (?:invite|invitation|hold|event)|meeting link|zoom link|teams link|meet link|video link)\b/i;
+// ("you'll get an invitation letter" is post, no calendar invite)
+const INVITE = /\b(invite(?!\s+letter)|invitation(?!\s+(?:letter|card|pack)s?\b)|calendar (?:invite|invitation|hold|event)|meeting link|zoom link|teams link|meet link|video link)\b/i;
 // (plurals too: "the receipts", "the invoices", "the pay stubs"; and a tax form said by its number, "the 1099", "the W-2")
 const DOCUMENTISH = /\b(quotes?|quotations?|estimates?|invoices?|receipts?|document|documents|file|files|reports?|form|forms|contracts?|proposals?|details|info|information|link|slides|deck|agenda|resume|cv|photo|photos|pictures?|summary|notes|statements?|cop(?:y|ies)|pdfs?|spreadsheets?|sheets?|brochures?|offer|letters?|paperwork|confirmation|itinerary|times|schedule|address|list|drawings?|plans|designs?|sketch(?:es)?|measurements|references?|transcripts?|records|results|stubs?|payslips?|1099s?|w-?2s?|slips?|diary|diaries|logs?|certificates?)\b/i;
 const URGENT = /\b(urgent|urgently|asap|as soon as possible|right away|immediately|straight away|today|tonight|this (?:morning|afternoon|evening)|within the hour)\b/i;
@@ -410,6 +411,27 @@ function takesOnNeed(ct: CallText, unit: Unit, clause: Clause): Clause {
  * read a clause in. A recogniser cuts one speaker's turn into several segments, so the segment just
  * before may be the same speaker's.
  */
+// a question that asks what to do if something happens ("if it does go back, how do I get it?"), not
+// a courtesy ("if you could ...", "if that's okay")
+const HYPOTHETICAL_Q = /\b(?:if|in case)\s+(?!you\s+(?:could|can|would|do not mind|like|want|prefer)\b)(?!(?:that|it|this)\s+is\s+(?:ok|okay|fine|alright|all right|good)\b)[a-z]/;
+
+/** The first sentence of a turn that answers the other party's question about what to do if something happens. */
+function answersHypothetical(ct: CallText, unit: Unit): boolean {
+  if (ct.units.find((u) => u.turn === unit.turn) !== unit) return false;
+  const asked = ct.units.filter((u) => u.turn === unit.turn - 1 && u.speaker.speakerId !== unit.speaker.speakerId);
+  const q = asked[asked.length - 1];
+  return !!q && q.isQuestion && HYPOTHETICAL_Q.test(q.plain) && !/^(?:(?:and|so|oh|um|well)[,]?\s+)*(?:can|could|would|will)\s+you\b/.test(q.plain);
+}
+
+/** An instruction said back in the very words the other party just used. */
+function saidBack(ct: CallText, unit: Unit, clause: Clause): boolean {
+  const flat = (s: string) => s.toLowerCase().replace(/[^a-z0-9' ]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const vp = flat(clause.vp);
+  if (vp.split(' ').length < 2) return false;
+  const said = ct.units.filter((u) => u.turn === unit.turn - 1 && u.speaker.speakerId !== unit.speaker.speakerId).map((u) => ` ${flat(u.plain)} `);
+  return said.some((t) => t.includes(` ${vp} `));
+}
+
 function previousTurnText(ct: CallText, unit: Unit): string | null {
   for (let k = unit.turn - 1; k >= 0; k--) {
     const seg = ct.segments[k];
@@ -621,6 +643,9 @@ function unclaimedAddressCandidates(ct: CallText, cands: readonly Candidate[]): 
       const readBack = !WEBMAIL.has(domain.split('.')[0]) && said.some((x) => x.domain === domain && x.unit.speaker.speakerId !== unit.speaker.speakerId && unit.turn - x.unit.turn >= 1 && unit.turn - x.unit.turn <= 2);
       said.push({ unit, domain });
       if (readBack) continue;
+      // ("For security, can you confirm the email address on the account?": an address said to prove
+      // who one is, nobody's to write to)
+      if (ct.units.some((u) => u.turn === unit.turn - 1 && u.speaker.speakerId !== unit.speaker.speakerId && /\bfor security\b|\b(?:confirm|verify)\b[^.?!]*\b(?:e-?mail|address)\b[^.?!]*\b(?:on|for)\s+(?:the|your)\s+(?:account|file|policy|record)\b/.test(u.plain))) continue;
       const near = (t: number) => t >= unit.turn - ADDRESS_REACH_BEFORE && t <= unit.turn + ADDRESS_REACH_AFTER;
       if (cands.some((c) => near(c.unit.turn) && (c.intent === 'email' || c.intent === 'meeting'))) continue;
       if (ct.units.some((u) => near(u.turn) && (MEETING_NOUN.test(u.plain) || providerOf(u.plain)))) continue;
@@ -715,6 +740,15 @@ export function extractActions(ct: CallText): ActionResult {
       }
       if (clause.kind === 'other' || clause.negated) continue;
       if (isConsequence(ct, unit, clause)) continue;
+      // "And I guess if it floods tonight I just call you guys back?" - "Call the same number and press
+      // one": what to do if something happens, asked and answered, is no errand unless it happens
+      if (clause.kind === 'request' && answersHypothetical(ct, unit)) continue;
+      // "... pay it as normal, and once the discount's on you'll get a credit." - "Right, pay it as
+      // normal.": the listener saying an instruction back takes it, it asks nothing of the speaker
+      if (clause.kind === 'request' && saidBack(ct, unit, clause)) {
+        accepts.push({ unit, clause: { ...clause, kind: 'accept' } });
+        continue;
+      }
       // "I'll be at work, but you have a key": where the speaker will be instead, no plan to act on
       if ((clause.kind === 'commit' || clause.kind === 'soft' || clause.kind === 'future') && AWAY.test(clause.vp)) continue;
       // "I have Saturday at eight open. Does that work?" - "Yeah, I can do that.": the time proposed
@@ -839,6 +873,14 @@ export function extractActions(ct: CallText): ActionResult {
         sent.cands.push(c);
         continue;
       }
+      // ("Right, I'll send that through. What's the email?" - "Bookings at coastline vans dot com":
+      // the address given right after a promise to send something is where it goes, one e-mail)
+      const promised = [...groups].reverse().find((g) => g.owner.speakerId === c.owner.speakerId && g.intent === 'task' && g.cands.some((x) => x.unit.speaker.speakerId === c.owner.speakerId && x.clause.kind === 'commit' && /^(?:send|forward|resend|submit|get)$/.test(x.clause.verb) && c.unit.turn > x.unit.turn && c.unit.turn - x.unit.turn <= 2));
+      if (promised) {
+        promised.cands.push(c);
+        promised.intent = 'email';
+        continue;
+      }
     }
     // "Could you e-mail us the color name and a photo?" ... "Try to get it in by Friday": a request
     // again, by a pronoun for what the same speaker asked for a turn or two before, is that request
@@ -856,7 +898,9 @@ export function extractActions(ct: CallText): ActionResult {
     const lastCand = sibling?.cands[sibling.cands.length - 1];
     // ("You have to put the request in writing. Just email the board at ...": the next sentence
     // that says how, opening with "just", is the same request, however the sentences were cut)
-    const how = !!lastCand && lastCand.unit !== c.unit && lastCand.unit.turn === c.unit.turn && c.unit.idx === lastCand.unit.idx + 1 && /^(?:just|simply)\s/i.test(c.unit.plain);
+    // ("... it'd help if you could email us a photo of the pump before he comes. Send it to service at
+    // ...": where to send what was just asked for, in the next sentence, is the same request)
+    const how = !!lastCand && lastCand.unit !== c.unit && lastCand.unit.turn === c.unit.turn && c.unit.idx === lastCand.unit.idx + 1 && (/^(?:just|simply)\s/i.test(c.unit.plain) || (/^(?:send|email|e-mail|forward|mail)\s+(?:it|them)\s+(?:over\s+|across\s+|through\s+)?to\b/i.test(c.clause.vp) && c.intent === sibling.intent));
     if (
       lastCand && (lastCand.unit === c.unit || how) && lastCand.clause.kind === 'request' && c.clause.kind === 'request' &&
       sibling.owner.speakerId === c.owner.speakerId &&
@@ -868,6 +912,15 @@ export function extractActions(ct: CallText): ActionResult {
     ) {
       sibling.cands.push(c);
       if (SPECIFICITY[c.intent] > SPECIFICITY[sibling.intent]) sibling.intent = c.intent;
+      continue;
+    }
+    // ("Do you want me to bleed the radiator in the meantime?" - "If you don't mind, yeah, that'd help.
+    // Just put a towel under it.": how to do what was offered, said with the go-ahead, is part of it)
+    if (
+      lastCand && c.clause.kind === 'request' && lastCand.clause.kind === 'commit' && lastCand.clause.needsAnswer &&
+      sibling.owner.speakerId === c.owner.speakerId && c.unit.turn === lastCand.unit.turn + 1 && /^just\s/i.test(c.unit.plain)
+    ) {
+      sibling.cands.push(c);
       continue;
     }
     // (a generic promise that takes on what the other party said just before answers that, not an

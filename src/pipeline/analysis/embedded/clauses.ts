@@ -344,6 +344,13 @@ function stripCondition(text: string): { text: string; conditional: boolean; whe
   let t = text.trim();
   let conditional = false;
   let whenClause = false;
+  // ("And before then, if you get a chance, could you have a look through her reading record?": a
+  // time clause before the condition does not hide the condition, nor the request after it)
+  const timeFirst = t.match(/^(?:once|when|after|as soon as|before)\b[^,]*,\s*((?:if|unless|in case)\b[^,]*,\s*.+)$/i);
+  if (timeFirst) {
+    whenClause = true;
+    t = timeFirst[1];
+  }
   const lead = t.match(/^(if|unless|in case|should)\b[^,]*,\s*(.+)$/i);
   // without the comma a recogniser never writes, the request after a condition starts at a
   // contact verb with its object ("if you see any charges you do not recognise call us at ...") or
@@ -387,6 +394,15 @@ const OWN_DETAILS = /^(?:give|read|spell)\s+(?:you|him|her|them)\s+(?:my|our|his
 const BRING_PEOPLE = new RegExp(`^bring\\s+(?:(?:my|our|your|the|his|her|their)\\s+)?(?:${anyOf(KIN, ['fianc[eé]e?', 'kids', 'kid', 'children', 'child', 'parents', 'friends?', 'family', 'grandparents', 'grandma', 'grandpa'])})\\b|^bring\\s+(?:him|her|them)\\s+(?:along|with (?:you|me))\\b`, 'i');
 // "can you give me his number in case he's late?": details asked for there and then, answered on the call
 const ASK_DETAILS = /^(?:give|tell|read)\s+(?:me|us)\s+(?:his|her|their|your|the)\s+(?:(?:new|current|personal|work|other|direct|home|best|mobile|cell|last|first|full|family|middle|maiden)\s+)?(?:e-?mail(?: address)?|number|phone number|cell(?: number)?|mobile(?: number)?|address|details|contact details|contact info|name)\b/i;
+const NO_ERRAND = new RegExp(
+  [
+    String.raw`^call (?:it|that)\s+(?:a day|a night|quits|even|evens|square|\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|a hundred|a grand)\b)`,
+    String.raw`^tell (?:me|us) (?:that\s+)?(?:this|that|it|you|he|she|they|we|there)\s+(?:is|are|was|were|have|has|had|will|did|do|does|can|could|got)\b`,
+    String.raw`^(?:put|add|make|pop|stick|write|jot|leave)\s+(?:a\s+(?:quick\s+)?note\s+(?:of\s+(?:that|it|this)\s+)?(?:on|in|to|into|against)\s+(?:the|your|my|our|his|her|their)\s+(?:notes|file|account|record|records|system|booking|job sheet|ticket|case)|(?:that|it|this)\s+(?:down\s+)?(?:on|in|into)\s+(?:the|your|my|our)\s+(?:notes|file|records?|system|job sheet))\b`,
+    String.raw`^keep an eye (?:out\s+)?(?:on|in)\s+(?:your|the|my)\s+(?:junk|spam|inbox|e-?mails?|mail|post|phone|messages|texts)\b`,
+  ].join('|'),
+  'i',
+);
 const TIME_WORD = /^(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekend|tomorrow|today|tonight|morning|afternoon|evening|noon|midday|\d{1,2}(?::\d{2})?|\d{1,2}(?:st|nd|rd|th)|january|february|march|april|june|july|august|september|october|november|december|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirty|fifteen|forty-five)$/;
 const TIME_FILLER = /^(?:on|at|around|about|by|this|next|the|in|of|or|either|maybe|then|instead|early|late|first|thing|half|quarter|past|o'clock|oclock|a\.?m\.?|p\.?m\.?|am|pm|sometime|any|time)$/;
 
@@ -452,6 +468,11 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
     // other party's asked for: "can you give me his number?")
     // "I'll bring my fiancee", "bring the kids if you can": people who come along, no errand
     if (acts && (OWN_DETAILS.test(v) || (ASK_DETAILS.test(v) && !BY_CHANNEL.test(v)) || BRING_PEOPLE.test(v))) return { ...base, kind: 'other', vp: v, verb: verbOf(v), negated };
+    // verbs of asking or promising that do nothing after the call: an idiom ("call it ten", "call it a
+    // day"), a hope said as an order ("please tell me this is good news"), a note the speaker makes
+    // there and then ("I'll put that in the notes"), a watch for what the other side will send
+    // ("keep an eye on your junk folder for the invite")
+    if (acts && NO_ERRAND.test(v)) return { ...base, kind: 'other', vp: v, verb: verbOf(v), negated };
     return { ...base, kind: acts && !PLEASE.test(text) && !opensWithVerb(v) ? 'other' : kind, vp: v, verb: verbOf(v), negated };
   };
 
@@ -533,7 +554,11 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
     let vp = m[3];
     const negated = /^not\b/i.test(vp);
     if (negated) vp = vp.replace(/^not\s+/i, '');
-    if (isQ) return mk('other', vp);
+    // ("I'll send the Teams link to the email we've got on file, is that still the Hotmail one?": a
+    // plan said outright, with a question about its details tagged on, is still the plan)
+    const tagged = isQ && /^(?:will|shall|am going to|are going to|am gonna|are gonna)$/.test(modal) && TAG_QUESTION.test(vp);
+    if (isQ && !tagged) return mk('other', vp);
+    if (tagged) vp = vp.replace(TAG_QUESTION, '');
     // "we'll need about thirty minutes" states a requirement, not a plan
     if (/^(need|be needing|want|like|love|see about)\b/i.test(vp) && !/^need to\b/i.test(vp)) return mk('other', vp, negated);
     if (negated) return mk('other', vp, true);
@@ -633,14 +658,26 @@ export function clausesOf(unit: Unit): Clause[] {
   return [...clauses];
 }
 
+// a question about a detail tagged on after a comma: ", is that still the Hotmail one?"
+const TAG_QUESTION = /,\s+(?:is|are|does|do|did|was|has|would|will|should)\s+(?:that|it|this|there|the)\b[^,]*\?*\s*$/i;
+// the speaker's own purpose or wish, said with "to": "I'm ringing to ...", "I was hoping to ..."
+const OWN_PURPOSE = /\b(?:I|we)\s+(?:am|are|was|were)\s+(?:just\s+|only\s+)?(?:ringing|calling|phoning|writing|hoping|trying|looking|wanting|meaning)\s+(?:\w+\s+)?to\b|\b(?:I|we)\s+(?:just\s+)?(?:want|wanted|would like|would love)\s+to\b/i;
+
 function readClauses(unit: Unit): Clause[] {
   const expanded = expand(unit.norm).replace(HEARD_SURE, 'sure, ').replace(HEARD_ILL, '$1I will ').replace(HEARD_GOING_TO, '$1I am going to ').replace(NEGATIVE_ASK, '$1 you').replace(FAVOR, 'please ').replace(HEARD_REQUEST, '$1 you ').replace(HEARD_CALL_BACK, 'call us back').replace(HEARD_PLEASE, 'please ').replace(FILLER, '');
   const out: Clause[] = [];
   let inherited: string | null = null;
+  let purposeOpen = false;
+  let end = 0;
   for (const part of splitClauses(expanded)) {
     // "I've blocked the card and reversed the charge": the second verb shares the first clause's
     // (non-actionable) subject, so it is not an imperative of its own
-    if (part.joined && inherited === null && startsWithVerb(part.text)) {
+    // ("I'm ringing to get it booked in, and find out roughly what it costs": the speaker's purpose
+    // goes on after ", and", the verb is the purpose's second, no imperative either)
+    const purpose = purposeOpen && inherited === null && /^,\s+and\s+$/.test(expanded.slice(end, part.offset));
+    purposeOpen ||= OWN_PURPOSE.test(part.text);
+    end = part.offset + part.text.length;
+    if ((part.joined || purpose) && inherited === null && startsWithVerb(part.text)) {
       out.push({ kind: 'other', text: part.text, vp: part.text, verb: '', conditional: false, whenClause: false, negated: false, offset: part.offset });
       continue;
     }
