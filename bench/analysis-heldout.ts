@@ -186,16 +186,18 @@ async function runTier(pipeline: Pipeline, ids: string[], tier: Tier, verbose: b
     const a: Analysis = await pipeline.analyzer.analyze(transcript, ctx);
     const ms = performance.now() - t0;
     // The embedded analyzer's own safety net would hide its violations: count them before it.
-    const violations =
+    const violationList =
       pipeline.analyzer.provider === 'embedded'
-        ? groundingViolations(finalizeAnalysis(buildAnalysis(transcript, ctx), transcript), transcript, ctx).length
-        : groundAnalysis(a, transcript, ctx.recordedAt).violations.length;
+        ? groundingViolations(finalizeAnalysis(buildAnalysis(transcript, ctx), transcript), transcript, ctx)
+        : groundAnalysis(a, transcript, ctx.recordedAt).violations;
+    const violations = violationList.length;
     if ((a.qualityWarnings ?? []).length) (res.warned++, res.warnedIds.add(id));
     const r = scoreCall(truth, a, violations, validateAnalysis(a).ok, ms);
     res.scores.push(r);
     process.stdout.write(`${tier} ${id}: items ${r.tp}/${r.required} extra ${r.fp}, e-mails ${r.emailFound}/${r.emailTotal}, phones ${r.phoneFound}/${r.phoneTotal}, violations ${r.violations}\n`);
     if (verbose) {
       for (const n of r.notes) process.stdout.write(`    ${n}\n`);
+      for (const v of violationList) process.stdout.write(`    violation: ${v.kind} ${v.path} "${v.value}"\n`);
       for (const it of a.actionItems ?? []) process.stdout.write(`    item: ${it.ownerRole} ${it.intent} "${it.title}" due ${it.dueDate} ${JSON.stringify(it.intentMetadata ?? {})}\n`);
       for (const n of a.nextSteps ?? []) process.stdout.write(`    step: ${n.ownerSpeaker} "${n.text}"\n`);
       process.stdout.write(`    summary: ${a.executiveSummary}\n`);

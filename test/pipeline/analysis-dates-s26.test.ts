@@ -158,3 +158,25 @@ describe('a time offered back', () => {
     assert.equal(m.intentMetadata?.proposedAt, '2026-05-14T10:00:00', JSON.stringify(m));
   });
 });
+
+describe('clock times read only where the words say one', () => {
+  it('reads "set an alarm for quarter to seven" as the morning\'s 06:45, not 18:45', () => {
+    const items = itemsOf([
+      [1, 'Hi Sam, it is Carla from the courier. I can only come back first thing tomorrow.'],
+      [0, 'Okay, I will set an alarm for quarter to seven then and be ready for you.'],
+    ]);
+    const reminder = items.find((i) => i.intent === 'reminder');
+    assert.ok(reminder, JSON.stringify(items.map((i) => [i.intent, i.title])));
+    assert.match(String(reminder.intentMetadata?.remindAt), /T06:45:00$/, JSON.stringify(reminder));
+  });
+
+  it('does not read an amount said back at the start of a sentence ("Two fifty by the fourteenth") as 14:50', () => {
+    const items = itemsOf([
+      [1, 'There is a registration deposit of two hundred and fifty dollars. That needs to be paid by Thursday the fourteenth.'],
+      [0, 'Two fifty by the fourteenth. Can I pay that online?'],
+      [1, 'Yes, through the parent portal. Please pay it by the fourteenth.'],
+    ]);
+    const timed = items.filter((i) => /T14:50/.test(JSON.stringify(i.intentMetadata ?? {})));
+    assert.deepEqual(timed, [], JSON.stringify(items));
+  });
+});

@@ -252,6 +252,9 @@ function withSpacedClocksJoined(sentence: string): string {
   return sentence.replace(SPACED_CLOCK, (m, h: string, mm: string, ap: string, gap: string) => (Number(h) >= 1 && Number(h) <= 12 ? `${h}:${mm} ${ap}${gap ? '.' : ''}m` : m));
 }
 
+// a sentence about the early morning, where a bare hour from 1 to 7 is a.m. (otherwise it is read as
+// afternoon, as in office hours): "I'll set an alarm for a quarter to 7", "first thing, 7 or so"
+const MORNING = /\b(?:morning|first thing|alarm|wake|waking|breakfast)\b/i;
 // a sentence about an evening, where a bare hour from 8 to 11 is p.m.
 const EVENING = /\b(?:tonight|this evening|evening|dinner|supper)\b/i;
 
@@ -395,7 +398,7 @@ export function resolveDates(sentence: string, recordedAt: string, past: boolean
       const minute = s.get('minute') ?? 0;
       // People say "at four" for 16:00; a clock time without a.m./p.m. between 1 and 7 is read as
       // afternoon, as in office hours.
-      if (hourCertain && !s.isCertain('meridiem') && hour >= 1 && hour <= 7 && !/\bmorning\b/i.test(sentence)) hour += 12;
+      if (hourCertain && !s.isCertain('meridiem') && hour >= 1 && hour <= 7 && !MORNING.test(sentence)) hour += 12;
       // "dinner on Friday at eight", "this evening at nine": an evening's hour
       else if (hourCertain && !s.isCertain('meridiem') && hour >= 8 && hour <= 11 && EVENING.test(sentence) && !/\b(?:morning|breakfast|a\.?m)\b/i.test(sentence)) hour += 12;
       time = `${pad(hour)}:${pad(minute)}`;
@@ -443,7 +446,7 @@ export function resolveDates(sentence: string, recordedAt: string, past: boolean
     const minute = minText ? Number(minText) : 0;
     if (hour < 1 || hour > (minText ? 23 : 12) || minute > 59) continue;
     const meridiem = m[5];
-    if (meridiem ? /^p/i.test(meridiem) && hour < 12 : hour >= 1 && hour <= 7 && !/\bmorning\b/i.test(sentence)) hour += 12;
+    if (meridiem ? /^p/i.test(meridiem) && hour < 12 : hour >= 1 && hour <= 7 && !MORNING.test(sentence)) hour += 12;
     else if (!meridiem && hour >= 8 && hour <= 11 && EVENING.test(sentence) && !/\b(?:morning|breakfast)\b/i.test(sentence)) hour += 12;
     const text = `${hourText}${minText ? `:${minText}` : ''}${meridiem ? ` ${meridiem}` : ''}`;
     const time = `${pad(hour)}:${pad(minute)}`;

@@ -331,8 +331,11 @@ function interpretRun(toks: Tok[], whole: Run): Replacement | null {
   // "ten thirty", "eleven fifteen", "twelve oh five": an hour followed by minutes, only where the
   // words around say a time ("at ten thirty", "Thursday ten thirty", "ten thirty works", or said
   // on its own); "invoice twelve fifteen" or "the balance is ten fifty" is not a time of day.
+  // (at the start of a sentence only when the clock time is all its clause says: "Ten thirty?",
+  // "Ten thirty, see you then"; "Two fifty by the fourteenth" says back an amount)
+  const saidAlone = prev === '' && (run.end >= toks.length || /[,.?!;:]/.test(toks[run.end - 1].post));
   const timeCue =
-    !ID_NOUNS.has(prev) && (prev === '' || TIME_PREV.has(prev) || WEEKDAYS.includes(prev) || /^(today|tomorrow|tonight|morning|afternoon|evening|noon)$/.test(prev) || TIME_NEXT.has(next));
+    !ID_NOUNS.has(prev) && (saidAlone || TIME_PREV.has(prev) || WEEKDAYS.includes(prev) || /^(today|tomorrow|tonight|morning|afternoon|evening|noon)$/.test(prev) || TIME_NEXT.has(next));
   if (timeCue && run.breaks.length === 0 && words.length >= 2 && words.length <= 3) {
     const h = hourValue(words[0]);
     const m = isTimeMinutes(words.slice(1));
