@@ -443,14 +443,15 @@ function previousTurnText(ct: CallText, unit: Unit): string | null {
 /**
  * The speech-act model beside the rules (speech-acts.ts; why: the rules match the phrasings they were
  * written for, and a request or promise said in other words reads as nothing actionable). A clause
- * the rules read as `other` becomes the request or commitment the model is sure of, with its verb
+ * the rules read as `other` for want of a phrasing they know (not one they ruled out on purpose:
+ * Clause.ruledOut) becomes the request or commitment the model is sure of, with its verb
  * phrase from the verb on, so the rules' intent, slot and grouping steps fill the rest; a request or
  * commitment the model is sure is only info or social talk is dropped (off unless its threshold is set).
  */
 function withSpeechActModel(ct: CallText, unit: Unit, clause: Clause): Clause {
   if (clause.negated || clause.conditional) return clause;
   const prev = previousTurnText(ct, unit);
-  if (clause.kind === 'other' && clause.text.split(/\s+/).length >= 3) {
+  if (clause.kind === 'other' && !clause.ruledOut && clause.text.split(/\s+/).length >= 3) {
     const kind = modelActFor(clause.text, prev);
     if (!kind) return clause;
     const vp = modelVerbPhrase(clause.text, kind);

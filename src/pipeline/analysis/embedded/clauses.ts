@@ -30,6 +30,11 @@ export interface Clause {
   needsAnswer?: boolean;
   /** A generic promise ("I'll do it") read as the need the other party just stated (actions.ts). */
   tookOn?: boolean;
+  /**
+   * Read as no errand on purpose (one's own details, where to reach someone, an idiom, a note made
+   * there and then), not for want of a known phrasing: the speech-act model leaves it alone.
+   */
+  ruledOut?: boolean;
   /** The index of the unit whose need a generic promise took on. */
   tookOnFrom?: number;
   /** The modal of a first-person commitment ("will", "can", "need to"), when one was said. */
@@ -74,9 +79,10 @@ const HEARD_MARKER =
 // clause without being part of it when a first-person subject and its modal (or a request's opening)
 // follows; "fine print", "right now", "sure enough", "okay I see" and "yes please, go ahead" (consent)
 // stay as said. ("for sure text me your schedule", "okay send us the photos": an instruction to
-// contact or send to the speaker opens after the word as well.)
+// contact or send to the speaker opens after the word as well, and so does a suggestion: "absolutely
+// why don't you call me back next week".)
 const HEARD_ANSWER_WORD =
-  /^(?:(?:yes|yeah|yep|yup|sure|for sure|okay|ok|oh|great|perfect|fine|alright|all right|good|cool|excellent|no problem|got it|sounds good|thanks|thank you|absolutely|definitely|certainly|of course)\s+)+(?=(?:i|we)\s+(?:will|can|need|have to|am going to|are going to|should|must|shall|would|could|just need)\b|please\s+[a-z]|(?:can you|could you|would you|will you|let me|let us)\b|(?:call|ring|phone|text|message|whatsapp|email|e-mail|mail|send|forward)\s+(?:me|us)\b)/i;
+  /^(?:(?:yes|yeah|yep|yup|sure|for sure|okay|ok|oh|great|perfect|fine|alright|all right|good|cool|excellent|no problem|got it|sounds good|thanks|thank you|absolutely|definitely|certainly|of course)\s+)+(?=(?:i|we)\s+(?:will|can|need|have to|am going to|are going to|should|must|shall|would|could|just need)\b|please\s+[a-z]|(?:can you|could you|would you|will you|let me|let us|why do not you|why don't you|how about you|if you could)\b|(?:call|ring|phone|text|message|whatsapp|email|e-mail|mail|send|forward)\s+(?:me|us)\b)/i;
 const VOCATIVE_END = /,\s*[A-Z][a-z]+\s*[.?!]?$/;
 
 const PLEASANTRY = /^(have a\b|see you|talk (to you )?soon|speak soon|take care|thank|bye|goodbye|enjoy|hang on|hold on|excuse|sorry|welcome|good (morning|afternoon|evening|night|luck)|congrat|guess|imagine|mind you|wait|look forward|looking forward|keep me posted|be well|stay safe|happy to help|(?:(?:I am|I'm|I was)\s+)?(?:happy|glad) to do (?:it|that|this)[.!]*$)/i;
@@ -90,7 +96,7 @@ const BY_CHANNEL = /\b(?:by|via|over|in an?) (?:e-?mail|text|message|writing|let
 const WAIT_IT_OUT = /^(?:just\s+)?give\s+(?:it|them|that|things)\s+(?:until|till|another|(?:a|an)\s+(?:few|couple|day|week|bit|while|little|hour|minute)|\d+|one|two|three|four|five|six|seven|a)\b/i;
 const WELL_WISHES = /^(?:please\s+)?(?:tell|give|send)\s+.{0,40}?\b(?:to feel better|to get well|(?:that )?I said (?:hi|hello)|my (?:best|love|regards|thanks))|^say (?:hi|hello)\b|^(?:please\s+)?give\s+.{1,30}?\s+a\s+(?:big\s+)?(?:hug|pat|kiss|cuddle|squeeze|scratch|belly rub)\s+(?:for|from)\s+me\b/i;
 // "Ask for Linda at the desk", "use my cell, 555 ...": how to reach someone, not an errand
-const HOW_TO_REACH = /^(?:[Jj]ust\s+)?(?:[Aa]sk for\s+(?:[A-Z][a-z]+|me|us)\b|[Uu]se (?:this|that|my|the|our)?\s*(?:e-?mail|address|number|cell|mobile|line)\b|[Uu]se \S+@\S+|[Uu]se (?:\+?\d[\d -]{6,}\d)\s*[.!]?$)/;
+const HOW_TO_REACH = /^(?:[Jj]ust\s+)?(?:[Aa]sk for\s+(?:[A-Z][a-z]+|me|us)\b|[Uu]se (?:this|that|my|the|our)?\s*(?:(?:work|home|personal|private|office|new|other|old|main|direct)\s+)?(?:e-?mail|address|number|cell|mobile|line|one)\b|[Uu]se \S+@\S+|[Uu]se (?:\+?\d[\d -]{6,}\d)\s*[.!]?$)/;
 // ("come on, tell me": news asked for there and then)
 const INFO_REQUEST = /^(hear|repeat|say|spell|hold|explain|describe|confirm|clarify|tell me (more|about|what|how|if|whether|why|when|where|who)|tell (?:me|us)(?=\s*[.!?]*$)|give me a (second|moment|minute|sec)|see|imagine|believe|understand)\b/i;
 
@@ -467,12 +473,15 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
     // "let me give you my email": one's own details, said there and then, are no errand (nor the
     // other party's asked for: "can you give me his number?")
     // "I'll bring my fiancee", "bring the kids if you can": people who come along, no errand
-    if (acts && (OWN_DETAILS.test(v) || (ASK_DETAILS.test(v) && !BY_CHANNEL.test(v)) || BRING_PEOPLE.test(v))) return { ...base, kind: 'other', vp: v, verb: verbOf(v), negated };
+    if (acts && (OWN_DETAILS.test(v) || (ASK_DETAILS.test(v) && !BY_CHANNEL.test(v)) || BRING_PEOPLE.test(v))) return { ...base, kind: 'other', vp: v, verb: verbOf(v), negated, ruledOut: true };
     // verbs of asking or promising that do nothing after the call: an idiom ("call it ten", "call it a
     // day"), a hope said as an order ("please tell me this is good news"), a note the speaker makes
     // there and then ("I'll put that in the notes"), a watch for what the other side will send
     // ("keep an eye on your junk folder for the invite")
-    if (acts && NO_ERRAND.test(v)) return { ...base, kind: 'other', vp: v, verb: verbOf(v), negated };
+    if (acts && NO_ERRAND.test(v)) return { ...base, kind: 'other', vp: v, verb: verbOf(v), negated, ruledOut: true };
+    // "could you use my work email instead, it's ...": where to reach someone, asked for, is the
+    // address of something already arranged (an invite, an e-mail), not an errand of its own
+    if (acts && HOW_TO_REACH.test(v)) return { ...base, kind: 'other', vp: v, verb: verbOf(v), negated, ruledOut: true };
     return { ...base, kind: acts && !PLEASE.test(text) && !opensWithVerb(v) ? 'other' : kind, vp: v, verb: verbOf(v), negated };
   };
 
