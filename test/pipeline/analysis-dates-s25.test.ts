@@ -6,18 +6,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Analysis } from '../../src/domain/analysis.js';
 import { groundAnalysis } from '../../src/pipeline/analysis/grounding.js';
-import { itemsOf as itemsAt, transcriptOf, type Turns } from '../support/analysis-turns.js';
+import { itemsOf as itemsAt, meetingOf as meetingAt, transcriptOf, type Turns } from '../support/analysis-turns.js';
 
 const recordedAt = '2026-05-12T16:00:00Z'; // a Tuesday
 const names: [string, string] = ['Sam Reed', 'Carla Diaz'];
 
 const itemsOf = (turns: Turns) => itemsAt(turns, names, recordedAt);
-const meetingOf = (turns: Turns) => {
-  const items = itemsOf(turns);
-  const m = items.find((i) => i.intent === 'meeting');
-  assert.ok(m, JSON.stringify(items.map((i) => [i.intent, i.title])));
-  return m;
-};
+const meetingOf = (turns: Turns) => meetingAt(turns, names, recordedAt);
 const dump = (items: unknown) => JSON.stringify(items);
 
 describe('a clock time said the British way', () => {

@@ -5,18 +5,13 @@
 // survive the rest of the analyzer.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { itemsOf as itemsAt, type Turns } from '../support/analysis-turns.js';
+import { itemsOf as itemsAt, meetingOf as meetingAt, type Turns } from '../support/analysis-turns.js';
 
 const recordedAt = '2026-05-12T16:00:00Z'; // a Tuesday
 const names: [string, string] = ['Sam Reed', 'Carla Diaz'];
 
 const itemsOf = (turns: Turns) => itemsAt(turns, names, recordedAt);
-const meetingOf = (turns: Turns) => {
-  const items = itemsOf(turns);
-  const m = items.find((i) => i.intent === 'meeting');
-  assert.ok(m, JSON.stringify(items.map((i) => [i.intent, i.title])));
-  return m;
-};
+const meetingOf = (turns: Turns) => meetingAt(turns, names, recordedAt);
 const mine = (turns: Turns) => {
   const items = itemsOf(turns);
   return { item: items.find((i) => i.ownerRole === 'USER'), dump: JSON.stringify(items) };

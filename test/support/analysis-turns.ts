@@ -1,6 +1,7 @@
 // Two-party transcripts written as turns, for tests of the embedded analyzer's readings: the
 // user speaks as speaker 0, the contact as speaker 1, at a steady speaking rate, names resolved;
 // a turn's alignment confidence is HIGH unless the turn gives its own.
+import assert from 'node:assert/strict';
 import type { AnalysisActionItem, AnalysisContext } from '../../src/domain/analysis.js';
 import { cleanTextOf, type Transcript } from '../../src/domain/transcript.js';
 import { buildAnalysis } from '../../src/pipeline/analysis/embedded/index.js';
@@ -59,6 +60,14 @@ export function itemsOf(turns: Turns, names: [string, string], recordedAt: strin
   const transcript = transcriptOf(turns, names, recordedAt);
   const ctx: AnalysisContext = { userDisplayName: names[0], contactName: names[1], phoneNumber: '+1 555 204 0000', direction: 'OUTGOING', recordedAt, title: null };
   return finalizeAnalysis(buildAnalysis(transcript, ctx), transcript).actionItems ?? [];
+}
+
+/** The meeting item a call yields (the test fails, listing the items, when there is none). */
+export function meetingOf(turns: Turns, names: [string, string], recordedAt: string): AnalysisActionItem {
+  const items = itemsOf(turns, names, recordedAt);
+  const m = items.find((i) => i.intent === 'meeting');
+  assert.ok(m, JSON.stringify(items.map((i) => [i.intent, i.title])));
+  return m;
 }
 
 /** One sentence as the clause reader takes it (clausesOf). */
