@@ -83,6 +83,15 @@ describe('clock times of the evening, of a 24-hour clock and of American speech'
     assert.ok(!JSON.stringify(items).includes('T08:00') && JSON.stringify(items).includes('T20:00'), JSON.stringify(items));
   });
 
+  it('reads "dinner on Friday at eight" as 20:00 when the sentence also says "I am" (not a.m.)', () => {
+    const items = itemsOf([
+      [1, 'Hi Sam, it is Carla.'],
+      [1, 'I am hoping you can book a table for dinner on Friday at eight?'],
+      [0, 'Sure, I will book the table for eight.'],
+    ]);
+    assert.ok(!JSON.stringify(items).includes('T08:00') && JSON.stringify(items).includes('T20:00'), JSON.stringify(items));
+  });
+
   it('reads "at eight?" answering "this evening" as 20:00', () => {
     const m = meetingOf([
       [1, 'Hi Sam, it is Carla.'],

@@ -258,6 +258,18 @@ const MORNING = /\b(?:morning|first thing|alarm|wake|waking|breakfast)\b/i;
 // a sentence about an evening, where a bare hour from 8 to 11 is p.m.
 const EVENING = /\b(?:tonight|this evening|evening|dinner|supper)\b/i;
 
+/**
+ * The hour of the day an hour said without a.m./p.m. means, from its sentence: 1-7 is afternoon, as in
+ * office hours, unless the sentence is about the early morning; 8-11 is the evening's in a sentence
+ * about an evening (not "I am": only a written "a.m." says morning). The one place this is decided for
+ * a sentence; text.ts applies the evening reading across neighbouring sentences with it.
+ */
+export function hourOfDay(hour: number, sentence: string): number {
+  if (hour >= 1 && hour <= 7 && !MORNING.test(sentence)) return hour + 12;
+  if (hour >= 8 && hour <= 11 && EVENING.test(sentence) && !/\b(?:morning|breakfast)\b|\ba\.m\b/i.test(sentence)) return hour + 12;
+  return hour;
+}
+
 // "now" that dates a request or promise: ending its clause ("can you check it now?", "I'll send it
 // now"), in a sentence asking or promising something, not "for now", "by now", "it's closed now"
 const NOW_ASKED = /\b(?:(?:could|can|would|will) you|i'll|i will|i'm going to|i am going to|i can|let me|we'll|we will|please)\b/i;
@@ -398,9 +410,7 @@ export function resolveDates(sentence: string, recordedAt: string, past: boolean
       const minute = s.get('minute') ?? 0;
       // People say "at four" for 16:00; a clock time without a.m./p.m. between 1 and 7 is read as
       // afternoon, as in office hours.
-      if (hourCertain && !s.isCertain('meridiem') && hour >= 1 && hour <= 7 && !MORNING.test(sentence)) hour += 12;
-      // "dinner on Friday at eight", "this evening at nine": an evening's hour
-      else if (hourCertain && !s.isCertain('meridiem') && hour >= 8 && hour <= 11 && EVENING.test(sentence) && !/\b(?:morning|breakfast|a\.?m)\b/i.test(sentence)) hour += 12;
+      if (hourCertain && !s.isCertain('meridiem')) hour = hourOfDay(hour, sentence);
       time = `${pad(hour)}:${pad(minute)}`;
     }
     // chrono keeps "tonight"/"last night" near midnight on the reference day; the calendar day said
@@ -446,8 +456,8 @@ export function resolveDates(sentence: string, recordedAt: string, past: boolean
     const minute = minText ? Number(minText) : 0;
     if (hour < 1 || hour > (minText ? 23 : 12) || minute > 59) continue;
     const meridiem = m[5];
-    if (meridiem ? /^p/i.test(meridiem) && hour < 12 : hour >= 1 && hour <= 7 && !MORNING.test(sentence)) hour += 12;
-    else if (!meridiem && hour >= 8 && hour <= 11 && EVENING.test(sentence) && !/\b(?:morning|breakfast)\b/i.test(sentence)) hour += 12;
+    if (meridiem) hour += /^p/i.test(meridiem) && hour < 12 ? 12 : 0;
+    else hour = hourOfDay(hour, sentence);
     const text = `${hourText}${minText ? `:${minText}` : ''}${meridiem ? ` ${meridiem}` : ''}`;
     const time = `${pad(hour)}:${pad(minute)}`;
     const today = ymd(refDay);

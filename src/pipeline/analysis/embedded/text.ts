@@ -523,7 +523,7 @@ function placeTimesOnDays(units: Unit[], recordedAt: string): void {
       // evening's too
       if (m.explicitTime && m.time && m.date && lastEvening >= 0 && u.idx - lastEvening <= 3) {
         const hour = Number(m.time.slice(0, 2));
-        if (hour >= 8 && hour <= 11 && !/\b(?:[ap]\.?m|morning|breakfast|noon)\b/i.test(m.text) && !/\b(?:morning|breakfast|a\.?m\.?)(?=\W|$)/i.test(u.plain)) m = onDay({ ...m, time: `${hour + 12}${m.time.slice(2)}` }, m.date);
+        if (hour >= 8 && hour <= 11 && !/\b(?:[ap]\.?m|morning|breakfast|noon)\b/i.test(m.text) && !/\b(?:morning|breakfast|a\.m\.?)(?=\W|$)/i.test(u.plain)) m = onDay({ ...m, time: `${hour + 12}${m.time.slice(2)}` }, m.date);
       }
       const dated = DATED_WEEKDAY.exec(m.text);
       if (dated && m.date) namedDays.set(dated[1].toLowerCase(), { date: m.date, idx: u.idx });
