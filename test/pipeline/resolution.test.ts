@@ -624,6 +624,24 @@ describe('tolerant name matching', () => {
     assert.equal(matchToken('then', 'chen'), null);
   });
 
+  it('never takes a contraction for a name ("I\'ll" sounds like "Jill")', () => {
+    assert.equal(matchToken("i'll", 'jill'), null);
+    assert.equal(matchToken("we're", 'wera'), null);
+    // The contact greets the user by name; later "ten it is, I'll send ..." is no self-introduction as Jill.
+    const r = resolve(
+      turns(
+        ['A', 'Hello.'],
+        ['B', 'Hi is this jill I am the designer from the studio about your website.'],
+        ['A', 'Yes hi sorry it has been busy here.'],
+        ['B', 'Wednesday at ten it is I\'ll send the link and the contract to your email.'],
+        ['A', 'Great thanks.'],
+      ),
+      ctx({ userDisplayName: 'Jill Novak', contactName: null, phoneNumber: '+1 503 555 0127', direction: 'INCOMING' }),
+    );
+    assert.equal(speaker(r, 'A').role, 'USER');
+    assert.equal(speaker(r, 'B').role, 'CONTACT');
+  });
+
   it('finds a misheard greeting in unpunctuated lower-case text', () => {
     const r = resolve(turns(['A', 'hi danial its mariah you came by on saturday'], ['B', 'of course']));
     assert.equal(speaker(r, 'A').role, 'USER');

@@ -69,6 +69,8 @@ const EXTRA_COMMON = new Set([
   'november', 'december', 'dot', 'com', 'at', 'um', 'uh', 'er', 'ah', 'oh', 'hmm', 'mm',
 ]);
 
+const CONTRACTION = /^[a-z]+(?:'(?:ll|m|re|ve|d)|n't)$/;
+
 type Lexicon = Record<string, string | string[] | undefined>;
 const lexicon: Lexicon = ((nlp.model() as { one?: { lexicon?: Lexicon } }).one?.lexicon) ?? {};
 
@@ -81,6 +83,9 @@ function lexTags(word: string): string[] {
 export function isCommonWord(word: string): boolean {
   const w = word.toLowerCase();
   if (EXTRA_COMMON.has(w) || ORG_WORDS.has(w)) return true;
+  // A contraction ("i'll", "we're", "don't") is never a name, however it sounds: "ten, it is, I'll send"
+  // matched "Jill" loosely and read as the speaker introducing herself as the user.
+  if (CONTRACTION.test(w)) return true;
   const tags = lexTags(w);
   return tags.length > 0 && tags.some((t) => !NAME_TAGS.has(t));
 }
