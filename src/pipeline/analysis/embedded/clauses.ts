@@ -487,7 +487,8 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
 
   if (!text) return mk('other', '');
   let m0: RegExpMatchArray | null;
-  if (PLEASANTRY.test(text) || WELL_WISHES.test(text) || HOW_TO_REACH.test(text) || WAIT_IT_OUT.test(text)) return mk('other', text);
+  // (ruled out on purpose: the speech-act model does not turn these back into errands, see actions.ts)
+  if (PLEASANTRY.test(text) || WELL_WISHES.test(text) || HOW_TO_REACH.test(text) || WAIT_IT_OUT.test(text)) return { ...mk('other', text), ruledOut: true };
   // "Okay, go ahead with the repair": consent to what the other party offered, not a new task
   // ("please go ahead whenever you're ready": leave to speak, not an errand; "please go ahead and book
   // it" asks for the booking)

@@ -151,7 +151,7 @@ const LEADING_CLOSURE = new RegExp(`^((?:good(?!\\s+call\\b(?!\\s+(?:me|us|him|h
 // A new sentence said without a pause: "oh and ...", an instruction to the other party joined with
 // "and" ("we're open until six and bring your new card"), a question by its word order.
 const NEW_SENTENCE_CUT = new RegExp(
-  `\\s+(?=oh\\s+(?:and|by the way|also|actually)\\b|(?:could|can|should|shall) we\\b|any chance\\b|(?<!\\b(?:ask|asked|asking|wonder|wondered|wondering|know|see|check|checking|appreciate it|great|helpful|nice|good|grateful)\\s+)if you could\\b|which (?:email|e-mail|address|number|day|time|date|one) (?:should|would|do|does|is|are|can|could|will)\\b)`,
+  `\\s+(?=oh\\s+(?:and|by the way|also|actually)\\b|(?:could|can|should|shall) we\\b|any chance\\b|(?<!\\b(?:ask|asked|asking|wonder|wondered|wondering|know|see|check|checking|appreciate it|great|helpful|nice|good|grateful)\\s+)if you could\\b|(?:which|(?<!\\b(?:know|knows|knew|tell|told|ask|asked|see|sure|wonder|wondering|decide|decided|confirm|check|about|on|of|is|that's|remember)\\s+)what) (?:email|e-mail|address|number|day|time|date|one) (?:should|would|do|does|is|are|can|could|will)\\b)`,
   'gi',
 );
 // "and" before an instruction to the other party opens a new sentence after a statement or a
@@ -196,6 +196,9 @@ const REPORTED_CUT = /(?<!\b(?:that|what|how|if|whether|because|cause|and|but|so
 // texting you photos in a few minutes").
 const CLOCK = '(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|thirty|forty five|forty|fifty|noon|o\'clock|a m|p m)';
 const TIME_THEN_CONTACT = new RegExp(`(?<=\\b${CLOCK})\\s+(?=(?:text|call|email|ring|message|phone)\\s+(?:me|us)\\b)`, 'gi');
+// A clock time ends before a third party's promise said after it without a pause ("the earliest is
+// Thursday at ten a m a claims specialist will call you").
+const TIME_THEN_THIRD_PARTY = new RegExp(`(?<=\\b(?:${CLOCK}|\\d{1,2})\\s+(?:a m|p m|am|pm|o'clock))\\s+(?=(?:(?:a|an|the|our|your|someone|somebody)\\s+(?:[\\w-]+\\s+){0,3}?(?:will|is going to)|(?:they|he|she)(?:'ll|\\s+will))\\s)`, 'gi');
 const BARE_PROGRESSIVE_CUT = /(?<!\b(?:am|is|are|was|were|be|been|being|I'm|we're|you're|he's|she's|they're|it's|keep|kept|start|started|stop|stopped|about|for|of|by|without|after|before|like|love|mind|enjoy|finish|finished|just|still|also|and|or|not|go|going|try|tried))\s+(?=(?:texting|sending|emailing|calling|forwarding)\s+(?:you|it|them|that|this|the|over)\b)/gi;
 // "oh and clear the cupboard": an interjection before "and" is no clause whose subject the verb shares
 const INTERJECTION_AND = /^(oh|well|okay|ok|right|alright)\s+(?=and\s)/i;
@@ -232,6 +235,7 @@ export function punctuateRunOn(text: string): string {
     .replace(REPORTED_CUT, '|')
     .replace(PLEASE_END, '|')
     .replace(TIME_THEN_CONTACT, '|')
+    .replace(TIME_THEN_THIRD_PARTY, '|')
     .replace(BARE_PROGRESSIVE_CUT, '|')
     .replace(ORDINAL_CUT, '|')
     .replace(CONJUNCTION_CUT, '|')
