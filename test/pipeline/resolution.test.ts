@@ -642,6 +642,28 @@ describe('tolerant name matching', () => {
     assert.equal(speaker(r, 'B').role, 'CONTACT');
   });
 
+  it('reads no listener from a name after "and" or a name being spelled', () => {
+    // "I'm Leah" heard as "and leah": the caller's own name, not said to the one who answered.
+    const flyer = resolve(
+      turns(['A', 'Hello.'], ['B', 'Hi um I got your number off a flyer at the vet the dog walking one and leah I live over on birch avenue.'], ['A', 'Oh yes hi that is me what kind of dog have you got.']),
+      ctx({ userDisplayName: 'Leah Brooks', contactName: null, phoneNumber: '+1 555 671 4093', direction: 'OUTGOING' }),
+    );
+    assert.equal(speaker(flyer, 'B').role, 'USER');
+    assert.equal(speaker(flyer, 'A').role, 'CONTACT');
+    // The caller spells their own name in a dictated address: no mention of the listener.
+    const spelled = resolve(
+      turns(
+        ['A', 'Good afternoon grant speaking.'],
+        ['B', 'Oh hi you left me a voicemail this morning about a job.'],
+        ['A', 'Ah yes what is the best email for the invite.'],
+        ['B', 'Use kwame dot mensah at outlook dot com kwame is k w a m e.'],
+      ),
+      ctx({ userDisplayName: 'Kwame Mensah', contactName: 'Alasdair Grant', phoneNumber: '+44 141 496 0735', direction: 'OUTGOING' }),
+    );
+    assert.equal(speaker(spelled, 'B').role, 'USER');
+    assert.equal(speaker(spelled, 'A').role, 'CONTACT');
+  });
+
   it('finds a misheard greeting in unpunctuated lower-case text', () => {
     const r = resolve(turns(['A', 'hi danial its mariah you came by on saturday'], ['B', 'of course']));
     assert.equal(speaker(r, 'A').role, 'USER');

@@ -55,7 +55,9 @@ const VOCATIVE_FOLLOWERS = new Set([
   "it's", 'its', 'it', 'this', "i'm", 'im', 'i', 'how', 'good', 'hi', 'hello', 'hey', 'are', 'got', 'can',
   'could', 'do', 'did', 'you', 'thanks', 'thank', "how's", "what's", 'hope', 'sorry', 'just',
 ]);
-const ABOUT_SOMEONE = new Set(['for', 'under', 'to', 'about', 'with', 'from', 'of', 'by', 'on', 'behalf']);
+// (and after a conjunction it is one of several people named, "me and Leah", or a word the recogniser
+// made of an introduction: "I'm Leah" heard as "and leah")
+const ABOUT_SOMEONE = new Set(['for', 'under', 'to', 'about', 'with', 'from', 'of', 'by', 'on', 'behalf', 'and', 'or']);
 const DETERMINERS = new Set(['the', 'a', 'an', 'my', 'your', 'our', 'their', 'his', 'her', 'its', 'this', 'that', 'some', 'any']);
 const SELF_INTRO_ONE = new Set(["it's", 'its', "i'm", 'im', "name's", 'names']);
 const SELF_INTRO_TWO = new Set(['this is', 'it is', 'i am', 'name is', 'here is']);
@@ -175,12 +177,21 @@ function introducesWorkplace(tokens: string[], at: number): boolean {
   return false;
 }
 
+/** Whether at least three single letters follow from `at`: a word being spelled out. */
+function spelledAfter(tokens: string[], at: number): boolean {
+  let n = 0;
+  while (at + n < tokens.length && /^[a-z]$/.test(tokens[at + n])) n++;
+  return n >= 3;
+}
+
 function contextOf(tokens: string[], start: number, end: number, opts: { orgName: boolean; wholeOrgName?: boolean; firstTurn: boolean; vocative: boolean }): Context {
   const p1 = tokens[start - 1] ?? '';
   const p2 = tokens[start - 2] ?? '';
   const n1 = tokens[end] ?? '';
-  // Part of an e-mail address or a web address ("maria dot lopez at ...").
+  // Part of an e-mail address or a web address ("maria dot lopez at ..."), or a name being spelled
+  // ("kwame is k w a m e", "that's novak n o v a k"): whose ever it is, it is not said to anyone.
   if (p1 === 'dot' || n1 === 'dot') return 'skip';
+  if (spelledAfter(tokens, n1 === 'is' ? end + 1 : end)) return 'skip';
 
   const two = `${p2} ${p1}`;
   if (SELF_INTRO_ONE.has(p1) || SELF_INTRO_TWO.has(two)) return 'self';
