@@ -292,3 +292,15 @@ test('a phone number whose last groups were taken back and said again is grounde
   assert.equal(g('01618992368'), 1);
   assert.equal(g('0161899776823'), 1);
 });
+
+test('"a quarter to four" names no day: the counter-offered time after it keeps the day said before it', () => {
+  // chrono reads "a quarter" alone as three months from the call; that day stood between
+  // "next Tuesday" and "four fifteen" and took the time away from Tuesday (session 27, dev m4a).
+  const heard = transcript([
+    'Would you be able to do a google meet next tuesday at three thirty.',
+    'Next tuesday at three thirty is tough I pick up her brother at a quarter to four could we do four fifteen.',
+    'Four fifteen works for me.',
+  ]);
+  const { violations } = groundAnalysis(withMetadata({ proposedAt: '2025-04-01T16:15:00' }), heard, RECORDED_AT);
+  assert.deepEqual(violations, []);
+});
