@@ -664,6 +664,30 @@ describe('tolerant name matching', () => {
     assert.equal(speaker(spelled, 'A').role, 'CONTACT');
   });
 
+  it('reads the answerer\'s own name through a garbled greeting or said alone', () => {
+    // "G'day, Coastline Campervans, how can I help?" heard with its greeting garbled.
+    const vans = resolve(
+      turns(['A', 'Je da why coastline campervans I can I help.'], ['B', 'Hi I have got a booking for a van on saturday and I need to push it back a day.'], ['A', 'No dramas what is the booking number.']),
+      ctx({ userDisplayName: 'Liam Brooks', contactName: 'Coastline Campervans', phoneNumber: '+61 7 4000 1234', direction: 'OUTGOING' }),
+    );
+    assert.equal(speaker(vans, 'A').role, 'CONTACT');
+    assert.equal(speaker(vans, 'B').role, 'USER');
+    // "Laura Mitchell." answering a work phone, misheard, as the whole first turn.
+    const desk = resolve(
+      turns(['A', 'Lara mitchell.'], ['B', 'Hey I am calling from the service desk about your ticket.'], ['A', 'Yes thank you the app is still on my old phone.']),
+      ctx({ userDisplayName: 'Laura Mitchell', contactName: 'IT Service Desk', phoneNumber: '+1 555 010 2000', direction: 'INCOMING' }),
+    );
+    assert.equal(speaker(desk, 'A').role, 'USER');
+    assert.equal(speaker(desk, 'B').role, 'CONTACT');
+    // The caller spells her own first name with letters half misheard: no mention of the listener.
+    const band = resolve(
+      turns(['A', 'Blue harbor music good afternoon.'], ['B', 'Hi we saw you at a wedding are you free in september.'], ['A', 'What is the best email for the contract.'], ['B', 'Chloe dot bennett at gmail dot com chloe is c h hello he.']),
+      ctx({ userDisplayName: 'Tom Alvarez', contactName: 'Chloe Bennett', phoneNumber: '+1 555 010 3000', direction: 'INCOMING' }),
+    );
+    assert.equal(speaker(band, 'A').role, 'USER');
+    assert.equal(speaker(band, 'B').role, 'CONTACT');
+  });
+
   it('finds a misheard greeting in unpunctuated lower-case text', () => {
     const r = resolve(turns(['A', 'hi danial its mariah you came by on saturday'], ['B', 'of course']));
     assert.equal(speaker(r, 'A').role, 'USER');
@@ -769,6 +793,11 @@ describe('a contact named from the call (issue 28)', () => {
     assert.equal(speaker(r, 'B').displayName, 'Grace Okafor');
     assert.equal(speaker(r, 'B').label, 'Grace Okafor');
     assert.equal(r.speakerResolution.usedPhoneFallback, false);
+  });
+
+  it('a first name the recogniser repeated is no first name and surname', () => {
+    const r = resolve(turns(['A', 'Hello?'], ['B', 'Hi, calling from the service desk about your ticket.'], ['A', 'Sorry, who am I speaking to?'], ['B', "It's andre andre on the service desk."]), unnamed());
+    assert.equal(speaker(r, 'B').displayName, 'Andre');
   });
 
   it('a whole name given late in the call, in apposition to "me"', () => {

@@ -177,11 +177,11 @@ function introducesWorkplace(tokens: string[], at: number): boolean {
   return false;
 }
 
-/** Whether at least three single letters follow from `at`: a word being spelled out. */
-function spelledAfter(tokens: string[], at: number): boolean {
+/** Whether at least `min` single letters follow from `at`: a word being spelled out. */
+function spelledAfter(tokens: string[], at: number, min: number): boolean {
   let n = 0;
   while (at + n < tokens.length && /^[a-z]$/.test(tokens[at + n])) n++;
-  return n >= 3;
+  return n >= min;
 }
 
 function contextOf(tokens: string[], start: number, end: number, opts: { orgName: boolean; wholeOrgName?: boolean; firstTurn: boolean; vocative: boolean }): Context {
@@ -191,7 +191,7 @@ function contextOf(tokens: string[], start: number, end: number, opts: { orgName
   // Part of an e-mail address or a web address ("maria dot lopez at ..."), or a name being spelled
   // ("kwame is k w a m e", "that's novak n o v a k"): whose ever it is, it is not said to anyone.
   if (p1 === 'dot' || n1 === 'dot') return 'skip';
-  if (spelledAfter(tokens, n1 === 'is' ? end + 1 : end)) return 'skip';
+  if (n1 === 'is' ? spelledAfter(tokens, end + 1, 2) : spelledAfter(tokens, end, 3)) return 'skip';
 
   const two = `${p2} ${p1}`;
   if (SELF_INTRO_ONE.has(p1) || SELF_INTRO_TWO.has(two)) return 'self';
@@ -322,7 +322,12 @@ export function claimsOfSpeaker(
       // "Northbeam Analytics customer success, good morning, how can I help you today?": a whole
       // supplied name opening the call's first turn, when that turn answers the line, is the
       // answerer's own, even when the name looks like a person's to the lexicon (two rare words).
-      if (ctx === 'mention' && u === callOpener && !hit.partial && spec.tokens.length >= 2 && atTurnStart(tokens, hit.start) && isAnsweringPhrase(text, specs)) ctx = 'self';
+      // The greeting before it may be garbled into a few words ("G'day, Coastline Campervans, how can I
+      // help?" heard as "je da why coastline campervans I can I help").
+      if (ctx === 'mention' && u === callOpener && !hit.partial && spec.tokens.length >= 2 && hit.start <= 3 && isAnsweringPhrase(text, specs)) ctx = 'self';
+      // "Laura Mitchell." as the whole of the call's first turn: the answerer giving her own name (a
+      // caller speaks after the answerer, and asks: "Laura Mitchell?").
+      if (ctx === 'address' && u === callOpener && spec.personLike && !hit.partial && spec.tokens.length >= 2 && hit.start === 0 && hit.end === tokens.length && !/\?\s*$/.test(text)) ctx = 'self';
       if (ctx === 'skip') continue;
       if (spec.commonWords && ctx === 'self' && (tokens[hit.start - 1] === "i'm" || tokens[hit.start - 1] === 'im')) continue;
       referencedIn.set(hit.who, [...(referencedIn.get(hit.who) ?? []), u]);
@@ -400,7 +405,8 @@ export function heardNamesOf(utterances: string[], specs: NameSpecs, callOpener:
       // "Dana, hi, I saw the office number": greeting the caller by name on picking up.
       if (ctx === 'mention' && u === callOpener && atTurnStart(tokens, i) && (i + 1 === tokens.length || VOCATIVE_FOLLOWERS.has(tokens[i + 1]))) ctx = 'address';
       const next = tokens[i + 1];
-      const fullName = surnameShaped(next) && !covered.has(i + 1);
+      // (the name said twice, "it's andre andre", is a repeat, not a surname)
+      const fullName = surnameShaped(next) && next !== tok && !covered.has(i + 1);
       // A whole name in apposition to the speaker: "that's me, Pete Larsen", "ask for me, Linda Ortega".
       if (ctx === 'mention' && fullName && tokens[i - 1] === 'me') ctx = 'self';
       // A whole name opening the speaker's first turn, after a greeting of the user: "Hi Omar, Jess
