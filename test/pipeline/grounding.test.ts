@@ -304,3 +304,16 @@ test('"a quarter to four" names no day: the counter-offered time after it keeps 
   const { violations } = groundAnalysis(withMetadata({ proposedAt: '2025-04-01T16:15:00' }), heard, RECORDED_AT);
   assert.deepEqual(violations, []);
 });
+
+test('a time said alone grounds the day named after it in the same sentence too', () => {
+  // "half four" belongs to "the first" said after it, though Thursday was named in the turn before.
+  const heard = transcript([
+    'I could start her thursday after school half four.',
+    'Could you do wednesdays.',
+    'Wednesdays I can do half four starting next week the first.',
+  ]);
+  const { violations } = groundAnalysis(withMetadata({ remindAt: '2025-04-01T16:30:00' }), heard, RECORDED_AT);
+  assert.deepEqual(violations, []);
+  // and still not a day nobody named
+  assert.equal(groundAnalysis(withMetadata({ remindAt: '2025-04-02T16:30:00' }), heard, RECORDED_AT).violations.length, 1);
+});

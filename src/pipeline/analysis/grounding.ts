@@ -462,7 +462,7 @@ interface SegmentMentions {
   /** Days named (several for "next Tuesday"); a time said alone names none. */
   days: Array<At<Set<string>>>;
   /** Minutes after midnight of a clock time said alone (both halves of the day), and the day said right after it ("half past nine on Monday"), if any. */
-  loose: Array<At<number[]> & { end: number; dayAfter?: number }>;
+  loose: Array<At<number[]> & { end: number; dayAfter?: number; sentenceEnd?: number }>;
 }
 
 /**
@@ -649,6 +649,8 @@ function dayTimeEvidence(texts: string[], recordedAt: string | undefined): DayTi
     // on Tuesday") is that time's day: nothing but "on" between them (chrono's mention may take the
     // minutes in, "15 on Tuesday")
     for (const t of seg.loose) {
+      const stop = /[.?!](?:\s|$)/.exec(text.slice(t.end));
+      t.sentenceEnd = stop ? t.end + stop.index : text.length;
       const gap = /^\s*(?:on\s+)?(?=[a-z])/i.exec(text.slice(t.end));
       if (!gap) continue;
       const k = seg.days.findIndex((d) => d.index > t.index && d.index <= t.end + gap[0].length);
@@ -704,14 +706,18 @@ function datetimeGrounded(value: string, ev: DayTimeEvidence): boolean {
   // last before it (in its segment, or else in the segments just before), or with none before, the
   // day named first after it, within a few segments; so "Thursday at ten fifteen, or next Tuesday?"
   // - "Tuesday at two forty five" grounds Tuesday at 14:45, not Thursday at 14:45
-  return ev.bySegment.some((seg, i) => seg.loose.some((t) => t.value.includes(wc.minutes!) && dayCompletedBy(ev.bySegment, i, t.index, t.dayAfter).has(wc.day)));
+  return ev.bySegment.some((seg, i) => seg.loose.some((t) => t.value.includes(wc.minutes!) && dayCompletedBy(ev.bySegment, i, t.index, t.dayAfter, t.sentenceEnd).has(wc.day)));
 }
 
-function dayCompletedBy(segs: SegmentMentions[], i: number, index: number, dayAfter?: number): Set<string> {
+function dayCompletedBy(segs: SegmentMentions[], i: number, index: number, dayAfter?: number, sentenceEnd = Infinity): Set<string> {
   if (dayAfter !== undefined) return segs[i].days[dayAfter].value;
   const before = segs[i].days.filter((d) => d.index < index);
   if (before.length) return before[before.length - 1].value;
-  for (let k = i - 1; k >= Math.max(0, i - REGION_SEGMENTS); k--) if (segs[k].days.length) return segs[k].days[segs[k].days.length - 1].value;
+  // With no day before it in its own sentence, a day named later in that sentence may be the time's
+  // as well as the one named in the turns before ("Thursday after school, half four?" - "Wednesdays
+  // I can do half four, starting next week, the first"; "Wednesdays" names no single day).
+  const later = segs[i].days.filter((d) => d.index > index && d.index < sentenceEnd).flatMap((d) => [...d.value]);
+  for (let k = i - 1; k >= Math.max(0, i - REGION_SEGMENTS); k--) if (segs[k].days.length) return new Set([...segs[k].days[segs[k].days.length - 1].value, ...later]);
   const after = segs[i].days.find((d) => d.index > index);
   if (after) return after.value;
   for (let k = i + 1; k <= Math.min(segs.length - 1, i + REGION_SEGMENTS); k++) if (segs[k].days.length) return segs[k].days[0].value;
