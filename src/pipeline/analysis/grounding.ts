@@ -611,6 +611,9 @@ function dayTimeEvidence(texts: string[], recordedAt: string | undefined): DayTi
     ];
     for (const r of results) {
       const c = r.start;
+      // ("a quarter to four", "half past nine": chrono reads "a quarter" alone as three months on,
+      // a day said that is no day, which then took the clock time said after it)
+      if (/^(?:a\s+)?(?:quarter|half)$/i.test(r.text.trim()) && /^\s*(?:to|past|after|of|till)\s+\d/i.test(text.slice(r.index + r.text.length))) continue;
       // Every result resolves to a day: its own date, or for a time-only mention the day chrono
       // assumes (today, or tomorrow once the time has passed).
       const date = c.date();
