@@ -136,3 +136,13 @@ describe('a short promise of a thing of its own', () => {
     assert.ok(got.some((t) => /form/i.test(t)), got.join(' | '));
   });
 });
+
+describe("a trip of one's own", () => {
+  it('reads "we\'re driving up to my in-laws that weekend" as where the speaker will be, not a promise', () => {
+    for (const s of ["But we're driving up to my in-laws that whole weekend, sorry.", "I'm flying out to Denver on the eighteenth."]) {
+      assert.ok(!clausesOf(unit(s)).some((c) => c.kind === 'commit'), JSON.stringify(clausesOf(unit(s)).map((c) => [c.kind, c.vp])));
+    }
+    // (a trip made to do something is the errand)
+    assert.ok(clausesOf(unit("I'm driving over to your place tomorrow to drop the keys off.")).some((c) => c.kind === 'commit'));
+  });
+});

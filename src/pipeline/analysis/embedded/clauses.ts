@@ -614,6 +614,10 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
     // "I'm calling ...": on a call, the present progressive of calling describes this very call
     // (its purpose, however the rest was heard), never a call still to be made ("I'll call")
     if (/^(call|ring|phone)$/.test(inf.toLowerCase())) return mk('other', rest);
+    // "we're driving up to my in-laws that whole weekend", "I'm flying out to Denver on the 18th": a
+    // trip of one's own says where the speaker will be (as "I'll be away" does), no errand; one made
+    // to do something stays ("I'm driving over tomorrow to drop the keys off")
+    if (/^(drive|fly|travel|head)$/.test(inf.toLowerCase()) && /^(?:(?:up|down|over|out|back|away|home|across)\s+)?(?:to|for)\s+(?!\w+\s+(?:it|them|the|a|an|your|my)\b)/i.test(m[4]) && !/\bto\s+(?:pick|drop|get|collect|bring|deliver|fetch|grab|buy|sign|pay|fix|check|look)\b|\band\s+(?:pick|drop|get|collect|bring|deliver|fetch|grab|buy|sign|pay)\b/i.test(m[4])) return mk('other', rest);
     return mk('commit', `${inf} ${m[4]}`);
   }
   // "... and you pick me up at the airport": "can you" heard as "and you" (the "and" went to the
