@@ -146,3 +146,14 @@ describe("a trip of one's own", () => {
     assert.ok(clausesOf(unit("I'm driving over to your place tomorrow to drop the keys off.")).some((c) => c.kind === 'commit'));
   });
 });
+
+describe('a request turned down by sending the asker elsewhere', () => {
+  it('makes no item of a favour answered "... sorry, maybe try the neighbour"', () => {
+    const got = titles([
+      [1, 'um and okay so random question any chance you could feed the cat on saturday the eighteenth we have a wedding', 'MEDIUM'],
+      [0, "and always but we're driving up to my parents that whole weekend sorry maybe try the boy next door the one who walks dogs", 'MEDIUM'],
+      [1, 'yeah maybe no worries anyway we should get lunch sometime', 'MEDIUM'],
+    ]);
+    assert.ok(!got.some((t) => /feed/i.test(t)), got.join(' | '));
+  });
+});

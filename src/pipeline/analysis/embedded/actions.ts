@@ -507,6 +507,7 @@ const PRESENCE =
 const ERRAND = /^(?:pick\b|drop\s+(?!by\b|in\b)|buy|get\s+(?!there|here|home|back\b|to\b)|grab|collect|fetch|pay|return|mail|send|sign|fill|book|order|deliver|print|fax|upload|submit|call|email|text)\b/i;
 // How an answer turns a request down, and how the one who asked takes it back.
 const REFUSAL = /^(?:(?:oh|um|uh|well|sorry|hmm)[,.]?\s+)*(?:no\b(?![,.]?\s+(?:problem|worries))|nope\b|nah\b|(?:i|we) (?:can not|cannot|will not|would rather not|am not able to|are not able to|do not think (?:i|we) can)\b|unfortunately (?:i|we) (?:can not|cannot)\b|i am afraid (?:i|we) (?:can not|cannot)\b|not (?:this|that|today|tomorrow|tonight)\b)/;
+const REDIRECT = /\bsorry\b.*\b(?:maybe|perhaps|you could|you might|why not)\s+(?:try|ask)\b|\b(?:maybe|perhaps|you could|you might)\s+(?:try|ask)\b.*\bsorry\b/;
 const WITHDRAWN = /^(?:(?:oh|actually|wait|um|uh|sorry|no|hmm|you know what)[,.]?\s+)*(?:never ?mind|forget (?:it|that|about it)|scratch that|do not worry about (?:it|that)|no need\b|it is (?:fine|okay|ok),? (?:i|we) will (?:do|handle|sort) it)/;
 const TAKEN_BACK = /\b(?:forget (?:about )?|never ?mind (?:about )?|scratch )((?:the |that |my |your )?\w+(?:ing)?(?: \w+){0,2})/;
 // "Putting it on my calendar", "I'll add that to my diary": the owner's own memory aid, like "remind me"
@@ -1037,7 +1038,9 @@ export function extractActions(ct: CallText): ActionResult {
     const reply = ct.units.filter((u) => u.turn === req.unit.turn + 1 && u.speaker.speakerId === g.owner.speakerId);
     // (in any sentence of the reply, not only its first: "Hmm, let me look. No, sorry, I can't on
     // Friday"; a yes or a promise before it is what holds: "Sure, I can. No rush?")
-    const k = reply.findIndex((u) => REFUSAL.test(u.plain) || /^[^.?!]*\b(?:unfortunately|i am afraid)\b/.test(u.plain));
+    // (or by sending the asker elsewhere, with an apology: "but we're away that weekend, sorry, maybe try
+    // the girl down the street")
+    const k = reply.findIndex((u) => REFUSAL.test(u.plain) || /^[^.?!]*\b(?:unfortunately|i am afraid)\b/.test(u.plain) || REDIRECT.test(u.plain));
     const no = k >= 0 && !reply.slice(0, k + 1).some((u) => clausesOf(u).some((c) => c.kind === 'commit' || c.kind === 'accept'));
     // (in the same breath too: "Could you drive her on Friday? Actually, no, scratch that, ...")
     const withdrawn = ct.units.some((u) => u.speaker.speakerId === asker && u.idx > req.unit.idx && u.turn <= req.unit.turn + 2 && WITHDRAWN.test(u.plain));
