@@ -610,10 +610,10 @@ function dayTimeEvidence(texts: string[], recordedAt: string | undefined): DayTi
       ...chrono.parse(text, { instant: ref, timezone: 0 }),
     ];
     for (const r of results) {
-      // ("a quarter to four": chrono reads "a quarter" alone as three months from now, a day that
-      // then takes the clock time said after it away from the day named before it)
-      if (/^(?:a\s+)?quarter$/i.test(r.text.trim())) continue;
       const c = r.start;
+      // ("a quarter to four", "half past nine": chrono reads "a quarter" alone as three months on,
+      // a day said that is no day, which then took the clock time said after it)
+      if (/^(?:a\s+)?(?:quarter|half)$/i.test(r.text.trim()) && /^\s*(?:to|past|after|of|till)\s+\d/i.test(text.slice(r.index + r.text.length))) continue;
       // Every result resolves to a day: its own date, or for a time-only mention the day chrono
       // assumes (today, or tomorrow once the time has passed).
       const date = c.date();

@@ -494,6 +494,7 @@ interface Group {
 // "it has to be paid by June 30th", "we need a doctor's note", "you can grab it at three".
 // ("the skip firm needs ringing", "worth fixing before Thursday": what needs doing, said of the thing)
 const REQUIREMENT = /\b(?:needs? [a-z]+ing|worth [a-z]+ing|it would (?:really )?help|need|needs|needed|has to|have to|must|should|required|requires|you can|you could|you may want|want you|would like you|it would help|it would be (?:great|good|helpful))\b/i;
+const BARE_POINTER = /^\w+(?:\s+(?:up|back|over|in|off|out))?(?:\s+(?:it|them|that|this|one|those|these))?\s*[.!?]*$/i;
 const POINTS_BACK = /^\w+(?:\s+(?:up|back|over|in|off|out))?\s+(?:it|them|that|this|one|those|these)\b/i;
 
 // The user's being somewhere, or available, at a time: "I'll be there at 8:30", "could you come
@@ -506,6 +507,7 @@ const PRESENCE =
 const ERRAND = /^(?:pick\b|drop\s+(?!by\b|in\b)|buy|get\s+(?!there|here|home|back\b|to\b)|grab|collect|fetch|pay|return|mail|send|sign|fill|book|order|deliver|print|fax|upload|submit|call|email|text)\b/i;
 // How an answer turns a request down, and how the one who asked takes it back.
 const REFUSAL = /^(?:(?:oh|um|uh|well|sorry|hmm)[,.]?\s+)*(?:no\b(?![,.]?\s+(?:problem|worries))|nope\b|nah\b|(?:i|we) (?:can not|cannot|will not|would rather not|am not able to|are not able to|do not think (?:i|we) can)\b|unfortunately (?:i|we) (?:can not|cannot)\b|i am afraid (?:i|we) (?:can not|cannot)\b|not (?:this|that|today|tomorrow|tonight)\b)/;
+const REDIRECT = /\bsorry\b.*\b(?:maybe|perhaps|you could|you might|why not)\s+(?:try|ask)\b|\b(?:maybe|perhaps|you could|you might)\s+(?:try|ask)\b.*\bsorry\b/;
 const WITHDRAWN = /^(?:(?:oh|actually|wait|um|uh|sorry|no|hmm|you know what)[,.]?\s+)*(?:never ?mind|forget (?:it|that|about it)|scratch that|do not worry about (?:it|that)|no need\b|it is (?:fine|okay|ok),? (?:i|we) will (?:do|handle|sort) it)/;
 const TAKEN_BACK = /\b(?:forget (?:about )?|never ?mind (?:about )?|scratch )((?:the |that |my |your )?\w+(?:ing)?(?: \w+){0,2})/;
 // "Putting it on my calendar", "I'll add that to my diary": the owner's own memory aid, like "remind me"
@@ -1036,7 +1038,9 @@ export function extractActions(ct: CallText): ActionResult {
     const reply = ct.units.filter((u) => u.turn === req.unit.turn + 1 && u.speaker.speakerId === g.owner.speakerId);
     // (in any sentence of the reply, not only its first: "Hmm, let me look. No, sorry, I can't on
     // Friday"; a yes or a promise before it is what holds: "Sure, I can. No rush?")
-    const k = reply.findIndex((u) => REFUSAL.test(u.plain) || /^[^.?!]*\b(?:unfortunately|i am afraid)\b/.test(u.plain));
+    // (or by sending the asker elsewhere, with an apology: "but we're away that weekend, sorry, maybe try
+    // the girl down the street")
+    const k = reply.findIndex((u) => REFUSAL.test(u.plain) || /^[^.?!]*\b(?:unfortunately|i am afraid)\b/.test(u.plain) || REDIRECT.test(u.plain));
     const no = k >= 0 && !reply.slice(0, k + 1).some((u) => clausesOf(u).some((c) => c.kind === 'commit' || c.kind === 'accept'));
     // (in the same breath too: "Could you drive her on Friday? Actually, no, scratch that, ...")
     const withdrawn = ct.units.some((u) => u.speaker.speakerId === asker && u.idx > req.unit.idx && u.turn <= req.unit.turn + 2 && WITHDRAWN.test(u.plain));
@@ -1142,7 +1146,11 @@ export function extractActions(ct: CallText): ActionResult {
     // (welcomed or not: "We can absolutely arrange that. I'll pass it to our front desk manager, and
     // I'll call you back tomorrow" - "Perfect": the welcome is for the promises that say what)
     const saidWhatAfter = cands.some((x) => x.unit.turn === best.unit.turn && x.unit.idx >= best.unit.idx && x !== best && x.owner.speakerId === g.owner.speakerId && (x.clause.kind === 'commit' || x.clause.kind === 'soft') && contentStems(titleOf(x)).length >= 2);
-    if (g.intent === 'task' && contentStems(titleOf(best)).length < 2 && !g.answers && !tookUp.length && (!welcome || saidWhatAfter)) continue;
+    // (nor when it takes on a request: "Yeah, I guess I can find that. It's in a drawer. I'll scan it
+    // tomorrow": the promise said after it in the same turn says what is done, the bare "find" is its lead-in)
+    // (both said of the same thing: the verb's object a pronoun in each, "find that" ... "scan it")
+    const fullerAfter = BARE_POINTER.test(best.clause.vp) && cands.some((x) => x.unit.turn === best.unit.turn && x.unit.idx > best.unit.idx && x.owner.speakerId === g.owner.speakerId && x.clause.kind === 'commit' && POINTS_BACK.test(x.clause.vp) && (contentStems(titleOf(x)).length >= 2 || clauseDates(x.unit, x.clause).length > 0));
+    if (g.intent === 'task' && contentStems(titleOf(best)).length < 2 && (fullerAfter || (!g.answers && !tookUp.length && (!welcome || saidWhatAfter)))) continue;
     if (!isAction) {
       nextSteps.push({
         text: titleOf(best),
@@ -1171,6 +1179,12 @@ export function extractActions(ct: CallText): ActionResult {
     if (g.intent === 'task' && steps.length === 2 && steps.includes(best)) title = `${titleOf(steps[0])} and ${lowerFirst(titleOf(steps[1]))}`;
     const was = g.changedDue ? dueOf(ct, g.cands, day) : null;
     if (g.changedDue && was) title = title.replace(new RegExp(`\\b${was.text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`, 'i'), g.changedDue.text);
+    // "Put the 20th in my calendar": a day of the month said alone is written with the month it is
+    // in, so the title says which day ("Put 20 April in my calendar")
+    if (due?.mention?.dayOfMonthOnly && due.date) {
+      const [, mm, dd] = due.date.split('-').map(Number);
+      title = title.replace(/\b(?:on |by )?the (\d{1,2})(?:st|nd|rd|th)\b/i, (all, n: string) => (Number(n) === dd ? `${/^(on|by) /i.exec(all)?.[0] ?? ''}${dd} ${MONTHS[mm - 1]}` : all));
+    }
     actionItems.push(buildItem(g.owner, title, units, meta.units, g.intent, meta.metadata, due, g.cands));
   }
 

@@ -406,9 +406,17 @@ const NO_ERRAND = new RegExp(
     String.raw`^tell (?:me|us) (?:that\s+)?(?:this|that|it|you|he|she|they|we|there)\s+(?:is|are|was|were|have|has|had|will|did|do|does|can|could|got)\b`,
     String.raw`^(?:put|add|make|pop|stick|write|jot|leave)\s+(?:a\s+(?:quick\s+)?note\s+(?:of\s+(?:that|it|this)\s+)?(?:on|in|to|into|against)\s+(?:the|your|my|our|his|her|their)\s+(?:notes|file|account|record|records|system|booking|job sheet|ticket|case)|(?:that|it|this)\s+(?:down\s+)?(?:on|in|into)\s+(?:the|your|my|our)\s+(?:notes|file|records?|system|job sheet))\b`,
     String.raw`^keep an eye (?:out\s+)?(?:on|in)\s+(?:your|the|my)\s+(?:junk|spam|inbox|e-?mails?|mail|post|phone|messages|texts)\b`,
+    // a promise about the call itself, how long the speaker will talk ("I'll be quick", "we'll keep it short")
+    String.raw`^(?:be|keep (?:it|this|things))\s+(?:really\s+|very\s+|super\s+)?(?:quick|fast|brief|short)\b`,
   ].join('|'),
   'i',
 );
+const WITHDRAWN_END = /\b(?:never ?mind|forget (?:it|that|about it)|scratch that)[.!?]*$/i;
+// the speaker's own ride somewhere ("I'll grab an Uber", "we'll get a cab", "I'll take the bus"):
+// how they get there, no errand of the call
+const OWN_RIDE = /^(?:grab|get|take|catch|call|hail|order|book)\s+(?:an?\s+|the\s+)?(?:uber|lyft|taxi|cab|bus|train|tram|subway|ride)\b(?!\s+(?:for|to collect|to pick up)\s+(?:him|her|them|mum|mom|dad|my|your|our|his|their)\b)/i;
+const CAUTION = /^(?:do not|never)\s+[a-z]/i;
+const CAUTION_SPAN = /\b(?:until|till|before|after|while|during|tonight|today|tomorrow|overnight|this (?:morning|afternoon|evening|week|weekend)|for (?:a|an|the|\d+|one|two|three|four|five|six|seven|ten|twenty|forty-eight|twenty-four)\s+(?:\w+\s+)?(?:minutes?|hours?|days?|weeks?|months?))\b/i;
 const TIME_WORD = /^(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekend|tomorrow|today|tonight|morning|afternoon|evening|noon|midday|\d{1,2}(?::\d{2})?|\d{1,2}(?:st|nd|rd|th)|january|february|march|april|june|july|august|september|october|november|december|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirty|fifteen|forty-five)$/;
 const TIME_FILLER = /^(?:on|at|around|about|by|this|next|the|in|of|or|either|maybe|then|instead|early|late|first|thing|half|quarter|past|o'clock|oclock|a\.?m\.?|p\.?m\.?|am|pm|sometime|any|time)$/;
 
@@ -482,13 +490,22 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
     // "could you use my work email instead, it's ...": where to reach someone, asked for, is the
     // address of something already arranged (an invite, an e-mail), not an errand of its own
     if (acts && HOW_TO_REACH.test(v)) return { ...base, kind: 'other', vp: v, verb: verbOf(v), negated, ruledOut: true };
+    if ((kind === 'commit' || kind === 'soft') && OWN_RIDE.test(v)) return { ...base, kind: 'other', vp: v, verb: verbOf(v), negated, ruledOut: true };
+    // "please don't try to lift it yourself", "never lean it on the gutter": a caution, said as a
+    // negative imperative with no time it holds for, asks for nothing to be done (one kept for a
+    // while, "don't run the dishwasher until the part arrives", "no food after ten", stays one)
+    if (kind === 'request' && CAUTION.test(v) && !CAUTION_SPAN.test(v) && !unit.dates.some((d) => v.toLowerCase().includes(d.text.toLowerCase()))) return { ...base, kind, vp: v, verb: verbOf(v), negated: true };
     return { ...base, kind: acts && !PLEASE.test(text) && !opensWithVerb(v) ? 'other' : kind, vp: v, verb: verbOf(v), negated };
   };
 
   if (!text) return mk('other', '');
   let m0: RegExpMatchArray | null;
-  // (ruled out on purpose: the speech-act model does not turn these back into errands, see actions.ts)
+  // (read as no errand on purpose, so the speech-act model leaves them alone: "use my cell it's four
+  // one two ..." as a recogniser writes it was made a request by the model)
   if (PLEASANTRY.test(text) || WELL_WISHES.test(text) || HOW_TO_REACH.test(text) || WAIT_IT_OUT.test(text)) return { ...mk('other', text), ruledOut: true };
+  // "can you do earlier, I have to get to work, actually never mind": a request taken back in the
+  // same breath (unpunctuated, as a recogniser writes it) asks nothing
+  if (WITHDRAWN_END.test(text)) return { ...mk('other', text), ruledOut: true };
   // "Okay, go ahead with the repair": consent to what the other party offered, not a new task
   // ("please go ahead whenever you're ready": leave to speak, not an errand; "please go ahead and book
   // it" asks for the booking)
@@ -554,6 +571,9 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
   if ((m = text.match(MAKE_SURE))) return mk('request', m[1]);
   // ("... it goes back to the depot and you'd have to collect it yourself": what would follow, not a request)
   if ((m = text.match(YOU_NEED))) return /^you\s+(?:would|might|may)\s+(?:need to|have to)\b/i.test(text) ? { ...mk('request', m[1]), conditional: true } : mk('request', m[1]);
+  // ("let's see, your email?", "let's see here": thinking aloud while looking something up, as "let me
+  // see" is, not a plan of the two)
+  if (/^let us see\b(?!\s+(?:if|whether|about|how)\b)/i.test(text)) return { ...mk('other', text), ruledOut: true };
   if ((m = text.match(LET_US))) return mk('joint', m[1]);
   if ((m = text.match(LET_ME))) return mk('commit', m[1]);
   if (/^let me\b/i.test(text)) return mk('other', text);
@@ -570,7 +590,9 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
     if (isQ && !tagged) return mk('other', vp);
     if (tagged) vp = vp.replace(TAG_QUESTION, '');
     // "we'll need about thirty minutes" states a requirement, not a plan
-    if (/^(need|be needing|want|like|love|see about)\b/i.test(vp) && !/^need to\b/i.test(vp)) return mk('other', vp, negated);
+    // ("I'll also need the title deed before the call, if you can find it": a requirement still, put
+    // to the listener, who takes it on in their own words)
+    if (/^(?:also\s+|just\s+|still\s+|really\s+|probably\s+|definitely\s+|then\s+)?(need|be needing|want|like|love|see about)\b/i.test(vp) && !/^(?:\w+\s+)?need to\b/i.test(vp)) return mk('other', vp, negated);
     if (negated) return mk('other', vp, true);
     // "I can refund it to your bank, or leave it on for the winter": options put to the listener,
     // whose choice says what is done, not a promise of either
@@ -592,6 +614,10 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
     // "I'm calling ...": on a call, the present progressive of calling describes this very call
     // (its purpose, however the rest was heard), never a call still to be made ("I'll call")
     if (/^(call|ring|phone)$/.test(inf.toLowerCase())) return mk('other', rest);
+    // "we're driving up to my in-laws that whole weekend", "I'm flying out to Denver on the 18th": a
+    // trip of one's own says where the speaker will be (as "I'll be away" does), no errand; one made
+    // to do something stays ("I'm driving over tomorrow to drop the keys off")
+    if (/^(drive|fly|travel|head)$/.test(inf.toLowerCase()) && /^(?:(?:up|down|over|out|back|away|home|across)\s+)?(?:to|for)\s+(?!\w+\s+(?:it|them|the|a|an|your|my)\b)/i.test(m[4]) && !/\bto\s+(?:pick|drop|get|collect|bring|deliver|fetch|grab|buy|sign|pay|fix|check|look)\b|\band\s+(?:pick|drop|get|collect|bring|deliver|fetch|grab|buy|sign|pay)\b/i.test(m[4])) return mk('other', rest);
     return mk('commit', `${inf} ${m[4]}`);
   }
   // "... and you pick me up at the airport": "can you" heard as "and you" (the "and" went to the

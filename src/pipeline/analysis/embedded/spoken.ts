@@ -124,6 +124,8 @@ const isNumWord = (w: string) => w in UNITS || w in TEENS || w in TENS || w in S
 const splitHyphen = (w: string) => (/^[a-z]+-[a-z]+$/.test(w) ? w.split('-') : [w]);
 
 /** Cardinal value of number words ("six hundred and twelve" -> 612); null when not a cardinal. */
+const MARK_DOWN_VERBS = new Set(['put', 'putting', 'mark', 'marking', 'marked', 'circle', 'circling', 'circled', 'save', 'saving', 'block', 'blocking', 'pencil', 'penciling', 'pencilling', 'note', 'noting', 'write', 'writing', 'jot', 'jotting']);
+
 export function cardinalValue(words: string[]): number | null {
   let total = 0;
   let current = 0;
@@ -318,7 +320,10 @@ function interpretRun(toks: Tok[], whole: Run): Replacement | null {
       (prev === 'the' && MONTHS.includes(prev2)) ||
       // "Wednesday the eleventh between one and five": after a weekday it is a date whatever follows
       (prev === 'the' && WEEKDAYS.includes(prev2)) ||
-      (prev === 'the' && endsPhrase && ['on', 'by', 'until', 'till', 'before', 'after', 'from'].includes(prev2)) ||
+      // ("a note on the fridge for the sixteenth": the day a note is for)
+      (prev === 'the' && endsPhrase && ['on', 'by', 'until', 'till', 'before', 'after', 'from', 'for'].includes(prev2)) ||
+      // "I'm putting the twentieth in my calendar", "circle the ninth": a day marked down is a date
+      (prev === 'the' && MARK_DOWN_VERBS.has(prev2) && (['in', 'on', 'into', 'down'].includes(next) || endsPhrase)) ||
       // "can we meet the twenty first at noon", "yes, the twenty first at half two works": a day
       // booked without its "on" (it was read as no date, and the clock time went to the call's day)
       (prev === 'the' && endsPhrase && (MEETING_VERBS.has(prev2) || next === 'works' || (next === 'at' && (isNumWord(next2) || /^(noon|midday|half|quarter|\d)/.test(next2))))) ||
