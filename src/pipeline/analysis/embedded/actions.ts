@@ -1266,7 +1266,7 @@ function dayLabel(d: DateMention): string {
 const SELF_NOTE_TITLE = /\b(?:remind|reminder|reminders|calendar|diary|note|alarm|alert)\b/i;
 const ORDINAL_DAYS = ['first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'seventh', 'eighth', 'ninth', 'tenth', 'eleventh', 'twelfth', 'thirteenth', 'fourteenth', 'fifteenth', 'sixteenth', 'seventeenth', 'eighteenth', 'nineteenth', 'twentieth', 'twenty-first', 'twenty-second', 'twenty-third', 'twenty-fourth', 'twenty-fifth', 'twenty-sixth', 'twenty-seventh', 'twenty-eighth', 'twenty-ninth', 'thirtieth', 'thirty-first'];
 // a memory aid that says no more than its day ("Put a reminder in my phone for the fourteenth")
-const bareNote = (title: string) => SELF_NOTE_TITLE.test(title) && BARE_REMINDER.test(title.replace(/\s+(?:for|on)\s+(?:the\s+)?(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day\s*)?(?:(?:the\s+)?\d+(?:st|nd|rd|th)?|\w+teenth|\w+ieth|\w+(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth))?(?:\s+at\s+\d+(?::\d+)?)?$/i, ''));
+const bareNote = (title: string) => SELF_NOTE_TITLE.test(title) && BARE_REMINDER.test(title.replace(/\s+(?:for|on)\s+(?:the\s+)?(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day\s*)?(?:(?:the\s+)?\d+(?:st|nd|rd|th)?(?:\s+(?:january|february|march|april|may|june|july|august|september|october|november|december))?|\w+teenth|\w+ieth|\w+(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth))?(?:\s+at\s+\d+(?::\d+)?)?$/i, ''));
 
 function appointmentItems(ct: CallText, cands: Candidate[], items: AnalysisActionItem[], day: string): Array<{ item: AnalysisActionItem; units: Unit[] }> {
   const user = ct.speakers.find((s) => s.role === 'USER');
