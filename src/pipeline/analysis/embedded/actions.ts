@@ -1581,6 +1581,35 @@ function nearUnits(ct: CallText, units: Unit[], before: number, after: number): 
   return ct.units.filter((u) => u.turn >= lo && u.turn <= hi);
 }
 
+/**
+ * An address with the sender's own name in its local part ("kwame dot mensah eighty eight at ..." in
+ * Kwame's call) is where the sender is written to, not where they write: one said near an item the
+ * sender owns is taken only when no other address was said around it.
+ */
+function ownAddress(e: SpokenEmail, owner: Speaker): boolean {
+  const local = e.address.split('@')[0];
+  return [...speakerNameWords([owner])].some((n) => local.split(/[._-]/).some((part) => part.replace(/\d+$/, '') === n || (part.startsWith(n) && n.length >= 4)));
+}
+
+// "I'll email you the logo files, what's your address?": the sender asks where to write.
+const ASKS_ADDRESS = /\bwhat(?:'s| is) (?:your|the best|a good) (?:e-?mail(?: address)?|address)\b/i;
+
+/**
+ * The address the other party gives in answer, when the sender asks for it in the item's own turn
+ * after the item: an address said before the question (a read-back of another one) is not it.
+ */
+function askedAddress(ct: CallText, units: Unit[], owner: Speaker): { entity: SpokenEmail; unit: Unit } | null {
+  const last = units.reduce((a, u) => (u.idx > a.idx ? u : a), units[0]);
+  const asked = ct.units.find((u) => u.turn === last.turn && u.idx >= last.idx && u.speaker.speakerId === owner.speakerId && ASKS_ADDRESS.test(u.plain));
+  if (!asked) return null;
+  for (const u of ct.units) {
+    if (u.idx <= asked.idx || u.turn > asked.turn + 2 || u.speaker.speakerId === owner.speakerId) continue;
+    const e = u.entities.find((x) => x.kind === 'email');
+    if (e) return { entity: e as SpokenEmail, unit: u };
+  }
+  return null;
+}
+
 /** The spoken entity of a kind nearest to the item, preferring the other party's words. */
 function nearestEntity<K extends 'email' | 'phone'>(
   ct: CallText,
@@ -1596,7 +1625,7 @@ function nearestEntity<K extends 'email' | 'phone'>(
   for (const u of pool) {
     for (const e of u.entities) {
       if (e.kind !== kind) continue;
-      const score = Math.abs(u.turn - center) + (u.speaker.speakerId === owner.speakerId ? 0.5 : 0) + (units.includes(u) ? -2 : 0);
+      const score = Math.abs(u.turn - center) + (u.speaker.speakerId === owner.speakerId ? 0.5 : 0) + (units.includes(u) ? -2 : 0) + (kind === 'email' && ownAddress(e as SpokenEmail, owner) ? 6 : 0);
       if (!best || score < best.score) best = { entity: e, unit: u, score };
     }
   }
@@ -1618,7 +1647,7 @@ function metadataFor(ct: CallText, g: Group, best: Candidate, units: Unit[], due
   const title = titleOf(best);
   switch (g.intent) {
     case 'email': {
-      const found = nearestEntity(ct, units, 'email', g.owner, 4, 2);
+      const found = askedAddress(ct, units, g.owner) ?? nearestEntity(ct, units, 'email', g.owner, 4, 2);
       if (found) {
         md.toEmail = found.entity.address;
         cited.push(found.unit);
@@ -1804,6 +1833,11 @@ function meetingItem(
   const emailFound = nearestEntity(ct, g.cands.map((c) => c.unit), 'email', owner, 4, 2);
   if (other) {
     attendees.push({ name: other.displayName || other.label, ...(emailFound && emailFound.unit.speaker.speakerId !== owner.speakerId ? { email: emailFound.entity.address } : {}) });
+  }
+  // ("send it to dan dot whitfield at outlook dot com" said by Dan, the owner: the owner's own
+  // address, given for the invite, and the owner attends with it)
+  if (emailFound && emailFound.unit.speaker.speakerId === owner.speakerId && ownAddress(emailFound.entity, owner) && !attendees.some((a) => a.email)) {
+    attendees.push({ name: owner.displayName || owner.label, email: emailFound.entity.address });
   }
   const topic = meetingTitle([...desires.filter((d) => inWin(d.unit)).map((d) => d.unit), ...units]) ?? meetingPurpose(units) ?? (other ? `${provider ? `${capitalize(provider)} call` : 'Call'} with ${other.displayName || other.label}` : null);
   const md: IntentMetadata = {
