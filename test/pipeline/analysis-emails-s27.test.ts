@@ -83,6 +83,29 @@ describe('dictated addresses, session 27', () => {
     assert.deepEqual(emailsOf("That's A P at northwind foods dot com"), ['ap@northwindfoods.com']);
   });
 
+  it('reads a word that is never an address alone as the part after a separator ("underscore home")', () => {
+    assert.deepEqual(emailsOf("No, it's l kim underscore home at yahoo dot com now."), ['lkim_home@yahoo.com']);
+    assert.deepEqual(emailsOf('send it to me at home dot com'), []);
+  });
+
+  it('runs two words after a separator together ("ruth dot adeyemi tutoring")', () => {
+    assert.deepEqual(emailsOf('My address is ruth dot adeyemi tutoring at gmail dot com.'), ['ruth.adeyemitutoring@gmail.com']);
+    // (no separator: where the address starts is not said)
+    assert.deepEqual(emailsOf('It is tom ward at yahoo dot com.'), []);
+  });
+
+  it('reads "All one word." said as a sentence of its own after the address', () => {
+    const { raw } = grounded(
+      [
+        [1, 'Could you email me some photos of the crack?'],
+        [0, "Email's better, the pictures come through bigger. It's gareth lyle plastering at gmail dot com. All one word."],
+        [1, "Gareth lyle plastering at gmail dot com. I'll send them tonight."],
+      ],
+      ['Gareth Lyle', 'Nora Quinn'],
+    );
+    assert.ok(addressesOf(raw).includes('garethlyleplastering@gmail.com'), JSON.stringify(raw.actionItems));
+  });
+
   it('grounds the addresses rebuilt from heard words', () => {
     const { raw, transcript } = grounded(
       [

@@ -521,6 +521,7 @@ function localPartBefore(
   dictated: ReadonlySet<string>,
   domain: string,
   spokenNames: ReadonlySet<string>,
+  remarkAfter = false,
 ): { start: number; local: string } | null {
   // the tokens that can belong to the address, nearest first
   const seq: number[] = [];
@@ -546,7 +547,7 @@ function localPartBefore(
   }
   if (!seq.length) return null;
   // "all one word", "no spaces", "all together": the words said are one part
-  const oneWord = asides.some((x, i) => x && /^(?:one|spaces?|together)$/.test(toks[i].w) && WRITING_REMARKS.some((r) => r.includes(toks[i].w)));
+  const oneWord = remarkAfter || asides.some((x, i) => x && /^(?:one|spaces?|together)$/.test(toks[i].w) && WRITING_REMARKS.some((r) => r.includes(toks[i].w)));
   const segs: string[] = [];
   let start = -1;
   let p = 0;
@@ -599,7 +600,10 @@ function localPartBefore(
     }
     let word = '';
     let joinedBy: 'licence' | null = null;
-    if (plainWord(q) && !(strict && NOT_LOCAL.has(w(q)))) {
+    // ("l kim underscore home at ...": a word that is never an address alone is its part after a
+    // separator said before it)
+    const afterSeparator = q + 1 < seq.length && w(q + 1) in LOCAL_SEPARATORS && q + 2 < seq.length;
+    if (plainWord(q) && !(strict && NOT_LOCAL.has(w(q)) && !afterSeparator)) {
       // (a word that sounds like a name of the call and is said where an address's name goes: the name)
       word = nameHeardAs(w(q), spokenNames) ?? w(q);
       q++;
@@ -614,7 +618,9 @@ function localPartBefore(
         // ("it's elm street rentals at gmail dot com, all one word": three words, where nothing that
         // could be part of the address comes before them; "contact frank lee at ..." keeps two)
         const opens = q + n >= seq.length || NOT_LOCAL.has(w(q + n));
-        if ((oneWord && (n === 1 || opens)) || allNames || readBack) {
+        // ("ruth dot adeyemi tutoring at ...": two words after a separator have one spelling, run together)
+        const afterSep = n === 1 && q + 2 < seq.length && w(q + 1) in LOCAL_SEPARATORS && !(w(q + 1) === 'dot' && NOT_LOCAL.has(w(q + 2)));
+        if ((oneWord && (n === 1 || opens)) || allNames || readBack || afterSep) {
           word = joined;
           q += n;
           joinedBy = 'licence';
@@ -659,7 +665,7 @@ function localPartBefore(
 }
 
 /** E-mail addresses spoken as "<local> at <domain> dot <tld>". */
-function emailReplacements(toks: Tok[], taken: Set<number>, names: ReadonlySet<string>, dictated: ReadonlySet<string>, spokenNames: ReadonlySet<string>): Replacement[] {
+function emailReplacements(toks: Tok[], taken: Set<number>, names: ReadonlySet<string>, dictated: ReadonlySet<string>, spokenNames: ReadonlySet<string>, oneWordAfter = false): Replacement[] {
   const out: Replacement[] = [];
   const asides = dictationAsides(toks);
   for (let k = 1; k < toks.length - 2; k++) {
@@ -719,7 +725,9 @@ function emailReplacements(toks: Tok[], taken: Set<number>, names: ReadonlySet<s
     const labelsRead = labels.map(label);
     if (labelsRead.length === 2 && labelsRead[0] === 'mail' && labelsRead[1] === 'com') labelsRead[0] = 'gmail';
     const domain = labelsRead.map((l, n, all) => ukSecondLevel(l, all[n + 1])).join('.');
-    const found = localPartBefore(toks, k, asides, names, dictated, domain, spokenNames);
+    // (a remark said as the next sentence is about the last address of this one)
+    const lastAt = !toks.slice(end).some((t) => t.w === 'at');
+    const found = localPartBefore(toks, k, asides, names, dictated, domain, spokenNames, oneWordAfter && lastAt);
     if (!found) continue;
     const s = found.start;
     const address = `${found.local}@${domain}`;
@@ -858,10 +866,17 @@ const WRITTEN_PHONE = /(?:\+\d[\d\s().-]{6,}\d|\(\d{3}\)\s?\d{3}[\s.-]\d{4}\b|\b
  * Rewrites one sentence from spoken to written form and lists the entities in it. Text that is
  * already written (digits, `x@y.com`) passes through and is reported too.
  */
-export function normalizeSpoken(text: string, names: ReadonlySet<string> = new Set(), dictated: ReadonlySet<string> = new Set(), spokenNames: ReadonlySet<string> = new Set()): Normalized {
+export function normalizeSpoken(
+  text: string,
+  names: ReadonlySet<string> = new Set(),
+  dictated: ReadonlySet<string> = new Set(),
+  spokenNames: ReadonlySet<string> = new Set(),
+  /** The next sentence is only a remark on how the address is written ("All one word."). */
+  oneWordAfter = false,
+): Normalized {
   const toks = readHomophoneDigits(tokenize(text));
   const taken = new Set<number>();
-  const reps: Replacement[] = [...emailReplacements(toks, taken, names, dictated, spokenNames), ...heardEmailReplacements(toks, taken, names, spokenNames)];
+  const reps: Replacement[] = [...emailReplacements(toks, taken, names, dictated, spokenNames, oneWordAfter), ...heardEmailReplacements(toks, taken, names, spokenNames)];
   for (const run of numberRuns(toks)) {
     if (run.start < toks.length && [...Array(run.end - run.start).keys()].some((i) => taken.has(run.start + i))) continue;
     const r = interpretRun(toks, run);

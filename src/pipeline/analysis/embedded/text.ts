@@ -292,7 +292,9 @@ export function buildCallText(transcript: Transcript, context: AnalysisContext):
     const span = Math.max(0, seg.endSeconds - seg.startSeconds);
     sentences.forEach((text, k) => {
       if (!text) return;
-      const { text: norm, entities } = normalizeSpoken(text, names, dictated, spokenNames);
+      // ("It's gareth lyle plastering at gmail dot com. All one word.": the remark as a sentence of its own)
+      const oneWordAfter = ONE_WORD_REMARK.test(sentences[k + 1] ?? '');
+      const { text: norm, entities } = normalizeSpoken(text, names, dictated, spokenNames, oneWordAfter);
       for (const e of entities) if (e.kind === 'email') dictated.add(e.address);
       const past = isPastSentence(norm, views[k]);
       const start = seg.startSeconds + (span * offset) / total;
@@ -436,6 +438,9 @@ function dropAddressesCorrectedNextTurn(units: Unit[], names: ReadonlySet<string
     last.u.entities = last.u.entities.filter((x) => x !== last.e);
   }
 }
+
+/** A sentence that only says an address just said is written as one word. */
+const ONE_WORD_REMARK = /^(?:(?:it's|that's|and)\s+)?(?:all\s+)?(?:one word|together|no spaces?)(?:,?\s+(?:all\s+)?(?:lower\s?case|one word))?[.!]?$/i;
 
 /**
  * An address dictated and read back with the same local part but another domain ("elm street
