@@ -106,6 +106,30 @@ describe('dictated addresses, session 27', () => {
     assert.ok(addressesOf(raw).includes('garethlyleplastering@gmail.com'), JSON.stringify(raw.actionItems));
   });
 
+  it('grounds an address said with a comma before its "at", and puts it on the item', () => {
+    const { raw } = grounded(
+      [
+        [1, 'Could you email it to me directly, so I have got it in writing? It\'s a dot desai, at brookside primary dot org dot uk.'],
+        [0, "Yes, I'll email it over tomorrow morning."],
+      ],
+      ['Graham Fletcher', 'Anita Desai'],
+    );
+    assert.ok(addressesOf(raw).includes('a.desai@brooksideprimary.org.uk'), JSON.stringify(raw.actionItems));
+  });
+
+  it('makes no item of an address given to look up a record ("what\'s the email address on the application?")', () => {
+    const { raw } = grounded(
+      [
+        [0, 'Hi, I sent in a renewal five weeks ago and the online status has not changed, so I wanted to check on it.'],
+        [1, "I can look that up. What's the email address on the application?"],
+        [0, "It's hannah dot kowalski at proton mail dot com."],
+        [1, 'Thanks, I have found it. It is with the printing team.'],
+      ],
+      ['Hannah Kowalski', 'Passport Office'],
+    );
+    assert.deepEqual((raw.actionItems ?? []).filter((i) => i.intent === 'email'), []);
+  });
+
   it('grounds the addresses rebuilt from heard words', () => {
     const { raw, transcript } = grounded(
       [

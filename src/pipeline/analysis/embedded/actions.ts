@@ -644,9 +644,9 @@ function unclaimedAddressCandidates(ct: CallText, cands: readonly Candidate[]): 
       const readBack = !WEBMAIL.has(domain.split('.')[0]) && said.some((x) => x.domain === domain && x.unit.speaker.speakerId !== unit.speaker.speakerId && unit.turn - x.unit.turn >= 1 && unit.turn - x.unit.turn <= 2);
       said.push({ unit, domain });
       if (readBack) continue;
-      // ("For security, can you confirm the email address on the account?": an address said to prove
-      // who one is, nobody's to write to)
-      if (ct.units.some((u) => u.turn === unit.turn - 1 && u.speaker.speakerId !== unit.speaker.speakerId && /\bfor security\b|\b(?:confirm|verify)\b[^.?!]*\b(?:e-?mail|address)\b[^.?!]*\b(?:on|for)\s+(?:the|your)\s+(?:account|file|policy|record)\b/.test(u.plain))) continue;
+      // ("For security, can you confirm the email address on the account?", "What's the email address
+      // on the application?": an address said to prove who one is or to find a record, nobody's to write to)
+      if (ct.units.some((u) => u.turn === unit.turn - 1 && u.speaker.speakerId !== unit.speaker.speakerId && /\bfor security\b|\b(?:confirm|verify)\b[^.?!]*\b(?:e-?mail|address)\b[^.?!]*\b(?:on|for)\s+(?:the|your)\s+(?:account|file|policy|record)\b|\bwhat is the (?:e-?mail|address)\b[^.?!]*\b(?:on|for|under)\s+(?:the|your)\s+(?:account|file|policy|record|application|booking|order|reservation)\b/.test(u.plain))) continue;
       const near = (t: number) => t >= unit.turn - ADDRESS_REACH_BEFORE && t <= unit.turn + ADDRESS_REACH_AFTER;
       if (cands.some((c) => near(c.unit.turn) && (c.intent === 'email' || c.intent === 'meeting'))) continue;
       if (ct.units.some((u) => near(u.turn) && (MEETING_NOUN.test(u.plain) || providerOf(u.plain)))) continue;
