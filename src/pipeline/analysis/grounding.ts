@@ -366,8 +366,10 @@ function emailStreams(text: string, names: ReadonlySet<string> = new Set()): str
     k = again;
   }
   if (spliced.some((x, k) => x !== plain[k])) streams.push(spliced.filter((x) => x !== ''));
-  // Seventh: a comma said just before the "at" ("a dot desai, at brookside primary dot org dot uk")
-  const commaBeforeAt = (k: number) => toks[k].text === ',' && plain[k + 1] === '@';
+  // Seventh: a comma said just before the "at" of a local part with a separator in it ("a dot desai,
+  // at brookside primary dot org dot uk"; the extractor reads it only so, spoken.ts): "no wait, at
+  // gmail dot com" spells no "wait@gmail.com"
+  const commaBeforeAt = (k: number) => toks[k].text === ',' && plain[k + 1] === '@' && ['.', '_', '-'].includes(plain[k - 2] ?? '');
   if (toks.some((_t, k) => commaBeforeAt(k))) streams.push(plain.filter((_x, k) => !commaBeforeAt(k)));
   // Fifth: a word that sounds like a speaker's name is that name ("fill at mercer cole" with Phil),
   // marked so that it spells only the local part of an address (streamSpells): "at prize dot com"
