@@ -159,6 +159,20 @@ describe('dictated addresses, session 27', () => {
     assert.equal((logo.intentMetadata as { toEmail?: string }).toEmail, 'hello@pixelworkstudio.co');
   });
 
+  it('sends a document to the address the other party confirmed, not the one the sender guessed', () => {
+    const { raw } = grounded(
+      [
+        [1, "Wednesday at ten it is. I'll send the contract to your email. Is it jill at petal one stem dot com?"],
+        [0, 'Yep, jill at petal and stem dot com.'],
+        [1, 'Great, talk soon.'],
+      ],
+      ['Jill Novak', 'Rory Vance'],
+    );
+    const contract = (raw.actionItems ?? []).find((i) => /contract/i.test(i.title));
+    assert.ok(contract, JSON.stringify(raw.actionItems));
+    assert.equal((contract.intentMetadata as { toEmail?: string }).toEmail, 'jill@petalandstem.com');
+  });
+
   it("does not write to the sender's own address when the other party gave theirs", () => {
     const { raw } = grounded(
       [

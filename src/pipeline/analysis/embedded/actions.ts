@@ -1610,6 +1610,22 @@ function askedAddress(ct: CallText, units: Unit[], owner: Speaker): { entity: Sp
   return null;
 }
 
+/**
+ * "Is it jill at petal one stem dot com?" asked by the sender, "yep, jill at petal and stem dot com"
+ * answered: the same local part said again by the other party in the next turn is their address as
+ * they say it, the one to write to.
+ */
+function answeredAddress(ct: CallText, found: { entity: SpokenEmail; unit: Unit } | null, owner: Speaker): { entity: SpokenEmail; unit: Unit } | null {
+  if (!found || found.unit.speaker.speakerId !== owner.speakerId) return found;
+  const local = found.entity.address.split('@')[0];
+  for (const u of ct.units) {
+    if (u.turn < found.unit.turn || u.turn > found.unit.turn + 1 || u.idx <= found.unit.idx || u.speaker.speakerId === owner.speakerId) continue;
+    const e = u.entities.find((x): x is SpokenEmail => x.kind === 'email' && x.address.split('@')[0] === local);
+    if (e) return { entity: e, unit: u };
+  }
+  return found;
+}
+
 /** The spoken entity of a kind nearest to the item, preferring the other party's words. */
 function nearestEntity<K extends 'email' | 'phone'>(
   ct: CallText,
@@ -1618,8 +1634,10 @@ function nearestEntity<K extends 'email' | 'phone'>(
   owner: Speaker,
   before: number,
   after: number,
+  /** Only what the other party said. */
+  othersOnly = false,
 ): { entity: K extends 'email' ? SpokenEmail : SpokenPhone; unit: Unit } | null {
-  const pool = nearUnits(ct, units, before, after);
+  const pool = nearUnits(ct, units, before, after).filter((u) => !othersOnly || u.speaker.speakerId !== owner.speakerId);
   const center = units.reduce((a, u) => a + u.turn, 0) / units.length;
   let best: { entity: any; unit: Unit; score: number } | null = null;
   for (const u of pool) {
@@ -1647,7 +1665,7 @@ function metadataFor(ct: CallText, g: Group, best: Candidate, units: Unit[], due
   const title = titleOf(best);
   switch (g.intent) {
     case 'email': {
-      const found = askedAddress(ct, units, g.owner) ?? nearestEntity(ct, units, 'email', g.owner, 4, 2);
+      const found = askedAddress(ct, units, g.owner) ?? answeredAddress(ct, nearestEntity(ct, units, 'email', g.owner, 4, 2), g.owner);
       if (found) {
         md.toEmail = found.entity.address;
         cited.push(found.unit);
@@ -1900,7 +1918,9 @@ function attachmentItem(ct: CallText, g: Group, meeting: AnalysisActionItem, day
     const phrase = m[1].replace(/\s+(?:today|tonight|tomorrow|this \w+|by \w+|on \w+|later|too|as well)\b.*$/i, '');
     if (!DOCUMENTISH.test(phrase) || INVITE.test(phrase)) continue;
     const doc = phrase.replace(/^(our|my|your)\s+/i, 'the ');
-    const found = nearestEntity(ct, [c.unit], 'email', c.owner, 4, 2);
+    // (the other party's address: "is it jill at petal one stem dot com?" asked by the sender and
+    // "yep, jill at petal and stem dot com" answered, the answer is the one to use)
+    const found = nearestEntity(ct, [c.unit], 'email', c.owner, 4, 2, true);
     const otherName = c.other ? c.other.displayName || c.other.label : null;
     const due = c.dates.find((d) => d.date && d.date >= day);
     const md: IntentMetadata = {
