@@ -40,7 +40,7 @@
 // that shared the extractor's parser would also share its mistakes.
 import * as chrono from 'chrono-node';
 import type { Analysis } from '../../domain/analysis.js';
-import { HEARD_AT, HEARD_DOMAIN, HEARD_DOT, HEARD_TLD, nameHeardAs, speakerNameWords, ukSecondLevel, withoutDictationAsides } from './heard.js';
+import { HEARD_AT, HEARD_DOMAIN, HEARD_DOT, HEARD_TLD, HEARD_TLD_AFTER_DOT, nameHeardAs, speakerNameWords, ukSecondLevel, withoutDictationAsides } from './heard.js';
 import type { Transcript } from '../../domain/transcript.js';
 import { filterSegmentIds } from './finalize.js';
 
@@ -320,7 +320,9 @@ function emailStreams(text: string, names: ReadonlySet<string> = new Set()): str
   }
   // Third: the words a recogniser writes for "dot", "at", the domain and "com" (heard.ts), so an
   // address rebuilt from "linda got green and nail dot com" is found spelled out in order
-  const heard = toks.map((t, k) => (t.kind === 'word' ? (HEARD_DOT.has(t.lower) ? '.' : HEARD_AT.has(t.lower) ? '@' : HEARD_TLD[t.lower] ?? t.lower) : plain[k]));
+  // ("dot easy": a top-level domain heard as a word, right after a "dot" said as such, heard.ts)
+  const afterDot = (k: number) => toks[k - 1]?.kind === 'word' && toks[k - 1].lower === 'dot' && HEARD_TLD_AFTER_DOT[toks[k].lower];
+  const heard = toks.map((t, k) => (t.kind === 'word' ? (HEARD_DOT.has(t.lower) ? '.' : HEARD_AT.has(t.lower) ? '@' : afterDot(k) || (HEARD_TLD[t.lower] ?? t.lower)) : plain[k]));
   // ("... dot com dot u k": the "co" of a British domain, heard.ts)
   for (let k = 0; k + 2 < toks.length; k++) {
     if (heard[k + 1] !== '.' || toks[k].kind !== 'word') continue;
@@ -334,6 +336,15 @@ function emailStreams(text: string, names: ReadonlySet<string> = new Set()): str
     for (let j = 1; j < found[0].length; j++) heard[k + j] = '';
     k += found[0].length - 1;
   }
+  // (and with its spoken digits as digits: "facilities four at kestrel arch dot khan")
+  const heardDigits = [...heard];
+  for (const run of readNumbers(toks)) {
+    for (const g of run) {
+      if (toks[g.from].kind !== 'word' || g.ordinal || heard[g.from] !== toks[g.from].lower) continue;
+      heardDigits[g.from] = g.digits;
+      for (let k = g.from + 1; k <= g.to; k++) heardDigits[k] = '';
+    }
+  }
   // Fourth: a word spelled out with hyphens ("p-r-i-y-a dot shah ...") is the word
   const single = (k: number) => toks[k]?.kind === 'word' && toks[k].text.length === 1;
   // (and an "oh" that is a whole part of an address between separators is the letter: "k dot oh dot brien")
@@ -343,6 +354,7 @@ function emailStreams(text: string, names: ReadonlySet<string> = new Set()): str
     .filter((_x, k) => !(toks[k].text === '-' && single(k - 1) && single(k + 1)));
   const streams = [plain, withDigits.filter((x, k) => x !== '' || plain[k] === ''), heard.filter((x) => x !== ''), spelled];
   if (cardinalDigits.some((x, k) => x !== withDigits[k])) streams.push(cardinalDigits.filter((x, k) => x !== '' || plain[k] === ''));
+  if (heardDigits.some((x, k) => x !== heard[k])) streams.push(heardDigits.filter((x) => x !== ''));
   // Sixth: a domain taken back and said again ("tom dot wells at yahoo dot com, no wait, at gmail
   // dot com"): the local part with the domain settled on, the withdrawn domain and the cue read past
   const spliced = [...plain];
@@ -354,6 +366,11 @@ function emailStreams(text: string, names: ReadonlySet<string> = new Set()): str
     k = again;
   }
   if (spliced.some((x, k) => x !== plain[k])) streams.push(spliced.filter((x) => x !== ''));
+  // Seventh: a comma said just before the "at" of a local part with a separator in it ("a dot desai,
+  // at brookside primary dot org dot uk"; the extractor reads it only so, spoken.ts): "no wait, at
+  // gmail dot com" spells no "wait@gmail.com"
+  const commaBeforeAt = (k: number) => toks[k].text === ',' && plain[k + 1] === '@' && ['.', '_', '-'].includes(plain[k - 2] ?? '');
+  if (toks.some((_t, k) => commaBeforeAt(k))) streams.push(plain.filter((_x, k) => !commaBeforeAt(k)));
   // Fifth: a word that sounds like a speaker's name is that name ("fill at mercer cole" with Phil),
   // marked so that it spells only the local part of an address (streamSpells): "at prize dot com"
   // with a Price in the call is no "@price.com"

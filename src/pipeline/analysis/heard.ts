@@ -13,7 +13,12 @@ export const HEARD_DOT = new Set(['dot', 'got', 'dog', 'not', 'dart', 'dut']);
 /** Heard for "at". */
 export const HEARD_AT = new Set(['at', 'and', 'add', 'had', 'it', 'an']);
 /** Heard for the top-level domain after "dot". */
-export const HEARD_TLD: Record<string, string> = { com: 'com', calm: 'com', come: 'com', comb: 'com', con: 'com', net: 'net', org: 'org' };
+export const HEARD_TLD: Record<string, string> = { com: 'com', calm: 'com', come: 'com', comb: 'com', con: 'com', khan: 'com', net: 'net', org: 'org' };
+/**
+ * Top-level domains as a recogniser writes them after a "dot" said as such, where the heard word is
+ * no domain of its own: "dot khan" (com), "dot easy" (the Irish "i e" run together).
+ */
+export const HEARD_TLD_AFTER_DOT: Record<string, string> = { calm: 'com', come: 'com', comb: 'com', con: 'com', khan: 'com', easy: 'ie' };
 /**
  * The second level of a British domain as heard: the recogniser writes the "co" of "dot co dot uk"
  * as "com" ("g dot telford at northgate b s dot com dot u k"), and there is no ".com.uk" to mean.
@@ -23,7 +28,8 @@ export function ukSecondLevel(label: string, next: string | undefined): string {
 }
 /** Heard for the big webmail domains, one or two words each. */
 export const HEARD_DOMAIN: Array<[string[], string]> = [
-  [['gmail'], 'gmail'], [['g', 'mail'], 'gmail'], [['g', 'male'], 'gmail'], [['gee', 'mail'], 'gmail'], [['nail'], 'gmail'], [['male'], 'gmail'], [['female'], 'gmail'],
+  // ("at mail dot com": the "g" lost; mail.com is rarely dictated, gmail every other call)
+  [['gmail'], 'gmail'], [['mail'], 'gmail'], [['g', 'mail'], 'gmail'], [['g', 'male'], 'gmail'], [['gee', 'mail'], 'gmail'], [['nail'], 'gmail'], [['male'], 'gmail'], [['female'], 'gmail'],
   [['hotmail'], 'hotmail'], [['hot', 'mail'], 'hotmail'], [['hot', 'male'], 'hotmail'],
   [['yahoo'], 'yahoo'], [['ya', 'who'], 'yahoo'], [['yeah', 'who'], 'yahoo'],
   [['outlook'], 'outlook'], [['out', 'look'], 'outlook'], [['out', 'luck'], 'outlook'],
@@ -158,7 +164,10 @@ export function dictationAsides(toks: DictationToken[]): boolean[] {
       if (aside[p]) break;
       said = toks[p].w + said;
     }
-    if (said === spelled) {
+    // ("priya dot nair, that's p r i y a, at ...": after "that's", the spelling of a word said a
+    // little before, with the address's separators between)
+    const earlier = a > i && toks.slice(Math.max(0, i - 4), i).some((t, j, all) => t.w === spelled && !all.slice(j).some((x) => /[.?!]/.test(x.post)));
+    if (said === spelled || earlier) {
       for (let j = i; j < b; j++) aside[j] = true;
       i = b - 1;
     }

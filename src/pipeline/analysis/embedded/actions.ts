@@ -646,9 +646,9 @@ function unclaimedAddressCandidates(ct: CallText, cands: readonly Candidate[]): 
       const readBack = !WEBMAIL.has(domain.split('.')[0]) && said.some((x) => x.domain === domain && x.unit.speaker.speakerId !== unit.speaker.speakerId && unit.turn - x.unit.turn >= 1 && unit.turn - x.unit.turn <= 2);
       said.push({ unit, domain });
       if (readBack) continue;
-      // ("For security, can you confirm the email address on the account?": an address said to prove
-      // who one is, nobody's to write to)
-      if (ct.units.some((u) => u.turn === unit.turn - 1 && u.speaker.speakerId !== unit.speaker.speakerId && /\bfor security\b|\b(?:confirm|verify)\b[^.?!]*\b(?:e-?mail|address)\b[^.?!]*\b(?:on|for)\s+(?:the|your)\s+(?:account|file|policy|record)\b/.test(u.plain))) continue;
+      // ("For security, can you confirm the email address on the account?", "What's the email address
+      // on the application?": an address said to prove who one is or to find a record, nobody's to write to)
+      if (ct.units.some((u) => u.turn === unit.turn - 1 && u.speaker.speakerId !== unit.speaker.speakerId && /\bfor security\b|\b(?:confirm|verify)\b[^.?!]*\b(?:e-?mail|address)\b[^.?!]*\b(?:on|for)\s+(?:the|your)\s+(?:account|file|policy|record)\b|\bwhat is the (?:e-?mail|address)\b[^.?!]*\b(?:on|for|under)\s+(?:the|your)\s+(?:account|file|policy|record|application|booking|order|reservation)\b/.test(u.plain))) continue;
       const near = (t: number) => t >= unit.turn - ADDRESS_REACH_BEFORE && t <= unit.turn + ADDRESS_REACH_AFTER;
       if (cands.some((c) => near(c.unit.turn) && (c.intent === 'email' || c.intent === 'meeting'))) continue;
       if (ct.units.some((u) => near(u.turn) && (MEETING_NOUN.test(u.plain) || providerOf(u.plain)))) continue;
@@ -1595,6 +1595,51 @@ function nearUnits(ct: CallText, units: Unit[], before: number, after: number): 
   return ct.units.filter((u) => u.turn >= lo && u.turn <= hi);
 }
 
+/**
+ * An address with the sender's own name in its local part ("kwame dot mensah eighty eight at ..." in
+ * Kwame's call) is where the sender is written to, not where they write: one said near an item the
+ * sender owns is taken only when no other address was said around it.
+ */
+function ownAddress(e: SpokenEmail, owner: Speaker): boolean {
+  const local = e.address.split('@')[0];
+  return [...speakerNameWords([owner])].some((n) => local.split(/[._-]/).some((part) => part.replace(/\d+$/, '') === n || (part.startsWith(n) && n.length >= 4)));
+}
+
+// "I'll email you the logo files, what's your address?": the sender asks where to write.
+const ASKS_ADDRESS = /\bwhat(?:'s| is) (?:your|the best|a good) (?:e-?mail(?: address)?|address)\b/i;
+
+/**
+ * The address the other party gives in answer, when the sender asks for it in the item's own turn
+ * after the item: an address said before the question (a read-back of another one) is not it.
+ */
+function askedAddress(ct: CallText, units: Unit[], owner: Speaker): { entity: SpokenEmail; unit: Unit } | null {
+  const last = units.reduce((a, u) => (u.idx > a.idx ? u : a), units[0]);
+  const asked = ct.units.find((u) => u.turn === last.turn && u.idx >= last.idx && u.speaker.speakerId === owner.speakerId && ASKS_ADDRESS.test(u.plain));
+  if (!asked) return null;
+  for (const u of ct.units) {
+    if (u.idx <= asked.idx || u.turn > asked.turn + 2 || u.speaker.speakerId === owner.speakerId) continue;
+    const e = u.entities.find((x) => x.kind === 'email');
+    if (e) return { entity: e as SpokenEmail, unit: u };
+  }
+  return null;
+}
+
+/**
+ * "Is it jill at petal one stem dot com?" asked by the sender, "yep, jill at petal and stem dot com"
+ * answered: the same local part said again by the other party in the next turn is their address as
+ * they say it, the one to write to.
+ */
+function answeredAddress(ct: CallText, found: { entity: SpokenEmail; unit: Unit } | null, owner: Speaker): { entity: SpokenEmail; unit: Unit } | null {
+  if (!found || found.unit.speaker.speakerId !== owner.speakerId) return found;
+  const local = found.entity.address.split('@')[0];
+  for (const u of ct.units) {
+    if (u.turn < found.unit.turn || u.turn > found.unit.turn + 1 || u.idx <= found.unit.idx || u.speaker.speakerId === owner.speakerId) continue;
+    const e = u.entities.find((x): x is SpokenEmail => x.kind === 'email' && x.address.split('@')[0] === local);
+    if (e) return { entity: e, unit: u };
+  }
+  return found;
+}
+
 /** The spoken entity of a kind nearest to the item, preferring the other party's words. */
 function nearestEntity<K extends 'email' | 'phone'>(
   ct: CallText,
@@ -1603,14 +1648,16 @@ function nearestEntity<K extends 'email' | 'phone'>(
   owner: Speaker,
   before: number,
   after: number,
+  /** Only what the other party said. */
+  othersOnly = false,
 ): { entity: K extends 'email' ? SpokenEmail : SpokenPhone; unit: Unit } | null {
-  const pool = nearUnits(ct, units, before, after);
+  const pool = nearUnits(ct, units, before, after).filter((u) => !othersOnly || u.speaker.speakerId !== owner.speakerId);
   const center = units.reduce((a, u) => a + u.turn, 0) / units.length;
   let best: { entity: any; unit: Unit; score: number } | null = null;
   for (const u of pool) {
     for (const e of u.entities) {
       if (e.kind !== kind) continue;
-      const score = Math.abs(u.turn - center) + (u.speaker.speakerId === owner.speakerId ? 0.5 : 0) + (units.includes(u) ? -2 : 0);
+      const score = Math.abs(u.turn - center) + (u.speaker.speakerId === owner.speakerId ? 0.5 : 0) + (units.includes(u) ? -2 : 0) + (kind === 'email' && ownAddress(e as SpokenEmail, owner) ? 6 : 0);
       if (!best || score < best.score) best = { entity: e, unit: u, score };
     }
   }
@@ -1632,7 +1679,7 @@ function metadataFor(ct: CallText, g: Group, best: Candidate, units: Unit[], due
   const title = titleOf(best);
   switch (g.intent) {
     case 'email': {
-      const found = nearestEntity(ct, units, 'email', g.owner, 4, 2);
+      const found = askedAddress(ct, units, g.owner) ?? answeredAddress(ct, nearestEntity(ct, units, 'email', g.owner, 4, 2), g.owner);
       if (found) {
         md.toEmail = found.entity.address;
         cited.push(found.unit);
@@ -1819,6 +1866,11 @@ function meetingItem(
   if (other) {
     attendees.push({ name: other.displayName || other.label, ...(emailFound && emailFound.unit.speaker.speakerId !== owner.speakerId ? { email: emailFound.entity.address } : {}) });
   }
+  // ("send it to dan dot whitfield at outlook dot com" said by Dan, the owner: the owner's own
+  // address, given for the invite, and the owner attends with it)
+  if (emailFound && emailFound.unit.speaker.speakerId === owner.speakerId && ownAddress(emailFound.entity, owner) && !attendees.some((a) => a.email)) {
+    attendees.push({ name: owner.displayName || owner.label, email: emailFound.entity.address });
+  }
   const topic = meetingTitle([...desires.filter((d) => inWin(d.unit)).map((d) => d.unit), ...units]) ?? meetingPurpose(units) ?? (other ? `${provider ? `${capitalize(provider)} call` : 'Call'} with ${other.displayName || other.label}` : null);
   const md: IntentMetadata = {
     providerHint: provider,
@@ -1880,7 +1932,9 @@ function attachmentItem(ct: CallText, g: Group, meeting: AnalysisActionItem, day
     const phrase = m[1].replace(/\s+(?:today|tonight|tomorrow|this \w+|by \w+|on \w+|later|too|as well)\b.*$/i, '');
     if (!DOCUMENTISH.test(phrase) || INVITE.test(phrase)) continue;
     const doc = phrase.replace(/^(our|my|your)\s+/i, 'the ');
-    const found = nearestEntity(ct, [c.unit], 'email', c.owner, 4, 2);
+    // (the other party's address: "is it jill at petal one stem dot com?" asked by the sender and
+    // "yep, jill at petal and stem dot com" answered, the answer is the one to use)
+    const found = nearestEntity(ct, [c.unit], 'email', c.owner, 4, 2, true);
     const otherName = c.other ? c.other.displayName || c.other.label : null;
     const due = c.dates.find((d) => d.date && d.date >= day);
     const md: IntentMetadata = {

@@ -8,7 +8,7 @@
 // as 0, so the digit-by-digit and clock readings are decided here from the shape of the run.
 
 import { TAKING_BACK, writeClockTimes } from './dates.js';
-import { dictationAsides, HEARD_AT, HEARD_DOMAIN, HEARD_DOT, HEARD_TLD, isLetter, nameHeardAs, ukSecondLevel, WEBMAIL, WRITING_REMARKS } from '../heard.js';
+import { dictationAsides, HEARD_AT, HEARD_DOMAIN, HEARD_DOT, HEARD_TLD, HEARD_TLD_AFTER_DOT, isLetter, nameHeardAs, ukSecondLevel, WEBMAIL, WRITING_REMARKS } from '../heard.js';
 
 export interface SpokenPhone {
   kind: 'phone';
@@ -500,6 +500,8 @@ function readHomophoneDigits(toks: Tok[]): Tok[] {
 }
 
 const LOCAL_SEPARATORS: Record<string, string> = { dot: '.', underscore: '_', dash: '-', hyphen: '-' };
+/** "eighty-four": a tens word and a unit written with a hyphen. */
+const numberWithHyphen = (w: string) => /^[a-z]+-[a-z]+$/.test(w) && w.split('-')[0] in TENS && isUnit(w.split('-')[1]);
 // Words that lead in to a dictated address and are never part of it ("email sarah at ...",
 // "yeah, um, tom ward at ..."): verbs of sending and fillers.
 const ADDRESS_LEAD = new Set([
@@ -524,16 +526,25 @@ function localPartBefore(
   dictated: ReadonlySet<string>,
   domain: string,
   spokenNames: ReadonlySet<string>,
+  remarkAfter = false,
 ): { start: number; local: string } | null {
   // the tokens that can belong to the address, nearest first
   const seq: number[] = [];
   let right = k;
+  // ("it's a dot desai, at brookside ...": a comma said just before the "at" of a local part whose
+  // own separators say where it starts; kept only when the local part has one, below)
+  let commaBeforeAt = false;
   for (let i = k - 1; i >= 0 && seq.length < 12; i--) {
     if (asides[i]) continue;
     const t = toks[i];
     // punctuation right after a word ends the address, unless a remark about it came in between
-    if (t.post && right === i + 1) break;
-    if (!/^[a-z0-9]+$/.test(t.w)) break;
+    if (t.post === ',' && i === k - 1 && !toks[k].pre) commaBeforeAt = true;
+    // ("j as in juliet, e s s, dot park": letters spelled in a group set off by commas)
+    else if (t.post === ',' && isLetter(t) && right === i + 1 && right < k && (toks[right].w in LOCAL_SEPARATORS || isLetter(toks[right]))) {
+      /* the spelling goes on */
+    } else if (t.post && right === i + 1) break;
+    // ("clarke eighty-four": a number written with its hyphen)
+    if (!/^[a-z0-9]+$/.test(t.w) && !numberWithHyphen(t.w)) break;
     seq.push(i);
     // a word opening a quote or bracket is as far back as the address can go
     if (t.pre) break;
@@ -541,7 +552,7 @@ function localPartBefore(
   }
   if (!seq.length) return null;
   // "all one word", "no spaces", "all together": the words said are one part
-  const oneWord = asides.some((x, i) => x && /^(?:one|spaces?|together)$/.test(toks[i].w) && WRITING_REMARKS.some((r) => r.includes(toks[i].w)));
+  const oneWord = remarkAfter || asides.some((x, i) => x && /^(?:one|spaces?|together)$/.test(toks[i].w) && WRITING_REMARKS.some((r) => r.includes(toks[i].w)));
   const segs: string[] = [];
   let start = -1;
   let p = 0;
@@ -571,28 +582,33 @@ function localPartBefore(
     p = seg.next;
   }
   if (!segs.length || start < 0) return null;
+  if (commaBeforeAt && segs.length < 3) return null;
   return { start, local: segs.join('') };
 
   /** One segment read backwards from seq[from]: digits, then a word, then letters; more words when licensed. */
   function readSegment(from: number, strict: boolean, first = false): { text: string; next: number } | null {
     const w = (n: number) => toks[seq[n]].w;
-    const plainWord = (n: number) => n < seq.length && !isLetter(toks[seq[n]]) && !(w(n) in LOCAL_SEPARATORS) && !isNumWord(w(n)) && !NOT_LOCAL_ALWAYS.has(w(n));
+    const numWord = (n: number) => isNumWord(w(n)) || numberWithHyphen(w(n));
+    const plainWord = (n: number) => n < seq.length && !isLetter(toks[seq[n]]) && !(w(n) in LOCAL_SEPARATORS) && !numWord(n) && !NOT_LOCAL_ALWAYS.has(w(n));
     let q = from;
     let digits = '';
-    while (q < seq.length && isNumWord(w(q)) && !(w(q) in SCALES) && q - from < 4) q++;
+    while (q < seq.length && numWord(q) && !(w(q) in SCALES) && q - from < 4) q++;
     // an "o" said alone is the letter ("k dot o dot brien", "bill o"), not a zero: a dictated
     // zero comes with other digits ("agent o seven")
     // ("k dot oh dot brien": an "oh" that is a whole part of the address between separators too)
     const lonePart = from + 1 >= seq.length || w(from + 1) in LOCAL_SEPARATORS;
     if (q === from + 1 && ((w(from) === 'o' && isLetter(toks[seq[from]])) || (w(from) === 'oh' && lonePart))) digits = 'o';
     else if (q > from) {
-      const ds = digitString(seq.slice(from, q).map((n) => toks[n].w).reverse());
+      const ds = digitString(seq.slice(from, q).map((n) => toks[n].w).reverse().flatMap(splitHyphen));
       if (ds === null) q = from;
       else digits = ds;
     }
     let word = '';
     let joinedBy: 'licence' | null = null;
-    if (plainWord(q) && !(strict && NOT_LOCAL.has(w(q)))) {
+    // ("l kim underscore home at ...": a word that is never an address alone is its part after a
+    // separator said before it)
+    const afterSeparator = q + 1 < seq.length && w(q + 1) in LOCAL_SEPARATORS && q + 2 < seq.length;
+    if (plainWord(q) && !(strict && NOT_LOCAL.has(w(q)) && !afterSeparator)) {
       // (a word that sounds like a name of the call and is said where an address's name goes: the name)
       word = nameHeardAs(w(q), spokenNames) ?? w(q);
       q++;
@@ -607,7 +623,9 @@ function localPartBefore(
         // ("it's elm street rentals at gmail dot com, all one word": three words, where nothing that
         // could be part of the address comes before them; "contact frank lee at ..." keeps two)
         const opens = q + n >= seq.length || NOT_LOCAL.has(w(q + n));
-        if ((oneWord && (n === 1 || opens)) || allNames || readBack) {
+        // ("ruth dot adeyemi tutoring at ...": two words after a separator have one spelling, run together)
+        const afterSep = n === 1 && q + 2 < seq.length && w(q + 1) in LOCAL_SEPARATORS && !(w(q + 1) === 'dot' && NOT_LOCAL.has(w(q + 2)));
+        if ((oneWord && (n === 1 || opens)) || allNames || readBack || afterSep) {
           word = joined;
           q += n;
           joinedBy = 'licence';
@@ -636,6 +654,15 @@ function localPartBefore(
     // a lone "a" or "i" before a word is the article or the pronoun
     if (letters && !(letters.length === 1 && /^[ai]$/.test(letters) && (word || digits))) q = r;
     else letters = '';
+    // "treasurer dot hollins c c at ...": letters said after a word, the two one part where a
+    // separator before the word says the part starts there; "it's hannah k seventy two at ...":
+    // a name, an initial and digits, where nothing before the name can be part of the address
+    const sepBefore = q + 1 < seq.length && w(q + 1) in LOCAL_SEPARATORS;
+    const opensAddress = first && digits !== '' && (q + 1 >= seq.length || ADDRESS_LEAD.has(w(q + 1)) || NOT_LOCAL.has(w(q + 1)));
+    if (letters && !word && plainWord(q) && !NOT_LOCAL.has(w(q)) && ((letters.length >= 2 && sepBefore) || opensAddress)) {
+      letters = w(q) + letters;
+      q++;
+    }
     const text = letters + word + digits;
     if (!text) return null;
     return { text, next: q };
@@ -643,7 +670,7 @@ function localPartBefore(
 }
 
 /** E-mail addresses spoken as "<local> at <domain> dot <tld>". */
-function emailReplacements(toks: Tok[], taken: Set<number>, names: ReadonlySet<string>, dictated: ReadonlySet<string>, spokenNames: ReadonlySet<string>): Replacement[] {
+function emailReplacements(toks: Tok[], taken: Set<number>, names: ReadonlySet<string>, dictated: ReadonlySet<string>, spokenNames: ReadonlySet<string>, oneWordAfter = false): Replacement[] {
   const out: Replacement[] = [];
   const asides = dictationAsides(toks);
   for (let k = 1; k < toks.length - 2; k++) {
@@ -663,6 +690,13 @@ function emailReplacements(toks: Tok[], taken: Set<number>, names: ReadonlySet<s
       // a second "at" means the domain starts after it ("dot at a cage at yahoo dot com")
       if (!/^[a-z0-9-]+$/.test(t.w) || t.w === 'at') break;
       const cur = labels[labels.length - 1];
+      // "at kestrel arch dot khan", "at harbour design dot easy": the top-level domain as a
+      // recogniser writes it, right after a "dot" and ending the address
+      if (labels.length >= 2 && cur.length === 0 && t.w in HEARD_TLD_AFTER_DOT && labels[labels.length - 2].length && (j + 1 >= toks.length || toks[j + 1].w !== 'dot')) {
+        cur.push(HEARD_TLD_AFTER_DOT[t.w]);
+        end = j + 1;
+        break;
+      }
       // "northfield dash group": a hyphen inside a label; "oak hollow h o a": letters spelled out
       if ((t.w === 'dash' || t.w === 'hyphen') && cur.length && j + 1 < toks.length && /^[a-z0-9]+$/.test(toks[j + 1].w)) {
         cur.push('-');
@@ -692,8 +726,13 @@ function emailReplacements(toks: Tok[], taken: Set<number>, names: ReadonlySet<s
       const mailed = plain.replace(/male$/, 'mail');
       return l.length > 1 && mailed !== plain && WEBMAIL.has(mailed) ? mailed : plain;
     };
-    const domain = labels.map(label).map((l, n, all) => ukSecondLevel(l, all[n + 1])).join('.');
-    const found = localPartBefore(toks, k, asides, names, dictated, domain, spokenNames);
+    // ("at mail dot com": the "g" of gmail lost, heard.ts)
+    const labelsRead = labels.map(label);
+    if (labelsRead.length === 2 && labelsRead[0] === 'mail' && labelsRead[1] === 'com') labelsRead[0] = 'gmail';
+    const domain = labelsRead.map((l, n, all) => ukSecondLevel(l, all[n + 1])).join('.');
+    // (a remark said as the next sentence is about the last address of this one)
+    const lastAt = !toks.slice(end).some((t) => t.w === 'at');
+    const found = localPartBefore(toks, k, asides, names, dictated, domain, spokenNames, oneWordAfter && lastAt);
     if (!found) continue;
     const s = found.start;
     const address = `${found.local}@${domain}`;
@@ -832,10 +871,17 @@ const WRITTEN_PHONE = /(?:\+\d[\d\s().-]{6,}\d|\(\d{3}\)\s?\d{3}[\s.-]\d{4}\b|\b
  * Rewrites one sentence from spoken to written form and lists the entities in it. Text that is
  * already written (digits, `x@y.com`) passes through and is reported too.
  */
-export function normalizeSpoken(text: string, names: ReadonlySet<string> = new Set(), dictated: ReadonlySet<string> = new Set(), spokenNames: ReadonlySet<string> = new Set()): Normalized {
+export function normalizeSpoken(
+  text: string,
+  names: ReadonlySet<string> = new Set(),
+  dictated: ReadonlySet<string> = new Set(),
+  spokenNames: ReadonlySet<string> = new Set(),
+  /** The next sentence is only a remark on how the address is written ("All one word."). */
+  oneWordAfter = false,
+): Normalized {
   const toks = readHomophoneDigits(tokenize(text));
   const taken = new Set<number>();
-  const reps: Replacement[] = [...emailReplacements(toks, taken, names, dictated, spokenNames), ...heardEmailReplacements(toks, taken, names, spokenNames)];
+  const reps: Replacement[] = [...emailReplacements(toks, taken, names, dictated, spokenNames, oneWordAfter), ...heardEmailReplacements(toks, taken, names, spokenNames)];
   for (const run of numberRuns(toks)) {
     if (run.start < toks.length && [...Array(run.end - run.start).keys()].some((i) => taken.has(run.start + i))) continue;
     const r = interpretRun(toks, run);

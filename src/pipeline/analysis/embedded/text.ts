@@ -129,7 +129,8 @@ const RUN_ON_OPENINGS = `(?:I'll|I will|I'm|I am|I'd (?:also |really )?(?:like|a
 const RUN_ON_CUT = new RegExp(`(?<!\\b(?:what|where|how|when|why|who|if|whether|because|once|unless|until|confirm|and|but|so))\\s+(?=${RUN_ON_OPENINGS})`, 'gi');
 // (a conjunction before such an opening goes with it: "... by the 13th and we'll see the counsellor")
 const CONJUNCTION_CUT = new RegExp(`(?<!\\b(?:what|where|how|when|why|who|if|whether|because|once|unless|until|confirm))\\s+(?=(?:and|but|so)\\s+${RUN_ON_OPENINGS})`, 'gi');
-const LEADING_ACK = /^((?:no problem|got it|sure|okay|ok|great|perfect|yes|yeah|fine|sounds good|of course|hello|hi|thanks|thank you|understood|right|alright)(?:\s+(?:no problem|got it|sure|okay|ok|great|perfect|yes|yeah|fine|sounds good|of course|thanks|thank you))*)\s+(?=\w)/i;
+// (not before "at ... dot ...": "hello at pixel work studio dot co" is the address of a shared mailbox)
+const LEADING_ACK = /^((?:no problem|got it|sure|okay|ok|great|perfect|yes|yeah|fine|sounds good|of course|hello|hi|thanks|thank you|understood|right|alright)(?:\s+(?:no problem|got it|sure|okay|ok|great|perfect|yes|yeah|fine|sounds good|of course|thanks|thank you))*)\s+(?=\w)(?!at\s+(?:\S+\s+){1,4}dot\s)/i;
 
 const SHORT_ACK = /^((?:no problem|got it|sure|okay|ok|great|perfect|yes|yeah|fine|sounds good|of course|thanks|thank you|alright|absolutely|definitely|certainly)(?:\s+(?:no problem|got it|sure|okay|ok|great|perfect|yes|yeah|fine|thanks|thank you))*)\s+(?=(?:I|I'll|I'm|I've|I'd|we|we'll|we're|let's|let me|please|can|could|will|would|you|you'll|that|that's|it's)\b)/i;
 
@@ -295,7 +296,9 @@ export function buildCallText(transcript: Transcript, context: AnalysisContext):
     const span = Math.max(0, seg.endSeconds - seg.startSeconds);
     sentences.forEach((text, k) => {
       if (!text) return;
-      const { text: norm, entities } = normalizeSpoken(text, names, dictated, spokenNames);
+      // ("It's gareth lyle plastering at gmail dot com. All one word.": the remark as a sentence of its own)
+      const oneWordAfter = ONE_WORD_REMARK.test(sentences[k + 1] ?? '');
+      const { text: norm, entities } = normalizeSpoken(text, names, dictated, spokenNames, oneWordAfter);
       for (const e of entities) if (e.kind === 'email') dictated.add(e.address);
       const past = isPastSentence(norm, views[k]);
       const start = seg.startSeconds + (span * offset) / total;
@@ -439,6 +442,9 @@ function dropAddressesCorrectedNextTurn(units: Unit[], names: ReadonlySet<string
     last.u.entities = last.u.entities.filter((x) => x !== last.e);
   }
 }
+
+/** A sentence that only says an address just said is written as one word. */
+const ONE_WORD_REMARK = /^(?:(?:it's|that's|and)\s+)?(?:all\s+)?(?:one word|together|no spaces?)(?:,?\s+(?:all\s+)?(?:lower\s?case|one word))?[.!]?$/i;
 
 /**
  * An address dictated and read back with the same local part but another domain ("elm street
