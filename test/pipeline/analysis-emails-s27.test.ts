@@ -4,36 +4,15 @@
 // with "hello", and which address goes on the item (the asked-for answer, not the sender's own).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { AnalysisContext } from '../../src/domain/analysis.js';
-import type { Transcript } from '../../src/domain/transcript.js';
-import { buildAnalysis, groundingViolations } from '../../src/pipeline/analysis/embedded/index.js';
 import { normalizeSpoken } from '../../src/pipeline/analysis/embedded/spoken.js';
-import { finalizeAnalysis } from '../../src/pipeline/analysis/finalize.js';
 import { groundAnalysis } from '../../src/pipeline/analysis/grounding.js';
-import { transcriptOf as turnsTranscript, type Turns } from '../support/analysis-turns.js';
+import { groundedAnalysis, type Turns } from '../support/analysis-turns.js';
 
 const recordedAt = '2026-03-11T16:05:00Z'; // a Wednesday
 
 const emailsOf = (text: string) => normalizeSpoken(text).entities.filter((e) => e.kind === 'email').map((e) => (e as { address: string }).address);
 
-const context = (user: string, contact: string): AnalysisContext => ({
-  userDisplayName: user,
-  contactName: contact,
-  phoneNumber: '+1 555 204 0000',
-  direction: 'INCOMING',
-  recordedAt,
-  title: null,
-});
-
-function grounded(turns: Turns, names: [string, string], runOn = false) {
-  const t0 = turnsTranscript(turns, names, recordedAt);
-  // (the recogniser's form: lower case, no punctuation)
-  const transcript: Transcript = runOn ? { ...t0, segments: t0.segments.map((s) => ({ ...s, text: s.text.toLowerCase().replace(/[.,?!]/g, '') })) } : t0;
-  const ctx = context(...names);
-  const raw = finalizeAnalysis(buildAnalysis(transcript, ctx), transcript);
-  assert.deepEqual(groundingViolations(raw, transcript, ctx), []);
-  return { transcript, raw };
-}
+const grounded = (turns: Turns, names: [string, string], runOn = false) => groundedAnalysis(turns, names, recordedAt, runOn);
 
 /** Every address put on the items: toEmail and attendees' e-mails. */
 function addressesOf(raw: ReturnType<typeof grounded>['raw']): string[] {

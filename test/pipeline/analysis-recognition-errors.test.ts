@@ -5,38 +5,24 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AnalysisContext } from '../../src/domain/analysis.js';
 import type { Transcript } from '../../src/domain/transcript.js';
-import { buildAnalysis, EmbeddedAnalyzer, groundingViolations } from '../../src/pipeline/analysis/embedded/index.js';
+import { buildAnalysis, EmbeddedAnalyzer } from '../../src/pipeline/analysis/embedded/index.js';
 import { normalizeSpoken, type SpokenPhone } from '../../src/pipeline/analysis/embedded/spoken.js';
 import { clausesOf } from '../../src/pipeline/analysis/embedded/clauses.js';
 import { heardTooPoorly, sendsPlatformInvite } from '../../src/pipeline/analysis/embedded/actions.js';
 import { buildCallText, punctuateRunOn } from '../../src/pipeline/analysis/embedded/text.js';
-import { finalizeAnalysis } from '../../src/pipeline/analysis/finalize.js';
 import { nameHeardAs, speakerNameWords } from '../../src/pipeline/analysis/heard.js';
 import { groundAnalysis } from '../../src/pipeline/analysis/grounding.js';
-import { transcriptOf as turnsTranscript, type Turns } from '../support/analysis-turns.js';
+import { groundedAnalysis as groundedAt, incomingCallContext, transcriptOf as turnsTranscript, type Turns } from '../support/analysis-turns.js';
 
 const recordedAt = '2025-06-11T16:05:00Z'; // a Wednesday
 
 
 const transcriptOf = (turns: Turns, names: [string, string]): Transcript => turnsTranscript(turns, names, recordedAt);
 
-const context = (user: string, contact: string): AnalysisContext => ({
-  userDisplayName: user,
-  contactName: contact,
-  phoneNumber: '+1 555 204 0000',
-  direction: 'INCOMING',
-  recordedAt,
-  title: null,
-});
+const context = (user: string, contact: string): AnalysisContext => incomingCallContext([user, contact], recordedAt);
 
 /** The finalized analysis of a dialogue between the user and the contact, checked to hold no grounding violation. */
-function groundedAnalysis(turns: Turns, names: [string, string]) {
-  const transcript = transcriptOf(turns, names);
-  const ctx = context(...names);
-  const raw = finalizeAnalysis(buildAnalysis(transcript, ctx), transcript);
-  assert.deepEqual(groundingViolations(raw, transcript, ctx), []);
-  return { transcript, raw };
-}
+const groundedAnalysis = (turns: Turns, names: [string, string]) => groundedAt(turns, names, recordedAt);
 
 /** How many grounding violations the analysis has once its first item of `intent` carries `metadata` too. */
 function violationsWhenForged(raw: ReturnType<typeof groundedAnalysis>['raw'], transcript: Transcript, intent: string, metadata: Record<string, unknown>): number {

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import type { AnalysisActionItem, AnalysisContext } from '../../src/domain/analysis.js';
 import { cleanTextOf, type Transcript } from '../../src/domain/transcript.js';
-import { buildAnalysis } from '../../src/pipeline/analysis/embedded/index.js';
+import { buildAnalysis, groundingViolations } from '../../src/pipeline/analysis/embedded/index.js';
 import type { clausesOf } from '../../src/pipeline/analysis/embedded/clauses.js';
 import { finalizeAnalysis } from '../../src/pipeline/analysis/finalize.js';
 import { resolvedTwoSpeakers } from '../fixtures/seed.js';
@@ -72,3 +72,21 @@ export function meetingOf(turns: Turns, names: [string, string], recordedAt: str
 
 /** One sentence as the clause reader takes it (clausesOf). */
 export const unit = (text: string) => ({ text, norm: text, plain: text.toLowerCase(), isQuestion: /\?$/.test(text), dates: [], past: false }) as unknown as Parameters<typeof clausesOf>[0];
+
+/** The context of an incoming call from the contact to the user, recorded at `recordedAt`. */
+export function incomingCallContext(names: [string, string], recordedAt: string): AnalysisContext {
+  return { userDisplayName: names[0], contactName: names[1], phoneNumber: '+1 555 204 0000', direction: 'INCOMING', recordedAt, title: null };
+}
+
+/**
+ * The finalized analysis of an incoming call of these turns, checked to hold no grounding violation;
+ * with `runOn`, the turns as an offline recogniser writes them (lower case, no punctuation).
+ */
+export function groundedAnalysis(turns: Turns, names: [string, string], recordedAt: string, runOn = false): { transcript: Transcript; raw: ReturnType<typeof finalizeAnalysis> } {
+  const written = transcriptOf(turns, names, recordedAt);
+  const transcript: Transcript = runOn ? { ...written, segments: written.segments.map((s) => ({ ...s, text: s.text.toLowerCase().replace(/[.,?!]/g, '') })) } : written;
+  const ctx = incomingCallContext(names, recordedAt);
+  const raw = finalizeAnalysis(buildAnalysis(transcript, ctx), transcript);
+  assert.deepEqual(groundingViolations(raw, transcript, ctx), []);
+  return { transcript, raw };
+}
