@@ -28,8 +28,8 @@ export function ukSecondLevel(label: string, next: string | undefined): string {
 }
 /** Heard for the big webmail domains, one or two words each. */
 export const HEARD_DOMAIN: Array<[string[], string]> = [
-  // ("at mail dot com": the "g" lost; mail.com is rarely dictated, gmail every other call)
-  [['gmail'], 'gmail'], [['mail'], 'gmail'], [['g', 'mail'], 'gmail'], [['g', 'male'], 'gmail'], [['gee', 'mail'], 'gmail'], [['nail'], 'gmail'], [['male'], 'gmail'], [['female'], 'gmail'],
+  // (not "mail" alone: mail.com is a real provider, and its users would get a gmail address nobody said)
+  [['gmail'], 'gmail'], [['g', 'mail'], 'gmail'], [['g', 'male'], 'gmail'], [['gee', 'mail'], 'gmail'], [['nail'], 'gmail'], [['male'], 'gmail'], [['female'], 'gmail'],
   [['hotmail'], 'hotmail'], [['hot', 'mail'], 'hotmail'], [['hot', 'male'], 'hotmail'],
   [['yahoo'], 'yahoo'], [['ya', 'who'], 'yahoo'], [['yeah', 'who'], 'yahoo'],
   [['outlook'], 'outlook'], [['out', 'look'], 'outlook'], [['out', 'luck'], 'outlook'],

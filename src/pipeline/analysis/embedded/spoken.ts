@@ -726,10 +726,7 @@ function emailReplacements(toks: Tok[], taken: Set<number>, names: ReadonlySet<s
       const mailed = plain.replace(/male$/, 'mail');
       return l.length > 1 && mailed !== plain && WEBMAIL.has(mailed) ? mailed : plain;
     };
-    // ("at mail dot com": the "g" of gmail lost, heard.ts)
-    const labelsRead = labels.map(label);
-    if (labelsRead.length === 2 && labelsRead[0] === 'mail' && labelsRead[1] === 'com') labelsRead[0] = 'gmail';
-    const domain = labelsRead.map((l, n, all) => ukSecondLevel(l, all[n + 1])).join('.');
+    const domain = labels.map(label).map((l, n, all) => ukSecondLevel(l, all[n + 1])).join('.');
     // (a remark said as the next sentence is about the last address of this one)
     const lastAt = !toks.slice(end).some((t) => t.w === 'at');
     const found = localPartBefore(toks, k, asides, names, dictated, domain, spokenNames, oneWordAfter && lastAt);
