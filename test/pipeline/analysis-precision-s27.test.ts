@@ -32,6 +32,8 @@ describe('a caution said as a negative imperative', () => {
     assert.ok(!bare.some((t) => /lean/i.test(t)), bare.join(' | '));
     // (a prohibition for a while, until or after a time, is still something to keep to)
     assert.ok(clausesOf(unit('Please do not run the dishwasher until the part arrives.')).some((c) => c.kind === 'request' && !c.negated));
+    // (nor is a reminder said in the negative: "don't forget to ...")
+    assert.ok(clausesOf(unit("Please don't forget to bring your passport.")).some((c) => c.kind === 'request' && !c.negated));
   });
 });
 
@@ -99,6 +101,8 @@ describe("the speaker's own ride", () => {
     }
     // (booking a ride for someone else is an errand)
     assert.ok(clausesOf(unit("I'll book a cab for my mom on Friday.")).some((c) => c.kind === 'commit'));
+    assert.ok(clausesOf(unit("I'll book a taxi for you.")).some((c) => c.kind === 'commit'));
+    assert.ok(clausesOf(unit("I'll order a cab to the station for you.")).some((c) => c.kind === 'commit'));
   });
 });
 
