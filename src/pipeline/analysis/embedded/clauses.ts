@@ -473,6 +473,8 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
   const isQ = unit.isQuestion && /\?\s*$/.test(unit.text);
   const mk = (kind: ClauseKind, vp: string, negated = false): Omit<Clause, 'offset'> => {
     const v = clean(vp);
+    // (no errand on purpose: the speech-act model leaves such a clause alone, Clause.ruledOut)
+    const ruledOut = (): Omit<Clause, 'offset'> => ({ ...base, kind: 'other', vp: v, verb: verbOf(v), negated, ruledOut: true });
     // (an action said with no verb is a garble, not an action; "please" asks whatever the words after
     // it were heard as, "please in melee to parking permits ..." for "please email it to ...")
     const acts = kind === 'request' || kind === 'commit' || kind === 'soft' || kind === 'joint';
@@ -482,16 +484,16 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
     // "let me give you my email": one's own details, said there and then, are no errand (nor the
     // other party's asked for: "can you give me his number?")
     // "I'll bring my fiancee", "bring the kids if you can": people who come along, no errand
-    if (acts && (OWN_DETAILS.test(v) || (ASK_DETAILS.test(v) && !BY_CHANNEL.test(v)) || BRING_PEOPLE.test(v))) return { ...base, kind: 'other', vp: v, verb: verbOf(v), negated, ruledOut: true };
+    if (acts && (OWN_DETAILS.test(v) || (ASK_DETAILS.test(v) && !BY_CHANNEL.test(v)) || BRING_PEOPLE.test(v))) return ruledOut();
     // verbs of asking or promising that do nothing after the call: an idiom ("call it ten", "call it a
     // day"), a hope said as an order ("please tell me this is good news"), a note the speaker makes
     // there and then ("I'll put that in the notes"), a watch for what the other side will send
     // ("keep an eye on your junk folder for the invite")
-    if (acts && NO_ERRAND.test(v)) return { ...base, kind: 'other', vp: v, verb: verbOf(v), negated, ruledOut: true };
+    if (acts && NO_ERRAND.test(v)) return ruledOut();
     // "could you use my work email instead, it's ...": where to reach someone, asked for, is the
     // address of something already arranged (an invite, an e-mail), not an errand of its own
-    if (acts && HOW_TO_REACH.test(v)) return { ...base, kind: 'other', vp: v, verb: verbOf(v), negated, ruledOut: true };
-    if ((kind === 'commit' || kind === 'soft') && OWN_RIDE.test(v)) return { ...base, kind: 'other', vp: v, verb: verbOf(v), negated, ruledOut: true };
+    if (acts && HOW_TO_REACH.test(v)) return ruledOut();
+    if ((kind === 'commit' || kind === 'soft') && OWN_RIDE.test(v)) return ruledOut();
     // "please don't try to lift it yourself", "never lean it on the gutter": a caution, said as a
     // negative imperative with no time it holds for, asks for nothing to be done (one kept for a
     // while, "don't run the dishwasher until the part arrives", "no food after ten", stays one)
@@ -500,13 +502,15 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
   };
 
   if (!text) return mk('other', '');
+  /** The whole sentence is no errand, on purpose (see Clause.ruledOut). */
+  const noErrand = (): Omit<Clause, 'offset'> => ({ ...mk('other', text), ruledOut: true });
   let m0: RegExpMatchArray | null;
   // (read as no errand on purpose, so the speech-act model leaves them alone: "use my cell it's four
   // one two ..." as a recogniser writes it was made a request by the model)
-  if (PLEASANTRY.test(text) || WELL_WISHES.test(text) || HOW_TO_REACH.test(text) || WAIT_IT_OUT.test(text)) return { ...mk('other', text), ruledOut: true };
+  if (PLEASANTRY.test(text) || WELL_WISHES.test(text) || HOW_TO_REACH.test(text) || WAIT_IT_OUT.test(text)) return noErrand();
   // "can you do earlier, I have to get to work, actually never mind": a request taken back in the
   // same breath (unpunctuated, as a recogniser writes it) asks nothing
-  if (WITHDRAWN_END.test(text)) return { ...mk('other', text), ruledOut: true };
+  if (WITHDRAWN_END.test(text)) return noErrand();
   // "Okay, go ahead with the repair": consent to what the other party offered, not a new task
   // ("please go ahead whenever you're ready": leave to speak, not an errand; "please go ahead and book
   // it" asks for the booking)
@@ -574,7 +578,7 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
   if ((m = text.match(YOU_NEED))) return /^you\s+(?:would|might|may)\s+(?:need to|have to)\b/i.test(text) ? { ...mk('request', m[1]), conditional: true } : mk('request', m[1]);
   // ("let's see, your email?", "let's see here": thinking aloud while looking something up, as "let me
   // see" is, not a plan of the two)
-  if (/^let us see\b(?!\s+(?:if|whether|about|how)\b)/i.test(text)) return { ...mk('other', text), ruledOut: true };
+  if (/^let us see\b(?!\s+(?:if|whether|about|how)\b)/i.test(text)) return noErrand();
   if ((m = text.match(LET_US))) return mk('joint', m[1]);
   if ((m = text.match(LET_ME))) return mk('commit', m[1]);
   if (/^let me\b/i.test(text)) return mk('other', text);
