@@ -8,6 +8,7 @@ import { buildCallDictionary, buildDictationModel, dictationArpa, dictationCount
 import { DEFAULT_POCKETSPHINX_MODEL_DIR, PocketsphinxTranscriber, parseHypseg } from '../../src/pipeline/transcription/pocketsphinx.js';
 import { logProbability, parseArpa } from '../../src/pipeline/transcription/language-model.js';
 import { corpusFile, ensureCorpus, loadTruth } from '../support/corpus.js';
+import { synthesizeSpeech } from '../support/voices.js';
 
 const BASE_DICT = path.join(DEFAULT_POCKETSPHINX_MODEL_DIR, 'cmudict-en-us.dict');
 let tmp: string;
@@ -104,6 +105,20 @@ describe('per-call dictionary', () => {
     const text = withNames.words.map((w) => w.word).join(' ');
     assert.match(text, /\bbayview logistics\b/);
     assert.ok(!/smith\(/.test(text));
+  });
+
+  it('hears words cmudict lacks that the call model adds: FaceTime, Venmo (real pocketsphinx)', async () => {
+    // flite reads "FaceTime" as "fass time"; "face time" gets it the way people say it.
+    const ps = new PocketsphinxTranscriber();
+    const dir = fs.mkdtempSync(path.join(tmp, 'words-'));
+    const heard: string[] = [];
+    for (const [k, sentence] of ["Let's do a face time call at seven.", 'Just pay me back on Venmo, no rush.'].entries()) {
+      const wavPath = synthesizeSpeech(dir, 'rms', sentence, `s${k}`);
+      const r = await ps.transcribe({ wavPath, durationSeconds: (fs.statSync(wavPath).size - 44) / 32_000 });
+      heard.push(r.words.map((w) => w.word).join(' '));
+    }
+    assert.match(heard[0], /\bfacetime call\b/);
+    assert.match(heard[1], /\bon venmo\b/);
   });
 });
 

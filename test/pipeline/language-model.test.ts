@@ -1,7 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { estimateModel, logProbability, mixModels, parseArpa, writeArpa, type BackoffModel } from '../../src/pipeline/transcription/language-model.js';
-import { callModelKey, phraseSentences } from '../../src/pipeline/transcription/call-language-model.js';
+import fs from 'node:fs';
+import { addedWords, CALL_WORDS_PATH, callModelKey, callWords, findCallLanguageModel, phraseSentences } from '../../src/pipeline/transcription/call-language-model.js';
+import { DEFAULT_POCKETSPHINX_MODEL_DIR } from '../../src/pipeline/transcription/pocketsphinx.js';
+import path from 'node:path';
 
 // A small general model over a six-word vocabulary: properly normalised unigrams, a few bigrams
 // and one trigram, with the backoff weights the mixture code recomputes anyway.
@@ -108,5 +111,38 @@ describe('the phone-call model inputs', () => {
     assert.equal(callModelKey(base, 'a b'), callModelKey(Buffer.from('model'), 'a b'));
     assert.notEqual(callModelKey(base, 'a b'), callModelKey(base, 'a c'));
     assert.notEqual(callModelKey(base, 'a b'), callModelKey(Buffer.from('other'), 'a b'));
+  });
+
+  it('adds the listed words cmudict lacks, and the training text\'s possessives of words it knows', () => {
+    const known = new Map([['quote', 'K W OW T'], ['plumber', 'P L AH M ER'], ['fridge', 'F R IH JH'], ['zoom', 'Z UW M'], ["zoom's", 'Z UW M Z']]);
+    const listed = callWords('# comment\nfacetime F EY S T AY M\nzoom Z UW M\n');
+    const added = addedWords(known, listed, [["the", "quote's", 'fine'], ["plumber's", 'van'], ["fridge's", 'door'], ["facetime's", 'down'], ["zoom's", 'up'], ["okafor's", 'desk']]);
+    assert.deepEqual(added, [
+      { word: 'facetime', phones: 'F EY S T AY M' },
+      { word: "quote's", phones: 'K W OW T S' },
+      { word: "plumber's", phones: 'P L AH M ER Z' },
+      { word: "fridge's", phones: 'F R IH JH IH Z' },
+      { word: "facetime's", phones: 'F EY S T AY M Z' },
+    ]);
+  });
+
+  it('lists only words cmudict lacks, each once, in CMU phones', () => {
+    const listed = callWords(fs.readFileSync(CALL_WORDS_PATH, 'utf8'));
+    assert.ok(listed.some((w) => w.word === 'facetime'));
+    assert.equal(new Set(listed.map((w) => w.word)).size, listed.length);
+    const cmu = new Set(fs.readFileSync(path.join(DEFAULT_POCKETSPHINX_MODEL_DIR, 'cmudict-en-us.dict'), 'utf8').split('\n').map((l) => l.split(' ')[0]));
+    const phones = new Set('AA AE AH AO AW AY B CH D DH EH ER EY F G HH IH IY JH K L M N NG OW OY P R S SH T TH UH UW V W Y Z ZH'.split(' '));
+    for (const { word, phones: p } of listed) {
+      assert.ok(!cmu.has(word), `${word} is in cmudict already`);
+      for (const ph of p.split(' ')) assert.ok(phones.has(ph), `${word}: ${ph} is no phone of the acoustic model`);
+    }
+  });
+
+  it('builds its dictionary beside the model, with the listed words', () => {
+    const built = findCallLanguageModel(path.join(DEFAULT_POCKETSPHINX_MODEL_DIR, 'en-us.lm.bin'));
+    assert.ok(built, 'the call model is built by scripts/bootstrap.sh before the tests');
+    const lines = fs.readFileSync(built.dictPath, 'utf8').split('\n');
+    assert.ok(lines.includes('facetime F EY S T AY M'));
+    assert.ok(lines.includes('hello HH AH L OW'));
   });
 });

@@ -9,6 +9,11 @@
 // dist/call-model/; the recogniser uses it when it is there and the general model otherwise. The
 // file's name carries a hash of everything it is made of, so a changed phrase list or Debian model
 // is rebuilt rather than reused.
+//
+// Beside it goes its dictionary (calls-<key>.dict): Debian's cmudict plus the words of call-words.txt
+// and the possessives of the training text ("quote's", "plumber's") that cmudict lacks. A word the
+// dictionary lacks is never recognised, and the general model drops it from its vocabulary: both
+// get it here, the model its probability from the training text.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -30,11 +35,14 @@ import { readTrieModel } from './trie-model.js';
  */
 export const GENERAL_MODEL_WEIGHT = 0.6;
 /** Bumped when the way the model is built changes, so that old builds are not reused. */
-const BUILDER_VERSION = 1;
+const BUILDER_VERSION = 2;
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const CALL_PHRASES_PATH = path.join(here, 'call-phrases.txt');
 export const CALL_DIALOGUES_PATH = path.join(here, 'call-dialogues.txt');
+export const CALL_WORDS_PATH = path.join(here, 'call-words.txt');
+/** Debian's pronunciation dictionary, beside the general model (package pocketsphinx-en-us). */
+export const BASE_DICTIONARY_NAME = 'cmudict-en-us.dict';
 export const CALL_MODEL_DIR = path.resolve(here, '../../../dist/call-model');
 export const LM_CONVERT_BINARY = 'sphinx_lm_convert';
 
@@ -61,12 +69,66 @@ export function callModelKey(baseModel: Buffer, phrases: string): string {
 export interface CallModelLocation {
   /** The language model file for pocketsphinx's -lm (binary, or ARPA text when it could not be converted). */
   path: string;
+  /** Its pronunciation dictionary for -dict: cmudict and the words the model adds to it. */
+  dictPath: string;
   key: string;
 }
 
 /** The model's training text: the phrase list, then the dev dialogues' sentences (one file's lines after the other's). */
 export function callModelText(): string {
   return `${fs.readFileSync(CALL_PHRASES_PATH, 'utf8')}\n${fs.readFileSync(CALL_DIALOGUES_PATH, 'utf8')}`;
+}
+
+/** What the model is made of besides the general model: the training text and the added words. */
+function callModelInputs(): string {
+  return `${callModelText()}\n${fs.readFileSync(CALL_WORDS_PATH, 'utf8')}`;
+}
+
+/** call-words.txt's words and pronunciations (`word PHONES`, lines starting with # are comments). */
+export function callWords(text: string): Array<{ word: string; phones: string }> {
+  return text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0 && !l.startsWith('#'))
+    .map((l) => {
+      const sp = l.indexOf(' ');
+      return { word: l.slice(0, sp), phones: l.slice(sp + 1).trim() };
+    });
+}
+
+const VOICELESS = new Set(['P', 'T', 'K', 'F', 'TH']);
+const SIBILANT = new Set(['S', 'Z', 'SH', 'ZH', 'CH', 'JH']);
+
+/**
+ * The words to add to the dictionary `known` (word -> first pronunciation): call-words.txt's, and the
+ * training text's possessives and "is" contractions of known words ("quote's" = quote + S), which
+ * cmudict has for few words and the dialogues use often.
+ */
+export function addedWords(known: ReadonlyMap<string, string>, listed: ReadonlyArray<{ word: string; phones: string }>, sentences: ReadonlyArray<readonly string[]>): Array<{ word: string; phones: string }> {
+  const out = new Map<string, string>();
+  for (const { word, phones } of listed) if (!known.has(word)) out.set(word, phones);
+  for (const s of sentences) {
+    for (const w of s) {
+      const m = /^([a-z]+)'s$/.exec(w);
+      if (!m || known.has(w) || out.has(w)) continue;
+      const base = known.get(m[1]) ?? out.get(m[1]);
+      if (!base) continue;
+      const last = base.split(' ').pop()!;
+      out.set(w, `${base} ${SIBILANT.has(last) ? 'IH Z' : VOICELESS.has(last) ? 'S' : 'Z'}`);
+    }
+  }
+  return [...out].map(([word, phones]) => ({ word, phones }));
+}
+
+/** Each word of a dictionary file with its first pronunciation. */
+function dictionaryWords(text: string): Map<string, string> {
+  const words = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    const sp = line.indexOf(' ');
+    const word = sp > 0 ? line.slice(0, sp).replace(/\(\d+\)$/, '') : '';
+    if (word && !words.has(word)) words.set(word, line.slice(sp + 1).trim());
+  }
+  return words;
 }
 
 const located = new Map<string, CallModelLocation | null>();
@@ -77,11 +139,12 @@ export function findCallLanguageModel(baseModelPath: string, dir = CALL_MODEL_DI
   if (located.has(memo)) return located.get(memo)!;
   let found: CallModelLocation | null = null;
   try {
-    const key = callModelKey(fs.readFileSync(baseModelPath), callModelText());
+    const key = callModelKey(fs.readFileSync(baseModelPath), callModelInputs());
+    const dictPath = path.join(dir, `calls-${key}.dict`);
     for (const ext of ['lm.bin', 'arpa']) {
       const p = path.join(dir, `calls-${key}.${ext}`);
-      if (fs.existsSync(p)) {
-        found = { path: p, key };
+      if (fs.existsSync(p) && fs.existsSync(dictPath)) {
+        found = { path: p, dictPath, key };
         break;
       }
     }
@@ -102,12 +165,25 @@ export async function buildCallLanguageModel(baseModelPath: string, dir = CALL_M
   if (existing) return existing;
   const base = await fsp.readFile(baseModelPath);
   const phrases = callModelText();
-  const key = callModelKey(base, phrases);
+  const key = callModelKey(base, callModelInputs());
   await fsp.mkdir(dir, { recursive: true });
   const t0 = performance.now();
+  const sentences = phraseSentences(phrases);
+  // The dictionary first (renamed into place before the model: the model's presence means both are there).
+  const baseDictText = await fsp.readFile(path.join(path.dirname(baseModelPath), BASE_DICTIONARY_NAME), 'utf8');
+  const added = addedWords(dictionaryWords(baseDictText), callWords(await fsp.readFile(CALL_WORDS_PATH, 'utf8')), sentences);
+  const dictPath = path.join(dir, `calls-${key}.dict`);
+  const tmpDict = path.join(dir, `.calls-${key}.${process.pid}.dict`);
+  await fsp.writeFile(tmpDict, `${baseDictText.replace(/\n?$/, '\n')}${added.map((a) => `${a.word} ${a.phones}\n`).join('')}`);
+  await fsp.rename(tmpDict, dictPath);
   const general = readTrieModel(base);
+  // The added words join the general model's vocabulary at its rarest word's probability: the
+  // training text, through the mixture, gives them theirs.
+  let floor = 0;
+  for (const e of general.grams[0].values()) if (e.logProb > -90) floor = Math.min(floor, e.logProb);
+  for (const a of added) if (!general.grams[0].has(a.word)) general.grams[0].set(a.word, { logProb: floor, logBackoff: 0 });
   const prior = new Map([...general.grams[0]].map(([w, e]) => [w, e.logProb]));
-  const domain = estimateModel(phraseSentences(phrases), prior);
+  const domain = estimateModel(sentences, prior);
   const mixed = mixModels(general, domain, GENERAL_MODEL_WEIGHT);
   const tmpArpa = path.join(dir, `.calls-${key}.${process.pid}.arpa`);
   await fsp.writeFile(tmpArpa, writeArpa(mixed));
@@ -119,13 +195,13 @@ export async function buildCallLanguageModel(baseModelPath: string, dir = CALL_M
       await runChild(LM_CONVERT_BINARY, ['-i', tmpArpa, '-o', tmpBin], { timeoutMs: 10 * 60_000, maxStdoutBytes: 1024 * 1024, maxStderrBytes: 16 * 1024 * 1024 });
       const target = path.join(dir, `calls-${key}.lm.bin`);
       await fsp.rename(tmpBin, target);
-      return { path: target, key };
+      return { path: target, dictPath, key };
     } catch {
       await fsp.rm(tmpBin, { force: true });
       log(`${LM_CONVERT_BINARY} (Debian package sphinxbase-utils) is not available: keeping the model as ARPA text, which loads slower`);
       const target = path.join(dir, `calls-${key}.arpa`);
       await fsp.rename(tmpArpa, target);
-      return { path: target, key };
+      return { path: target, dictPath, key };
     }
   } finally {
     await fsp.rm(tmpArpa, { force: true });

@@ -235,6 +235,8 @@ export class PocketsphinxTranscriber implements Transcriber {
   readonly languageModelPath: string;
   /** Whether that is the phone-call model (false: the general one, e.g. not built yet). */
   readonly usesCallModel: boolean;
+  /** The pronunciation dictionary: the call model's (cmudict and the words it adds) or cmudict. */
+  private readonly dictionaryPath: string;
 
   constructor(cfg: PocketsphinxConfig = {}) {
     this.binary = cfg.binary ?? DEFAULT_POCKETSPHINX_BINARY;
@@ -250,6 +252,7 @@ export class PocketsphinxTranscriber implements Transcriber {
     const calls = choice === 'calls' ? findCallLanguageModel(general) : null;
     this.languageModelPath = calls?.path ?? (choice === 'calls' || choice === 'general' ? general : choice);
     this.usesCallModel = calls !== null;
+    this.dictionaryPath = calls?.dictPath ?? path.join(this.modelDir, 'cmudict-en-us.dict');
     // The model's name says which language model recognised the call (and keys recognition caches).
     this.model = calls ? `${modelName(this.modelDir)}+calls-${calls.key.slice(0, 8)}` : modelName(this.modelDir);
   }
@@ -271,7 +274,7 @@ export class PocketsphinxTranscriber implements Transcriber {
     const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'pocketsphinx-'));
     try {
       // The call's names that cmudict lacks, pronounced for this run only (dictionary.ts).
-      const baseDict = path.join(this.modelDir, 'cmudict-en-us.dict');
+      const baseDict = this.dictionaryPath;
       const dict = input.vocabulary?.length ? await buildCallDictionary(baseDict, [...input.vocabulary], dir, { signal: input.signal }) : null;
       const model = await modelFor(path.join(this.modelDir, 'en-us'), callArgs, dir);
       // The control file names audio by a path relative to -cepdir, split on spaces: a link with a
