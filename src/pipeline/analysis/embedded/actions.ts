@@ -76,7 +76,7 @@ const MEANS_AFTER = /^(?:like|say|maybe|perhaps|just|ideally|even|or|by|via)\s+(
 
 const IN_THE_EMAIL = /\b(?:in|from|inside|within|under|at the (?:bottom|top|end) of)\s+(?:the|that|this|my|your|our|their|an?)\s+(?:\w+\s+)?e-?mails?\b/gi;
 
-const VIDEO_CALL_VP = /^(?:video[- ]?call|video chat|facetime|skype)\s+(?:you|me|us|him|her|them|[A-Z][a-z]+)\b/i;
+const VIDEO_CALL_VP = /^(?:video[- ]?call|video chat|face ?time|skype)\s+(?:you|me|us|him|her|them|[A-Z][a-z]+)\b/i;
 
 /** Provider named in a text, only when it was explicit. */
 export function providerOf(text: string): Candidate['provider'] {
@@ -122,7 +122,7 @@ const CHUNK = new RegExp(`\\b(?:the|a|an|your|my|our|their|his|her)\\s+((?:[A-Za
 
 const POSSESSED = new RegExp(`\\b(?!(?:it|that|what|there|here|he|she|who|where|let|how|when|why|one|everything|nothing|someone|somebody|everyone|today|tomorrow|tonight|yesterday|week|month|year)'s\\b)([A-Za-z]+)'s\\s+((?:[A-Za-z0-9'-]+\\s+){0,3}?[A-Za-z0-9'-]+)(?=\\s+(?:${CHUNK_STOP})\\b|\\s*[,.?!;:]|\\s*$)`, 'gi');
 
-const MEETING_CALL = /\b(?:video|zoom|teams|conference|group|facetime|skype)\s+call$/i;
+const MEETING_CALL = /\b(?:video|zoom|teams|conference|group|face ?time|skype)\s+call$/i;
 
 /** Determiner-led noun chunks ("the train times", "a written quote", "invoice 2041"). */
 export function nounChunks(text: string): string[] {
@@ -1251,7 +1251,7 @@ const APPOINTMENT_HEAD = 'appointment|visit|inspection|delivery|service|repair|i
 const APPOINTMENT_NOUN = new RegExp(`\\b(?:the|your|my|our|a|an|this)\\s+(?!(?:last|previous|past)\\b)((?:[a-z-]+\\s+){0,2}?(?:${APPOINTMENT_HEAD}))\\b`, 'i');
 const APPOINTMENT_NOUNS = new RegExp(`\\b(?:the|your|my|our|a|an|this)\\s+(?!(?:last|previous|past)\\b)((?:[a-z-]+\\s+){0,2}?(?:${APPOINTMENT_HEAD}))s?\\b`, 'i');
 // (and one where nothing says it is remote: "Dr Patel can see you on Thursday at 11:20")
-const REMOTE = /\b(?:call|calls|ring|phone|video|zoom|teams|meet|skype|facetime|whats ?app|link|invite|invitation|dial|dial-in|online|virtual|virtually|remote|remotely|webinar|screen)\b/i;
+const REMOTE = /\b(?:call|calls|ring|phone|video|zoom|teams|meet|skype|face ?time|whats ?app|link|invite|invitation|dial|dial-in|online|virtual|virtually|remote|remotely|webinar|screen)\b/i;
 const IN_PERSON = /\b(?:in person|face to face|come (?:in|down|into|by)|at (?:the|our) (?:office|clinic|school|branch|surgery|practice|store|shop|front desk|reception))\b/i;
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
