@@ -1194,6 +1194,7 @@ export function extractActions(ct: CallText): ActionResult {
   }
 
   actionItems.sort((a, b) => (a.sourceSegmentIds?.[0] ?? '').localeCompare(b.sourceSegmentIds?.[0] ?? ''));
+  mergeSameErrands(actionItems);
   const commitments = cands
     .filter((c) => c.clause.kind === 'commit' && !GENERIC_VP.test(c.clause.vp))
     .map((c) => {
@@ -1738,6 +1739,34 @@ function metadataFor(ct: CallText, g: Group, best: Candidate, units: Unit[], due
     }
   }
   return { metadata: md, units: cited };
+}
+
+/**
+ * One e-mail asked for, then promised again turns later with the address that was spelled in between
+ * ("Could you email that through to us today?" ... "It's transfers at rego hub dot com dot au" ...
+ * "I'll flick it through this arvo"), is one errand, not two items: two e-mail items of one owner to
+ * the same recipient (the same address, or the same name where only one has an address) become the
+ * earlier one, with the other's address, due day and sentences. In place; `items` sorted by source.
+ */
+function mergeSameErrands(items: AnalysisActionItem[]): void {
+  for (let i = 0; i < items.length; i++) {
+    const a = items[i];
+    if (a.intent !== 'email') continue;
+    for (let j = i + 1; j < items.length; j++) {
+      const b = items[j];
+      if (b.intent !== 'email' || b.ownerSpeakerId !== a.ownerSpeakerId) continue;
+      const am = a.intentMetadata ?? {};
+      const bm = b.intentMetadata ?? {};
+      const sameAddress = !!am.toEmail && am.toEmail === bm.toEmail;
+      const oneAddressed = !am.toEmail !== !bm.toEmail && !!am.toName && am.toName === bm.toName;
+      if (!sameAddress && !oneAddressed) continue;
+      a.intentMetadata = { ...bm, ...am, toEmail: am.toEmail ?? bm.toEmail };
+      a.dueDate = a.dueDate ?? b.dueDate;
+      a.sourceSegmentIds = [...new Set([...(a.sourceSegmentIds ?? []), ...(b.sourceSegmentIds ?? [])])].sort();
+      if (b.description && !a.description?.includes(b.description)) a.description = `${a.description ?? ''} ${b.description}`.trim();
+      items.splice(j--, 1);
+    }
+  }
 }
 
 function buildItem(
