@@ -45,3 +45,38 @@ describe('one e-mail asked for and promised again (session 28)', () => {
     assert.equal(items[0].ownerRole, 'CONTACT');
   });
 });
+
+describe('digits said back are no clock time (session 28)', () => {
+  it('"Four oh three." repeating the end of a phone number is not an appointment at 16:03', () => {
+    const items = itemsOf(
+      [
+        [0, 'Morning, Hilltop Bakery.'],
+        [1, 'Hi, it is Sue from the flour mill. Your order goes out Thursday morning with a new driver.'],
+        [0, 'Good. Can I get his number in case the gate is locked?'],
+        [1, 'Sure, it is oh four one two, five five five, six oh seven.'],
+        [0, 'Six oh seven. And his name?'],
+        [1, 'Liam. Good lad.'],
+        [0, 'Great, thanks Sue.'],
+      ],
+      ['Tom Hale', 'Sue Park'],
+      '2026-03-10T15:00:00Z',
+    );
+    assert.ok(!items.some((i) => i.dueDate && /18:07|06:07|T18:07|T06:07/.test(JSON.stringify(i))), JSON.stringify(items.map((i) => [i.intent, i.title])));
+    assert.ok(!items.some((i) => /6:07|18:07/.test(i.title)), JSON.stringify(items.map((i) => i.title)));
+  });
+
+  it('"ten fifteen tomorrow\'s fine" takes the ten fifteen, not the other slot offered', () => {
+    const items = itemsOf(
+      [
+        [0, 'Hi, my appointment was cancelled and I need another one.'],
+        [1, 'I can put you in at ten fifteen tomorrow, or at six fifty on Thursday.'],
+        [0, "Ten fifteen tomorrow's fine."],
+        [1, 'Done, see you then.'],
+      ],
+      ['Tom Hale', 'Sue Park'],
+      '2026-03-10T15:00:00Z',
+    );
+    const reminders = items.filter((i) => i.intent === 'reminder');
+    assert.deepEqual(reminders.map((i) => i.dueDate), ['2026-03-11'], JSON.stringify(items.map((i) => [i.intent, i.title])));
+  });
+});

@@ -1288,6 +1288,14 @@ function appointmentItems(ct: CallText, cands: Candidate[], items: AnalysisActio
   // text it after this call", read as ten o'clock that morning). Wall clock of recordedAt, as dates.ts.
   const recorded = /T(\d{2}:\d{2})/.exec(ct.context.recordedAt ?? '')?.[1];
   const gone = (d: DateMention) => d.date === day && !!recorded && !!d.datetime && d.datetime.slice(11, 16) <= recorded;
+  // ("it's oh four seven eight, five five five, four oh three" - "Four oh three. What's his name?"):
+  // a bare clock time said back that is the end of a phone number just dictated is that number's digits
+  const readBack = (d: DateMention, t: number): boolean => {
+    const digits = /^(\d{1,2}):(\d{2})$/.exec(d.text.trim());
+    if (!digits) return false;
+    const tail = `${digits[1]}${digits[2]}`;
+    return [t - 2, t - 1, t].some((k) => (byTurn.get(k) ?? []).some((u) => u.entities.some((e) => e.kind === 'phone' && e.digits.endsWith(tail))));
+  };
   for (const t of turns) {
     const offer = byTurn.get(t)!;
     const speaker = offer[0].speaker.speakerId;
@@ -1319,7 +1327,7 @@ function appointmentItems(ct: CallText, cands: Candidate[], items: AnalysisActio
         // (a clock time that only completes the day said with it is no slot of its own: "on Saturday,
         // between 8 a.m. and noon" is one slot, from eight)
         .filter((d, _i, all) => !d.timeOnly || all.every((x) => x.timeOnly))
-        .filter((d) => !gone(d));
+        .filter((d) => !gone(d) && !readBack(d, u.turn));
     // (the sentence that takes it first: "Monday at eleven I have class. Thursday at two is better.")
     const fromReply = [...reply.filter((u) => TAKES_SLOT.test(u.plain)), ...reply.filter((u) => !TAKES_SLOT.test(u.plain))].flatMap((u) => slotOf(u).map((d) => ({ d, u })));
     const fromOffer = offer.flatMap((u) => slotOf(u).map((d) => ({ d, u }))).slice(-1);

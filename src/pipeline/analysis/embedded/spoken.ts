@@ -340,7 +340,8 @@ function interpretRun(toks: Tok[], whole: Run): Replacement | null {
   // "Ten thirty, see you then"; "Two fifty by the fourteenth" says back an amount)
   const saidAlone = prev === '' && (run.end >= toks.length || /[,.?!;:]/.test(toks[run.end - 1].post));
   const timeCue =
-    !ID_NOUNS.has(prev) && (saidAlone || TIME_PREV.has(prev) || WEEKDAYS.includes(prev) || /^(today|tomorrow|tonight|morning|afternoon|evening|noon)$/.test(prev) || TIME_NEXT.has(next));
+    // ("ten fifteen tomorrow's fine": the word after, with its "'s", says a time as "tomorrow is" does)
+    !ID_NOUNS.has(prev) && (saidAlone || TIME_PREV.has(prev) || WEEKDAYS.includes(prev) || /^(today|tomorrow|tonight|morning|afternoon|evening|noon)$/.test(prev) || TIME_NEXT.has(next) || (/^(?:today|tomorrow|tonight)'s$/.test(next)));
   if (timeCue && run.breaks.length === 0 && words.length >= 2 && words.length <= 3) {
     const h = hourValue(words[0]);
     const m = isTimeMinutes(words.slice(1));

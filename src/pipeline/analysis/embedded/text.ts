@@ -542,7 +542,9 @@ function placeTimesOnDays(units: Unit[], recordedAt: string): void {
       return [m];
     });
     if (u.dates.some((m) => m.explicitTime)) lastClock = u.idx;
-    if (u.dates.some((m) => m.time && Number(m.time.slice(0, 2)) >= 17)) lastEvening = u.idx;
+    // (an evening's time: said as one, in 24-hour form or with p.m. or an evening's word; not a bare
+    // "six fifty" read as the afternoon's by default, which says nothing of the "ten fifteen" after it)
+    if (u.dates.some((m) => m.time && Number(m.time.slice(0, 2)) >= 17 && (/\b(?:1[7-9]|2[0-3]):\d\d\b/.test(m.text) || /\b(?:p\.?m|evening|tonight|night|dinner|supper)\b/i.test(u.plain)))) lastEvening = u.idx;
   }
 }
 
