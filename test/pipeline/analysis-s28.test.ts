@@ -80,3 +80,35 @@ describe('digits said back are no clock time (session 28)', () => {
     assert.deepEqual(reminders.map((i) => i.dueDate), ['2026-03-11'], JSON.stringify(items.map((i) => [i.intent, i.title])));
   });
 });
+
+describe('Australian and British phrasing (session 28)', () => {
+  it('"Ah nah, sorry mate" declines the request before it', () => {
+    const items = itemsOf(
+      [
+        [0, 'Hello?'],
+        [1, 'Hey, any chance you could lend us your ladder this Saturday?'],
+        [0, "Ah nah, sorry mate, it's broken. Can't use it."],
+        [1, "No worries, I'll borrow one from work."],
+      ],
+      ['Josh Reid', 'Ben Cole'],
+      '2026-05-07T15:00:00Z',
+    );
+    assert.ok(!items.some((i) => /ladder/i.test(i.title)), JSON.stringify(items.map((i) => i.title)));
+  });
+
+  it('"reckon you could ..." asks; "use me work mobile, it is ..." says how to reach, no errand', () => {
+    const items = itemsOf(
+      [
+        [1, 'Hi Sarah, it is Dave from Bayside Painting.'],
+        [0, 'Oh hey.'],
+        [1, 'Use me work mobile, it is oh four one two, five five five, three one nine.'],
+        [0, 'Got it.'],
+        [1, 'And reckon you could move the furniture out of the lounge by Sunday night?'],
+        [0, 'Yeah, no dramas, it will be empty by Sunday night.'],
+      ],
+      ['Sarah Lane', 'Dave Cole'],
+      '2026-05-07T15:00:00Z',
+    );
+    assert.deepEqual(items.map((i) => [i.ownerRole, i.title]), [['USER', 'Move the furniture out of the lounge by Sunday night']]);
+  });
+});

@@ -96,7 +96,7 @@ const BY_CHANNEL = /\b(?:by|via|over|in an?) (?:e-?mail|text|message|writing|let
 const WAIT_IT_OUT = /^(?:just\s+)?give\s+(?:it|them|that|things)\s+(?:until|till|another|(?:a|an)\s+(?:few|couple|day|week|bit|while|little|hour|minute)|\d+|one|two|three|four|five|six|seven|a)\b/i;
 const WELL_WISHES = /^(?:please\s+)?(?:tell|give|send)\s+.{0,40}?\b(?:to feel better|to get well|(?:that )?I said (?:hi|hello)|my (?:best|love|regards|thanks))|^say (?:hi|hello)\b|^(?:please\s+)?give\s+.{1,30}?\s+a\s+(?:big\s+)?(?:hug|pat|kiss|cuddle|squeeze|scratch|belly rub)\s+(?:for|from)\s+me\b/i;
 // "Ask for Linda at the desk", "use my cell, 555 ...": how to reach someone, not an errand
-const HOW_TO_REACH = /^(?:[Jj]ust\s+)?(?:[Aa]sk for\s+(?:[A-Z][a-z]+|me|us)\b|[Uu]se (?:this|that|my|the|our)?\s*(?:(?:work|home|personal|private|office|new|other|old|main|direct)\s+)?(?:e-?mail|address|number|cell|mobile|line|one)\b|[Uu]se \S+@\S+|[Uu]se (?:\+?\d[\d -]{6,}\d)\s*[.!]?$)/;
+const HOW_TO_REACH = /^(?:[Jj]ust\s+)?(?:[Aa]sk for\s+(?:[A-Z][a-z]+|me|us)\b|[Uu]se (?:this|that|my|me|the|our)?\s*(?:(?:work|home|personal|private|office|new|other|old|main|direct)\s+)?(?:e-?mail|address|number|cell|mobile|line|one)\b|[Uu]se \S+@\S+|[Uu]se (?:\+?\d[\d -]{6,}\d)\s*[.!]?$)/;
 // ("come on, tell me": news asked for there and then)
 const INFO_REQUEST = /^(hear|repeat|say|spell|hold|explain|describe|confirm|clarify|tell me (more|about|what|how|if|whether|why|when|where|who)|tell (?:me|us)(?=\s*[.!?]*$)|give me a (second|moment|minute|sec)|see|imagine|believe|understand)\b/i;
 
@@ -123,7 +123,9 @@ const INDIRECT_REQUEST = new RegExp(
       '(?:is there )?any chance (?:that )?you (?:could|can|would|might)',
       // "I was hoping you could help me carry the heavy stuff": the hope is the request
       '(?:I|we) (?:was|were|am|are) (?:just |really )?hoping (?:that )?you (?:could|can|would|might|will)',
-      '(?:do|did) you (?:think|reckon|suppose) (?:that )?you (?:could|can|would|might)',
+      // ("reckon you could clear the bathroom by Sunday?": the Australian and British question
+      // without its "do you")
+      '(?:(?:do|did) you (?:think|reckon|suppose)|(?:you )?reckon) (?:that )?you (?:could|can|would|might)',
       '(?:is|would) there (?:any way|a way|a chance) (?:that )?you (?:could|can|would|might)',
       // a request passed on: "my dad asked if you could call him about the sofa"
       '(?:(?:my|your|our|the|his|her)\\s+)?[a-z]+\\s+(?:asked|was asking|is asking|wants to know|wanted to know|was wondering|wondered)\\s+(?:if|whether)\\s+you\\s+(?:could|can|would|might)',
