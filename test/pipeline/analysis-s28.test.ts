@@ -112,3 +112,32 @@ describe('Australian and British phrasing (session 28)', () => {
     assert.deepEqual(items.map((i) => [i.ownerRole, i.title]), [['USER', 'Move the furniture out of the lounge by Sunday night']]);
   });
 });
+
+describe('run-on turns as the recogniser writes them (session 28)', () => {
+  it('"... last time I reckon you could email me a few photos" starts a request of its own', () => {
+    const items = itemsOf(
+      [
+        [1, 'Hi it is Chloe from the agency.'],
+        [0, 'Oh right.'],
+        [1, 'And you mentioned the leak in the kitchen last time I reckon you could email me a few photos before the inspection.'],
+        [0, 'Sure no worries.'],
+      ],
+      ['Liam Walsh', 'Chloe Russo'],
+      '2026-05-07T15:00:00Z',
+    );
+    assert.deepEqual(items.map((i) => [i.ownerRole, i.intent, i.title]), [['USER', 'email', 'Email Chloe Russo a few photos before the inspection']]);
+  });
+
+  it('"yeah I\'ll wait sorry that\'s my old one it\'s ..." is a correction, not a promise', () => {
+    const items = itemsOf(
+      [
+        [1, 'Hi it is Tom from Metro Movers, what email should I send the quote to?'],
+        [0, "Yeah I'll wait sorry that's my old one it's raman eighty eight at mail dot com."],
+        [1, 'Got it.'],
+      ],
+      ['Raman Singh', 'Tom Reid'],
+      '2026-05-07T15:00:00Z',
+    );
+    assert.ok(!items.some((i) => i.ownerRole === 'USER'), JSON.stringify(items.map((i) => [i.ownerRole, i.title])));
+  });
+});

@@ -125,7 +125,7 @@ const INDIRECT_REQUEST = new RegExp(
       '(?:I|we) (?:was|were|am|are) (?:just |really )?hoping (?:that )?you (?:could|can|would|might|will)',
       // ("reckon you could clear the bathroom by Sunday?": the Australian and British question
       // without its "do you")
-      '(?:(?:do|did) you (?:think|reckon|suppose)|(?:you )?reckon) (?:that )?you (?:could|can|would|might)',
+      '(?:(?:do|did) you (?:think|reckon|suppose)|(?:you |I )?reckon) (?:that )?you (?:could|can|would|might)',
       '(?:is|would) there (?:any way|a way|a chance) (?:that )?you (?:could|can|would|might)',
       // a request passed on: "my dad asked if you could call him about the sofa"
       '(?:(?:my|your|our|the|his|her)\\s+)?[a-z]+\\s+(?:asked|was asking|is asking|wants to know|wanted to know|was wondering|wondered)\\s+(?:if|whether)\\s+you\\s+(?:could|can|would|might)',
