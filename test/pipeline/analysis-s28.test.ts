@@ -141,3 +141,25 @@ describe('run-on turns as the recogniser writes them (session 28)', () => {
     assert.ok(!items.some((i) => i.ownerRole === 'USER'), JSON.stringify(items.map((i) => [i.ownerRole, i.title])));
   });
 });
+
+describe('a call asked for and promised again after the number was dictated (session 28)', () => {
+  it('"Would you be able to ring reception?" ... number, read back, corrected ... "I\'ll ring them first thing tomorrow" is one call', () => {
+    const calls = itemsOf(
+      [
+        [1, 'Hi, this is the practice nurse.'],
+        [1, 'Would you be able to ring reception to book it in?'],
+        [0, 'I would, yeah. Have you the number there?'],
+        [1, "It's oh one, eight three zero, four four one two."],
+        [0, 'Four four one two. Is that the direct line?'],
+        [1, "Sorry, no. It's four four two one. Oh one, eight three zero, four four two one."],
+        [0, "Oh one, eight three zero, four four two one. Grand, I'll ring them first thing tomorrow."],
+        [1, 'Lovely.'],
+      ],
+      ['Aoife Brennan', 'Nurse Kelly'],
+      '2026-02-16T15:00:00Z',
+    ).filter((i) => i.intent === 'call');
+    assert.equal(calls.length, 1, JSON.stringify(calls.map((i) => i.title)));
+    assert.equal(calls[0].title, 'Ring reception to book it');
+    assert.equal(calls[0].dueDate, '2026-02-17');
+  });
+});

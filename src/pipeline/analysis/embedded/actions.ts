@@ -1194,7 +1194,7 @@ export function extractActions(ct: CallText): ActionResult {
   }
 
   actionItems.sort((a, b) => (a.sourceSegmentIds?.[0] ?? '').localeCompare(b.sourceSegmentIds?.[0] ?? ''));
-  mergeSameErrands(actionItems);
+  mergeSameErrands(ct, actionItems);
   const commitments = cands
     .filter((c) => c.clause.kind === 'commit' && !GENERIC_VP.test(c.clause.vp))
     .map((c) => {
@@ -1750,28 +1750,44 @@ function metadataFor(ct: CallText, g: Group, best: Candidate, units: Unit[], due
 }
 
 /**
- * One e-mail asked for, then promised again turns later with the address that was spelled in between
- * ("Could you email that through to us today?" ... "It's transfers at rego hub dot com dot au" ...
- * "I'll flick it through this arvo"), is one errand, not two items: two e-mail items of one owner to
- * the same recipient (the same address, or the same name where only one has an address) become the
- * earlier one, with the other's address, due day and sentences. In place; `items` sorted by source.
+ * One errand asked for, then promised again turns later, after an address or a number was dictated
+ * in between, is one errand, not two items (the turns of dictation put the promise beyond the reach
+ * of the grouping above):
+ * - two e-mail items of one owner to the same recipient (the same address, or the same name where
+ *   only one has an address): "Could you email that through to us today?" ... "It's transfers at rego
+ *   hub dot com dot au" ... "I'll flick it through this arvo";
+ * - a call promised with a pronoun for whom ("I'll ring them first thing tomorrow") within eight turns
+ *   of a call item of the same owner ("Would you be able to ring reception to book it in?" - "Have you
+ *   the number?" - "It's oh one ..."), with no other call item between: the later number is the one
+ *   that stands (a number is corrected, not taken back), and the promise's day.
+ * The earlier item stays, with the other's details and sentences. In place; `items` sorted by source.
  */
-function mergeSameErrands(items: AnalysisActionItem[]): void {
+function mergeSameErrands(ct: CallText, items: AnalysisActionItem[]): void {
+  const turnOfSegment = new Map(ct.units.map((u) => [u.segmentId, u.turn]));
+  const turnOf = (it: AnalysisActionItem) => Math.min(...(it.sourceSegmentIds ?? []).map((id) => turnOfSegment.get(id) ?? Infinity));
+  const absorb = (a: AnalysisActionItem, b: AnalysisActionItem, metadata: IntentMetadata) => {
+    a.intentMetadata = metadata;
+    a.dueDate = b.intent === 'call' ? (b.dueDate ?? a.dueDate) : (a.dueDate ?? b.dueDate);
+    a.sourceSegmentIds = [...new Set([...(a.sourceSegmentIds ?? []), ...(b.sourceSegmentIds ?? [])])].sort();
+    if (b.description && !a.description?.includes(b.description)) a.description = `${a.description ?? ''} ${b.description}`.trim();
+  };
   for (let i = 0; i < items.length; i++) {
     const a = items[i];
-    if (a.intent !== 'email') continue;
+    if (a.intent !== 'email' && a.intent !== 'call') continue;
     for (let j = i + 1; j < items.length; j++) {
       const b = items[j];
-      if (b.intent !== 'email' || b.ownerSpeakerId !== a.ownerSpeakerId) continue;
+      if (b.intent !== a.intent || b.ownerSpeakerId !== a.ownerSpeakerId) continue;
       const am = a.intentMetadata ?? {};
       const bm = b.intentMetadata ?? {};
-      const sameAddress = !!am.toEmail && am.toEmail === bm.toEmail;
-      const oneAddressed = !am.toEmail !== !bm.toEmail && !!am.toName && am.toName === bm.toName;
-      if (!sameAddress && !oneAddressed) continue;
-      a.intentMetadata = { ...bm, ...am, toEmail: am.toEmail ?? bm.toEmail };
-      a.dueDate = a.dueDate ?? b.dueDate;
-      a.sourceSegmentIds = [...new Set([...(a.sourceSegmentIds ?? []), ...(b.sourceSegmentIds ?? [])])].sort();
-      if (b.description && !a.description?.includes(b.description)) a.description = `${a.description ?? ''} ${b.description}`.trim();
+      if (a.intent === 'email') {
+        const sameAddress = !!am.toEmail && am.toEmail === bm.toEmail;
+        const oneAddressed = !am.toEmail !== !bm.toEmail && !!am.toName && am.toName === bm.toName;
+        if (!sameAddress && !oneAddressed) continue;
+        absorb(a, b, { ...bm, ...am, toEmail: am.toEmail ?? bm.toEmail });
+      } else {
+        if (!/^(?:ring|call|phone|give)\s+(?:them|him|her)\b/i.test(b.title) || turnOf(b) - turnOf(a) > 8) break;
+        absorb(a, b, { ...am, phoneNumber: bm.phoneNumber ?? am.phoneNumber });
+      }
       items.splice(j--, 1);
     }
   }
