@@ -163,3 +163,22 @@ describe('a call asked for and promised again after the number was dictated (ses
     assert.equal(calls[0].dueDate, '2026-02-17');
   });
 });
+
+describe('a message promised again with a pronoun (session 28)', () => {
+  it('"I\'ll text Auntie Bridie to keep the date free" ... "I\'ll text her tonight" is one message', () => {
+    const messages = itemsOf(
+      [
+        [0, 'Hello?'],
+        [1, 'Orla, it is Sean, about the party.'],
+        [1, "I'll text Auntie Bridie as well to keep the date free, she's hopeless with the phone."],
+        [0, "Good man. Make sure she knows it's a surprise."],
+        [1, "Will do. I'll text her tonight."],
+        [0, 'Right, talk soon.'],
+      ],
+      ['Orla Brennan', 'Sean Brennan'],
+      '2026-06-10T15:00:00Z',
+    ).filter((i) => i.intent === 'message');
+    assert.equal(messages.length, 1, JSON.stringify(messages.map((i) => i.title)));
+    assert.equal(messages[0].dueDate, '2026-06-10');
+  });
+});

@@ -1756,8 +1756,8 @@ function metadataFor(ct: CallText, g: Group, best: Candidate, units: Unit[], due
  * - two e-mail items of one owner to the same recipient (the same address, or the same name where
  *   only one has an address): "Could you email that through to us today?" ... "It's transfers at rego
  *   hub dot com dot au" ... "I'll flick it through this arvo";
- * - a call promised with a pronoun for whom ("I'll ring them first thing tomorrow") within eight turns
- *   of a call item of the same owner ("Would you be able to ring reception to book it in?" - "Have you
+ * - a call or a message promised with a pronoun for whom ("I'll ring them first thing tomorrow", "I'll
+ *   text her tonight") within eight turns of a call (message) item of the same owner ("Would you be able to ring reception to book it in?" - "Have you
  *   the number?" - "It's oh one ..."), with no other call item between: the later number is the one
  *   that stands (a number is corrected, not taken back), and the promise's day.
  * The earlier item stays, with the other's details and sentences. In place; `items` sorted by source.
@@ -1767,13 +1767,13 @@ function mergeSameErrands(ct: CallText, items: AnalysisActionItem[]): void {
   const turnOf = (it: AnalysisActionItem) => Math.min(...(it.sourceSegmentIds ?? []).map((id) => turnOfSegment.get(id) ?? Infinity));
   const absorb = (a: AnalysisActionItem, b: AnalysisActionItem, metadata: IntentMetadata) => {
     a.intentMetadata = metadata;
-    a.dueDate = b.intent === 'call' ? (b.dueDate ?? a.dueDate) : (a.dueDate ?? b.dueDate);
+    a.dueDate = b.intent === 'email' ? (a.dueDate ?? b.dueDate) : (b.dueDate ?? a.dueDate);
     a.sourceSegmentIds = [...new Set([...(a.sourceSegmentIds ?? []), ...(b.sourceSegmentIds ?? [])])].sort();
     if (b.description && !a.description?.includes(b.description)) a.description = `${a.description ?? ''} ${b.description}`.trim();
   };
   for (let i = 0; i < items.length; i++) {
     const a = items[i];
-    if (a.intent !== 'email' && a.intent !== 'call') continue;
+    if (a.intent !== 'email' && a.intent !== 'call' && a.intent !== 'message') continue;
     for (let j = i + 1; j < items.length; j++) {
       const b = items[j];
       if (b.intent !== a.intent || b.ownerSpeakerId !== a.ownerSpeakerId) continue;
@@ -1785,8 +1785,8 @@ function mergeSameErrands(ct: CallText, items: AnalysisActionItem[]): void {
         if (!sameAddress && !oneAddressed) continue;
         absorb(a, b, { ...bm, ...am, toEmail: am.toEmail ?? bm.toEmail });
       } else {
-        if (!/^(?:ring|call|phone|give)\s+(?:them|him|her)\b/i.test(b.title) || turnOf(b) - turnOf(a) > 8) break;
-        absorb(a, b, { ...am, phoneNumber: bm.phoneNumber ?? am.phoneNumber });
+        if (!/^(?:ring|call|phone|give|text|message|whatsapp|send)\s+(?:them|him|her)\b/i.test(b.title) || turnOf(b) - turnOf(a) > 8) break;
+        absorb(a, b, { ...bm, ...am, phoneNumber: bm.phoneNumber ?? am.phoneNumber });
       }
       items.splice(j--, 1);
     }
