@@ -182,3 +182,28 @@ describe('a message promised again with a pronoun (session 28)', () => {
     assert.equal(messages[0].dueDate, '2026-06-10');
   });
 });
+
+describe('a caution said without its "don\'t" (session 28)', () => {
+  it('"leave the dryer off" asks nothing to be done; "leave the heating off until the engineer has been" does', () => {
+    const advice = itemsOf(
+      [
+        [1, 'In the meantime, is it safe?'],
+        [0, 'If it keeps tripping, leave the dryer off. That is usually what does it.'],
+        [1, 'Okay.'],
+      ],
+      ['Tom Reid', 'Mick Cole'],
+      '2026-06-10T15:00:00Z',
+    );
+    assert.deepEqual(advice.map((i) => i.title), []);
+    const kept = itemsOf(
+      [
+        [1, 'What should I do?'],
+        [0, 'Leave the heating off until the engineer has been.'],
+        [1, 'Okay.'],
+      ],
+      ['Tom Reid', 'Mick Cole'],
+      '2026-06-10T15:00:00Z',
+    );
+    assert.deepEqual(kept.map((i) => i.title), ['Leave the heating off until the engineer has been']);
+  });
+});

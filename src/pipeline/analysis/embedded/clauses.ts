@@ -418,7 +418,9 @@ const WITHDRAWN_END = /\b(?:never ?mind|forget (?:it|that|about it)|scratch that
 // how they get there, no errand of the call
 const OWN_RIDE = /^(?:grab|get|take|catch|call|hail|order|book)\s+(?:an?\s+|the\s+)?(?:uber|lyft|taxi|cab|bus|train|tram|subway|ride)\b(?!\s+(?:for|to collect|to pick up)\s+(?:you|us|him|her|them|mum|mom|dad|my|your|our|his|their)\b)(?!\s+(?:\w+\s+){0,3}?(?:for|to)\s+(?:you|your)\b)/i;
 // ("don't forget to bring your passport" asks for something to be done)
-const CAUTION = /^(?:do not|never)\s+(?!forget\b|fail\b|miss\b)[a-z]/i;
+// ("leave the dryer off", "keep the dog away from it", "avoid the stairs": the same caution, said
+// without its "don't")
+const CAUTION = /^(?:(?:do not|never)\s+(?!forget\b|fail\b|miss\b)[a-z]|(?:leave|keep)\s+(?:(?:the|your|that|this|it|them)\s+)?(?:\w+\s+){0,2}?(?:off|unplugged|switched off|turned off|away from)\b|avoid\s|stay (?:off|away from)\b)/i;
 const CAUTION_SPAN = /\b(?:until|till|before|after|while|during|tonight|today|tomorrow|overnight|this (?:morning|afternoon|evening|week|weekend)|for (?:a|an|the|\d+|one|two|three|four|five|six|seven|ten|twenty|forty-eight|twenty-four)\s+(?:\w+\s+)?(?:minutes?|hours?|days?|weeks?|months?))\b/i;
 const TIME_WORD = /^(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekend|tomorrow|today|tonight|morning|afternoon|evening|noon|midday|\d{1,2}(?::\d{2})?|\d{1,2}(?:st|nd|rd|th)|january|february|march|april|june|july|august|september|october|november|december|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirty|fifteen|forty-five)$/;
 const TIME_FILLER = /^(?:on|at|around|about|by|this|next|the|in|of|or|either|maybe|then|instead|early|late|first|thing|half|quarter|past|o'clock|oclock|a\.?m\.?|p\.?m\.?|am|pm|sometime|any|time)$/;
