@@ -128,6 +128,19 @@ describe('run-on turns as the recogniser writes them (session 28)', () => {
     assert.deepEqual(items.map((i) => [i.ownerRole, i.intent, i.title]), [['USER', 'email', 'Email Chloe Russo a few photos before the inspection']]);
   });
 
+  it('"go on so talk sunday orla" is a goodbye, not an instruction', () => {
+    const items = itemsOf(
+      [
+        [0, 'Right I had better go the pasta is boiling over.'],
+        [1, 'Go on so talk sunday orla.'],
+        [0, 'Bye sean.'],
+      ],
+      ['Orla Brennan', 'Sean Brennan'],
+      '2026-06-10T15:00:00Z',
+    );
+    assert.deepEqual(items.map((i) => i.title), []);
+  });
+
   it('"yeah I\'ll wait sorry that\'s my old one it\'s ..." is a correction, not a promise', () => {
     const items = itemsOf(
       [

@@ -130,7 +130,8 @@ const RUN_ON_CUT = new RegExp(`(?<!\\b(?:what|where|how|when|why|who|if|whether|
 // (a conjunction before such an opening goes with it: "... by the 13th and we'll see the counsellor")
 const CONJUNCTION_CUT = new RegExp(`(?<!\\b(?:what|where|how|when|why|who|if|whether|because|once|unless|until|confirm))\\s+(?=(?:and|but|so)\\s+${RUN_ON_OPENINGS})`, 'gi');
 // (not before "at ... dot ...": "hello at pixel work studio dot co" is the address of a shared mailbox)
-const LEADING_ACK = /^((?:no problem|got it|sure|okay|ok|great|perfect|yes|yeah|fine|sounds good|of course|hello|hi|thanks|thank you|understood|right|alright)(?:\s+(?:no problem|got it|sure|okay|ok|great|perfect|yes|yeah|fine|sounds good|of course|thanks|thank you))*)\s+(?=\w)(?!at\s+(?:\S+\s+){1,4}dot\s)/i;
+// ("go on so", "go on then": the Irish and British "all right then", not an instruction)
+const LEADING_ACK = /^((?:no problem|got it|sure|okay|ok|great|perfect|yes|yeah|fine|sounds good|of course|hello|hi|thanks|thank you|understood|right|alright|go on (?:so|then))(?:\s+(?:no problem|got it|sure|okay|ok|great|perfect|yes|yeah|fine|sounds good|of course|thanks|thank you))*)\s+(?=\w)(?!at\s+(?:\S+\s+){1,4}dot\s)/i;
 
 const SHORT_ACK = /^((?:no problem|got it|sure|okay|ok|great|perfect|yes|yeah|fine|sounds good|of course|thanks|thank you|alright|absolutely|definitely|certainly)(?:\s+(?:no problem|got it|sure|okay|ok|great|perfect|yes|yeah|fine|thanks|thank you))*)\s+(?=(?:I|I'll|I'm|I've|I'd|we|we'll|we're|let's|let me|please|can|could|will|would|you|you'll|that|that's|it's)\b)/i;
 
