@@ -220,3 +220,18 @@ describe('a caution said without its "don\'t" (session 28)', () => {
     assert.deepEqual(kept.map((i) => i.title), ['Leave the heating off until the engineer has been']);
   });
 });
+
+describe('a number corrected in the same breath (session 28)', () => {
+  it('"... three five one one sorry no six zero zero three" is one number, corrected, not cut at "sorry"', () => {
+    const calls = itemsOf(
+      [
+        [0, 'Hi marcus it is priya from the surgery.'],
+        [1, 'Can you call me back you can reach me on zero one two one six five nine three five one one sorry no six zero zero three.'],
+        [0, 'Okay I will call you back later today.'],
+      ],
+      ['Priya Shah', 'Marcus Hill'],
+      '2026-06-10T15:00:00Z',
+    ).filter((i) => i.intent === 'call');
+    assert.deepEqual(calls.map((i) => i.intentMetadata?.phoneNumber), ['+441216596003']);
+  });
+});

@@ -153,9 +153,10 @@ const LEADING_CLOSURE = new RegExp(`^((?:good(?!\\s+call\\b(?!\\s+(?:me|us|him|h
 // A new sentence said without a pause: "oh and ...", an instruction to the other party joined with
 // "and" ("we're open until six and bring your new card"), a question by its word order, an indirect
 // request ("... mould in the bathroom last time I reckon you could email me a few photos"), a
-// correction ("yeah I'll wait sorry that's my old one it's ...").
+// correction ("yeah I'll wait sorry that's my old one it's ..."; not "... five one one sorry no six
+// zero zero three", which corrects the number in the same sentence, where spoken.ts reads it).
 const NEW_SENTENCE_CUT = new RegExp(
-  `\\s+(?=oh\\s+(?:and|by the way|also|actually)\\b|(?:could|can|should|shall) we\\b|any chance\\b|(?:and\\s+)?(?:I\\s+|you\\s+)?reckon (?:that )?you (?:could|can|would|might)\\b|sorry (?:that's|that is|it's|it is|I mean|I meant|wrong|no)\\b|(?<!\\b(?:ask|asked|asking|wonder|wondered|wondering|know|see|check|checking|appreciate it|great|helpful|nice|good|grateful)\\s+)if you could\\b|(?:which|(?<!\\b(?:know|knows|knew|tell|told|ask|asked|see|sure|wonder|wondering|decide|decided|confirm|check|about|on|of|is|that's|remember)\\s+)what) (?:email|e-mail|address|number|day|time|date|one) (?:should|would|do|does|is|are|can|could|will)\\b)`,
+  `\\s+(?=oh\\s+(?:and|by the way|also|actually)\\b|(?:could|can|should|shall) we\\b|any chance\\b|(?:and\\s+)?(?:I\\s+|you\\s+)?reckon (?:that )?you (?:could|can|would|might)\\b|sorry that(?:'s| is) (?:my|the|an?) (?:old|wrong|other)\\b|(?<!\\b(?:ask|asked|asking|wonder|wondered|wondering|know|see|check|checking|appreciate it|great|helpful|nice|good|grateful)\\s+)if you could\\b|(?:which|(?<!\\b(?:know|knows|knew|tell|told|ask|asked|see|sure|wonder|wondering|decide|decided|confirm|check|about|on|of|is|that's|remember)\\s+)what) (?:email|e-mail|address|number|day|time|date|one) (?:should|would|do|does|is|are|can|could|will)\\b)`,
   'gi',
 );
 // "and" before an instruction to the other party opens a new sentence after a statement or a
