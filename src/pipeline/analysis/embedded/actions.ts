@@ -1757,9 +1757,10 @@ function metadataFor(ct: CallText, g: Group, best: Candidate, units: Unit[], due
  *   only one has an address): "Could you email that through to us today?" ... "It's transfers at rego
  *   hub dot com dot au" ... "I'll flick it through this arvo";
  * - a call or a message promised with a pronoun for whom ("I'll ring them first thing tomorrow", "I'll
- *   text her tonight") within eight turns of a call (message) item of the same owner ("Would you be able to ring reception to book it in?" - "Have you
- *   the number?" - "It's oh one ..."), with no other call item between: the later number is the one
- *   that stands (a number is corrected, not taken back), and the promise's day.
+ *   text her tonight") within eight turns of a call (message) item of the same owner ("Would you be
+ *   able to ring reception to book it in?" - "Have you the number?" - "It's oh one ..."), with no other
+ *   item of that kind and owner between: the later number is the one that stands (a number is
+ *   corrected, not taken back), and the promise's day.
  * The earlier item stays, with the other's details and sentences. In place; `items` sorted by source.
  */
 function mergeSameErrands(ct: CallText, items: AnalysisActionItem[]): void {
