@@ -20,6 +20,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runChild } from '../audio/child.js';
+import { dictionaryWords } from './dictionary.js';
 import { estimateModel, mixModels, writeArpa } from './language-model.js';
 import { readTrieModel } from './trie-model.js';
 
@@ -118,17 +119,6 @@ export function addedWords(known: ReadonlyMap<string, string>, listed: ReadonlyA
     }
   }
   return [...out].map(([word, phones]) => ({ word, phones }));
-}
-
-/** Each word of a dictionary file with its first pronunciation. */
-function dictionaryWords(text: string): Map<string, string> {
-  const words = new Map<string, string>();
-  for (const line of text.split('\n')) {
-    const sp = line.indexOf(' ');
-    const word = sp > 0 ? line.slice(0, sp).replace(/\(\d+\)$/, '') : '';
-    if (word && !words.has(word)) words.set(word, line.slice(sp + 1).trim());
-  }
-  return words;
 }
 
 const located = new Map<string, CallModelLocation | null>();

@@ -54,17 +54,23 @@ export function namesToWords(names: Array<string | null | undefined>): string[] 
   return [...out];
 }
 
+/** The words of a dictionary's text (`word(2) PHONES` lines), each with its first pronunciation. */
+export function dictionaryWords(text: string): Map<string, string> {
+  const words = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    const sp = line.indexOf(' ');
+    const word = sp > 0 ? line.slice(0, sp).replace(/\(\d+\)$/, '') : '';
+    if (word && !words.has(word)) words.set(word, line.slice(sp + 1).trim());
+  }
+  return words;
+}
+
 const baseWords = new Map<string, Map<string, string>>();
-/** The words of a dictionary, each with its first pronunciation. */
+/** The words of a dictionary file, each with its first pronunciation (read once per process). */
 function wordsOfDictionary(dictPath: string): Map<string, string> {
   let words = baseWords.get(dictPath);
   if (!words) {
-    words = new Map();
-    for (const line of fs.readFileSync(dictPath, 'utf8').split('\n')) {
-      const sp = line.indexOf(' ');
-      const word = sp > 0 ? line.slice(0, sp).replace(/\(\d+\)$/, '') : '';
-      if (word && !words.has(word)) words.set(word, line.slice(sp + 1).trim());
-    }
+    words = dictionaryWords(fs.readFileSync(dictPath, 'utf8'));
     baseWords.set(dictPath, words);
   }
   return words;
