@@ -38,6 +38,7 @@ import {
   RETIRED_HELD_OUT_IDS_11,
   RETIRED_HELD_OUT_IDS_12,
   RETIRED_HELD_OUT_IDS_13,
+  RETIRED_HELD_OUT_IDS_14,
 } from './support/analysis-sets.js';
 
 // The 24 newest dev dialogues (styles C and D, added in commits 013a734 and 460fe6a): written in
@@ -82,7 +83,7 @@ export function authorGroups(dev: readonly string[] = devIds()): Array<{ name: s
   const inDev = new Set(dev);
   const held = notForTuning();
   const listed: Array<{ name: string; ids: readonly string[] }> = [
-    ...[RETIRED_HELD_OUT_IDS, RETIRED_HELD_OUT_IDS_2, RETIRED_HELD_OUT_IDS_3, RETIRED_HELD_OUT_IDS_4, RETIRED_HELD_OUT_IDS_5, RETIRED_HELD_OUT_IDS_6, RETIRED_HELD_OUT_IDS_7, RETIRED_HELD_OUT_IDS_8, RETIRED_HELD_OUT_IDS_9, RETIRED_HELD_OUT_IDS_10, RETIRED_HELD_OUT_IDS_11, RETIRED_HELD_OUT_IDS_12, RETIRED_HELD_OUT_IDS_13].map((ids, i) => ({
+    ...[RETIRED_HELD_OUT_IDS, RETIRED_HELD_OUT_IDS_2, RETIRED_HELD_OUT_IDS_3, RETIRED_HELD_OUT_IDS_4, RETIRED_HELD_OUT_IDS_5, RETIRED_HELD_OUT_IDS_6, RETIRED_HELD_OUT_IDS_7, RETIRED_HELD_OUT_IDS_8, RETIRED_HELD_OUT_IDS_9, RETIRED_HELD_OUT_IDS_10, RETIRED_HELD_OUT_IDS_11, RETIRED_HELD_OUT_IDS_12, RETIRED_HELD_OUT_IDS_13, RETIRED_HELD_OUT_IDS_14].map((ids, i) => ({
       name: `retired set ${i + 1}`,
       ids,
     })),
