@@ -358,6 +358,26 @@ export const HELD_OUT_IDS_16: readonly string[] = [
   'water-cooler-trial-declined-none',
 ];
 
+/** The seventeenth held-out set, written blind in session 29 and kept out of dev until it is measured. */
+export const PENDING_HELD_OUT_IDS_17: readonly string[] = [
+  'bank-lahore-transfer-not-credited',
+  'county-tax-office-registration-inspection',
+  'courier-driver-signature-saturday-link',
+  'dentist-xrays-already-sent-none',
+  'friends-skye-trip-someday-none',
+  'gp-fort-william-repeat-bloods',
+  'insurer-harare-windscreen-claim',
+  'irish-plumber-combi-boiler-quote',
+  'landlord-san-antonio-ac-out',
+  'nail-salon-supply-reorder-acetone',
+  'pharmacy-blood-pressure-tablets-elderly',
+  'recruiter-zoom-frontend-role-oakland',
+  'school-office-trip-teams-bow',
+  'teen-volleyball-pickup-sleepover-declined',
+  'vet-kelpie-lame-leg-narromine',
+  'wholesaler-basmati-offer-declined-none',
+];
+
 /**
  * The held-out calls in use: the fifteenth and sixteenth sets (32 calls), never looked at to tune anything,
  * only reported. `--ids` of bench/analysis-heldout.ts reports one set alone.
@@ -380,7 +400,7 @@ export function analysisDialogueIds(): string[] {
 
 /** The held-out calls in use: never tuned or traced on (a set written blind but not yet registered belongs here too). */
 export function notForTuning(): Set<string> {
-  return new Set(HELD_OUT_IDS);
+  return new Set([...HELD_OUT_IDS, ...PENDING_HELD_OUT_IDS_17]);
 }
 
 export function devIds(): string[] {
