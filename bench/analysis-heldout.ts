@@ -142,6 +142,8 @@ interface TierResult {
   rolesRightIds: Set<string>;
   namingRightIds: Set<string>;
   warnedIds: Set<string>;
+  /** Each call's grounding violations by kind, so the table can say what kind of detail was unsupported. */
+  violationKindsById: Map<string, string[]>;
 }
 
 /** The result restricted to some calls (one held-out set). */
@@ -152,12 +154,13 @@ function subsetResult(r: TierResult, ids: readonly string[]): TierResult {
   const rolesRightIds = within(r.rolesRightIds);
   const namingRightIds = within(r.namingRightIds);
   const warnedIds = within(r.warnedIds);
-  return { scores, rolesRight: rolesRightIds.size, namingRight: namingRightIds.size, namingNotes: [], warned: warnedIds.size, rolesRightIds, namingRightIds, warnedIds };
+  const violationKindsById = new Map([...r.violationKindsById].filter(([id]) => keep.has(id)));
+  return { scores, rolesRight: rolesRightIds.size, namingRight: namingRightIds.size, namingNotes: [], warned: warnedIds.size, rolesRightIds, namingRightIds, warnedIds, violationKindsById };
 }
 
 async function runTier(pipeline: Pipeline, ids: string[], tier: Tier, verbose: boolean): Promise<TierResult> {
   const scorer = await loadScorer();
-  const res: TierResult = { scores: [], rolesRight: 0, namingRight: 0, namingNotes: [], warned: 0, rolesRightIds: new Set(), namingRightIds: new Set(), warnedIds: new Set() };
+  const res: TierResult = { scores: [], rolesRight: 0, namingRight: 0, namingNotes: [], warned: 0, rolesRightIds: new Set(), namingRightIds: new Set(), warnedIds: new Set(), violationKindsById: new Map() };
   for (const id of ids) {
     const truth = truthOf(id);
     let transcript: Transcript;
@@ -191,6 +194,7 @@ async function runTier(pipeline: Pipeline, ids: string[], tier: Tier, verbose: b
         ? groundingViolations(finalizeAnalysis(buildAnalysis(transcript, ctx), transcript), transcript, ctx)
         : groundAnalysis(a, transcript, ctx.recordedAt).violations;
     const violations = violationList.length;
+    if (violations) res.violationKindsById.set(id, violationList.map((v) => v.kind));
     if ((a.qualityWarnings ?? []).length) (res.warned++, res.warnedIds.add(id));
     const r = scoreCall(truth, a, violations, validateAnalysis(a).ok, ms);
     res.scores.push(r);
@@ -223,7 +227,14 @@ function summaryRows(label: string, tier: Tier, t: Totals, r: TierResult): strin
   const n = r.scores.length;
   const roles = tier === 'text' || tier === 'words' ? 'n/a (truth)' : `${r.rolesRight}/${n}`;
   const naming = tier === 'text' || tier === 'words' ? 'n/a (truth)' : `${r.namingRight}/${n}`;
-  return `| ${label} | ${t.recall} (${t.raw.tp}/${t.raw.required}) | ${t.precision} (${t.raw.fp} extra) | ${t.intent} | ${t.due} | ${t.meet} | ${t.email} | ${t.phone} | ${roles} | ${naming} | ${t.violations} | ${r.warned}/${n} | ${t.valid} |`;
+  return `| ${label} | ${t.recall} (${t.raw.tp}/${t.raw.required}) | ${t.precision} (${t.raw.fp} extra) | ${t.intent} | ${t.due} | ${t.meet} | ${t.email} | ${t.phone} | ${roles} | ${naming} | ${t.violations}${violationKinds(r)} | ${r.warned}/${n} | ${t.valid} |`;
+}
+
+/** " (datetime 1, email 2)": what kind of detail the violations were, or nothing when there were none. */
+function violationKinds(r: TierResult): string {
+  const counts = new Map<string, number>();
+  for (const kinds of r.violationKindsById.values()) for (const k of kinds) counts.set(k, (counts.get(k) ?? 0) + 1);
+  return counts.size ? ` (${[...counts].sort(([a], [b]) => a.localeCompare(b)).map(([k, n]) => `${k} ${n}`).join(', ')})` : '';
 }
 
 /** The anchor of the block's heading in docs/bench/analysis.md. */

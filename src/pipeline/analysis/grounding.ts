@@ -468,6 +468,8 @@ interface DayTimeEvidence {
   ranges: Array<[number, number]>;
   /** Per segment (in order): the days it names and the clock times it says alone (looseClockTimes), each at its offset. */
   bySegment: SegmentMentions[];
+  /** The call's day and the next: the day of a clock time said with no day near it (chrono's reading of "at 4:30"). */
+  callDays: string[];
 }
 
 /** A mention at its offset in a segment's number-normalised text. */
@@ -479,7 +481,7 @@ interface SegmentMentions {
   /** Days named (several for "next Tuesday"); a time said alone names none. */
   days: Array<At<Set<string>>>;
   /** Minutes after midnight of a clock time said alone (both halves of the day), and the day said right after it ("half past nine on Monday"), if any. */
-  loose: Array<At<number[]> & { end: number; dayAfter?: number; sentenceEnd?: number }>;
+  loose: Array<At<number[]> & { end: number; dayAfter?: number; sentenceEnd?: number; clockWords?: boolean; ledTo?: boolean }>;
 }
 
 /**
@@ -503,9 +505,10 @@ function looseClockTimes(text: string): SegmentMentions['loose'] {
   const out: SegmentMentions['loose'] = [];
   let at = 0;
   let end = 0;
-  const both = (h: number, m: number) => {
+  // clockWords: said in words only a clock time uses ("half past 3", "quarter to 10", "half 9")
+  const both = (h: number, m: number, clockWords = false) => {
     if (h < 1 || h > 12 || m < 0 || m > 59) return;
-    out.push({ index: at, end, value: [(h % 12) * 60 + m, ((h % 12) + 12) * 60 + m] });
+    out.push({ index: at, end, value: [(h % 12) * 60 + m, ((h % 12) + 12) * 60 + m], ...(clockWords ? { clockWords } : {}) });
   };
   // a pair of numbers standing alone: no number just before or after it (dictated digits, a phone
   // number, "five fifty five, two one ..."), no unit or amount word after it
@@ -526,8 +529,16 @@ function looseClockTimes(text: string): SegmentMentions['loose'] {
     const h = Number(m[3]);
     at = m.index!;
     end = at + m[0].length;
-    if (m[2].toLowerCase() === 'to') both(h === 1 ? 12 : h - 1, 60 - minutes);
-    else both(h, minutes);
+    if (m[2].toLowerCase() === 'to') both(h === 1 ? 12 : h - 1, 60 - minutes, true);
+    else both(h, minutes, true);
+  }
+  // "at twenty to six": the digits' reading took its "to" for a dictated 2 ("20 2 6"); after a word
+  // leading to a time it is the clock time
+  for (const m of text.matchAll(/\b(?:at|by|around|about|say|from|after|before|until|till)\s+(5|10|20|25)\s+2\s+(\d{1,2})\b(?![\s,.\-\/]*\d|:\d)/gi)) {
+    const h = Number(m[2]);
+    at = m.index!;
+    end = at + m[0].length;
+    both(h === 1 ? 12 : h - 1, 60 - Number(m[1]), true);
   }
   // the American "a quarter of 5", "quarter till 5": a quarter to that hour, after a word leading to a
   // time ("a quarter of 5 people" is a share)
@@ -536,7 +547,7 @@ function looseClockTimes(text: string): SegmentMentions['loose'] {
     const h = Number(m[1]);
     at = m.index!;
     end = at + m[0].length;
-    both(h === 1 ? 12 : h - 1, 45);
+    both(h === 1 ? 12 : h - 1, 45, true);
   }
   // an hour offered back or taken with no "at": "could we do 11 instead?", "how about 3?", "11 works"
   for (const m of text.matchAll(/\b(?:(?:do|make it|how about|what about|say|try)\s+(\d{1,2})(?=\s*(?:instead|then|rather|[?.!,]|$))|(\d{1,2})(?=\s+(?:works|is fine|is good|suits|is perfect|is better|sounds good)\b))/gi)) {
@@ -556,7 +567,7 @@ function looseClockTimes(text: string): SegmentMentions['loose'] {
     if (NOT_A_CLOCK_AFTER.test(text.slice(m.index! + m[0].length)) || /^\s*(?:an?|the)\b/i.test(text.slice(m.index! + m[0].length))) continue;
     at = m.index!;
     end = at + m[0].length;
-    both(Number(m[1]), 30);
+    both(Number(m[1]), 30, true);
   }
   return out;
 }
@@ -578,13 +589,17 @@ function dayOfMonthMentions(text: string, ref: Date): Array<At<string>> {
     const n = Number(m[2]);
     if (n < 1 || n > 31) continue;
     const weekday = m[1] ? WD.indexOf(m[1].toLowerCase()) : -1;
-    // that day of this month, the month before and the next two (the nearest plan or the one just past)
+    // that day of this month, the month before and the next two (the nearest plan or the one just past);
+    // a weekday that no such day falls on is a slip of one of the two, and the date said still stands
+    const days: string[] = [];
+    const any: string[] = [];
     for (let k = -1; k <= 2; k++) {
       const d = new Date(Date.UTC(ref.getUTCFullYear(), ref.getUTCMonth() + k, n));
       if (d.getUTCDate() !== n) continue; // no 31st in that month
-      if (weekday >= 0 && d.getUTCDay() !== weekday) continue;
-      out.push({ index: m.index!, value: ymd(d) });
+      any.push(ymd(d));
+      if (weekday < 0 || d.getUTCDay() === weekday) days.push(ymd(d));
     }
+    for (const value of days.length ? days : any) out.push({ index: m.index!, value });
   }
   return out;
 }
@@ -597,12 +612,17 @@ const PART_OF_DAY: Array<[RegExp, [number, number]]> = [
   [/\b(lunch|lunchtime)\b/i, [11 * 60, 14 * 60 + 1]],
 ];
 
+/** A word that makes the clock time after it one ("at half four"), as a mention's end or start. */
+const LEADS_TO_CLOCK_TIME = /\b(?:at|by|around|about|say|from|after|before|until|till)\s+$/i;
+const CLOCK_TIME_LEAD = /^(?:at|by|around|about|say|from|after|before|until|till)\b/i;
+const CLAUSE_LEADS_TO_CLOCK_WORDS = /(?:^|[,.;:!?]\s*|\b(?:for|is|it's|do|make it|or|and)\s+)$/i;
+
 const ymd = (d: Date) => d.toISOString().slice(0, 10);
 const addDays = (d: Date, n: number) => new Date(d.getTime() + n * 86_400_000);
 
 function dayTimeEvidence(texts: string[], recordedAt: string | undefined): DayTimeEvidence {
   const ref = recordedAt && !Number.isNaN(Date.parse(recordedAt)) ? new Date(recordedAt) : new Date();
-  const ev: DayTimeEvidence = { days: new Set(), times: new Set(), ranges: [], bySegment: [] };
+  const ev: DayTimeEvidence = { days: new Set(), times: new Set(), ranges: [], bySegment: [], callDays: [ymd(ref), ymd(addDays(ref, 1))] };
   const addTime = (h: number, m: number, meridiemKnown: boolean) => {
     ev.times.add(h * 60 + m);
     if (!meridiemKnown && h < 12) ev.times.add((h + 12) * 60 + m);
@@ -699,6 +719,14 @@ function dayTimeEvidence(texts: string[], recordedAt: string | undefined): DayTi
     if (/\bnoon\b|\bmidday\b/i.test(text)) ev.times.add(12 * 60);
     if (/\bmidnight\b/i.test(text)) ev.times.add(0);
     for (const [re, range] of PART_OF_DAY) if (re.test(text)) ev.ranges.push(range);
+    // a clock time said alone but led to by "at", "by", "around" ... ("at half past four", "say half
+    // nine", "at a quarter of five") is a clock time even with no day near it, as chrono's "at 4:30"
+    // is; so are words only a clock time uses at a clause's start or after "for", "is", "do" ...
+    // ("half four works for me", "yes, quarter past nine")
+    for (const t of seg.loose) {
+      const before = text.slice(0, t.index);
+      if (LEADS_TO_CLOCK_TIME.test(before) || CLOCK_TIME_LEAD.test(text.slice(t.index)) || (t.clockWords && CLAUSE_LEADS_TO_CLOCK_WORDS.test(before))) t.ledTo = true;
+    }
   }
   return ev;
 }
@@ -714,16 +742,27 @@ function wallClock(value: string): { day: string; minutes: number | null } | nul
 
 function datetimeGrounded(value: string, ev: DayTimeEvidence): boolean {
   const wc = wallClock(value);
-  if (!wc || !ev.days.has(wc.day)) return false;
-  if (wc.minutes === null) return true;
-  if (ev.times.has(wc.minutes)) return true;
-  if (ev.ranges.some(([a, b]) => wc.minutes! >= a && wc.minutes! < b)) return true;
+  if (!wc) return false;
+  if (ev.days.has(wc.day)) {
+    if (wc.minutes === null) return true;
+    if (ev.times.has(wc.minutes)) return true;
+    if (ev.ranges.some(([a, b]) => wc.minutes! >= a && wc.minutes! < b)) return true;
+  }
+  if (wc.minutes === null) return false;
   // the day said in one mention and its clock time alone in another near it ("Next Tuesday at, let
   // me see, two forty five." - "Two forty five. Yep."): a time said alone completes the day named
   // last before it (in its segment, or else in the segments just before), or with none before, the
   // day named first after it, within a few segments; so "Thursday at ten fifteen, or next Tuesday?"
   // - "Tuesday at two forty five" grounds Tuesday at 14:45, not Thursday at 14:45
-  return ev.bySegment.some((seg, i) => seg.loose.some((t) => t.value.includes(wc.minutes!) && dayCompletedBy(ev.bySegment, i, t.index, t.dayAfter, t.sentenceEnd).has(wc.day)));
+  // A time led to as one ("at half past four") with no day anywhere near it is on the call's day, or
+  // the next once that time has passed, as chrono reads "at 4:30".
+  return ev.bySegment.some((seg, i) =>
+    seg.loose.some((t) => {
+      if (!t.value.includes(wc.minutes!)) return false;
+      const days = dayCompletedBy(ev.bySegment, i, t.index, t.dayAfter, t.sentenceEnd);
+      return days.has(wc.day) || (!!t.ledTo && days.size === 0 && ev.callDays.includes(wc.day));
+    }),
+  );
 }
 
 function dayCompletedBy(segs: SegmentMentions[], i: number, index: number, dayAfter?: number, sentenceEnd = Infinity): Set<string> {

@@ -73,8 +73,11 @@ function buildChrono(): chrono.Chrono {
       if (day < 1 || day > 31) return null;
       const ref = context.refDate;
       const wd = match[1] ? WEEKDAY_INDEX[match[1].toLowerCase()] : null;
-      // The nearest month in which that day is still ahead (and falls on the weekday said).
-      for (let k = 0; k < 12; k++) {
+      // The nearest month in which that day is still ahead (and falls on the weekday said), this month
+      // or the next two: "Wednesday the 23rd" said in March when no 23rd until September is a
+      // Wednesday is a slip of the weekday or the date, not a plan half a year ahead (the weekday
+      // alone is read instead)
+      for (let k = 0; k < 3; k++) {
         const d = new Date(Date.UTC(ref.getUTCFullYear(), ref.getUTCMonth() + k, day));
         if (d.getUTCDate() !== day) continue;
         if (k === 0 && day < ref.getUTCDate()) continue;

@@ -1,0 +1,82 @@
+// Session 29: grounding classes found by probing the analyzer's date readings against the grounding
+// check (every clock-time and day form the analyzer reads, in four call templates, on four days).
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Analysis } from '../../src/domain/analysis.js';
+import { groundAnalysis } from '../../src/pipeline/analysis/grounding.js';
+import { groundedAnalysis, transcriptOf, type Turns } from '../support/analysis-turns.js';
+
+const NAMES: [string, string] = ['Sam Lee', 'Ana Diaz'];
+
+/** A call booking a Zoom call at `when`, said by the user and agreed by the contact. */
+function zoomAt(when: string): Turns {
+  return [
+    [1, 'Hello, Ana speaking.'],
+    [0, `Hi Ana, can we set up a Zoom call ${when} to go through the plans?`],
+    [1, `Yes, ${when} works for me. I will send the Zoom link.`],
+    [0, 'Great, thanks.'],
+  ];
+}
+
+function proposedAt(turns: Turns, recordedAt: string): unknown {
+  // groundedAnalysis fails the test on any grounding violation
+  const { raw } = groundedAnalysis(turns, NAMES, recordedAt);
+  const meeting = (raw.actionItems ?? []).find((i) => i.intent === 'meeting');
+  assert.ok(meeting, JSON.stringify((raw.actionItems ?? []).map((i) => [i.intent, i.title])));
+  return meeting.intentMetadata?.proposedAt;
+}
+
+describe('a clock time in clock words with no day said (session 29)', () => {
+  // The analyzer put these on the call's day, as chrono puts "at 4:30"; the grounding check took them
+  // as clock times only beside a day, so each was a violation and the service dropped the time.
+  for (const [when, time] of [
+    ['at half past four', '16:30'],
+    ['at quarter to five', '16:45'],
+    ['at ten past nine', '09:10'],
+    ['at twenty to six', '17:40'],
+    ['at a quarter of five', '16:45'],
+    ['at half seven', '19:30'],
+    ['say half nine', '09:30'],
+    ['half four', '16:30'],
+  ] as const) {
+    it(`"${when}" keeps its time on the call's day`, () => {
+      assert.equal(proposedAt(zoomAt(when), '2026-03-11T14:05:00Z'), `2026-03-11T${time}:00`);
+    });
+  }
+
+  it('"twenty to six" read as digits ("20 2 6") grounds a time only after a word leading to one', () => {
+    // the digits' reading of "to" is a dictated 2: "my extension is twenty to six" grounds no 17:40,
+    // whatever the analyzer makes of it
+    const recordedAt = '2026-03-11T14:05:00Z';
+    const transcript = transcriptOf(
+      [
+        [1, 'Hello, Ana speaking.'],
+        [0, 'Hi Ana, can we set up a Zoom call to go through the plans?'],
+        [1, 'Yes. My extension is twenty to six, I will send the Zoom link.'],
+        [0, 'Great, thanks.'],
+      ],
+      NAMES,
+      recordedAt,
+    );
+    const claimed = { actionItems: [{ intent: 'meeting', intentMetadata: { proposedAt: '2026-03-11T17:40:00' } }] } as unknown as Analysis;
+    const { analysis, violations } = groundAnalysis(claimed, transcript, recordedAt);
+    assert.deepEqual(violations.map((v) => v.kind), ['datetime']);
+    assert.equal(analysis.actionItems?.[0].intentMetadata?.proposedAt, null);
+    // and said as a time, the same words ground it
+    const said = transcriptOf([[0, 'Can we talk at twenty to six?'], [1, 'Yes.']], NAMES, recordedAt);
+    assert.deepEqual(groundAnalysis(claimed, said, recordedAt).violations, []);
+  });
+});
+
+describe('a weekday and a day of the month that do not agree (session 29)', () => {
+  it('"Wednesday the 23rd" with no Wednesday the 23rd for months is not placed half a year ahead', () => {
+    // 2026-03-23 is a Monday; the next Wednesday the 23rd is in September, which the analyzer chose
+    const at = proposedAt(zoomAt('on Wednesday the 23rd at four'), '2026-03-11T14:05:00Z');
+    assert.ok(typeof at === 'string' && at.startsWith('2026-03-'), String(at));
+  });
+
+  it('a weekday that agrees with the date still picks the month it falls in', () => {
+    // the 24th of March 2026 is a Tuesday: the one in April is a Friday
+    assert.equal(proposedAt(zoomAt('on Tuesday the 24th at four'), '2026-03-11T14:05:00Z'), '2026-03-24T16:00:00');
+  });
+});
