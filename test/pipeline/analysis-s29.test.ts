@@ -80,3 +80,29 @@ describe('a weekday and a day of the month that do not agree (session 29)', () =
     assert.equal(proposedAt(zoomAt('on Tuesday the 24th at four'), '2026-03-11T14:05:00Z'), '2026-03-24T16:00:00');
   });
 });
+
+describe('an address under a country\'s domain (session 29)', () => {
+  // Only some countries' domains were known, so "dot com dot n g" or "dot scot" ended no address.
+  for (const [said, address] of [
+    ['accounts dot abuja at green field foods dot com dot n g', 'accounts.abuja@greenfieldfoods.com.ng'],
+    ['bookings at island ferry dot com dot p h', 'bookings@islandferry.com.ph'],
+    ['tom dot baird at n h s dot scot', 'tom.baird@nhs.scot'],
+    ['orders at kente house dot com dot g h', 'orders@kentehouse.com.gh'],
+  ] as const) {
+    it(`"${said}" is ${address}`, () => {
+      const { raw } = groundedAnalysis(
+        [
+          [0, 'Hello, Sam speaking.'],
+          [1, 'Hi Sam, it is Ana. Could you email me the signed form?'],
+          [0, 'Sure, what is the address?'],
+          [1, `It is ${said}.`],
+          [0, 'Got it, I will email it tonight.'],
+        ],
+        NAMES,
+        '2026-03-11T14:05:00Z',
+      );
+      const email = (raw.actionItems ?? []).find((i) => i.intent === 'email');
+      assert.equal(email?.intentMetadata?.toEmail, address, JSON.stringify((raw.actionItems ?? []).map((i) => [i.intent, i.title, i.intentMetadata])));
+    });
+  }
+});

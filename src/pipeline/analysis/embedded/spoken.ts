@@ -7,6 +7,7 @@
 // compromise's number parser reads "eight hundred, five five five" as one cardinal and "ten thirty"
 // as 0, so the digit-by-digit and clock readings are decided here from the shape of the run.
 
+import ianaTlds from 'tlds';
 import { TAKING_BACK, writeClockTimes } from './dates.js';
 import { dictationAsides, HEARD_AT, HEARD_DOMAIN, HEARD_DOT, HEARD_TLD, HEARD_TLD_AFTER_DOT, isLetter, nameHeardAs, ukSecondLevel, WEBMAIL, WRITING_REMARKS } from '../heard.js';
 
@@ -67,13 +68,19 @@ const CURRENCIES: Record<string, string> = {
   dollar: 'USD', dollars: 'USD', bucks: 'USD', usd: 'USD', euro: 'EUR', euros: 'EUR', pound: 'GBP', pounds: 'GBP', quid: 'GBP',
   cent: 'USD', cents: 'USD', rupees: 'INR', rupee: 'INR', yen: 'JPY', francs: 'CHF', pesos: 'MXN',
 };
-/** Top-level domains accepted when reassembling a spoken address; keeps "at the station dot" out. */
+/**
+ * Top-level domains accepted when reassembling a spoken address; keeps "at the station dot" out.
+ * Every country's (the two-letter ones of the IANA list, package tlds: "dot com dot n g", "dot p h"),
+ * and of the generic ones only those small businesses, freelancers and public bodies use: the whole
+ * list holds everyday words ("dot you", "dot now") that end no address.
+ */
 const TLDS = new Set([
-  'com', 'net', 'org', 'io', 'co', 'uk', 'us', 'ca', 'de', 'fr', 'es', 'it', 'nl', 'be', 'ch', 'at', 'au', 'nz', 'ie', 'in', 'edu',
-  'gov', 'info', 'biz', 'me', 'app', 'dev', 'ai', 'tv', 'eu', 'se', 'no', 'dk', 'fi', 'pl', 'pt', 'br', 'mx', 'jp', 'cn', 'za',
-  // generic top-level domains small businesses and freelancers use
+  ...ianaTlds.filter((t) => /^[a-z]{2}$/.test(t)),
+  'com', 'net', 'org', 'edu', 'gov', 'info', 'biz', 'app', 'dev',
   'design', 'studio', 'shop', 'store', 'online', 'site', 'tech', 'xyz', 'email', 'cloud', 'agency', 'law', 'health', 'blog', 'art',
-  'media', 'life', 'page', 'club', 'team', 'works', 'group', 'photography', 'photo', 'dental', 'clinic', 'realty', 'homes', 'coffee', 'us',
+  'media', 'life', 'page', 'club', 'team', 'works', 'group', 'photography', 'photo', 'dental', 'clinic', 'realty', 'homes', 'coffee',
+  // places' own: a Scottish health board's "dot scot", a Welsh council's "dot cymru"
+  'scot', 'wales', 'cymru', 'london', 'nyc', 'asia', 'africa',
 ]);
 /** Words that cannot be the local part of an address ("send it to me at ..."). */
 /** Words that are never part of an address, even before "dash" or "underscore". */
