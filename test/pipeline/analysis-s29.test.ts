@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Analysis } from '../../src/domain/analysis.js';
 import { groundAnalysis } from '../../src/pipeline/analysis/grounding.js';
-import { groundedAnalysis, transcriptOf, type Turns } from '../support/analysis-turns.js';
+import { groundedAnalysis, itemsOf, transcriptOf, type Turns } from '../support/analysis-turns.js';
 
 const NAMES: [string, string] = ['Sam Lee', 'Ana Diaz'];
 
@@ -105,4 +105,45 @@ describe('an address under a country\'s domain (session 29)', () => {
       assert.equal(email?.intentMetadata?.toEmail, address, JSON.stringify((raw.actionItems ?? []).map((i) => [i.intent, i.title, i.intentMetadata])));
     });
   }
+});
+
+describe('a request turned down politely, put off or hedged (session 29)', () => {
+  // Found on the fourteenth set (dev since this session): each of these replies became an item.
+  const OTHER: [string, string] = ['Sam Lee', 'Priya Shah'];
+  for (const [ask, reply] of [
+    ['Can you also sew a shirt for my son before the wedding?', 'Not possible, sir, before the wedding I have too much work. After I come back, we can see.'],
+    ['And could you waive the delivery fee? It is my third order this month.', 'I am sorry, sir, the fee is only waived for orders over fifty dollars. Maybe next time, if you add the inhaler.'],
+    ['And can you stay longer, until New Year?', 'I wish. My leave is only two weeks, I cannot extend it this year.'],
+    ['Can you also add some biscuits for the children, as a gift?', 'Ha, I will see what I can do, no promises.'],
+    ['Could you knock a bit off the price?', 'I cannot promise anything, the owner sets it.'],
+  ] as const) {
+    it(`"${ask}" - "${reply}" is no item`, () => {
+      const items = itemsOf(
+        [
+          [1, 'Hello, it is Priya.'],
+          [0, 'Hi Priya, all good here.'],
+          [1, ask],
+          [0, reply],
+          [1, 'Fine, no problem. Thanks.'],
+        ],
+        OTHER,
+        '2026-03-11T14:05:00Z',
+      );
+      assert.deepEqual(items.map((i) => i.title), []);
+    });
+  }
+
+  it('a yes with a hedge on how it turns out is still a yes ("no promises it will be pretty")', () => {
+    const items = itemsOf(
+      [
+        [1, 'Any chance you could redo the market slide of the deck?'],
+        [0, 'Yeah, I guess I could take a crack at it on Sunday. No promises it will be pretty.'],
+        [1, 'Pretty is overrated.'],
+      ],
+      ['Sam Lee', 'Priya Shah'],
+      '2026-03-11T14:05:00Z',
+    );
+    assert.equal(items.length, 1, JSON.stringify(items.map((i) => i.title)));
+    assert.equal(items[0].ownerRole, 'USER');
+  });
 });

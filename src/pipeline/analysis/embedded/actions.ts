@@ -506,7 +506,11 @@ const PRESENCE =
   /^(?:be|get)\s+(?:there|here|home|back|on site|onsite|around|available|free|ready)\b|^be\s+(?:at|in)\s+(?:the|my|your|our|his|her)\b|^(?:come|swing|stop|drop|pop|head)\s+(?:in|by|over|down|round|around|back|to)\b|^come\b(?!\s+(?:up with|across|out)\b)|^(?:go|get)\s+(?:to|down to|over to)\s+(?:the|my|your|our|his|her)\b|^(?:arrive|show up|turn up|work from home)\b|^bring\s+(?:it|them|him|her|\w+|(?:the|your|my|our)\s+[\w-]+)\s+(?:in|by|over|down)\b|^have\s+.{1,40}?\bready\b|^(?:someone|somebody|you|I|we)\s+(?:is|are|am|will be)\s+(?:home|there|around|in|available)\b/i;
 const ERRAND = /^(?:pick\b|drop\s+(?!by\b|in\b)|buy|get\s+(?!there|here|home|back\b|to\b)|grab|collect|fetch|pay|return|mail|send|sign|fill|book|order|deliver|print|fax|upload|submit|call|email|text)\b/i;
 // How an answer turns a request down, and how the one who asked takes it back.
-const REFUSAL = /^(?:(?:oh|ah|aw|um|uh|er|well|sorry|hmm|look)[,.]?\s+)*(?:no\b(?![,.]?\s+(?:problem|worries))|nope\b|nah\b|(?:i|we) (?:can not|cannot|will not|would rather not|am not able to|are not able to|do not think (?:i|we) can)\b|unfortunately (?:i|we) (?:can not|cannot)\b|i am afraid (?:i|we) (?:can not|cannot)\b|not (?:this|that|today|tomorrow|tonight)\b)/;
+const REFUSAL = /^(?:(?:oh|ah|aw|um|uh|er|well|sorry|hmm|look)[,.]?\s+)*(?:no\b(?![,.]?\s+(?:problem|worries))|nope\b|nah\b|(?:i|we) (?:can not|cannot|will not|would rather not|am not able to|are not able to|do not think (?:i|we) can)\b|unfortunately (?:i|we) (?:can not|cannot)\b|i am afraid (?:i|we) (?:can not|cannot)\b|not (?:this|that|today|tomorrow|tonight)\b|not possible\b|(?:that|it) (?:is|will) not (?:be )?possible\b|i wish\b(?=[,.!]|$|,? (?:i|we) could\b))/;
+// said in a reply to a request, a deferral to some later occasion or a hedge that takes nothing on ("Maybe
+// next time, if you add the insulin"; "Ha, I'll see what I can do, no promise"): no yes, whatever else
+// the reply says (not "no promises it'll be pretty": that promises the thing, not its quality)
+const DEFERRED_OR_HEDGED = /\b(?:maybe|perhaps) next (?:time|year|month|week)\b|\bno promises?(?:\s+[a-z]{1,2})?\s*(?:[.,!?]|$)|\b(?:can not|cannot|could not) promise (?:anything|that|it)\b/;
 const REDIRECT = /\bsorry\b.*\b(?:maybe|perhaps|you could|you might|why not)\s+(?:try|ask)\b|\b(?:maybe|perhaps|you could|you might)\s+(?:try|ask)\b.*\bsorry\b/;
 const WITHDRAWN = /^(?:(?:oh|actually|wait|um|uh|sorry|no|hmm|you know what)[,.]?\s+)*(?:never ?mind|forget (?:it|that|about it)|scratch that|do not worry about (?:it|that)|no need\b|it is (?:fine|okay|ok),? (?:i|we) will (?:do|handle|sort) it)/;
 const TAKEN_BACK = /\b(?:forget (?:about )?|never ?mind (?:about )?|scratch )((?:the |that |my |your )?\w+(?:ing)?(?: \w+){0,2})/;
@@ -1033,9 +1037,14 @@ export function extractActions(ct: CallText): ActionResult {
     // (an offer on a condition is no yes: "Can you just leave it somewhere?" - "It needs a signature,
     // unfortunately. I can leave it with a neighbor if someone signs for it.")
     const onlyIf = g.cands.filter((c) => c.clause.kind !== 'request').every((c) => c.clause.conditional && c.clause.kind === 'soft' && !!req && c.unit.turn === req.unit.turn + 1);
-    if (!req || !onlyIf || g.extraUnits.length) continue;
-    const asker = req.unit.speaker.speakerId;
+    if (!req) continue;
     const reply = ct.units.filter((u) => u.turn === req.unit.turn + 1 && u.speaker.speakerId === g.owner.speakerId);
+    if (reply.some((u) => DEFERRED_OR_HEDGED.test(u.plain))) {
+      refused.add(g);
+      continue;
+    }
+    if (!onlyIf || g.extraUnits.length) continue;
+    const asker = req.unit.speaker.speakerId;
     // (in any sentence of the reply, not only its first: "Hmm, let me look. No, sorry, I can't on
     // Friday"; a yes or a promise before it is what holds: "Sure, I can. No rush?")
     // (or by sending the asker elsewhere, with an apology: "but we're away that weekend, sorry, maybe try

@@ -583,6 +583,8 @@ function classify(raw: string, unit: Unit, inherited: string | null): Omit<Claus
   // ("let's see, your email?", "let's see here": thinking aloud while looking something up, as "let me
   // see" is, not a plan of the two)
   if (/^let us see\b(?!\s+(?:if|whether|about|how)\b)/i.test(text)) return noErrand();
+  // ("After I come back, we can see", "we'll see then": a decision put off, no promise of anything)
+  if (/^(?:I|we)\s+(?:will|can|could|shall|might|may)\s+see(?:\s+(?:then|later|after(?:wards)?|about (?:it|that)|how it goes|what happens))?\s*[.!]*$/i.test(text)) return noErrand();
   if ((m = text.match(LET_US))) return mk('joint', m[1]);
   if ((m = text.match(LET_ME))) return mk('commit', m[1]);
   if (/^let me\b/i.test(text)) return mk('other', text);
