@@ -147,3 +147,22 @@ describe('a request turned down politely, put off or hedged (session 29)', () =>
     assert.equal(items[0].ownerRole, 'USER');
   });
 });
+
+describe('an address read back in other letters (session 29)', () => {
+  it('the address the other party dictated wins over the owner\'s misheard read-back at the same domain', () => {
+    // the recogniser heard the user's read-back of "priya" as "korea"; the item took the read-back
+    const { raw } = groundedAnalysis(
+      [
+        [1, 'Could you email both to me by the end of next week? My email is priya at mehta and co dot co dot u k.'],
+        [0, 'Korea at mehta and co dot co dot u k, is that the word and or the sign?'],
+        [1, 'The word.'],
+        [0, 'Okay, I will scan them at the weekend and email them to you.'],
+        [1, 'Lovely, thanks.'],
+      ],
+      ['Sam Lee', 'Priya Mehta'],
+      '2026-03-11T14:05:00Z',
+    );
+    const email = (raw.actionItems ?? []).find((i) => i.intent === 'email');
+    assert.equal(email?.intentMetadata?.toEmail, 'priya@mehtaandco.co.uk', JSON.stringify((raw.actionItems ?? []).map((i) => [i.intent, i.intentMetadata])));
+  });
+});

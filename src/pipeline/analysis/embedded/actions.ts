@@ -1671,11 +1671,23 @@ function nearestEntity<K extends 'email' | 'phone'>(
 ): { entity: K extends 'email' ? SpokenEmail : SpokenPhone; unit: Unit } | null {
   const pool = nearUnits(ct, units, before, after).filter((u) => !othersOnly || u.speaker.speakerId !== owner.speakerId);
   const center = units.reduce((a, u) => a + u.turn, 0) / units.length;
+  // An address the owner read back at a domain the other party dictated, in other letters, is the
+  // read-back misheard ("priya at mehta and co dot co dot u k" - "korea at mehta and co ..."): the
+  // one who dictated it knows their address.
+  const domainOf = (e: SpokenEmail) => e.address.slice(e.address.indexOf('@') + 1);
+  const othersAddresses = pool.filter((u) => u.speaker.speakerId !== owner.speakerId).flatMap((u) => u.entities.filter((e): e is SpokenEmail => e.kind === 'email'));
+  const misheardReadBack = (e: SpokenEmail, u: Unit) =>
+    u.speaker.speakerId === owner.speakerId && othersAddresses.some((o) => domainOf(o) === domainOf(e)) && !othersAddresses.some((o) => o.address === e.address);
   let best: { entity: any; unit: Unit; score: number } | null = null;
   for (const u of pool) {
     for (const e of u.entities) {
       if (e.kind !== kind) continue;
-      const score = Math.abs(u.turn - center) + (u.speaker.speakerId === owner.speakerId ? 0.5 : 0) + (units.includes(u) ? -2 : 0) + (kind === 'email' && ownAddress(e as SpokenEmail, owner) ? 6 : 0);
+      const score =
+        Math.abs(u.turn - center) +
+        (u.speaker.speakerId === owner.speakerId ? 0.5 : 0) +
+        (units.includes(u) ? -2 : 0) +
+        (kind === 'email' && ownAddress(e as SpokenEmail, owner) ? 6 : 0) +
+        (kind === 'email' && misheardReadBack(e as SpokenEmail, u) ? 6 : 0);
       if (!best || score < best.score) best = { entity: e, unit: u, score };
     }
   }
