@@ -166,3 +166,34 @@ describe('an address read back in other letters (session 29)', () => {
     assert.equal(email?.intentMetadata?.toEmail, 'priya@mehtaandco.co.uk', JSON.stringify((raw.actionItems ?? []).map((i) => [i.intent, i.intentMetadata])));
   });
 });
+
+describe('time given is nothing sent (session 29)', () => {
+  it('"Could you spread it over two payments?" - "I\'m afraid I can\'t ... But you\'ll have till the end of January anyway" is no item', () => {
+    // "you'll have till ..." read as "you'll have <something> from me" made the refused request an item
+    const items = itemsOf(
+      [
+        [1, 'My fee this year is three hundred and fifty pounds, same as last year.'],
+        [0, 'That is fine. Could you spread it over two payments, maybe?'],
+        [1, "I'm afraid I can't, not this year. It's payable when I file. But you'll have till the end of January anyway."],
+        [0, 'Fair enough. Thanks, Priya.'],
+      ],
+      ['Sam Lee', 'Priya Shah'],
+      '2026-03-11T14:05:00Z',
+    );
+    assert.deepEqual(items.map((i) => i.title), []);
+  });
+
+  it('"you\'ll have the contract from me tomorrow" is still the sender\'s promise', () => {
+    const items = itemsOf(
+      [
+        [0, 'Is the contract ready?'],
+        [1, "Nearly. You'll have the contract from me tomorrow."],
+        [0, 'Great, thanks.'],
+      ],
+      ['Sam Lee', 'Priya Shah'],
+      '2026-03-11T14:05:00Z',
+    );
+    assert.equal(items.length, 1, JSON.stringify(items.map((i) => i.title)));
+    assert.equal(items[0].ownerRole, 'CONTACT');
+  });
+});

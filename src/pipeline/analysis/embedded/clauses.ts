@@ -151,7 +151,8 @@ const BARE_COMMIT = /^(?:will|gonna|going to|shall)\s+(?!not\b|be\b|do\b|have\b)
 const BARE_PROGRESSIVE = /^(?!(?:checking|wondering|hoping|thinking|calling|looking|trying|going|getting|being|having|doing|feeling|saying|asking|speaking|ringing|phoning|following|reaching)\b)([a-z]+ing)\s+((?:you|it|them|him|her|the|a|an|your|my|our|this|these|those|over|out|now|that over|that now|that across)\b(?!.*\b(?:would be|will be|is|was|sounds|seems|works|makes)\b).*)$/i;
 // The speaker's promise said from the other side: "you will have the invoice by Thursday", "you'll
 // hear from me tomorrow", "expect an email from me with the photos tonight"
-const YOU_WILL_HAVE = /^you\s+(?:will|are going to|should|shall)\s+(?:have|get|receive|see)\s+(?!to\b)(.+?)(?:\s+from\s+(?:me|us))?(\s+.*)?$/i;
+// (not time given: "you'll have till the end of January", "you'll have two weeks to pay")
+const YOU_WILL_HAVE = /^you\s+(?:will|are going to|should|shall)\s+(?:have|get|receive|see)\s+(?!to\b|until\b|till\b|(?:plenty of |enough |more |some )?time\b|(?:a|an|one|two|three|four|five|six|seven|ten|fourteen|thirty|a few|a couple of|\d+)\s+(?:more\s+)?(?:days?|weeks?|months?|hours?)\b)(.+?)(?:\s+from\s+(?:me|us))?(\s+.*)?$/i;
 const YOU_WILL_HEAR = /^you\s+(?:will|are going to|should)\s+hear (?:back )?from\s+(?:me|us)\b\s*(.*)$/i;
 const EXPECT_FROM = /^(?:you can |you should |you will )?(?:expect|look out for|watch for|keep an eye out for)\s+(.+?)\s+from\s+(?:me|us)\b\s*(.*)$/i;
 // "Look out for the photos shortly", "expect a call from the adjuster on Thursday": what the speaker's
