@@ -75,6 +75,12 @@ describe('a weekday and a day of the month that do not agree (session 29)', () =
     assert.ok(typeof at === 'string' && at.startsWith('2026-03-'), String(at));
   });
 
+  it('"Monday the 7th" said after the Monday the 7th has passed keeps the 7th said, grounded', () => {
+    // Friday 18 December 2026: Monday 7 December is past, the next 7th (January) is a Thursday
+    const at = proposedAt(zoomAt('on Monday the 7th at 3'), '2026-12-18T14:10:00Z');
+    assert.equal(at, '2027-01-07T15:00:00');
+  });
+
   it('a weekday that agrees with the date still picks the month it falls in', () => {
     // the 24th of March 2026 is a Tuesday: the one in April is a Friday
     assert.equal(proposedAt(zoomAt('on Tuesday the 24th at four'), '2026-03-11T14:05:00Z'), '2026-03-24T16:00:00');

@@ -590,7 +590,8 @@ function dayOfMonthMentions(text: string, ref: Date): Array<At<string>> {
     if (n < 1 || n > 31) continue;
     const weekday = m[1] ? WD.indexOf(m[1].toLowerCase()) : -1;
     // that day of this month, the month before and the next two (the nearest plan or the one just past);
-    // a weekday that no such day falls on is a slip of one of the two, and the date said still stands
+    // a weekday that no such day ahead falls on is a slip of one of the two, and the date said still
+    // stands ("Monday the 7th" said on Friday the 18th, when the Monday the 7th is past)
     const days: string[] = [];
     const any: string[] = [];
     for (let k = -1; k <= 2; k++) {
@@ -599,7 +600,8 @@ function dayOfMonthMentions(text: string, ref: Date): Array<At<string>> {
       any.push(ymd(d));
       if (weekday < 0 || d.getUTCDay() === weekday) days.push(ymd(d));
     }
-    for (const value of days.length ? days : any) out.push({ index: m.index!, value });
+    const ahead = days.some((d) => d >= ymd(ref));
+    for (const value of ahead ? days : [...new Set([...days, ...any])]) out.push({ index: m.index!, value });
   }
   return out;
 }
