@@ -38,21 +38,27 @@ describe('a clock time in clock words with no day said (session 29)', () => {
     ['at half seven', '19:30'],
     ['say half nine', '09:30'],
     ['half four', '16:30'],
+    // (with no "at": chrono read "20 to 6" as 20:00)
+    ['twenty to six', '17:40'],
   ] as const) {
     it(`"${when}" keeps its time on the call's day`, () => {
       assert.equal(proposedAt(zoomAt(when), '2026-03-11T14:05:00Z'), `2026-03-11T${time}:00`);
     });
+    it(`"${when}" keeps its time in a run-on turn as a recogniser writes it`, () => {
+      const runOn = zoomAt(when).map(([sp, text]) => [sp, text.toLowerCase().replace(/[.,?!]/g, '')]) as Turns;
+      assert.equal(proposedAt(runOn, '2026-03-11T14:05:00Z'), `2026-03-11T${time}:00`);
+    });
   }
 
-  it('"twenty to six" read as digits ("20 2 6") grounds a time only after a word leading to one', () => {
-    // the digits' reading of "to" is a dictated 2: "my extension is twenty to six" grounds no 17:40,
+  it('"twenty to six" read as digits ("20 2 6") inside a dictated number grounds no time', () => {
+    // the digits' reading of "to" is a dictated 2: "extension four twenty to six" grounds no 17:40,
     // whatever the analyzer makes of it
     const recordedAt = '2026-03-11T14:05:00Z';
     const transcript = transcriptOf(
       [
         [1, 'Hello, Ana speaking.'],
         [0, 'Hi Ana, can we set up a Zoom call to go through the plans?'],
-        [1, 'Yes. My extension is twenty to six, I will send the Zoom link.'],
+        [1, 'Yes. Dial extension four twenty to six, I will send the Zoom link.'],
         [0, 'Great, thanks.'],
       ],
       NAMES,

@@ -533,12 +533,13 @@ function looseClockTimes(text: string): SegmentMentions['loose'] {
     else both(h, minutes, true);
   }
   // "at twenty to six": the digits' reading took its "to" for a dictated 2 ("20 2 6"); after a word
-  // leading to a time it is the clock time
-  for (const m of text.matchAll(/\b(?:at|by|around|about|say|from|after|before|until|till)\s+(5|10|20|25)\s+2\s+(\d{1,2})\b(?![\s,.\-\/]*\d|:\d)/gi)) {
-    const h = Number(m[2]);
+  // leading to a time it is the clock time, and so is "twenty (five) to six" anywhere no other digit
+  // stands beside it (no range starts at 20 or 25)
+  for (const m of text.matchAll(/(?:\b(?:at|by|around|about|say|from|after|before|until|till)\s+(5|10|20|25)|(?<![\d][\s,.:\-\/]*)\b(20|25))\s+2\s+(\d{1,2})\b(?![\s,.\-\/]*\d|:\d)/gi)) {
+    const h = Number(m[3]);
     at = m.index!;
     end = at + m[0].length;
-    both(h === 1 ? 12 : h - 1, 60 - Number(m[1]), true);
+    both(h === 1 ? 12 : h - 1, 60 - Number(m[1] ?? m[2]), true);
   }
   // the American "a quarter of 5", "quarter till 5": a quarter to that hour, after a word leading to a
   // time ("a quarter of 5 people" is a share)
@@ -617,7 +618,8 @@ const PART_OF_DAY: Array<[RegExp, [number, number]]> = [
 /** A word that makes the clock time after it one ("at half four"), as a mention's end or start. */
 const LEADS_TO_CLOCK_TIME = /\b(?:at|by|around|about|say|from|after|before|until|till)\s+$/i;
 const CLOCK_TIME_LEAD = /^(?:at|by|around|about|say|from|after|before|until|till)\b/i;
-const CLAUSE_LEADS_TO_CLOCK_WORDS = /(?:^|[,.;:!?]\s*|\b(?:for|is|it's|do|make it|or|and)\s+)$/i;
+// (with "yes", "okay", "so" ...: a run-on turn as a recogniser writes it has no comma after them)
+const CLAUSE_LEADS_TO_CLOCK_WORDS = /(?:^|[,.;:!?]\s*|\b(?:for|is|it's|do|make it|or|and|yes|yeah|yep|okay|ok|sure|fine|so|then|maybe|perhaps|how about|what about)\s+)$/i;
 
 const ymd = (d: Date) => d.toISOString().slice(0, 10);
 const addDays = (d: Date, n: number) => new Date(d.getTime() + n * 86_400_000);

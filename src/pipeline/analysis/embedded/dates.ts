@@ -314,7 +314,9 @@ export function writeClockTimes(written: string): string {
   written = written.replace(new RegExp(String.raw`\b(5|10|20|25) (past|after|to) (\d{1,2})\b(?![:\d]|\s*(?:${NOT_A_TIME_AFTER})\b)`, 'gi'), (m, mins: string, rel: string, h: string, at: number, all: string) => {
     const hour = Number(h);
     if (hour < 1 || hour > 12) return m;
-    if (rel.toLowerCase() === 'to' && !/\b(?:at|by|around|about|until|till|before|after|from|say|is|it's)\s+$/i.test(all.slice(0, at))) return m;
+    // ("twenty to six", "twenty five to six" need no lead: no range starts at 20 or 25, and chrono read
+    // "20 to 6" as 20:00)
+    if (rel.toLowerCase() === 'to' && Number(mins) < 20 && !/\b(?:at|by|around|about|until|till|before|after|from|say|is|it's)\s+$/i.test(all.slice(0, at))) return m;
     return clock(hour, Number(mins), rel.toLowerCase() === 'to');
   });
   // "half seven", "say half nine": the British half past the hour, after a word that leads to a time
