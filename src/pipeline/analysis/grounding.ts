@@ -491,6 +491,9 @@ interface SegmentMentions {
  */
 const REGION_SEGMENTS = 3;
 
+/** Words that make the clock time after them one ("at half four", "say half nine"), even with no day near it. */
+const CLOCK_LEAD_WORDS = 'at|by|around|about|say|from|after|before|until|till';
+
 /** Words after a bare pair of numbers that make it an amount, not a clock time ("two forty five dollars"). */
 const NOT_A_CLOCK_AFTER = /^\s*(?:dollars?|bucks|cents?|pounds?|quid|euros?|pence|p\b|percent|per\s?cent|%|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|miles?|kilometers?|km|feet|foot|inches|pounds?|lbs?|kilos?|kg|people|of\b|x\b|by\b|square|sq|gallons?|liters?|litres?|degrees?|thousand|hundred|million|k\b)/i;
 
@@ -535,7 +538,7 @@ function looseClockTimes(text: string): SegmentMentions['loose'] {
   // "at twenty to six": the digits' reading took its "to" for a dictated 2 ("20 2 6"); after a word
   // leading to a time it is the clock time, and so is "twenty (five) to six" anywhere no other digit
   // stands beside it (no range starts at 20 or 25)
-  for (const m of text.matchAll(/(?:\b(?:at|by|around|about|say|from|after|before|until|till)\s+(5|10|20|25)|(?<![\d][\s,.:\-\/]*)\b(20|25))\s+2\s+(\d{1,2})\b(?![\s,.\-\/]*\d|:\d)/gi)) {
+  for (const m of text.matchAll(new RegExp(String.raw`(?:\b(?:${CLOCK_LEAD_WORDS})\s+(5|10|20|25)|(?<![\d][\s,.:\-\/]*)\b(20|25))\s+2\s+(\d{1,2})\b(?![\s,.\-\/]*\d|:\d)`, 'gi'))) {
     const h = Number(m[3]);
     at = m.index!;
     end = at + m[0].length;
@@ -615,9 +618,9 @@ const PART_OF_DAY: Array<[RegExp, [number, number]]> = [
   [/\b(lunch|lunchtime)\b/i, [11 * 60, 14 * 60 + 1]],
 ];
 
-/** A word that makes the clock time after it one ("at half four"), as a mention's end or start. */
-const LEADS_TO_CLOCK_TIME = /\b(?:at|by|around|about|say|from|after|before|until|till)\s+$/i;
-const CLOCK_TIME_LEAD = /^(?:at|by|around|about|say|from|after|before|until|till)\b/i;
+// such a word ending the text before a mention, or starting the mention itself ("at a quarter of 5")
+const LEADS_TO_CLOCK_TIME = new RegExp(`\\b(?:${CLOCK_LEAD_WORDS})\\s+$`, 'i');
+const CLOCK_TIME_LEAD = new RegExp(`^(?:${CLOCK_LEAD_WORDS})\\b`, 'i');
 // (with "yes", "okay", "so" ...: a run-on turn as a recogniser writes it has no comma after them)
 const CLAUSE_LEADS_TO_CLOCK_WORDS = /(?:^|[,.;:!?]\s*|\b(?:for|is|it's|do|make it|or|and|yes|yeah|yep|okay|ok|sure|fine|so|then|maybe|perhaps|how about|what about)\s+)$/i;
 
